@@ -1,0 +1,62 @@
+/** `mcp-beaver check`: compile specs, print a summary or every error. */
+import { parseArgs } from 'node:util';
+import { formatDiagnostic } from '../spec/diagnostics.js';
+import type { Descriptor } from '../spec/descriptor.js';
+import { compileSpecFile } from '../spec/load-spec.js';
+import { CHECK_HELP } from './help.js';
+import { readableError } from './output.js';
+
+export async function runCheck(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    process.stdout.write(CHECK_HELP);
+    return 0;
+  }
+  if (positionals.length === 0) {
+    process.stderr.write(`mcp-beaver check: name a spec file\n\n${CHECK_HELP}`);
+    return 2;
+  }
+  let failed = false;
+  for (const file of positionals) {
+    let result;
+    try {
+      result = await compileSpecFile(file);
+    } catch (err) {
+      process.stderr.write(`${file}: ${readableError(err)}\n`);
+      failed = true;
+      continue;
+    }
+    for (const d of result.diagnostics) {
+      (d.severity === 'error' ? process.stdout : process.stderr).write(`${formatDiagnostic(d)}\n`);
+    }
+    if (!result.compiled) {
+      const count = result.diagnostics.filter((d) => d.severity === 'error').length;
+      process.stdout.write(`${file}: ${count} error${count === 1 ? '' : 's'}\n`);
+      failed = true;
+      continue;
+    }
+    if (values.quiet) continue;
+    const { tools } = result.compiled;
+    process.stdout.write(`${file}: ${tools.length} tool${tools.length === 1 ? '' : 's'}\n`);
+    const width = Math.max(0, ...tools.map((t) => t.name.length));
+    for (const t of tools) process.stdout.write(`  ${t.name.padEnd(width)}  ${summary(t)}\n`);
+  }
+  return failed ? 1 : 0;
+}
+
+function summary(t: Descriptor): string {
+  const a = t.annotations;
+  const hints = [
+    a.readOnlyHint ? 'read-only' : a.destructiveHint ? 'destructive' : 'write',
+    a.idempotentHint ? 'idempotent' : '',
+    a.openWorldHint ? 'open-world' : '',
+    t.scopes.length > 0 ? `scope=${t.scopes.join(',')}` : '',
+  ].filter(Boolean);
+  const target =
+    t.backend.kind === 'http' ? `${t.backend.method} ${t.backend.pathTemplate}` : `SQL ${t.backend.readOnly ? 'read-only' : 'read-write'}`;
+  return `${target}  ${hints.join(' ')}`;
+}

@@ -1,0 +1,37 @@
+/** `mcp-beaver <command>`: dispatch to one command module each. */
+import { runCheck } from './check.js';
+import { runTools } from './tools.js';
+import { MAIN_HELP } from './help.js';
+
+type Command = (argv: string[]) => Promise<number>;
+
+const COMMANDS: Record<string, Command> = {
+  check: runCheck,
+  tools: runTools,
+};
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(MAIN_HELP);
+    return name === undefined ? 2 : 0;
+  }
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(`${await version()}\n`);
+    return 0;
+  }
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) {
+    process.stderr.write(`mcp-beaver: unknown command ${JSON.stringify(name)}\n\n${MAIN_HELP}`);
+    return 2;
+  }
+  return command(rest);
+}
+
+async function version(): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,136 @@
+/**
+ * Descriptors: the frozen, plain-data result of compiling a spec. One per `can` grant,
+ * holding everything later stages need (the MCP tool, the REST route, the engine's
+ * argument placement) and nothing that runs. Golden tests pin them.
+ */
+import type { FieldType } from './spec-types.js';
+import type { HttpMethod } from './verbs.js';
+import type { JsonSchema } from './field-schema.js';
+
+export type JsonScalar = string | number | boolean | null;
+
+export interface SourceRef {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+export interface Annotations {
+  readonly title: string;
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint: boolean;
+  readonly openWorldHint: boolean;
+}
+
+/**
+ * One top-level tool argument, and where its value goes. `from-claim` arguments are
+ * listed too (they are bound from the caller's token, never from input).
+ */
+export interface ArgumentDescriptor {
+  readonly name: string;
+  readonly in: 'path' | 'query' | 'body' | 'param' | 'projection';
+  readonly type: FieldType;
+  readonly required: boolean;
+  /** Query key or body key upstream (after `as=`); the param's `$i` for sql. */
+  readonly upstream: string;
+  /** `arg=` projections: the body path the value fills. */
+  readonly bodyPath?: readonly string[];
+  /** sql: 1-based placeholder number. */
+  readonly position?: number;
+  readonly fromClaim?: string;
+}
+
+/** A body field as sent upstream: nested objects keep their own aliases. */
+export interface BodyFieldDescriptor {
+  readonly name: string;
+  readonly upstream: string;
+  readonly type: FieldType;
+  readonly fields?: readonly BodyFieldDescriptor[];
+}
+
+export interface RestrictDescriptor {
+  readonly argument: string;
+  readonly values?: readonly JsonScalar[];
+  readonly pattern?: string;
+}
+
+export type UpstreamAuth =
+  | { readonly kind: 'bearer'; readonly env: string }
+  | { readonly kind: 'header'; readonly header: string; readonly env: string; readonly prefix: string }
+  | { readonly kind: 'basic'; readonly usernameEnv: string; readonly passwordEnv: string }
+  | { readonly kind: 'query'; readonly param: string; readonly env: string };
+
+export type PathPart = { readonly literal: string } | { readonly param: string };
+
+export interface HttpBackend {
+  readonly kind: 'http';
+  readonly method: HttpMethod;
+  /** Normalized base-url: origin plus prefix, no trailing slash. */
+  readonly baseUrl: string;
+  readonly pathTemplate: string;
+  readonly path: readonly PathPart[];
+  readonly body?: { readonly encoding: 'json' | 'form'; readonly fields: readonly BodyFieldDescriptor[] };
+  readonly headers: readonly (readonly [string, string])[];
+  readonly setQuery: readonly (readonly [string, JsonScalar])[];
+  readonly setBody: readonly { readonly path: readonly string[]; readonly value: JsonScalar }[];
+  readonly auth?: UpstreamAuth;
+  readonly timeoutMs: number;
+}
+
+export interface SqlBackend {
+  readonly kind: 'sql';
+  readonly statement: string;
+  readonly readOnly: boolean;
+  readonly maxRows: number;
+  /** Per-grant `timeout`, overriding the database's statement-timeout. */
+  readonly statementTimeoutMs?: number;
+}
+
+export interface Descriptor {
+  readonly name: string;
+  readonly verb: string;
+  readonly resource: string;
+  readonly title: string;
+  readonly description?: string;
+  readonly annotations: Annotations;
+  readonly inputSchema: JsonSchema;
+  readonly outputSchema: JsonSchema;
+  readonly arguments: readonly ArgumentDescriptor[];
+  /** Groups of argument names of which at most one may be given. */
+  readonly exclusive: readonly (readonly string[])[];
+  readonly restrict: readonly RestrictDescriptor[];
+  readonly scopes: readonly string[];
+  readonly limits: {
+    readonly maxBytes: number;
+    readonly budgetBytes: number;
+    readonly rateLimit?: { readonly count: number; readonly windowMs: number };
+  };
+  readonly backend: HttpBackend | SqlBackend;
+  readonly source: SourceRef;
+}
+
+export type DatabaseDescriptor =
+  | { readonly kind: 'env'; readonly env: string; readonly pool: number; readonly statementTimeoutMs: number }
+  | { readonly kind: 'embedded'; readonly seed?: string; readonly pool: number; readonly statementTimeoutMs: number };
+
+export interface AccessDescriptor {
+  readonly apiKeys: readonly { readonly env: string; readonly scopes: readonly string[] }[];
+  readonly oauth?: { readonly issuer: string; readonly audience: string; readonly jwksUri: string };
+  readonly allowOrigins: readonly string[];
+}
+
+/** The whole compiled spec: server identity, tools in spec order, shared resources. */
+export interface CompiledSpec {
+  readonly file: string;
+  readonly server: {
+    readonly name: string;
+    readonly version: string;
+    readonly title?: string;
+    readonly instructions?: string;
+  };
+  readonly tools: readonly Descriptor[];
+  readonly database?: DatabaseDescriptor;
+  readonly access?: AccessDescriptor;
+  readonly redisEnv?: string;
+}

@@ -1,0 +1,121 @@
+/**
+ * Load-time diagnostics of the spec compiler. Every refusal has a stable code, the
+ * place in the file and a message that names the grant and field, so that
+ * `check` can print `spec.mcp.kdl:14:5: error SPEC_UNKNOWN_TYPE: grant list_issues: ...`.
+ * The codes are listed, with their meaning, in docs/spec-language.md ("Load errors");
+ * a test keeps the two in step.
+ */
+export const SPEC_ERROR_CODES = {
+  SPEC_SYNTAX: 'the file is not valid KDL 2.0',
+  SPEC_UNKNOWN_NODE: 'a node this place does not know',
+  SPEC_UNKNOWN_PROPERTY: 'a property this node does not know, or an extra argument',
+  SPEC_VALUE_TYPE: 'a value of the wrong type or out of range',
+  SPEC_MISSING: 'a required node, argument or property is missing',
+  SPEC_DUPLICATE: 'a node that may appear once appears twice, or two fields share a name',
+  SPEC_UNKNOWN_TYPE: 'a field type that does not exist',
+  SPEC_DUPLICATE_TOOL: 'two grants produce the same tool name',
+  SPEC_TOOL_NAME: 'a tool name outside ^[A-Za-z0-9_.-]{1,64}$',
+  SPEC_UNKNOWN_VERB: 'a verb not in the verb table, without `method`',
+  SPEC_PATH_TEMPLATE: 'a path template that is not well formed',
+  SPEC_PATH_PARAM: 'a template parameter without declaration, or the reverse',
+  SPEC_GRANT_KIND: 'a grant that is neither or both of HTTP and sql, or mixes their nodes',
+  SPEC_SQL_PLACEHOLDERS: 'sql placeholders that do not match the declared params',
+  SPEC_SQL_MULTIPLE: 'more than one SQL statement in a grant',
+  SPEC_NO_BASE_URL: 'an HTTP grant without a top-level base-url',
+  SPEC_NO_DATABASE: 'a sql grant without a top-level database',
+  SPEC_BASE_URL: 'a base-url that is not an absolute http(s) URL',
+  SPEC_ARG_PROJECTION: 'arg= on a field that cannot take it, or colliding with an argument',
+  SPEC_ARGUMENT_COLLISION: 'two arguments of one grant share a name, or set collides with a field',
+  SPEC_EXCLUSIVE: 'an exclusive group naming fields that do not exist',
+  SPEC_PATTERN: 'a pattern that is not a valid regular expression',
+  SPEC_PATTERN_UNSAFE: 'a pattern that can take super-linear time (nested quantifiers, backreferences)',
+  SPEC_DEFAULT: 'a default that violates its own field, or a default on a required field',
+  SPEC_PROPERTY_TYPE: 'a field property that does not apply to the field type',
+  SPEC_ENUM: 'an enum value that does not fit the field',
+  SPEC_RESTRICT: 'a restrict value that cannot fit the argument it restricts',
+  SPEC_DURATION: 'a duration that is not like 500ms, 10s, 2m or 1h',
+  SPEC_RATE_LIMIT: 'a rate limit that is not like 60/m',
+  SPEC_HEADER: 'an invalid header, or one the gateway owns',
+} as const;
+
+export const SPEC_WARNING_CODES = {
+  SPEC_NO_DESCRIBE: 'a grant without describe: agents choose tools by their description',
+  SPEC_RESTRICT_UNUSED: 'a restrict entry that no grant has an argument for',
+} as const;
+
+export type SpecErrorCode = keyof typeof SPEC_ERROR_CODES;
+export type SpecWarningCode = keyof typeof SPEC_WARNING_CODES;
+
+export interface Position {
+  readonly line: number;
+  readonly column: number;
+}
+
+export interface Diagnostic {
+  readonly severity: 'error' | 'warning';
+  readonly code: SpecErrorCode | SpecWarningCode;
+  readonly message: string;
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+}
+
+/** Where a message comes from: "grant list_issues: query field per_page". */
+export type Subject = readonly string[];
+
+export class Diagnostics {
+  readonly list: Diagnostic[] = [];
+  constructor(readonly file: string) {}
+
+  error(code: SpecErrorCode, at: Position | undefined, subject: Subject, text: string): void {
+    this.push('error', code, at, subject, text);
+  }
+
+  warn(code: SpecWarningCode, at: Position | undefined, subject: Subject, text: string): void {
+    this.push('warning', code, at, subject, text);
+  }
+
+  get errors(): Diagnostic[] {
+    return this.list.filter((d) => d.severity === 'error');
+  }
+
+  get warnings(): Diagnostic[] {
+    return this.list.filter((d) => d.severity === 'warning');
+  }
+
+  private push(
+    severity: Diagnostic['severity'],
+    code: Diagnostic['code'],
+    at: Position | undefined,
+    subject: Subject,
+    text: string,
+  ): void {
+    const message = subject.length > 0 ? `${subject.join(': ')}: ${text}` : text;
+    this.list.push({
+      severity,
+      code,
+      message,
+      file: this.file,
+      line: at?.line ?? 1,
+      column: at?.column ?? 1,
+    });
+  }
+}
+
+/** `file:line:col: error CODE: message`, the form every command prints. */
+export function formatDiagnostic(d: Diagnostic): string {
+  return `${d.file}:${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}`;
+}
+
+/** Thrown when a spec that must load (serve, tools) does not; carries every diagnostic. */
+export class SpecLoadError extends Error {
+  constructor(readonly diagnostics: readonly Diagnostic[]) {
+    super(
+      diagnostics
+        .filter((d) => d.severity === 'error')
+        .map(formatDiagnostic)
+        .join('\n'),
+    );
+    this.name = 'SpecLoadError';
+  }
+}

@@ -1,0 +1,32 @@
+/** The spec compiler's front door: file or text in, CompiledSpec and diagnostics out. */
+import { readFile } from 'node:fs/promises';
+import { compileSpec } from './compile-spec.js';
+import { SpecLoadError, type Diagnostic } from './diagnostics.js';
+import type { CompiledSpec } from './descriptor.js';
+import { parseSpec } from './parse-spec.js';
+
+export interface CompileResult {
+  /** Present only when there is no error (warnings allowed). */
+  readonly compiled?: CompiledSpec;
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+export function compileSpecText(text: string, file: string): CompileResult {
+  const { spec, diagnostics } = parseSpec(text, file);
+  if (!spec) return { diagnostics: diagnostics.list };
+  const compiled = compileSpec(spec, diagnostics);
+  const sorted = [...diagnostics.list].sort((a, b) => a.line - b.line || a.column - b.column);
+  return diagnostics.errors.length > 0 ? { diagnostics: sorted } : { compiled, diagnostics: sorted };
+}
+
+export async function compileSpecFile(path: string): Promise<CompileResult> {
+  const text = await readFile(path, 'utf8');
+  return compileSpecText(text, path);
+}
+
+/** For commands that need a spec that loads: throws SpecLoadError listing every error. */
+export async function loadSpec(path: string): Promise<CompiledSpec> {
+  const result = await compileSpecFile(path);
+  if (!result.compiled) throw new SpecLoadError(result.diagnostics);
+  return result.compiled;
+}
