@@ -57,6 +57,8 @@ function summary(t: Descriptor): string {
     t.scopes.length > 0 ? `scope=${t.scopes.join(',')}` : '',
   ].filter(Boolean);
   const target =
-    t.backend.kind === 'http' ? `${t.backend.method} ${t.backend.pathTemplate}` : `SQL ${t.backend.readOnly ? 'read-only' : 'read-write'}`;
+    t.backend.kind === 'http'
+      ? `${t.backend.method} ${t.backend.pathTemplate}`
+      : `SQL ${t.backend.readOnly ? 'read-only' : 'read-write'}`;
   return `${target}  ${hints.join(' ')}`;
 }

@@ -30,7 +30,9 @@ export async function main(argv: string[]): Promise<number> {
 
 async function version(): Promise<string> {
   const { readFile } = await import('node:fs/promises');
-  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(
+    await readFile(new URL('../../package.json', import.meta.url), 'utf8'),
+  ) as { version: string };
   return pkg.version;
 }
 

@@ -42,13 +42,18 @@ export async function runTools(argv: string[]): Promise<number> {
 }
 
 function describeTool(t: ToolDefinition): string {
-  const schema = t.inputSchema as { properties?: Record<string, { type?: unknown; description?: string }>; required?: string[] };
+  const schema = t.inputSchema as {
+    properties?: Record<string, { type?: unknown; description?: string }>;
+    required?: string[];
+  };
   const required = new Set(schema.required ?? []);
   const lines = [`${t.name} — ${t.title}`];
   if (t.description) lines.push(`  ${t.description}`);
   for (const [name, s] of Object.entries(schema.properties ?? {})) {
     const type = Array.isArray(s.type) ? s.type.join('|') : String(s.type ?? 'any');
-    lines.push(`    ${name}${required.has(name) ? '' : '?'}: ${type}${s.description ? `  — ${s.description}` : ''}`);
+    lines.push(
+      `    ${name}${required.has(name) ? '' : '?'}: ${type}${s.description ? `  — ${s.description}` : ''}`,
+    );
   }
   return `${lines.join('\n')}\n\n`;
 }

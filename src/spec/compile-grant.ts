@@ -8,7 +8,14 @@ import { GrantBuilder, type RestrictEntry } from './grant-builder.js';
 import { defaultTitle, TOOL_NAME, toolName } from './naming.js';
 import { HTTP_OUTPUT_SCHEMA, SQL_OUTPUT_SCHEMA } from './output-schema.js';
 import type { GrantSpec } from './spec-types.js';
-import { behaviourOf, HTTP_METHODS, isHttpMethod, KNOWN_VERBS, methodOfVerb, type HttpMethod } from './verbs.js';
+import {
+  behaviourOf,
+  HTTP_METHODS,
+  isHttpMethod,
+  KNOWN_VERBS,
+  methodOfVerb,
+  type HttpMethod,
+} from './verbs.js';
 
 export const DEFAULT_MAX_BYTES = 262_144;
 export const DEFAULT_BUDGET_BYTES = 40_000;
@@ -41,18 +48,34 @@ export function compileGrant(g: GrantSpec, ctx: SpecContext): Descriptor | undef
   const subject = [`grant ${name}`];
   let ok = true;
   if (!TOOL_NAME.test(name)) {
-    diag.error('SPEC_TOOL_NAME', g.at, subject, `tool name ${JSON.stringify(name)} must match ${TOOL_NAME.source}`);
+    diag.error(
+      'SPEC_TOOL_NAME',
+      g.at,
+      subject,
+      `tool name ${JSON.stringify(name)} must match ${TOOL_NAME.source}`,
+    );
     ok = false;
   }
 
   let method: HttpMethod | undefined;
   if (g.method) {
     if (isHttpMethod(g.method.value)) method = g.method.value;
-    else diag.error('SPEC_VALUE_TYPE', g.method.at, subject, `method ${JSON.stringify(g.method.value)} is not one of ${HTTP_METHODS.join(', ')}`);
+    else
+      diag.error(
+        'SPEC_VALUE_TYPE',
+        g.method.at,
+        subject,
+        `method ${JSON.stringify(g.method.value)} is not one of ${HTTP_METHODS.join(', ')}`,
+      );
   } else {
     method = methodOfVerb(g.verb);
     if (!method) {
-      diag.error('SPEC_UNKNOWN_VERB', g.at, subject, `unknown verb ${JSON.stringify(g.verb)}; use one of ${KNOWN_VERBS.join(', ')}, or add \`method "POST"\` (or GET, PUT, PATCH, DELETE)`);
+      diag.error(
+        'SPEC_UNKNOWN_VERB',
+        g.at,
+        subject,
+        `unknown verb ${JSON.stringify(g.verb)}; use one of ${KNOWN_VERBS.join(', ')}, or add \`method "POST"\` (or GET, PUT, PATCH, DELETE)`,
+      );
     }
   }
   // Annotations follow the verb's meaning when the verb is known (`cancel` sent as
@@ -62,48 +85,87 @@ export function compileGrant(g: GrantSpec, ctx: SpecContext): Descriptor | undef
   const isHttp = g.path !== undefined;
 
   if (isSql && isHttp) {
-    diag.error('SPEC_GRANT_KIND', g.sql!.at, subject, 'a grant has either a path (HTTP) or a sql statement (Postgres), not both');
+    diag.error(
+      'SPEC_GRANT_KIND',
+      g.sql!.at,
+      subject,
+      'a grant has either a path (HTTP) or a sql statement (Postgres), not both',
+    );
     return undefined;
   }
   if (!isSql && !isHttp) {
-    diag.error('SPEC_GRANT_KIND', g.at, subject, 'a grant needs `path` (an HTTP operation) or `sql` (a Postgres statement)');
+    diag.error(
+      'SPEC_GRANT_KIND',
+      g.at,
+      subject,
+      'a grant needs `path` (an HTTP operation) or `sql` (a Postgres statement)',
+    );
     return undefined;
   }
   const misplaced = isSql
-    ? [g.query && ['query', g.query.at], g.body && ['body', g.body.at], g.set[0] && ['set', g.set[0].at]]
+    ? [
+        g.query && ['query', g.query.at],
+        g.body && ['body', g.body.at],
+        g.set[0] && ['set', g.set[0].at],
+      ]
     : [g.params && ['params', g.params.at], g.maxRows !== undefined && ['max-rows', g.at]];
   for (const m of misplaced) {
-    if (m) diag.error('SPEC_GRANT_KIND', m[1] as { line: number; column: number }, subject, `\`${m[0] as string}\` belongs to ${isSql ? 'HTTP' : 'sql'} grants; this grant is ${isSql ? 'sql' : 'HTTP'}`);
+    if (m)
+      diag.error(
+        'SPEC_GRANT_KIND',
+        m[1] as { line: number; column: number },
+        subject,
+        `\`${m[0] as string}\` belongs to ${isSql ? 'HTTP' : 'sql'} grants; this grant is ${isSql ? 'sql' : 'HTTP'}`,
+      );
   }
 
   const b = new GrantBuilder(diag, subject);
   let backend: Descriptor['backend'] | undefined;
   if (isSql) {
     if (!ctx.hasDatabase) {
-      diag.error('SPEC_NO_DATABASE', g.sql!.at, subject, 'a sql grant needs a top-level `database env="DATABASE_URL"` (or `database embedded`)');
+      diag.error(
+        'SPEC_NO_DATABASE',
+        g.sql!.at,
+        subject,
+        'a sql grant needs a top-level `database env="DATABASE_URL"` (or `database embedded`)',
+      );
       ok = false;
     }
     backend = compileSql(g, diag, subject, behaviour.readOnly, b);
   } else {
     if (!ctx.hasBaseUrl) {
-      diag.error('SPEC_NO_BASE_URL', g.path!.at, subject, 'an HTTP grant needs a top-level `base-url "https://..."`');
+      diag.error(
+        'SPEC_NO_BASE_URL',
+        g.path!.at,
+        subject,
+        'an HTTP grant needs a top-level `base-url "https://..."`',
+      );
       ok = false;
     }
-    backend = compileHttp(g, {
-      diag,
-      subject,
-      baseUrl: ctx.baseUrl ?? '',
-      method: method ?? 'POST',
-      headers: ctx.headers,
-      ...(ctx.auth && { auth: ctx.auth }),
-      ...(ctx.authHeader && { authHeader: ctx.authHeader }),
-      timeoutMs: ctx.timeoutMs,
-    }, b);
+    backend = compileHttp(
+      g,
+      {
+        diag,
+        subject,
+        baseUrl: ctx.baseUrl ?? '',
+        method: method ?? 'POST',
+        headers: ctx.headers,
+        ...(ctx.auth && { auth: ctx.auth }),
+        ...(ctx.authHeader && { authHeader: ctx.authHeader }),
+        timeoutMs: ctx.timeoutMs,
+      },
+      b,
+    );
   }
   const restrict = b.restrictions(ctx.restrict, ctx.restrictUsed);
   for (const f of b.fieldOf.values()) {
     if (f.fromClaim && !ctx.hasOauth) {
-      diag.error('SPEC_MISSING', f.fromClaim.at, [...subject, `field ${f.name}`], 'from-claim takes the value from a verified token: add `access { oauth ... }`');
+      diag.error(
+        'SPEC_MISSING',
+        f.fromClaim.at,
+        [...subject, `field ${f.name}`],
+        'from-claim takes the value from a verified token: add `access { oauth ... }`',
+      );
     }
   }
   if (!backend || !ok || !method) return undefined;

@@ -1,14 +1,21 @@
 /** Spec → CompiledSpec: spec-wide checks, every grant, then the cross-grant ones. */
 import type { Diagnostics, Position } from './diagnostics.js';
 import type { CompiledSpec, Descriptor, UpstreamAuth } from './descriptor.js';
-import { compileGrant, DEFAULT_BUDGET_BYTES, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS } from './compile-grant.js';
+import {
+  compileGrant,
+  DEFAULT_BUDGET_BYTES,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_TIMEOUT_MS,
+} from './compile-grant.js';
 import { deepFreeze } from './freeze.js';
 import { reportPattern } from './grant-builder.js';
 import { headerProblem } from './headers.js';
 import type { AuthSpec, Spec } from './spec-types.js';
 
 export function compileSpec(spec: Spec, diag: Diagnostics): CompiledSpec {
-  const baseUrl = spec.baseUrl ? normalizeBaseUrl(spec.baseUrl.url, spec.baseUrl.at, diag) : undefined;
+  const baseUrl = spec.baseUrl
+    ? normalizeBaseUrl(spec.baseUrl.url, spec.baseUrl.at, diag)
+    : undefined;
   const auth = spec.auth ? upstreamAuth(spec.auth) : undefined;
   const authHeader = authHeaderName(spec.auth);
   if (spec.auth?.kind === 'header') {
@@ -21,7 +28,8 @@ export function compileSpec(spec: Spec, diag: Diagnostics): CompiledSpec {
     if (problem) diag.error('SPEC_HEADER', h.at, [`header ${h.name}`], problem);
     else headers.push([h.name, h.value]);
   }
-  for (const r of spec.restrict) if (r.pattern) reportPattern(r.pattern, diag, [`restrict ${r.argument}`]);
+  for (const r of spec.restrict)
+    if (r.pattern) reportPattern(r.pattern, diag, [`restrict ${r.argument}`]);
 
   const restrictUsed = new Set<string>();
   const tools: Descriptor[] = [];
@@ -47,17 +55,33 @@ export function compileSpec(spec: Spec, diag: Diagnostics): CompiledSpec {
     if (!d) continue;
     const first = firstAt.get(d.name);
     if (first) {
-      diag.error('SPEC_DUPLICATE_TOOL', g.at, [`grant ${d.name}`], `tool name ${d.name} is already taken by the grant at line ${first.line}`);
+      diag.error(
+        'SPEC_DUPLICATE_TOOL',
+        g.at,
+        [`grant ${d.name}`],
+        `tool name ${d.name} is already taken by the grant at line ${first.line}`,
+      );
       continue;
     }
     firstAt.set(d.name, g.at);
     if (d.description === undefined) {
-      diag.warn('SPEC_NO_DESCRIBE', g.at, [`grant ${d.name}`], 'no `describe`: agents choose tools by their description');
+      diag.warn(
+        'SPEC_NO_DESCRIBE',
+        g.at,
+        [`grant ${d.name}`],
+        'no `describe`: agents choose tools by their description',
+      );
     }
     tools.push(d);
   }
   for (const r of spec.restrict) {
-    if (!restrictUsed.has(r.argument)) diag.warn('SPEC_RESTRICT_UNUSED', r.at, [`restrict ${r.argument}`], `no grant has an argument named ${r.argument}`);
+    if (!restrictUsed.has(r.argument))
+      diag.warn(
+        'SPEC_RESTRICT_UNUSED',
+        r.at,
+        [`restrict ${r.argument}`],
+        `no grant has an argument named ${r.argument}`,
+      );
   }
 
   const db = spec.database;
@@ -75,13 +99,22 @@ export function compileSpec(spec: Spec, diag: Diagnostics): CompiledSpec {
       database:
         db.kind === 'env'
           ? { kind: 'env', env: db.env, pool: db.pool, statementTimeoutMs: db.statementTimeoutMs }
-          : { kind: 'embedded', ...(db.seed !== undefined && { seed: db.seed }), pool: db.pool, statementTimeoutMs: db.statementTimeoutMs },
+          : {
+              kind: 'embedded',
+              ...(db.seed !== undefined && { seed: db.seed }),
+              pool: db.pool,
+              statementTimeoutMs: db.statementTimeoutMs,
+            },
     }),
     ...(spec.access && {
       access: {
         apiKeys: spec.access.apiKeys.map((k) => ({ env: k.env, scopes: k.scopes })),
         ...(spec.access.oauth && {
-          oauth: { issuer: spec.access.oauth.issuer, audience: spec.access.oauth.audience, jwksUri: spec.access.oauth.jwksUri },
+          oauth: {
+            issuer: spec.access.oauth.issuer,
+            audience: spec.access.oauth.audience,
+            jwksUri: spec.access.oauth.jwksUri,
+          },
         }),
         allowOrigins: spec.access.allowOrigins,
       },

@@ -57,7 +57,12 @@ export interface RestrictDescriptor {
 
 export type UpstreamAuth =
   | { readonly kind: 'bearer'; readonly env: string }
-  | { readonly kind: 'header'; readonly header: string; readonly env: string; readonly prefix: string }
+  | {
+      readonly kind: 'header';
+      readonly header: string;
+      readonly env: string;
+      readonly prefix: string;
+    }
   | { readonly kind: 'basic'; readonly usernameEnv: string; readonly passwordEnv: string }
   | { readonly kind: 'query'; readonly param: string; readonly env: string };
 
@@ -70,7 +75,10 @@ export interface HttpBackend {
   readonly baseUrl: string;
   readonly pathTemplate: string;
   readonly path: readonly PathPart[];
-  readonly body?: { readonly encoding: 'json' | 'form'; readonly fields: readonly BodyFieldDescriptor[] };
+  readonly body?: {
+    readonly encoding: 'json' | 'form';
+    readonly fields: readonly BodyFieldDescriptor[];
+  };
   readonly headers: readonly (readonly [string, string])[];
   readonly setQuery: readonly (readonly [string, JsonScalar])[];
   readonly setBody: readonly { readonly path: readonly string[]; readonly value: JsonScalar }[];
@@ -111,8 +119,18 @@ export interface Descriptor {
 }
 
 export type DatabaseDescriptor =
-  | { readonly kind: 'env'; readonly env: string; readonly pool: number; readonly statementTimeoutMs: number }
-  | { readonly kind: 'embedded'; readonly seed?: string; readonly pool: number; readonly statementTimeoutMs: number };
+  | {
+      readonly kind: 'env';
+      readonly env: string;
+      readonly pool: number;
+      readonly statementTimeoutMs: number;
+    }
+  | {
+      readonly kind: 'embedded';
+      readonly seed?: string;
+      readonly pool: number;
+      readonly statementTimeoutMs: number;
+    };
 
 export interface AccessDescriptor {
   readonly apiKeys: readonly { readonly env: string; readonly scopes: readonly string[] }[];

@@ -28,7 +28,8 @@ export const SPEC_ERROR_CODES = {
   SPEC_ARGUMENT_COLLISION: 'two arguments of one grant share a name, or set collides with a field',
   SPEC_EXCLUSIVE: 'an exclusive group naming fields that do not exist',
   SPEC_PATTERN: 'a pattern that is not a valid regular expression',
-  SPEC_PATTERN_UNSAFE: 'a pattern that can take super-linear time (nested quantifiers, backreferences)',
+  SPEC_PATTERN_UNSAFE:
+    'a pattern that can take super-linear time (nested quantifiers, backreferences)',
   SPEC_DEFAULT: 'a default that violates its own field, or a default on a required field',
   SPEC_PROPERTY_TYPE: 'a field property that does not apply to the field type',
   SPEC_ENUM: 'an enum value that does not fit the field',

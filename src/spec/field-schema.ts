@@ -37,7 +37,10 @@ function scalarConstraints(f: FieldSpec, itemType: string): Record<string, unkno
  * (`arg=` projections): they are left out, and an object left with no field at all
  * is reported by returning undefined.
  */
-export function fieldSchema(f: FieldSpec, isProjected: (f: FieldSpec) => boolean = () => false): JsonSchema | undefined {
+export function fieldSchema(
+  f: FieldSpec,
+  isProjected: (f: FieldSpec) => boolean = () => false,
+): JsonSchema | undefined {
   let s: Record<string, unknown>;
   const item = ITEM_TYPE[f.type];
   if (item) {
@@ -58,7 +61,10 @@ export function fieldSchema(f: FieldSpec, isProjected: (f: FieldSpec) => boolean
   return s;
 }
 
-export function objectSchema(fields: readonly FieldSpec[], isProjected: (f: FieldSpec) => boolean): Record<string, unknown> | undefined {
+export function objectSchema(
+  fields: readonly FieldSpec[],
+  isProjected: (f: FieldSpec) => boolean,
+): Record<string, unknown> | undefined {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const f of fields) {
@@ -69,24 +75,35 @@ export function objectSchema(fields: readonly FieldSpec[], isProjected: (f: Fiel
     if (f.required) required.push(f.name);
   }
   if (Object.keys(properties).length === 0) return undefined;
-  return { type: 'object', properties, ...(required.length > 0 && { required }), additionalProperties: false };
+  return {
+    type: 'object',
+    properties,
+    ...(required.length > 0 && { required }),
+    additionalProperties: false,
+  };
 }
 
 /**
  * Checks one scalar against a scalar field (or the items of a scalar array field).
  * Returns why it does not fit, or undefined.
  */
-export function scalarMisfit(f: FieldSpec, value: Scalar, opts: { ignoreEnum?: boolean } = {}): string | undefined {
+export function scalarMisfit(
+  f: FieldSpec,
+  value: Scalar,
+  opts: { ignoreEnum?: boolean } = {},
+): string | undefined {
   const type = ITEM_TYPE[f.type] ?? f.type;
   switch (type) {
     case 'string':
       if (typeof value !== 'string') return `${JSON.stringify(value)} is not a string`;
       break;
     case 'integer':
-      if (typeof value !== 'number' || !Number.isSafeInteger(value)) return `${JSON.stringify(value)} is not an integer`;
+      if (typeof value !== 'number' || !Number.isSafeInteger(value))
+        return `${JSON.stringify(value)} is not an integer`;
       break;
     case 'number':
-      if (typeof value !== 'number' || !Number.isFinite(value)) return `${JSON.stringify(value)} is not a number`;
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        return `${JSON.stringify(value)} is not a number`;
       break;
     case 'boolean':
       if (typeof value !== 'boolean') return `${JSON.stringify(value)} is not a boolean`;
@@ -101,10 +118,14 @@ export function scalarMisfit(f: FieldSpec, value: Scalar, opts: { ignoreEnum?: b
   if (typeof value === 'string') {
     // JSON Schema counts code points, not UTF-16 units.
     const length = [...value].length;
-    if (f.minLength !== undefined && length < f.minLength) return `${JSON.stringify(value)} is shorter than min-length=${f.minLength}`;
-    if (f.maxLength !== undefined && length > f.maxLength) return `${JSON.stringify(value)} is longer than max-length=${f.maxLength}`;
-    if (f.pattern && !safeTest(f.pattern.source, value)) return `${JSON.stringify(value)} does not match pattern ${JSON.stringify(f.pattern.source)}`;
-    if (f.format && !formatOk(f.format, value)) return `${JSON.stringify(value)} is not a valid ${f.format}`;
+    if (f.minLength !== undefined && length < f.minLength)
+      return `${JSON.stringify(value)} is shorter than min-length=${f.minLength}`;
+    if (f.maxLength !== undefined && length > f.maxLength)
+      return `${JSON.stringify(value)} is longer than max-length=${f.maxLength}`;
+    if (f.pattern && !safeTest(f.pattern.source, value))
+      return `${JSON.stringify(value)} does not match pattern ${JSON.stringify(f.pattern.source)}`;
+    if (f.format && !formatOk(f.format, value))
+      return `${JSON.stringify(value)} is not a valid ${f.format}`;
   }
   if (!opts.ignoreEnum && f.enum && !f.enum.some((e) => e.value === value)) {
     return `${JSON.stringify(value)} is not one of the enum values`;

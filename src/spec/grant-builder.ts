@@ -25,10 +25,20 @@ export class GrantBuilder {
   ) {}
 
   /** Whether `name` is free; reports the collision when it is not. */
-  claim(name: string, at: Position, what: string, code: 'SPEC_ARGUMENT_COLLISION' | 'SPEC_ARG_PROJECTION' = 'SPEC_ARGUMENT_COLLISION'): boolean {
+  claim(
+    name: string,
+    at: Position,
+    what: string,
+    code: 'SPEC_ARGUMENT_COLLISION' | 'SPEC_ARG_PROJECTION' = 'SPEC_ARGUMENT_COLLISION',
+  ): boolean {
     const first = this.placed.get(name);
     if (first) {
-      this.diag.error(code, at, this.subject, `${what} ${name} collides with ${first.what} ${name} (line ${first.at.line}); every argument of a tool needs its own name`);
+      this.diag.error(
+        code,
+        at,
+        this.subject,
+        `${what} ${name} collides with ${first.what} ${name} (line ${first.at.line}); every argument of a tool needs its own name`,
+      );
       return false;
     }
     this.placed.set(name, { at, what });
@@ -39,7 +49,12 @@ export class GrantBuilder {
    * Adds a top-level argument. `schema` undefined means the caller never supplies it
    * (from-claim) or it has nothing left to supply (an object of projections only).
    */
-  add(arg: ArgumentDescriptor, field: FieldSpec, schema: JsonSchema | undefined, what: string): void {
+  add(
+    arg: ArgumentDescriptor,
+    field: FieldSpec,
+    schema: JsonSchema | undefined,
+    what: string,
+  ): void {
     if (!this.claim(arg.name, field.at, what)) return;
     this.arguments.push(arg);
     this.fieldOf.set(arg.name, field);
@@ -72,15 +87,31 @@ export class GrantBuilder {
       used.add(r.argument);
       const subject = [...this.subject, `restrict ${r.argument}`];
       if (field.type === 'object' || field.type === 'object[]' || field.type === 'raw') {
-        this.diag.error('SPEC_RESTRICT', r.at, subject, `argument ${r.argument} is a ${field.type}; restrict applies to scalars and scalar arrays`);
+        this.diag.error(
+          'SPEC_RESTRICT',
+          r.at,
+          subject,
+          `argument ${r.argument} is a ${field.type}; restrict applies to scalars and scalar arrays`,
+        );
         continue;
       }
       for (const v of r.values ?? []) {
         const misfit = scalarMisfit(field, v.value, { ignoreEnum: true });
-        if (misfit) this.diag.error('SPEC_RESTRICT', v.at, subject, `allowed value ${misfit} for argument ${r.argument} (${field.type})`);
+        if (misfit)
+          this.diag.error(
+            'SPEC_RESTRICT',
+            v.at,
+            subject,
+            `allowed value ${misfit} for argument ${r.argument} (${field.type})`,
+          );
       }
       if (r.pattern && !field.type.startsWith('string')) {
-        this.diag.error('SPEC_RESTRICT', r.pattern.at, subject, `pattern= applies to string arguments; ${r.argument} is a ${field.type}`);
+        this.diag.error(
+          'SPEC_RESTRICT',
+          r.pattern.at,
+          subject,
+          `pattern= applies to string arguments; ${r.argument} is a ${field.type}`,
+        );
       }
       out.push({
         argument: r.argument,
@@ -95,12 +126,20 @@ export class GrantBuilder {
 export interface RestrictEntry {
   readonly argument: string;
   readonly at: Position;
-  readonly values?: readonly { readonly value: string | number | boolean | null; readonly at: Position }[];
+  readonly values?: readonly {
+    readonly value: string | number | boolean | null;
+    readonly at: Position;
+  }[];
   readonly pattern?: { readonly source: string; readonly at: Position };
 }
 
 /** Pattern, enum and default checks for a field and everything nested in it. */
-export function checkFieldValues(f: FieldSpec, diag: Diagnostics, subject: Subject, label = 'field'): void {
+export function checkFieldValues(
+  f: FieldSpec,
+  diag: Diagnostics,
+  subject: Subject,
+  label = 'field',
+): void {
   const here = [...subject, `${label} ${f.name}`];
   if (f.pattern) reportPattern(f.pattern, diag, here);
   for (const e of f.enum ?? []) {
@@ -114,9 +153,25 @@ export function checkFieldValues(f: FieldSpec, diag: Diagnostics, subject: Subje
   for (const child of f.fields ?? []) checkFieldValues(child, diag, here);
 }
 
-export function reportPattern(p: { source: string; at: Position }, diag: Diagnostics, subject: Subject): void {
+export function reportPattern(
+  p: { source: string; at: Position },
+  diag: Diagnostics,
+  subject: Subject,
+): void {
   const check = checkPattern(p.source);
   if (check.ok) return;
-  if (check.unsafe) diag.error('SPEC_PATTERN_UNSAFE', p.at, subject, `pattern ${JSON.stringify(p.source)}: ${check.reason}`);
-  else diag.error('SPEC_PATTERN', p.at, subject, `pattern ${JSON.stringify(p.source)} is not a valid regular expression: ${check.reason}`);
+  if (check.unsafe)
+    diag.error(
+      'SPEC_PATTERN_UNSAFE',
+      p.at,
+      subject,
+      `pattern ${JSON.stringify(p.source)}: ${check.reason}`,
+    );
+  else
+    diag.error(
+      'SPEC_PATTERN',
+      p.at,
+      subject,
+      `pattern ${JSON.stringify(p.source)} is not a valid regular expression: ${check.reason}`,
+    );
 }

@@ -21,7 +21,11 @@ const OWNED = new Set([
 ]);
 
 /** Why a header cannot be sent as written, or undefined when it can. */
-export function headerProblem(name: string, value: string, authHeader: string | undefined): string | undefined {
+export function headerProblem(
+  name: string,
+  value: string,
+  authHeader: string | undefined,
+): string | undefined {
   if (!TOKEN.test(name)) return `${JSON.stringify(name)} is not a valid header name`;
   if (/[\r\n\0]/.test(value)) return `the value of ${name} contains a line break or NUL`;
   const lower = name.toLowerCase();

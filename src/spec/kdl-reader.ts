@@ -9,6 +9,11 @@ export function positionOf(item: Node | Entry): Position {
   return loc ? { line: loc.start.line, column: loc.start.column } : { line: 1, column: 1 };
 }
 
+/** A value as the file wrote it: `1152921504606846976`, not its rounded double. */
+function written(entry: Entry): string {
+  return entry.value.representation ?? JSON.stringify(entry.getValue());
+}
+
 function kindOf(v: Scalar): string {
   return v === null ? 'null' : typeof v;
 }
@@ -49,7 +54,12 @@ export class NodeReader {
     for (const entry of this.argEntries()) {
       const value = entry.getValue();
       if (typeof value !== 'string') {
-        this.diag.error('SPEC_VALUE_TYPE', positionOf(entry), this.say(), `${what} must be a string, got ${kindOf(value)}`);
+        this.diag.error(
+          'SPEC_VALUE_TYPE',
+          positionOf(entry),
+          this.say(),
+          `${what} must be a string, got ${kindOf(value)}`,
+        );
       } else {
         out.push({ value, at: positionOf(entry) });
       }
@@ -78,7 +88,12 @@ export class NodeReader {
     }
     const value = entry.getValue();
     if (typeof value !== 'string') {
-      this.diag.error('SPEC_VALUE_TYPE', positionOf(entry), this.say(), `${what} must be a string, got ${kindOf(value)}`);
+      this.diag.error(
+        'SPEC_VALUE_TYPE',
+        positionOf(entry),
+        this.say(),
+        `${what} must be a string, got ${kindOf(value)}`,
+      );
       return undefined;
     }
     return value;
@@ -116,12 +131,18 @@ export class NodeReader {
   propString(prop: string, required = false): string | undefined {
     const entry = this.propEntry(prop);
     if (!entry) {
-      if (required) this.diag.error('SPEC_MISSING', this.at, this.say(), `\`${this.name}\` needs ${prop}=`);
+      if (required)
+        this.diag.error('SPEC_MISSING', this.at, this.say(), `\`${this.name}\` needs ${prop}=`);
       return undefined;
     }
     const value = entry.getValue();
     if (typeof value !== 'string') {
-      this.diag.error('SPEC_VALUE_TYPE', positionOf(entry), this.say(), `${prop}= must be a string, got ${kindOf(value)}`);
+      this.diag.error(
+        'SPEC_VALUE_TYPE',
+        positionOf(entry),
+        this.say(),
+        `${prop}= must be a string, got ${kindOf(value)}`,
+      );
       return undefined;
     }
     return value;
@@ -136,12 +157,22 @@ export class NodeReader {
     const entry = this.propEntry(prop);
     if (!entry) return undefined;
     const value = entry.getValue();
-    if (typeof value !== 'number' || !Number.isFinite(value)) {
-      this.diag.error('SPEC_VALUE_TYPE', positionOf(entry), this.say(), `${prop}= must be a number, got ${kindOf(value)}`);
+    if (typeof value !== 'number') {
+      this.diag.error(
+        'SPEC_VALUE_TYPE',
+        positionOf(entry),
+        this.say(),
+        `${prop}= must be a number, got ${kindOf(value)}`,
+      );
       return undefined;
     }
-    if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
-      this.diag.error('SPEC_VALUE_TYPE', positionOf(entry), this.say(), `${prop}=${value} is beyond the exactly representable integers (±2^53-1)`);
+    if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) {
+      this.diag.error(
+        'SPEC_VALUE_TYPE',
+        positionOf(entry),
+        this.say(),
+        `${prop}=${written(entry)} is beyond the exactly representable integers (±2^53-1)`,
+      );
       return undefined;
     }
     return value;
@@ -152,7 +183,12 @@ export class NodeReader {
     if (!entry) return undefined;
     const value = entry.getValue();
     if (typeof value !== 'boolean') {
-      this.diag.error('SPEC_VALUE_TYPE', positionOf(entry), this.say(), `${prop}= must be #true or #false, got ${kindOf(value)}`);
+      this.diag.error(
+        'SPEC_VALUE_TYPE',
+        positionOf(entry),
+        this.say(),
+        `${prop}= must be #true or #false, got ${kindOf(value)}`,
+      );
       return undefined;
     }
     return value;
@@ -174,7 +210,12 @@ export class NodeReader {
   /** Refuse children where the node takes none. */
   noChildren(): void {
     for (const child of this.node.children?.nodes ?? []) {
-      this.diag.error('SPEC_UNKNOWN_NODE', positionOf(child), this.say(), `\`${this.name}\` takes no children, found \`${child.getName()}\``);
+      this.diag.error(
+        'SPEC_UNKNOWN_NODE',
+        positionOf(child),
+        this.say(),
+        `\`${this.name}\` takes no children, found \`${child.getName()}\``,
+      );
     }
   }
 
@@ -183,24 +224,53 @@ export class NodeReader {
     for (const entry of this.node.getPropertyEntries()) {
       const name = entry.getName() ?? '';
       if (!this.usedProps.has(name)) {
-        this.diag.error('SPEC_UNKNOWN_PROPERTY', positionOf(entry), this.say(), `\`${this.name}\` has no property ${name}=`);
+        this.diag.error(
+          'SPEC_UNKNOWN_PROPERTY',
+          positionOf(entry),
+          this.say(),
+          `\`${this.name}\` has no property ${name}=`,
+        );
       }
     }
     const args = this.argEntries();
     for (let i = this.usedArgs; i < args.length; i++) {
       const entry = args[i]!;
-      this.diag.error('SPEC_UNKNOWN_PROPERTY', positionOf(entry), this.say(), `\`${this.name}\` takes ${this.usedArgs} argument(s), found an extra one: ${JSON.stringify(entry.getValue())}`);
+      this.diag.error(
+        'SPEC_UNKNOWN_PROPERTY',
+        positionOf(entry),
+        this.say(),
+        `\`${this.name}\` takes ${this.usedArgs} argument(s), found an extra one: ${JSON.stringify(entry.getValue())}`,
+      );
     }
   }
 
   private checkInteger(entry: Entry, what: string, min: number): number | undefined {
     const value = entry.getValue();
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-      this.diag.error('SPEC_VALUE_TYPE', positionOf(entry), this.say(), `${what} must be a whole number, got ${JSON.stringify(value)}`);
+    if (typeof value !== 'number' || !Number.isInteger(value)) {
+      this.diag.error(
+        'SPEC_VALUE_TYPE',
+        positionOf(entry),
+        this.say(),
+        `${what} must be a whole number, got ${written(entry)}`,
+      );
+      return undefined;
+    }
+    if (!Number.isSafeInteger(value)) {
+      this.diag.error(
+        'SPEC_VALUE_TYPE',
+        positionOf(entry),
+        this.say(),
+        `${what} ${written(entry)} is beyond the exactly representable integers (±2^53-1)`,
+      );
       return undefined;
     }
     if (value < min) {
-      this.diag.error('SPEC_VALUE_TYPE', positionOf(entry), this.say(), `${what} must be at least ${min}, got ${value}`);
+      this.diag.error(
+        'SPEC_VALUE_TYPE',
+        positionOf(entry),
+        this.say(),
+        `${what} must be at least ${min}, got ${value}`,
+      );
       return undefined;
     }
     return value;

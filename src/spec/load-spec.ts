@@ -16,7 +16,9 @@ export function compileSpecText(text: string, file: string): CompileResult {
   if (!spec) return { diagnostics: diagnostics.list };
   const compiled = compileSpec(spec, diagnostics);
   const sorted = [...diagnostics.list].sort((a, b) => a.line - b.line || a.column - b.column);
-  return diagnostics.errors.length > 0 ? { diagnostics: sorted } : { compiled, diagnostics: sorted };
+  return diagnostics.errors.length > 0
+    ? { diagnostics: sorted }
+    : { compiled, diagnostics: sorted };
 }
 
 export async function compileSpecFile(path: string): Promise<CompileResult> {

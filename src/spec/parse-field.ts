@@ -48,7 +48,11 @@ export interface FieldContext {
   readonly depth: number;
 }
 
-export function parseFields(readers: readonly NodeReader[], ctx: FieldContext, skip: ReadonlySet<string> = new Set()): FieldSpec[] {
+export function parseFields(
+  readers: readonly NodeReader[],
+  ctx: FieldContext,
+  skip: ReadonlySet<string> = new Set(),
+): FieldSpec[] {
   const fields: FieldSpec[] = [];
   const seen = new Map<string, Position>();
   for (const r of readers) {
@@ -56,7 +60,12 @@ export function parseFields(readers: readonly NodeReader[], ctx: FieldContext, s
     const field = parseField(r, ctx);
     if (!field) continue;
     if (seen.has(field.name)) {
-      ctx.diag.error('SPEC_DUPLICATE', field.at, ctx.subject, `${ctx.label} ${field.name} is declared twice (first at line ${seen.get(field.name)!.line})`);
+      ctx.diag.error(
+        'SPEC_DUPLICATE',
+        field.at,
+        ctx.subject,
+        `${ctx.label} ${field.name} is declared twice (first at line ${seen.get(field.name)!.line})`,
+      );
       continue;
     }
     seen.set(field.name, field.at);
@@ -70,20 +79,35 @@ function parseField(r: NodeReader, ctx: FieldContext): FieldSpec | undefined {
   const { diag } = ctx;
   const view = new NodeReader(r.node, diag, subject);
   if (!FIELD_NAME.test(view.name) || view.name === '__proto__') {
-    diag.error('SPEC_VALUE_TYPE', view.at, ctx.subject, `${ctx.label} name ${JSON.stringify(view.name)} must match ${FIELD_NAME.source}`);
+    diag.error(
+      'SPEC_VALUE_TYPE',
+      view.at,
+      ctx.subject,
+      `${ctx.label} name ${JSON.stringify(view.name)} must match ${FIELD_NAME.source}`,
+    );
     return undefined;
   }
   const typeText = view.string(0, 'a type such as "string" or "integer"');
   if (typeText === undefined) return undefined;
   if (!(FIELD_TYPES as readonly string[]).includes(typeText)) {
-    diag.error('SPEC_UNKNOWN_TYPE', view.argAt(0), subject, `unknown type ${JSON.stringify(typeText)} (known: ${FIELD_TYPES.join(', ')})`);
+    diag.error(
+      'SPEC_UNKNOWN_TYPE',
+      view.argAt(0),
+      subject,
+      `unknown type ${JSON.stringify(typeText)} (known: ${FIELD_TYPES.join(', ')})`,
+    );
     return undefined;
   }
   const type = typeText as FieldType;
 
   for (const [prop, applies] of Object.entries(APPLIES)) {
     if (view.has(prop) && !applies(type)) {
-      diag.error('SPEC_PROPERTY_TYPE', view.propAt(prop), subject, `${prop}= does not apply to type ${type}`);
+      diag.error(
+        'SPEC_PROPERTY_TYPE',
+        view.propAt(prop),
+        subject,
+        `${prop}= does not apply to type ${type}`,
+      );
       view.propEntry(prop); // reported; do not report it again as unknown
     }
   }
@@ -99,7 +123,8 @@ function parseField(r: NodeReader, ctx: FieldContext): FieldSpec | undefined {
   const minItems = applies('min-items') ? view.propInteger('min-items') : undefined;
   const maxItems = applies('max-items') ? view.propInteger('max-items') : undefined;
   const patternText = applies('pattern') ? view.propString('pattern') : undefined;
-  const pattern = patternText === undefined ? undefined : { source: patternText, at: view.propAt('pattern') };
+  const pattern =
+    patternText === undefined ? undefined : { source: patternText, at: view.propAt('pattern') };
   const format = applies('format') ? parseFormat(view, subject) : undefined;
   const as = view.propString('as');
   const argName = view.propString('arg');
@@ -113,13 +138,28 @@ function parseField(r: NodeReader, ctx: FieldContext): FieldSpec | undefined {
     diag.error('SPEC_VALUE_TYPE', view.propAt('max'), subject, `max=${max} is below min=${min}`);
   }
   if (minLength !== undefined && maxLength !== undefined && minLength > maxLength) {
-    diag.error('SPEC_VALUE_TYPE', view.propAt('max-length'), subject, `max-length=${maxLength} is below min-length=${minLength}`);
+    diag.error(
+      'SPEC_VALUE_TYPE',
+      view.propAt('max-length'),
+      subject,
+      `max-length=${maxLength} is below min-length=${minLength}`,
+    );
   }
   if (minItems !== undefined && maxItems !== undefined && minItems > maxItems) {
-    diag.error('SPEC_VALUE_TYPE', view.propAt('max-items'), subject, `max-items=${maxItems} is below min-items=${minItems}`);
+    diag.error(
+      'SPEC_VALUE_TYPE',
+      view.propAt('max-items'),
+      subject,
+      `max-items=${maxItems} is below min-items=${minItems}`,
+    );
   }
   if (def && required) {
-    diag.error('SPEC_DEFAULT', def.at, subject, 'a required field never uses its default; drop one of the two');
+    diag.error(
+      'SPEC_DEFAULT',
+      def.at,
+      subject,
+      'a required field never uses its default; drop one of the two',
+    );
   }
 
   let enumValues: { value: Scalar; at: { line: number; column: number } }[] | undefined;
@@ -132,22 +172,38 @@ function parseField(r: NodeReader, ctx: FieldContext): FieldSpec | undefined {
       continue;
     }
     if (enumValues) {
-      diag.error('SPEC_DUPLICATE', c.at, subject, 'enum is given twice; list every value in one enum node');
+      diag.error(
+        'SPEC_DUPLICATE',
+        c.at,
+        subject,
+        'enum is given twice; list every value in one enum node',
+      );
       continue;
     }
     enumValues = c.scalarArgs();
-    if (enumValues.length === 0) diag.error('SPEC_MISSING', c.at, subject, 'enum needs at least one value');
+    if (enumValues.length === 0)
+      diag.error('SPEC_MISSING', c.at, subject, 'enum needs at least one value');
     c.finish();
     c.noChildren();
   }
   if (OBJECTS.has(type)) {
     fields = parseFields(fieldChildren, { ...ctx, subject, label: 'field', depth: ctx.depth + 1 });
     if (fields.length === 0 && fieldChildren.length === 0) {
-      diag.error('SPEC_MISSING', view.at, subject, `an ${type} field needs at least one child field`);
+      diag.error(
+        'SPEC_MISSING',
+        view.at,
+        subject,
+        `an ${type} field needs at least one child field`,
+      );
     }
   } else {
     for (const c of fieldChildren) {
-      diag.error('SPEC_UNKNOWN_NODE', c.at, subject, `a ${type} field takes only \`enum\` as a child, found \`${c.name}\``);
+      diag.error(
+        'SPEC_UNKNOWN_NODE',
+        c.at,
+        subject,
+        `a ${type} field takes only \`enum\` as a child, found \`${c.name}\``,
+      );
     }
   }
 
@@ -179,7 +235,12 @@ function parseFormat(view: NodeReader, subject: Subject): Format | undefined {
   const f = view.propString('format');
   if (f === undefined) return undefined;
   if (!(FORMATS as readonly string[]).includes(f)) {
-    view.diag.error('SPEC_VALUE_TYPE', view.propAt('format'), subject, `format=${JSON.stringify(f)} is not one of ${FORMATS.join(', ')}`);
+    view.diag.error(
+      'SPEC_VALUE_TYPE',
+      view.propAt('format'),
+      subject,
+      `format=${JSON.stringify(f)} is not one of ${FORMATS.join(', ')}`,
+    );
     return undefined;
   }
   return f as Format;
@@ -189,7 +250,12 @@ function parseKind(view: NodeReader, subject: Subject): 'object' | 'array' | und
   const k = view.propString('kind');
   if (k === undefined) return undefined;
   if (k !== 'object' && k !== 'array') {
-    view.diag.error('SPEC_VALUE_TYPE', view.propAt('kind'), subject, `kind=${JSON.stringify(k)} must be "object" or "array"`);
+    view.diag.error(
+      'SPEC_VALUE_TYPE',
+      view.propAt('kind'),
+      subject,
+      `kind=${JSON.stringify(k)} must be "object" or "array"`,
+    );
     return undefined;
   }
   return k;

@@ -8,7 +8,22 @@ import { parseDurationArg, parseRateLimitNode } from './parse-spec-parts.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-const ONCE = new Set(['describe', 'title', 'method', 'path', 'query', 'body', 'set', 'sql', 'params', 'max-rows', 'rate-limit', 'timeout', 'max-bytes', 'budget-bytes']);
+const ONCE = new Set([
+  'describe',
+  'title',
+  'method',
+  'path',
+  'query',
+  'body',
+  'set',
+  'sql',
+  'params',
+  'max-rows',
+  'rate-limit',
+  'timeout',
+  'max-bytes',
+  'budget-bytes',
+]);
 
 export function parseGrant(r: NodeReader, diag: Diagnostics): GrantSpec | undefined {
   const verb = r.string(0, 'a verb (can list issues)');
@@ -26,7 +41,12 @@ export function parseGrant(r: NodeReader, diag: Diagnostics): GrantSpec | undefi
     if (ONCE.has(c.name)) {
       const first = seen.get(c.name);
       if (first) {
-        diag.error('SPEC_DUPLICATE', c.at, subject, `\`${c.name}\` is given twice (first at line ${first.line})`);
+        diag.error(
+          'SPEC_DUPLICATE',
+          c.at,
+          subject,
+          `\`${c.name}\` is given twice (first at line ${first.line})`,
+        );
         continue;
       }
       seen.set(c.name, c.at);
@@ -50,7 +70,12 @@ export function parseGrant(r: NodeReader, diag: Diagnostics): GrantSpec | undefi
       case 'path': {
         const template = c.string(0, 'a path template');
         c.finish();
-        const params = parseFields(c.children(subject), { diag, subject, label: 'path param', depth: 0 });
+        const params = parseFields(c.children(subject), {
+          diag,
+          subject,
+          label: 'path param',
+          depth: 0,
+        });
         if (template !== undefined) grant.path = { template, at: c.argAt(0), params };
         break;
       }
@@ -60,7 +85,12 @@ export function parseGrant(r: NodeReader, diag: Diagnostics): GrantSpec | undefi
       case 'body': {
         const enc = c.propString('encoding') ?? 'json';
         if (enc !== 'json' && enc !== 'form') {
-          diag.error('SPEC_VALUE_TYPE', c.propAt('encoding'), subject, `body encoding=${JSON.stringify(enc)} must be "json" or "form"`);
+          diag.error(
+            'SPEC_VALUE_TYPE',
+            c.propAt('encoding'),
+            subject,
+            `body encoding=${JSON.stringify(enc)} must be "json" or "form"`,
+          );
         }
         const block = parseBlock(c, diag, subject, 'body field');
         const body: BodySpec = { ...block, encoding: enc === 'form' ? 'form' : 'json' };
@@ -95,7 +125,8 @@ export function parseGrant(r: NodeReader, diag: Diagnostics): GrantSpec | undefi
       }
       case 'scope':
         for (const s of c.stringArgs('a scope')) scopes.push(s.value);
-        if (c.argEntries().length === 0) diag.error('SPEC_MISSING', c.at, subject, '`scope` needs a scope name');
+        if (c.argEntries().length === 0)
+          diag.error('SPEC_MISSING', c.at, subject, '`scope` needs a scope name');
         c.finish();
         c.noChildren();
         break;
@@ -110,7 +141,12 @@ export function parseGrant(r: NodeReader, diag: Diagnostics): GrantSpec | undefi
         break;
       }
       default:
-        diag.error('SPEC_UNKNOWN_NODE', c.at, subject, `unknown node \`${c.name}\` in a grant (known: describe, title, method, path, query, body, set, sql, params, max-rows, scope, rate-limit, timeout, max-bytes, budget-bytes)`);
+        diag.error(
+          'SPEC_UNKNOWN_NODE',
+          c.at,
+          subject,
+          `unknown node \`${c.name}\` in a grant (known: describe, title, method, path, query, body, set, sql, params, max-rows, scope, rate-limit, timeout, max-bytes, budget-bytes)`,
+        );
     }
   }
   grant.scopes = scopes;
@@ -118,13 +154,19 @@ export function parseGrant(r: NodeReader, diag: Diagnostics): GrantSpec | undefi
   return grant;
 }
 
-function parseBlock(c: NodeReader, diag: Diagnostics, subject: readonly string[], label: string): FieldBlockSpec {
+function parseBlock(
+  c: NodeReader,
+  diag: Diagnostics,
+  subject: readonly string[],
+  label: string,
+): FieldBlockSpec {
   c.finish();
   const children = c.children(subject);
   const exclusive: ExclusiveSpec[] = [];
   for (const x of children.filter((x) => x.name === 'exclusive')) {
     const names = x.stringArgs('a field name');
-    if (names.length < 2) diag.error('SPEC_EXCLUSIVE', x.at, subject, '`exclusive` names at least two fields');
+    if (names.length < 2)
+      diag.error('SPEC_EXCLUSIVE', x.at, subject, '`exclusive` names at least two fields');
     x.finish();
     x.noChildren();
     exclusive.push({ names, at: x.at });
@@ -135,7 +177,12 @@ function parseBlock(c: NodeReader, diag: Diagnostics, subject: readonly string[]
 
 function parseSet(s: NodeReader, diag: Diagnostics, subject: readonly string[]): SetSpec[] {
   if (s.name !== 'query' && s.name !== 'header' && s.name !== 'body') {
-    diag.error('SPEC_UNKNOWN_NODE', s.at, subject, `unknown node \`${s.name}\` in set (known: query, header, body)`);
+    diag.error(
+      'SPEC_UNKNOWN_NODE',
+      s.at,
+      subject,
+      `unknown node \`${s.name}\` in set (known: query, header, body)`,
+    );
     return [];
   }
   const key = s.string(0, `a ${s.name} name`);
@@ -149,7 +196,12 @@ function parseSet(s: NodeReader, diag: Diagnostics, subject: readonly string[]):
   s.finish();
   s.noChildren();
   if (s.argEntries().length > 2) {
-    diag.error('SPEC_UNKNOWN_PROPERTY', s.argAt(2), subject, `set ${s.name} takes a name and one value`);
+    diag.error(
+      'SPEC_UNKNOWN_PROPERTY',
+      s.argAt(2),
+      subject,
+      `set ${s.name} takes a name and one value`,
+    );
   }
   const value = entry.getValue();
   if (s.name === 'header' && typeof value !== 'string') {

@@ -1,29 +1,54 @@
 /** Top-level nodes other than `can` (spec-language.md, "Top-level nodes" and "Access"). */
 import type { Diagnostics, Subject } from './diagnostics.js';
 import type { NodeReader } from './kdl-reader.js';
-import type { AccessSpec, AuthSpec, DatabaseSpec, RateLimitSpec, RestrictSpec } from './spec-types.js';
+import type {
+  AccessSpec,
+  AuthSpec,
+  DatabaseSpec,
+  RateLimitSpec,
+  RestrictSpec,
+} from './spec-types.js';
 import { parseDuration, parseRateLimit } from './values.js';
 
-export function parseRateLimitNode(c: NodeReader, diag: Diagnostics, subject: Subject): RateLimitSpec | undefined {
+export function parseRateLimitNode(
+  c: NodeReader,
+  diag: Diagnostics,
+  subject: Subject,
+): RateLimitSpec | undefined {
   const text = c.string(0, 'a rate such as "60/m"');
   c.finish();
   c.noChildren();
   if (text === undefined) return undefined;
   const rl = parseRateLimit(text);
   if (!rl) {
-    diag.error('SPEC_RATE_LIMIT', c.argAt(0), subject, `rate-limit ${JSON.stringify(text)} is not like "60/m" (calls per s, m or h)`);
+    diag.error(
+      'SPEC_RATE_LIMIT',
+      c.argAt(0),
+      subject,
+      `rate-limit ${JSON.stringify(text)} is not like "60/m" (calls per s, m or h)`,
+    );
     return undefined;
   }
   return { ...rl, text, at: c.argAt(0) };
 }
 
-export function parseDurationArg(c: NodeReader, diag: Diagnostics, subject: Subject): number | undefined {
+export function parseDurationArg(
+  c: NodeReader,
+  diag: Diagnostics,
+  subject: Subject,
+): number | undefined {
   const text = c.string(0, 'a duration such as "10s"');
   c.finish();
   c.noChildren();
   if (text === undefined) return undefined;
   const ms = parseDuration(text);
-  if (ms === undefined) diag.error('SPEC_DURATION', c.argAt(0), subject, `${JSON.stringify(text)} is not a duration like 500ms, 10s, 2m`);
+  if (ms === undefined)
+    diag.error(
+      'SPEC_DURATION',
+      c.argAt(0),
+      subject,
+      `${JSON.stringify(text)} is not a duration like 500ms, 10s, 2m`,
+    );
   return ms;
 }
 
@@ -48,7 +73,8 @@ export function parseAuth(c: NodeReader, diag: Diagnostics): AuthSpec | undefine
     case 'basic': {
       const usernameEnv = c.propString('username-env', true);
       const passwordEnv = c.propString('password-env', true);
-      if (usernameEnv !== undefined && passwordEnv !== undefined) auth = { kind, usernameEnv, passwordEnv, at: c.at };
+      if (usernameEnv !== undefined && passwordEnv !== undefined)
+        auth = { kind, usernameEnv, passwordEnv, at: c.at };
       break;
     }
     case 'query': {
@@ -60,7 +86,12 @@ export function parseAuth(c: NodeReader, diag: Diagnostics): AuthSpec | undefine
     case undefined:
       break;
     default:
-      diag.error('SPEC_VALUE_TYPE', c.argAt(0), subject, `unknown auth kind ${JSON.stringify(kind)} (known: bearer, header, basic, query)`);
+      diag.error(
+        'SPEC_VALUE_TYPE',
+        c.argAt(0),
+        subject,
+        `unknown auth kind ${JSON.stringify(kind)} (known: bearer, header, basic, query)`,
+      );
       return undefined;
   }
   c.finish();
@@ -76,16 +107,33 @@ export function parseDatabase(c: NodeReader, diag: Diagnostics): DatabaseSpec | 
   let statementTimeoutMs = 10_000;
   if (timeoutText !== undefined) {
     const ms = parseDuration(timeoutText);
-    if (ms === undefined) diag.error('SPEC_DURATION', c.propAt('statement-timeout'), subject, `statement-timeout ${JSON.stringify(timeoutText)} is not a duration like 500ms, 10s, 2m`);
+    if (ms === undefined)
+      diag.error(
+        'SPEC_DURATION',
+        c.propAt('statement-timeout'),
+        subject,
+        `statement-timeout ${JSON.stringify(timeoutText)} is not a duration like 500ms, 10s, 2m`,
+      );
     else statementTimeoutMs = ms;
   }
   if (mode === 'embedded') {
     const seed = c.propString('seed');
     c.finish();
-    return { kind: 'embedded', ...(seed !== undefined && { seed }), pool, statementTimeoutMs, at: c.at };
+    return {
+      kind: 'embedded',
+      ...(seed !== undefined && { seed }),
+      pool,
+      statementTimeoutMs,
+      at: c.at,
+    };
   }
   if (mode !== undefined) {
-    diag.error('SPEC_VALUE_TYPE', c.argAt(0), subject, `unknown database mode ${JSON.stringify(mode)}; use env="VAR" or embedded`);
+    diag.error(
+      'SPEC_VALUE_TYPE',
+      c.argAt(0),
+      subject,
+      `unknown database mode ${JSON.stringify(mode)}; use env="VAR" or embedded`,
+    );
     c.finish();
     return undefined;
   }
@@ -102,7 +150,12 @@ export function parseRestrict(c: NodeReader, diag: Diagnostics): RestrictSpec[] 
     const subject = [`restrict ${r.name}`];
     r.noChildren();
     if (seen.has(r.name)) {
-      diag.error('SPEC_DUPLICATE', r.at, ['restrict'], `${r.name} is restricted twice; list every value in one line`);
+      diag.error(
+        'SPEC_DUPLICATE',
+        r.at,
+        ['restrict'],
+        `${r.name} is restricted twice; list every value in one line`,
+      );
       continue;
     }
     seen.add(r.name);
@@ -110,7 +163,8 @@ export function parseRestrict(c: NodeReader, diag: Diagnostics): RestrictSpec[] 
     const patternText = r.propString('pattern');
     r.finish();
     for (const v of values) {
-      if (v.value === null) diag.error('SPEC_VALUE_TYPE', v.at, subject, 'an allowed value cannot be #null');
+      if (v.value === null)
+        diag.error('SPEC_VALUE_TYPE', v.at, subject, 'an allowed value cannot be #null');
     }
     if (values.length === 0 && patternText === undefined) {
       diag.error('SPEC_MISSING', r.at, subject, 'give the allowed values or pattern="..."');
@@ -120,7 +174,9 @@ export function parseRestrict(c: NodeReader, diag: Diagnostics): RestrictSpec[] 
       argument: r.name,
       at: r.at,
       ...(values.length > 0 && { values }),
-      ...(patternText !== undefined && { pattern: { source: patternText, at: r.propAt('pattern') } }),
+      ...(patternText !== undefined && {
+        pattern: { source: patternText, at: r.propAt('pattern') },
+      }),
     });
   }
   return out;
@@ -158,7 +214,12 @@ export function parseAccess(c: NodeReader, diag: Diagnostics): AccessSpec {
         a.finish();
         break;
       default:
-        diag.error('SPEC_UNKNOWN_NODE', a.at, subject, `unknown node \`${a.name}\` in access (known: api-key, oauth, allow-origin)`);
+        diag.error(
+          'SPEC_UNKNOWN_NODE',
+          a.at,
+          subject,
+          `unknown node \`${a.name}\` in access (known: api-key, oauth, allow-origin)`,
+        );
     }
   }
   return { apiKeys, allowOrigins, at: c.at, ...(oauth && { oauth }) };

@@ -19,8 +19,19 @@ import type { GrantSpec, RestrictSpec, Spec } from './spec-types.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-const TOP_ONCE = new Set(['wrap', 'base-url', 'auth', 'timeout', 'database', 'restrict', 'limits', 'access', 'rate-limit']);
-const TOP_KNOWN = 'wrap, base-url, auth, header, timeout, database, restrict, limits, rate-limit, access, can';
+const TOP_ONCE = new Set([
+  'wrap',
+  'base-url',
+  'auth',
+  'timeout',
+  'database',
+  'restrict',
+  'limits',
+  'access',
+  'rate-limit',
+]);
+const TOP_KNOWN =
+  'wrap, base-url, auth, header, timeout, database, restrict, limits, rate-limit, access, can';
 
 export interface ParseResult {
   /** Undefined only when the text is not KDL at all. */
@@ -58,7 +69,12 @@ export function parseSpec(text: string, file: string): ParseResult {
     if (TOP_ONCE.has(r.name)) {
       const first = seen.get(r.name);
       if (first) {
-        diag.error('SPEC_DUPLICATE', r.at, [], `\`${r.name}\` may appear once (first at line ${first.line})`);
+        diag.error(
+          'SPEC_DUPLICATE',
+          r.at,
+          [],
+          `\`${r.name}\` may appear once (first at line ${first.line})`,
+        );
         continue;
       }
       seen.set(r.name, r.at);
@@ -77,7 +93,12 @@ export function parseSpec(text: string, file: string): ParseResult {
             c.noChildren();
             if (t !== undefined) w[c.name] = t;
           } else {
-            diag.error('SPEC_UNKNOWN_NODE', c.at, ['wrap'], `unknown node \`${c.name}\` in wrap (known: title, describe)`);
+            diag.error(
+              'SPEC_UNKNOWN_NODE',
+              c.at,
+              ['wrap'],
+              `unknown node \`${c.name}\` in wrap (known: title, describe)`,
+            );
           }
         }
         spec.wrap = w;
@@ -143,10 +164,21 @@ export function parseSpec(text: string, file: string): ParseResult {
         break;
       }
       default:
-        diag.error('SPEC_UNKNOWN_NODE', r.at, [], `unknown top-level node \`${r.name}\` (known: ${TOP_KNOWN})`);
+        diag.error(
+          'SPEC_UNKNOWN_NODE',
+          r.at,
+          [],
+          `unknown top-level node \`${r.name}\` (known: ${TOP_KNOWN})`,
+        );
     }
   }
-  if (!wrapSeen) diag.error('SPEC_MISSING', { line: 1, column: 1 }, [], 'the spec needs `wrap "<server name>"` once');
+  if (!wrapSeen)
+    diag.error(
+      'SPEC_MISSING',
+      { line: 1, column: 1 },
+      [],
+      'the spec needs `wrap "<server name>"` once',
+    );
   spec.grants = grants;
   spec.headers = headers;
   spec.restrict = restrict;
@@ -155,7 +187,10 @@ export function parseSpec(text: string, file: string): ParseResult {
 
 function reportSyntax(err: InvalidKdlError, diag: Diagnostics): void {
   // The parser may carry several errors (`errors`) or one with a start position.
-  const e = err as InvalidKdlError & { start?: Position; errors?: (InvalidKdlError & { start?: Position })[] };
+  const e = err as InvalidKdlError & {
+    start?: Position;
+    errors?: (InvalidKdlError & { start?: Position })[];
+  };
   const all = e.errors && e.errors.length > 0 ? e.errors : [e];
   for (const one of all) {
     const message = one.message.replace(/ at \d+:\d+$/, '');

@@ -35,7 +35,8 @@ function findSuperLinear(src: string): string | undefined {
         return 'backreferences can take exponential time';
       }
       i += 2;
-      if ((next === 'u' || next === 'p' || next === 'P') && src[i] === '{') i = src.indexOf('}', i) + 1;
+      if ((next === 'u' || next === 'p' || next === 'P') && src[i] === '{')
+        i = src.indexOf('}', i) + 1;
       lastGroupRepeats = false;
       continue;
     }
@@ -65,7 +66,8 @@ function findSuperLinear(src: string): string | undefined {
     const q = readQuantifier(src, i);
     if (q) {
       if (q.repeats) {
-        if (lastGroupRepeats) return 'a repeated group contains a repetition (nested quantifiers), which can take exponential time';
+        if (lastGroupRepeats)
+          return 'a repeated group contains a repetition (nested quantifiers), which can take exponential time';
         stack[stack.length - 1]!.repeats = true;
       }
       i = q.end;

@@ -83,7 +83,11 @@ export interface GrantSpec {
   readonly describe?: string;
   readonly title?: string;
   readonly method?: { readonly value: string; readonly at: Position };
-  readonly path?: { readonly template: string; readonly at: Position; readonly params: readonly FieldSpec[] };
+  readonly path?: {
+    readonly template: string;
+    readonly at: Position;
+    readonly params: readonly FieldSpec[];
+  };
   readonly query?: FieldBlockSpec;
   readonly body?: BodySpec;
   readonly set: readonly SetSpec[];
@@ -99,8 +103,19 @@ export interface GrantSpec {
 
 export type AuthSpec =
   | { readonly kind: 'bearer'; readonly env: string; readonly at: Position }
-  | { readonly kind: 'header'; readonly header: string; readonly env: string; readonly prefix: string; readonly at: Position }
-  | { readonly kind: 'basic'; readonly usernameEnv: string; readonly passwordEnv: string; readonly at: Position }
+  | {
+      readonly kind: 'header';
+      readonly header: string;
+      readonly env: string;
+      readonly prefix: string;
+      readonly at: Position;
+    }
+  | {
+      readonly kind: 'basic';
+      readonly usernameEnv: string;
+      readonly passwordEnv: string;
+      readonly at: Position;
+    }
   | { readonly kind: 'query'; readonly param: string; readonly env: string; readonly at: Position };
 
 export type DatabaseSpec =
@@ -127,22 +142,44 @@ export interface RestrictSpec {
 }
 
 export interface AccessSpec {
-  readonly apiKeys: readonly { readonly env: string; readonly scopes: readonly string[]; readonly at: Position }[];
-  readonly oauth?: { readonly issuer: string; readonly audience: string; readonly jwksUri: string; readonly at: Position };
+  readonly apiKeys: readonly {
+    readonly env: string;
+    readonly scopes: readonly string[];
+    readonly at: Position;
+  }[];
+  readonly oauth?: {
+    readonly issuer: string;
+    readonly audience: string;
+    readonly jwksUri: string;
+    readonly at: Position;
+  };
   readonly allowOrigins: readonly string[];
   readonly at: Position;
 }
 
 export interface Spec {
   readonly file: string;
-  readonly wrap: { readonly name: string; readonly version: string; readonly title?: string; readonly describe?: string };
+  readonly wrap: {
+    readonly name: string;
+    readonly version: string;
+    readonly title?: string;
+    readonly describe?: string;
+  };
   readonly baseUrl?: { readonly url: string; readonly at: Position };
   readonly auth?: AuthSpec;
-  readonly headers: readonly { readonly name: string; readonly value: string; readonly at: Position }[];
+  readonly headers: readonly {
+    readonly name: string;
+    readonly value: string;
+    readonly at: Position;
+  }[];
   readonly timeoutMs?: number;
   readonly database?: DatabaseSpec;
   readonly restrict: readonly RestrictSpec[];
-  readonly limits: { readonly maxBytes?: number; readonly budgetBytes?: number; readonly redisEnv?: string };
+  readonly limits: {
+    readonly maxBytes?: number;
+    readonly budgetBytes?: number;
+    readonly redisEnv?: string;
+  };
   readonly rateLimit?: RateLimitSpec;
   readonly access?: AccessSpec;
   readonly grants: readonly GrantSpec[];

@@ -1,0 +1,57 @@
+import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { compileSpecFile } from '../../src/spec/load-spec.js';
+import { toolList } from '../../src/projection/mcp/tool-definition.js';
+
+// Golden files pin spec → descriptors and spec → tools/list. They were reviewed by eye
+// when written; regenerate with UPDATE_GOLDEN=1 and review the diff before committing.
+const SPECS = 'specs';
+const GOLDEN = join('test', 'spec', 'golden');
+const update = process.env.UPDATE_GOLDEN === '1';
+
+function golden(name: string, value: unknown): void {
+  const file = join(GOLDEN, name);
+  const text = `${JSON.stringify(value, null, 2)}\n`;
+  if (update || !existsSync(file)) writeFileSync(file, text);
+  expect(text).toBe(readFileSync(file, 'utf8'));
+}
+
+describe('example specs compile to their reviewed golden descriptors', () => {
+  const specs = readdirSync(SPECS).filter((f) => f.endsWith('.mcp.kdl'));
+
+  it('has at least three example specs', () => {
+    expect(specs.length).toBeGreaterThanOrEqual(3);
+  });
+
+  for (const spec of specs) {
+    const base = spec.replace(/\.mcp\.kdl$/, '');
+
+    it(`${spec} compiles without errors or warnings`, async () => {
+      const result = await compileSpecFile(join(SPECS, spec));
+      expect(result.diagnostics).toEqual([]);
+      expect(result.compiled).toBeDefined();
+    });
+
+    it(`${spec} yields the golden descriptors`, async () => {
+      const { compiled } = await compileSpecFile(join(SPECS, spec));
+      golden(`${base}.descriptors.json`, compiled);
+    });
+
+    it(`${spec} yields the golden tools/list`, async () => {
+      const { compiled } = await compileSpecFile(join(SPECS, spec));
+      golden(`${base}.tools.json`, toolList(compiled!.tools));
+    });
+
+    it(`${spec} descriptors are frozen all the way down`, async () => {
+      const { compiled } = await compileSpecFile(join(SPECS, spec));
+      const tool = compiled!.tools[0]!;
+      expect(Object.isFrozen(compiled)).toBe(true);
+      expect(Object.isFrozen(tool.inputSchema)).toBe(true);
+      expect(Object.isFrozen(tool.arguments[0])).toBe(true);
+      expect(() => {
+        (tool as { name: string }).name = 'changed';
+      }).toThrow(TypeError);
+    });
+  }
+});
