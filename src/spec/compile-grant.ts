@@ -72,7 +72,7 @@ export function compileGrant(g: GrantSpec, ctx: SpecContext): Descriptor | undef
     if (!method) {
       diag.error(
         'SPEC_UNKNOWN_VERB',
-        g.at,
+        g.verbAt,
         subject,
         `unknown verb ${JSON.stringify(g.verb)}; use one of ${KNOWN_VERBS.join(', ')}, or add \`method "POST"\` (or GET, PUT, PATCH, DELETE)`,
       );
@@ -103,12 +103,8 @@ export function compileGrant(g: GrantSpec, ctx: SpecContext): Descriptor | undef
     return undefined;
   }
   const misplaced = isSql
-    ? [
-        g.query && ['query', g.query.at],
-        g.body && ['body', g.body.at],
-        g.set[0] && ['set', g.set[0].at],
-      ]
-    : [g.params && ['params', g.params.at], g.maxRows !== undefined && ['max-rows', g.at]];
+    ? [g.query && ['query', g.query.at], g.body && ['body', g.body.at], g.setAt && ['set', g.setAt]]
+    : [g.params && ['params', g.params.at], g.maxRowsAt && ['max-rows', g.maxRowsAt]];
   for (const m of misplaced) {
     if (m)
       diag.error(
@@ -163,7 +159,7 @@ export function compileGrant(g: GrantSpec, ctx: SpecContext): Descriptor | undef
       diag.error(
         'SPEC_MISSING',
         f.fromClaim.at,
-        [...subject, `field ${f.name}`],
+        [...subject, `argument ${f.name}`],
         'from-claim takes the value from a verified token: add `access { oauth ... }`',
       );
     }

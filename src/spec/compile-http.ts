@@ -57,27 +57,32 @@ export function compileHttp(
       if (!isScalarType(given.type))
         diag.error(
           'SPEC_PATH_PARAM',
-          given.at,
+          given.typeAt ?? given.at,
           here,
           `a path param fills one segment: it must be string, integer, number or boolean, not ${given.type}`,
         );
       if (given.default)
         diag.error(
-          'SPEC_PATH_PARAM',
+          'SPEC_PROPERTY_TYPE',
           given.default.at,
           here,
           'a path param is always required; it takes no default',
         );
-      if (given.as !== undefined || given.arg || given.fromClaim) {
-        // from-claim on a path param is allowed: it binds e.g. {tenant} to the token.
-        if (given.as !== undefined || given.arg)
-          diag.error(
-            'SPEC_PROPERTY_TYPE',
-            given.at,
-            here,
-            'as= and arg= do not apply to path params',
-          );
-      }
+      // from-claim on a path param is allowed: it binds e.g. {tenant} to the token.
+      if (given.as !== undefined)
+        diag.error(
+          'SPEC_PROPERTY_TYPE',
+          given.asAt ?? given.at,
+          here,
+          'as= does not apply to path params: the template names the segment',
+        );
+      if (given.arg)
+        diag.error(
+          'SPEC_PROPERTY_TYPE',
+          given.arg.at,
+          here,
+          'arg= does not apply to path params: a path param is already an argument',
+        );
       checkFieldValues(given, diag, subject, 'path param');
     }
     const field: FieldSpec = given
@@ -116,7 +121,7 @@ export function compileHttp(
     if (!isScalarOrScalarArray(f.type)) {
       diag.error(
         'SPEC_UNKNOWN_TYPE',
-        f.at,
+        f.typeAt ?? f.at,
         here,
         `type ${f.type} is not allowed in query: query fields take scalars and scalar arrays`,
       );

@@ -24,7 +24,7 @@ export function compileSql(
     if (f.as !== undefined)
       diag.error(
         'SPEC_PROPERTY_TYPE',
-        f.at,
+        f.asAt ?? f.at,
         here,
         'as= applies to query and body fields; a param is bound by position',
       );

@@ -91,7 +91,7 @@ export class GrantBuilder {
           'SPEC_RESTRICT',
           r.at,
           subject,
-          `argument ${r.argument} is a ${field.type}; restrict applies to scalars and scalar arrays`,
+          `argument ${r.argument} is of type ${field.type}; restrict applies to scalars and scalar arrays`,
         );
         continue;
       }
@@ -110,7 +110,7 @@ export class GrantBuilder {
           'SPEC_RESTRICT',
           r.pattern.at,
           subject,
-          `pattern= applies to string arguments; ${r.argument} is a ${field.type}`,
+          `pattern= applies to string arguments; ${r.argument} is of type ${field.type}`,
         );
       }
       out.push({

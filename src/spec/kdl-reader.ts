@@ -166,7 +166,16 @@ export class NodeReader {
       );
       return undefined;
     }
-    if (!Number.isFinite(value) || (Number.isInteger(value) && !Number.isSafeInteger(value))) {
+    if (!Number.isFinite(value)) {
+      this.diag.error(
+        'SPEC_VALUE_TYPE',
+        positionOf(entry),
+        this.say(),
+        `${prop}=${written(entry)} is not a finite number`,
+      );
+      return undefined;
+    }
+    if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
       this.diag.error(
         'SPEC_VALUE_TYPE',
         positionOf(entry),

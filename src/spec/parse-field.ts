@@ -210,6 +210,7 @@ function parseField(r: NodeReader, ctx: FieldContext): FieldSpec | undefined {
   return {
     name: view.name,
     type,
+    typeAt: view.argAt(0),
     at: view.at,
     required,
     ...(def !== undefined && { default: def }),
@@ -222,7 +223,7 @@ function parseField(r: NodeReader, ctx: FieldContext): FieldSpec | undefined {
     ...(format !== undefined && { format }),
     ...(minItems !== undefined && { minItems }),
     ...(maxItems !== undefined && { maxItems }),
-    ...(as !== undefined && { as }),
+    ...(as !== undefined && { as, asAt: view.propAt('as') }),
     ...(arg !== undefined && { arg }),
     ...(fromClaim !== undefined && { fromClaim }),
     ...(kind !== undefined && { kind }),

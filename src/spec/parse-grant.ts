@@ -32,7 +32,14 @@ export function parseGrant(r: NodeReader, diag: Diagnostics): GrantSpec | undefi
   if (verb === undefined || resource === undefined) return undefined;
   const label = `grant ${toolName(verb, resource)}`;
   const subject = [label];
-  const grant: Mutable<GrantSpec> = { verb, resource, at: r.at, set: [], scopes: [] };
+  const grant: Mutable<GrantSpec> = {
+    verb,
+    verbAt: r.argAt(0),
+    resource,
+    at: r.at,
+    set: [],
+    scopes: [],
+  };
   const seen = new Map<string, Position>();
   const scopes: string[] = [];
   const set: SetSpec[] = [];
@@ -102,6 +109,7 @@ export function parseGrant(r: NodeReader, diag: Diagnostics): GrantSpec | undefi
         break;
       case 'set':
         c.finish();
+        grant.setAt = c.at;
         for (const s of c.children(subject)) set.push(...parseSet(s, diag, subject));
         break;
       case 'sql': {
@@ -118,8 +126,10 @@ export function parseGrant(r: NodeReader, diag: Diagnostics): GrantSpec | undefi
         c.finish();
         c.noChildren();
         if (n === undefined) break;
-        if (c.name === 'max-rows') grant.maxRows = n;
-        else if (c.name === 'max-bytes') grant.maxBytes = n;
+        if (c.name === 'max-rows') {
+          grant.maxRows = n;
+          grant.maxRowsAt = c.at;
+        } else if (c.name === 'max-bytes') grant.maxBytes = n;
         else grant.budgetBytes = n;
         break;
       }

@@ -47,7 +47,7 @@ export function parseDurationArg(
       'SPEC_DURATION',
       c.argAt(0),
       subject,
-      `${JSON.stringify(text)} is not a duration like 500ms, 10s, 2m`,
+      `${c.name} ${JSON.stringify(text)} is not a duration like 500ms, 10s, 2m`,
     );
   return ms;
 }

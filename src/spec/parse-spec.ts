@@ -125,7 +125,7 @@ export function parseSpec(text: string, file: string): ParseResult {
         break;
       }
       case 'timeout': {
-        const ms = parseDurationArg(r, diag, ['timeout']);
+        const ms = parseDurationArg(r, diag, []);
         if (ms !== undefined) spec.timeoutMs = ms;
         break;
       }
@@ -151,7 +151,7 @@ export function parseSpec(text: string, file: string): ParseResult {
         break;
       }
       case 'rate-limit': {
-        const rl = parseRateLimitNode(r, diag, ['rate-limit']);
+        const rl = parseRateLimitNode(r, diag, []);
         if (rl) spec.rateLimit = rl;
         break;
       }

@@ -46,6 +46,9 @@ export function parseTemplate(template: string): TemplateResult {
   }
   if (segments.some((s) => s === '.' || s === '..'))
     return { ok: false, reason: 'must not contain "." or ".." segments' };
+  // A trailing "/" is a real path (`/items/`); an empty segment inside is not.
+  if (template.includes('//'))
+    return { ok: false, reason: 'must not contain an empty segment ("//")' };
   return { ok: true, parts, params };
 }
 

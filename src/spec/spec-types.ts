@@ -27,6 +27,8 @@ export type Format = (typeof FORMATS)[number];
 export interface FieldSpec {
   readonly name: string;
   readonly type: FieldType;
+  /** Where the type is written; absent for undeclared path params. */
+  readonly typeAt?: Position;
   readonly at: Position;
   readonly required: boolean;
   readonly default?: { readonly value: Scalar; readonly at: Position };
@@ -40,6 +42,7 @@ export interface FieldSpec {
   readonly minItems?: number;
   readonly maxItems?: number;
   readonly as?: string;
+  readonly asAt?: Position;
   readonly arg?: { readonly name: string; readonly at: Position };
   readonly fromClaim?: { readonly claim: string; readonly at: Position };
   readonly kind?: 'object' | 'array';
@@ -78,6 +81,8 @@ export interface RateLimitSpec {
 
 export interface GrantSpec {
   readonly verb: string;
+  /** Where the verb is written, for SPEC_UNKNOWN_VERB. */
+  readonly verbAt: Position;
   readonly resource: string;
   readonly at: Position;
   readonly describe?: string;
@@ -94,6 +99,10 @@ export interface GrantSpec {
   readonly sql?: { readonly statement: string; readonly at: Position };
   readonly params?: FieldBlockSpec;
   readonly maxRows?: number;
+  /** Where `max-rows` is written, for SPEC_GRANT_KIND in an HTTP grant. */
+  readonly maxRowsAt?: Position;
+  /** Where `set` is written, for SPEC_GRANT_KIND in a sql grant. */
+  readonly setAt?: Position;
   readonly scopes: readonly string[];
   readonly rateLimit?: RateLimitSpec;
   readonly timeoutMs?: number;

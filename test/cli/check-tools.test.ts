@@ -51,7 +51,7 @@ describe('mcp-beaver check', () => {
       `${file}:5:22: error SPEC_UNKNOWN_TYPE: grant list_issues: query field per_page: unknown type "int" (known: string, integer, number, boolean, string[], integer[], number[], boolean[], object, object[], raw)`,
       expect.stringMatching(
         new RegExp(
-          `^${file}:7:1: error SPEC_UNKNOWN_VERB: grant frobnicate_things: unknown verb "frobnicate"`,
+          `^${file}:7:5: error SPEC_UNKNOWN_VERB: grant frobnicate_things: unknown verb "frobnicate"`,
         ),
       ),
       `${file}: 2 errors`,

@@ -1,0 +1,95 @@
+/**
+ * The upstream request body, built from declared fields only (security.md, "Query and
+ * body"): the validated arguments are re-shaped under their upstream names, `arg=`
+ * projections and `set { body }` values are placed at their paths, and the result is
+ * serialized as JSON or as a form. Objects have no prototype, so no key can reach one.
+ */
+import type {
+  ArgumentDescriptor,
+  BodyFieldDescriptor,
+  HttpBackend,
+} from '../../../spec/descriptor.js';
+
+type Obj = Record<string, unknown>;
+
+function obj(): Obj {
+  return Object.create(null) as Obj;
+}
+
+function reshape(f: BodyFieldDescriptor, v: unknown): unknown {
+  if (!f.fields || v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v))
+    return f.type === 'object[]' ? v.map((item) => reshapeObject(f.fields!, item)) : v;
+  return reshapeObject(f.fields, v);
+}
+
+function reshapeObject(fields: readonly BodyFieldDescriptor[], v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  const src = v as Obj;
+  const out = obj();
+  for (const c of fields) if (src[c.name] !== undefined) out[c.upstream] = reshape(c, src[c.name]);
+  return out;
+}
+
+function setPath(root: Obj, path: readonly string[], value: unknown): void {
+  let node = root;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (next === null || typeof next !== 'object' || Array.isArray(next)) node[key] = obj();
+    node = node[key] as Obj;
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+export interface BodyPlan {
+  readonly encoding: 'json' | 'form';
+  readonly fields: readonly { readonly arg: string; readonly field: BodyFieldDescriptor }[];
+  readonly projections: readonly ArgumentDescriptor[];
+  readonly setBody: HttpBackend['setBody'];
+}
+
+export function planBody(
+  backend: HttpBackend,
+  args: readonly ArgumentDescriptor[],
+): BodyPlan | undefined {
+  if (!backend.body) return undefined;
+  const byName = new Map(backend.body.fields.map((f) => [f.name, f]));
+  return {
+    encoding: backend.body.encoding,
+    fields: args
+      .filter((a) => a.in === 'body' && byName.has(a.name))
+      .map((a) => ({ arg: a.name, field: byName.get(a.name)! })),
+    projections: args.filter((a) => a.in === 'projection'),
+    setBody: backend.setBody,
+  };
+}
+
+export function buildBody(plan: BodyPlan, args: Obj): { contentType: string; payload: string } {
+  const out = obj();
+  for (const { arg, field } of plan.fields) {
+    if (args[arg] !== undefined) out[field.upstream] = reshape(field, args[arg]);
+  }
+  for (const p of plan.projections)
+    if (args[p.name] !== undefined) setPath(out, p.bodyPath!, args[p.name]);
+  for (const s of plan.setBody) setPath(out, s.path, s.value);
+  if (plan.encoding === 'json')
+    return { contentType: 'application/json', payload: JSON.stringify(out) };
+  const form = new URLSearchParams();
+  flattenForm(out, '', form);
+  return { contentType: 'application/x-www-form-urlencoded', payload: form.toString() };
+}
+
+/**
+ * Bracket notation as form APIs such as Stripe's read it: `a[b]=1`, scalar arrays as
+ * repeated `a[]=x`, arrays of objects as `a[0][b]=1`; null as an empty value.
+ */
+function flattenForm(value: unknown, name: string, form: URLSearchParams): void {
+  if (Array.isArray(value)) {
+    const scalars = value.every((v) => v === null || typeof v !== 'object');
+    value.forEach((v, i) => flattenForm(v, scalars ? `${name}[]` : `${name}[${i}]`, form));
+  } else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) flattenForm(v, name ? `${name}[${k}]` : k, form);
+  } else {
+    form.append(name, value === null || value === undefined ? '' : String(value));
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * HTTP grants on undici: one keep-alive Agent (a pool per origin) for the process,
+ * a plan per grant prepared at boot, and per call a straight line: build the target,
+ * assert it, send with the spec's headers and credential only, read within the
+ * deadline and the byte cap, and hand back JSON or text.
+ */
+import { Agent, errors as undiciErrors } from 'undici';
+import type { Readable } from 'node:stream';
+import type { Descriptor, HttpBackend } from '../../../spec/descriptor.js';
+import { engineError, type EngineError } from '../../error-catalogue.js';
+import { makeRedactor, type Redactor } from '../../redact.js';
+import type { BackendKind, BackendOutcome, CallContext, Env, PreparedBackend } from '../backend.js';
+import { buildBody, planBody } from './body.js';
+import { resolveCredential, type Credential } from './credentials.js';
+import { decodeUtf8Prefix, readCapped } from './read-body.js';
+import { buildTarget, planUrl, targetEscapes } from './url.js';
+import { classifyFailure, upstreamStatusError } from './upstream-errors.js';
+
+const USER_AGENT = 'mcp-beaver/0.1';
+/** Bodies are read up to this multiple of max-bytes, so JSON can be parsed and then cut cleanly. */
+const READ_FACTOR = 8;
+const READ_CAP_MIN = 1 << 20;
+const READ_CAP_MAX = 64 << 20;
+
+export function readCapFor(maxBytes: number): number {
+  return Math.min(Math.max(maxBytes * READ_FACTOR, READ_CAP_MIN), READ_CAP_MAX);
+}
+
+export function createHttpKind(env: Env, descriptors: readonly Descriptor[]): BackendKind {
+  const agent = new Agent({
+    keepAliveTimeout: 10_000,
+    connections: 256,
+    connect: { timeout: 5_000 },
+  });
+  const credentials = new Map<HttpBackend['auth'], Credential>();
+  const secrets: string[] = [];
+  // Resolve the credential once (every grant of a spec shares the same `auth`).
+  for (const d of descriptors) {
+    if (d.backend.kind !== 'http' || credentials.has(d.backend.auth)) continue;
+    const c = resolveCredential(d.backend.auth, env);
+    credentials.set(d.backend.auth, c);
+    secrets.push(...c.secrets);
+  }
+  const redact = makeRedactor(secrets);
+  return {
+    prepare(d) {
+      if (d.backend.kind !== 'http') throw new Error(`grant ${d.name} is not an HTTP grant`);
+      return prepareHttpGrant(d, d.backend, credentials.get(d.backend.auth)!, agent, redact);
+    },
+    secrets: () => secrets,
+    close: () => agent.close(),
+  };
+}
+
+function prepareHttpGrant(
+  d: Descriptor,
+  backend: HttpBackend,
+  credential: Credential,
+  agent: Agent,
+  redact: Redactor,
+): PreparedBackend {
+  const url = planUrl(backend, d.arguments, credential.query);
+  const body = planBody(backend, d.arguments);
+  const hasAccept = backend.headers.some(([k]) => k.toLowerCase() === 'accept');
+  const headers: Record<string, string> = Object.freeze({
+    'user-agent': USER_AGENT,
+    'accept-encoding': 'identity',
+    ...(hasAccept ? {} : { accept: 'application/json, text/plain;q=0.9, */*;q=0.5' }),
+    ...Object.fromEntries(backend.headers.map(([k, v]) => [k.toLowerCase(), v])),
+    ...Object.fromEntries(credential.headers),
+  });
+  const readCap = readCapFor(d.limits.maxBytes);
+  const timeoutMs = backend.timeoutMs;
+
+  return {
+    async call(args: Record<string, unknown>, ctx: CallContext): Promise<BackendOutcome> {
+      const target = buildTarget(url, args);
+      const escaped = targetEscapes(url, target);
+      if (escaped)
+        return { ok: false, error: engineError('INTERNAL', `refused to send: ${escaped}`) };
+      const payload = body ? buildBody(body, args) : undefined;
+      const reqHeaders = payload || ctx.traceparent ? { ...headers } : headers;
+      if (payload) reqHeaders['content-type'] = payload.contentType;
+      if (ctx.traceparent) reqHeaders.traceparent = ctx.traceparent;
+
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(), timeoutMs);
+      const signal = ctx.signal ? AbortSignal.any([deadline.signal, ctx.signal]) : deadline.signal;
+      try {
+        const res = await agent.request({
+          origin: url.origin,
+          path: target,
+          method: backend.method,
+          headers: reqHeaders,
+          ...(payload && { body: payload.payload }),
+          signal,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        });
+        const stream = res.body as unknown as Readable;
+        if (res.statusCode < 200 || res.statusCode >= 300) {
+          const excerpt = await readCapped(stream, 2048).catch(() => ({
+            bytes: Buffer.alloc(0),
+            overflow: false,
+          }));
+          return {
+            ok: false,
+            error: upstreamStatusError(res.statusCode, redact(decodeUtf8Prefix(excerpt.bytes))),
+          };
+        }
+        const encoding = headerText(res.headers['content-encoding']);
+        if (encoding && encoding.toLowerCase() !== 'identity') {
+          stream.destroy();
+          return {
+            ok: false,
+            error: engineError(
+              'UPSTREAM_BAD_RESPONSE',
+              `upstream sent a ${encoding}-encoded body although the gateway asked for identity`,
+            ),
+          };
+        }
+        const read = await readCapped(stream, readCap);
+        return interpret(
+          read.bytes,
+          read.overflow,
+          headerText(res.headers['content-type']),
+          readCap,
+          redact,
+        );
+      } catch (err) {
+        return { ok: false, error: failure(err, deadline.signal.aborted, timeoutMs, ctx.signal) };
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+function interpret(
+  bytes: Buffer,
+  overflow: boolean,
+  contentType: string | undefined,
+  readCap: number,
+  redact: Redactor,
+): BackendOutcome {
+  const isJson =
+    contentType !== undefined &&
+    /^(application\/([\w.+-]*\+)?json|text\/json)\b/i.test(contentType);
+  if (isJson) {
+    if (overflow) {
+      return {
+        ok: false,
+        error: engineError(
+          'UPSTREAM_BAD_RESPONSE',
+          `upstream JSON is larger than the read cap of ${readCap} bytes; ask for less (a smaller page, fewer fields)`,
+        ),
+      };
+    }
+    if (bytes.length === 0) return { ok: true, value: { result: null } };
+    const text = redact(bytes.toString('utf8'));
+    try {
+      return { ok: true, value: { result: JSON.parse(text) as unknown } };
+    } catch {
+      return {
+        ok: false,
+        error: engineError(
+          'UPSTREAM_BAD_RESPONSE',
+          `upstream said ${contentType} but sent invalid JSON: ${JSON.stringify(text.slice(0, 200))}`,
+        ),
+      };
+    }
+  }
+  if (bytes.length === 0) return { ok: true, value: { result: null } };
+  const text = redact(overflow ? decodeUtf8Prefix(bytes) : bytes.toString('utf8'));
+  return { ok: true, value: { result: text, ...(overflow && { alreadyTruncated: true }) } };
+}
+
+function headerText(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function failure(
+  err: unknown,
+  timedOut: boolean,
+  timeoutMs: number,
+  callerSignal: AbortSignal | undefined,
+): EngineError {
+  if (
+    timedOut ||
+    err instanceof undiciErrors.HeadersTimeoutError ||
+    err instanceof undiciErrors.BodyTimeoutError
+  ) {
+    return engineError(
+      'UPSTREAM_TIMEOUT',
+      `upstream timeout: no complete answer within ${timeoutMs} ms`,
+    );
+  }
+  if (callerSignal?.aborted)
+    return engineError('UPSTREAM_UNREACHABLE', 'the call was cancelled by the caller');
+  return classifyFailure(err);
+}

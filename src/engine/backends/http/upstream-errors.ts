@@ -1,0 +1,50 @@
+/** Upstream failures as catalogue errors, with nothing of the credential in them. */
+import { engineError, type EngineError } from '../../error-catalogue.js';
+
+const EXCERPT_CHARS = 512;
+
+export function upstreamStatusError(status: number, body: string): EngineError {
+  const excerpt = body.length > EXCERPT_CHARS ? `${body.slice(0, EXCERPT_CHARS)}…` : body;
+  const what =
+    status >= 300 && status < 400
+      ? `a ${status} redirect, which the gateway does not follow`
+      : `status ${status}`;
+  const shown = excerpt.trim() ? `: ${excerpt.trim().slice(0, 200)}` : '';
+  return engineError('UPSTREAM_STATUS', `upstream answered with ${what}${shown}`, {
+    details: { status, body: excerpt },
+  });
+}
+
+const UNREACHABLE: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found (DNS)',
+  EAI_AGAIN: 'DNS lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  EPIPE: 'connection closed while sending',
+  UND_ERR_SOCKET: 'connection closed by the upstream',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timeout',
+  UND_ERR_CLOSED: 'connection closed',
+  UND_ERR_ABORTED: 'request aborted',
+};
+
+export function classifyFailure(err: unknown): EngineError {
+  const code = errorCode(err);
+  const reason = (code && UNREACHABLE[code]) ?? 'the request failed';
+  return engineError(
+    'UPSTREAM_UNREACHABLE',
+    `upstream unreachable: ${reason}${code ? ` (${code})` : ''}`,
+  );
+}
+
+function errorCode(err: unknown): string | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && e && typeof e === 'object'; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code in UNREACHABLE) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  const code = err && typeof err === 'object' ? (err as { code?: unknown }).code : undefined;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -1,0 +1,79 @@
+/**
+ * Upstream URL building (security.md, "Path parameters"): each path value fills
+ * exactly one percent-encoded segment; query arrays become repeated keys in the
+ * caller's order; the result's origin and path prefix are asserted equal to the
+ * base-url's before anything is sent.
+ */
+import type { ArgumentDescriptor, HttpBackend, JsonScalar } from '../../../spec/descriptor.js';
+
+export interface UrlPlan {
+  readonly origin: string;
+  /** The base-url's path prefix, without trailing slash ('' for none). */
+  readonly prefix: string;
+  readonly backend: HttpBackend;
+  readonly query: readonly ArgumentDescriptor[];
+  /** Fixed pairs appended after the caller's: set { query } then the credential. */
+  readonly fixedQuery: readonly (readonly [string, string])[];
+}
+
+export function planUrl(
+  backend: HttpBackend,
+  args: readonly ArgumentDescriptor[],
+  credentialQuery: readonly (readonly [string, string])[],
+): UrlPlan {
+  const base = new URL(backend.baseUrl);
+  return {
+    origin: base.origin,
+    prefix: base.pathname.replace(/\/+$/, ''),
+    backend,
+    query: args.filter((a) => a.in === 'query'),
+    fixedQuery: [
+      ...backend.setQuery.map(([k, v]) => [k, scalarText(v)] as const),
+      ...credentialQuery,
+    ],
+  };
+}
+
+function scalarText(v: JsonScalar): string {
+  return v === null ? '' : String(v);
+}
+
+/** The request target (path + query) relative to the origin. */
+export function buildTarget(plan: UrlPlan, args: Record<string, unknown>): string {
+  let path = plan.prefix;
+  for (const part of plan.backend.path) {
+    path += 'literal' in part ? part.literal : encodeURIComponent(String(args[part.param]));
+  }
+  const qs = new URLSearchParams();
+  for (const a of plan.query) {
+    const v = args[a.name];
+    if (v === undefined) continue;
+    if (Array.isArray(v)) for (const item of v) qs.append(a.upstream, String(item));
+    else qs.append(a.upstream, String(v));
+  }
+  for (const [k, v] of plan.fixedQuery) qs.append(k, v);
+  const query = qs.toString();
+  return query ? `${path}?${query}` : path;
+}
+
+/**
+ * Whatever the arguments, the URL must stay on the base-url's origin and under its
+ * prefix, with the template's number of segments. A broken invariant here is a bug in
+ * the gate or the encoder, so it is reported, never sent.
+ */
+export function targetEscapes(plan: UrlPlan, target: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(target, plan.origin);
+  } catch {
+    return 'the built URL does not parse';
+  }
+  if (url.origin !== plan.origin) return `the built URL left the origin ${plan.origin}`;
+  const pathname = target.split('?')[0]!;
+  if (url.pathname !== pathname) return 'the built path was changed by URL normalization';
+  if (plan.prefix && pathname !== plan.prefix && !pathname.startsWith(`${plan.prefix}/`))
+    return `the built path left the prefix ${plan.prefix}`;
+  const expected = (plan.prefix + plan.backend.pathTemplate).split('/').length;
+  if (pathname.split('/').length !== expected) return 'a path value spans more than one segment';
+  return undefined;
+}

@@ -1,0 +1,125 @@
+/**
+ * The one catalogue of expected failures (architecture.md, habit 6). Every failure the
+ * gateway answers with has a stable code, an HTTP status for the REST surface, and a
+ * place in MCP: a tool result with isError (the model can act on it) or a JSON-RPC
+ * error (the call itself was malformed). docs/errors.md is tested against this table.
+ */
+export interface CatalogueEntry {
+  readonly status: number;
+  readonly mcp: 'tool-error' | 'jsonrpc';
+  readonly summary: string;
+}
+
+export const ERROR_CATALOGUE = {
+  INVALID_JSON: { status: 400, mcp: 'jsonrpc', summary: 'The request body is not valid JSON.' },
+  INVALID_ARGUMENTS: {
+    status: 400,
+    mcp: 'tool-error',
+    summary:
+      'Arguments do not match the tool input schema: wrong type, out of bounds, missing, or not declared.',
+  },
+  PATH_VALUE_REJECTED: {
+    status: 400,
+    mcp: 'tool-error',
+    summary:
+      'A path argument holds a character or segment that could change the upstream path (/, \\, .., %, ?, #, control or bidi characters).',
+  },
+  EXCLUSIVE_ARGUMENTS: {
+    status: 400,
+    mcp: 'tool-error',
+    summary: 'Two arguments of an exclusive group were given together.',
+  },
+  DENIED_BY_RESTRICT: {
+    status: 403,
+    mcp: 'tool-error',
+    summary: "An argument value is outside the spec's restrict allowlist.",
+  },
+  UNAUTHENTICATED: { status: 401, mcp: 'jsonrpc', summary: 'No valid credential was presented.' },
+  INSUFFICIENT_SCOPE: {
+    status: 403,
+    mcp: 'jsonrpc',
+    summary: 'The caller lacks a scope the grant requires.',
+  },
+  FORBIDDEN_ORIGIN: {
+    status: 403,
+    mcp: 'jsonrpc',
+    summary:
+      'A browser Origin that is not allowed, or a Host that is not this gateway (DNS rebinding).',
+  },
+  UNKNOWN_TOOL: { status: 404, mcp: 'jsonrpc', summary: 'No grant has this tool name.' },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    mcp: 'jsonrpc',
+    summary: 'The request body is over the 4 MiB limit.',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    mcp: 'jsonrpc',
+    summary: 'The request body is not application/json.',
+  },
+  UPSTREAM_STATUS: {
+    status: 502,
+    mcp: 'tool-error',
+    summary: 'The upstream answered with a non-2xx status (redirects are not followed).',
+  },
+  UPSTREAM_UNREACHABLE: {
+    status: 502,
+    mcp: 'tool-error',
+    summary: 'The upstream could not be reached: connection refused or reset, DNS failure.',
+  },
+  UPSTREAM_BAD_RESPONSE: {
+    status: 502,
+    mcp: 'tool-error',
+    summary:
+      'The upstream response could not be used: invalid JSON where JSON was declared, an encoding we did not ask for, or larger than the read cap.',
+  },
+  UPSTREAM_TIMEOUT: {
+    status: 504,
+    mcp: 'tool-error',
+    summary: "The upstream did not answer in full within the grant's timeout.",
+  },
+  OVERLOADED: {
+    status: 503,
+    mcp: 'tool-error',
+    summary: 'Too many calls are in flight; retry after the Retry-After delay.',
+  },
+  DRAINING: {
+    status: 503,
+    mcp: 'tool-error',
+    summary: 'The gateway is shutting down and takes no new calls.',
+  },
+  INTERNAL: {
+    status: 500,
+    mcp: 'tool-error',
+    summary: 'A bug in the gateway; the request id in the logs locates it.',
+  },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export interface FieldProblem {
+  /** The argument, as a JSON pointer into the arguments ("/per_page", "/labels/2"). */
+  readonly field: string;
+  readonly message: string;
+}
+
+/** An expected failure: a value, never thrown across the pipeline. */
+export interface EngineError {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly details?: readonly FieldProblem[] | Readonly<Record<string, unknown>>;
+  /** Seconds, for OVERLOADED and DRAINING. */
+  readonly retryAfter?: number;
+}
+
+export function engineError(
+  code: ErrorCode,
+  message: string,
+  extra: Omit<EngineError, 'code' | 'message'> = {},
+): EngineError {
+  return { code, message, ...extra };
+}
+
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CATALOGUE[code].status;
+}

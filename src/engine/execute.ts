@@ -1,0 +1,65 @@
+/**
+ * The one pipeline every surface calls (architecture.md, "The data path"):
+ * scopes → metachar gate → restrict → schema → exclusive groups → claims → backend →
+ * envelope. Each guard returns an expected failure as a value; the first one ends
+ * the call before anything leaves the gateway.
+ *
+ * Scopes run first, ahead of the order in the engine issue: a caller who may not
+ * call a grant learns nothing about its arguments or allowlists from its errors.
+ */
+import { buildEnvelope, type BuiltEnvelope } from '../envelope/envelope.js';
+import type { CallContext } from './backends/backend.js';
+import type { Caller } from './caller.js';
+import { engineError, type EngineError } from './error-catalogue.js';
+import { gatePathValues } from './guards/metachar.js';
+import { checkScopes } from './guards/scopes.js';
+import type { Operation } from './operation.js';
+
+export type Outcome =
+  | { readonly ok: true; readonly envelope: BuiltEnvelope }
+  | { readonly ok: false; readonly error: EngineError };
+
+function fail(error: EngineError): Outcome {
+  return { ok: false, error };
+}
+
+export async function execute(
+  op: Operation,
+  input: unknown,
+  caller: Caller,
+  ctx: CallContext,
+): Promise<Outcome> {
+  const d = op.descriptor;
+  const denied = checkScopes(op.name, d.scopes, caller);
+  if (denied) return fail(denied);
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    return fail(
+      engineError('INVALID_ARGUMENTS', `arguments of ${op.name} must be a JSON object`, {
+        details: [{ field: '', message: 'must be object' }],
+      }),
+    );
+  }
+  const args = input as Record<string, unknown>;
+  const gated = gatePathValues(op.pathArgs, args);
+  if (gated) return fail(gated);
+  const restricted = op.restrict?.(args);
+  if (restricted) return fail(restricted);
+  const invalid = op.validate(args);
+  if (invalid) return fail(invalid);
+  const exclusive = op.exclusive?.(args);
+  if (exclusive) return fail(exclusive);
+  for (const [arg, claim] of op.claims) {
+    const value = caller.claims?.[claim];
+    if (value === undefined)
+      return fail(
+        engineError(
+          'UNAUTHENTICATED',
+          `${op.name} binds ${arg} to the token claim ${claim}, which the caller's token lacks`,
+        ),
+      );
+    args[arg] = value;
+  }
+  const out = await op.backend.call(args, ctx);
+  if (!out.ok) return out;
+  return { ok: true, envelope: buildEnvelope(out.value, d.limits) };
+}

@@ -1,0 +1,155 @@
+/**
+ * The prepared gateway: every grant of a compiled spec turned into an Operation at
+ * boot, and the call entry point both surfaces use (lookup, admission, execute).
+ */
+import type { CompiledSpec, Descriptor } from '../spec/descriptor.js';
+import type { BackendKind, CallContext, Env } from './backends/backend.js';
+import { createHttpKind } from './backends/http/http-backend.js';
+import type { Caller } from './caller.js';
+import { engineError } from './error-catalogue.js';
+import { execute, type Outcome } from './execute.js';
+import { prepareExclusive } from './guards/exclusive.js';
+import { prepareRestrict } from './guards/restrict.js';
+import { createAjv, prepareValidator } from './guards/validate.js';
+import type { Operation } from './operation.js';
+import { makeRedactor, type Redactor } from './redact.js';
+import { StartupError } from './startup-error.js';
+
+/** Backend kinds by descriptor kind (architecture.md, habit 4: a map, not a switch). */
+export type KindFactory = (
+  env: Env,
+  descriptors: readonly Descriptor[],
+  spec: CompiledSpec,
+) => BackendKind | Promise<BackendKind>;
+
+export const BACKEND_KINDS: Record<string, KindFactory> = {
+  http: (env, descriptors) => createHttpKind(env, descriptors),
+};
+
+export interface GatewayOptions {
+  readonly env?: Env;
+  /** Calls allowed in flight at once; beyond it calls are shed with OVERLOADED. */
+  readonly maxInFlight?: number;
+  readonly kinds?: Record<string, KindFactory>;
+}
+
+export class Gateway {
+  private inFlight = 0;
+  private draining = false;
+  private readonly idleWaiters: (() => void)[] = [];
+
+  private constructor(
+    readonly spec: CompiledSpec,
+    readonly operations: ReadonlyMap<string, Operation>,
+    private readonly kinds: readonly BackendKind[],
+    readonly redact: Redactor,
+    private readonly maxInFlight: number,
+  ) {}
+
+  static async prepare(spec: CompiledSpec, opts: GatewayOptions = {}): Promise<Gateway> {
+    const env = opts.env ?? process.env;
+    const factories = opts.kinds ?? BACKEND_KINDS;
+    const byKind = new Map<string, Descriptor[]>();
+    for (const d of spec.tools)
+      byKind.set(d.backend.kind, [...(byKind.get(d.backend.kind) ?? []), d]);
+    const kinds = new Map<string, BackendKind>();
+    try {
+      for (const [kind, descriptors] of byKind) {
+        const factory = factories[kind];
+        if (!factory)
+          throw new StartupError(
+            `no backend serves ${kind} grants (${descriptors.map((d) => d.name).join(', ')})`,
+          );
+        kinds.set(kind, await factory(env, descriptors, spec));
+      }
+      const ajv = createAjv();
+      const operations = new Map<string, Operation>();
+      for (const d of spec.tools) {
+        const restrict = prepareRestrict(d.restrict);
+        const exclusive = prepareExclusive(d.exclusive);
+        operations.set(d.name, {
+          name: d.name,
+          descriptor: d,
+          pathArgs: d.arguments
+            .filter((a) => a.in === 'path' && a.fromClaim === undefined)
+            .map((a) => a.name),
+          ...(restrict && { restrict }),
+          validate: prepareValidator(ajv, d),
+          ...(exclusive && { exclusive }),
+          claims: d.arguments
+            .filter((a) => a.fromClaim !== undefined)
+            .map((a) => [a.name, a.fromClaim!] as const),
+          backend: kinds.get(d.backend.kind)!.prepare(d),
+        });
+      }
+      const redact = makeRedactor([...kinds.values()].flatMap((k) => k.secrets()));
+      return new Gateway(spec, operations, [...kinds.values()], redact, opts.maxInFlight ?? 1024);
+    } catch (err) {
+      await Promise.allSettled([...kinds.values()].map((k) => k.close()));
+      throw err;
+    }
+  }
+
+  get busy(): number {
+    return this.inFlight;
+  }
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /** Looks a tool up by name; a Map, so names like `__proto__` find nothing. */
+  operation(name: string): Operation | undefined {
+    return this.operations.get(name);
+  }
+
+  async call(
+    op: Operation,
+    input: unknown,
+    caller: Caller,
+    ctx: CallContext = {},
+  ): Promise<Outcome> {
+    if (this.draining)
+      return {
+        ok: false,
+        error: engineError('DRAINING', 'the gateway is shutting down; retry on another replica', {
+          retryAfter: 1,
+        }),
+      };
+    if (this.inFlight >= this.maxInFlight) {
+      return {
+        ok: false,
+        error: engineError(
+          'OVERLOADED',
+          `${this.inFlight} calls are in flight, the most this gateway takes; retry shortly`,
+          { retryAfter: 1 },
+        ),
+      };
+    }
+    this.inFlight += 1;
+    try {
+      return await execute(op, input, caller, ctx);
+    } finally {
+      this.inFlight -= 1;
+      if (this.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();
+    }
+  }
+
+  async ready(): Promise<boolean> {
+    if (this.draining) return false;
+    const checks = await Promise.all(this.kinds.map((k) => (k.ready ? k.ready() : true)));
+    return checks.every(Boolean);
+  }
+
+  /** Stops admitting calls and resolves when the ones in flight have finished. */
+  drain(): Promise<void> {
+    this.draining = true;
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    this.draining = true;
+    await Promise.allSettled(this.kinds.map((k) => k.close()));
+  }
+}

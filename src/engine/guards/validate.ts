@@ -1,0 +1,86 @@
+/**
+ * Typed argument validation: one ajv validator per grant, compiled at boot
+ * (JSON Schema 2020-12, no coercion, no $data, defaults applied). Undeclared
+ * arguments are refused by additionalProperties:false and named in the error.
+ */
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { Descriptor } from '../../spec/descriptor.js';
+import { engineError, type EngineError, type FieldProblem } from '../error-catalogue.js';
+
+// ajv-formats is CommonJS; under NodeNext its callable default export arrives wrapped.
+type AddFormats = (ajv: Ajv2020, formats: string[]) => unknown;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  addFormatsModule) as unknown as AddFormats;
+
+export type Validator = (input: Record<string, unknown>) => EngineError | undefined;
+
+export function createAjv(): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    coerceTypes: false,
+    useDefaults: true,
+    $data: false,
+    strict: true,
+    // The schemas are ours; their size is bounded by the spec, not by callers.
+    code: { optimize: true },
+  });
+  addFormats(ajv, ['date-time', 'date', 'email', 'uri', 'uuid']);
+  return ajv;
+}
+
+/**
+ * JSON cannot hold integers beyond 2^53 exactly: `9007199254740993` arrives as
+ * ...992 and would be forwarded wrong. The validator (not the published schema)
+ * bounds every integer to the exactly representable range.
+ */
+function withSafeIntegers(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withSafeIntegers);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema))
+    out[k] = k === 'enum' || k === 'default' ? v : withSafeIntegers(v);
+  if (out.type === 'integer') {
+    out.minimum = Math.max(Number(out.minimum ?? -Infinity), Number.MIN_SAFE_INTEGER);
+    out.maximum = Math.min(Number(out.maximum ?? Infinity), Number.MAX_SAFE_INTEGER);
+  }
+  return out;
+}
+
+export function prepareValidator(ajv: Ajv2020, d: Descriptor): Validator {
+  const validate: ValidateFunction = ajv.compile(withSafeIntegers(d.inputSchema) as object);
+  return function validator(input) {
+    if (validate(input)) return undefined;
+    const details = (validate.errors ?? []).map(describeError);
+    return engineError(
+      'INVALID_ARGUMENTS',
+      `invalid arguments for ${d.name}: ${details.map((x) => x.message).join('; ')}`,
+      { details },
+    );
+  };
+}
+
+function describeError(e: ErrorObject): FieldProblem {
+  const at = e.instancePath || '';
+  const name = at ? at.slice(1).replace(/\//g, '.') : '';
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'additionalProperties': {
+      const extra = String(p.additionalProperty);
+      const field = `${at}/${extra}`;
+      return {
+        field,
+        message: `${name ? `${name}.` : ''}${extra} is not an argument of this tool`,
+      };
+    }
+    case 'required':
+      return {
+        field: `${at}/${String(p.missingProperty)}`,
+        message: `${name ? `${name}.` : ''}${String(p.missingProperty)} is required`,
+      };
+    case 'type':
+      return { field: at, message: `${name || 'arguments'} must be ${String(p.type)}` };
+    default:
+      return { field: at, message: `${name || 'arguments'} ${e.message ?? 'is invalid'}` };
+  }
+}

@@ -1,0 +1,22 @@
+/**
+ * Prepared operations: a descriptor plus everything compiled from it at boot
+ * (validator, matchers, backend plan). Functions live here, never on descriptors.
+ */
+import type { Descriptor } from '../spec/descriptor.js';
+import type { PreparedBackend } from './backends/backend.js';
+import type { ExclusiveCheck } from './guards/exclusive.js';
+import type { RestrictMatcher } from './guards/restrict.js';
+import type { Validator } from './guards/validate.js';
+
+export interface Operation {
+  readonly name: string;
+  readonly descriptor: Descriptor;
+  /** String path arguments, for the metachar gate. */
+  readonly pathArgs: readonly string[];
+  readonly restrict?: RestrictMatcher;
+  readonly validate: Validator;
+  readonly exclusive?: ExclusiveCheck;
+  /** [argument, claim] pairs bound from the caller's verified token. */
+  readonly claims: readonly (readonly [string, string])[];
+  readonly backend: PreparedBackend;
+}

@@ -1,0 +1,12 @@
+/** JSONPath names for places in a result: `$`, `$.items`, `$.items[3].labels`, `$['a b']`. */
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+export function childPath(parent: string, key: string): string {
+  return IDENT.test(key)
+    ? `${parent}.${key}`
+    : `${parent}[${JSON.stringify(key).replace(/^"|"$/g, "'")}]`;
+}
+
+export function indexPath(parent: string, index: number): string {
+  return `${parent}[${index}]`;
+}

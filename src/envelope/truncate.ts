@@ -1,0 +1,144 @@
+/**
+ * Cuts a JSON value to fit a byte budget while keeping it valid JSON
+ * (spec-language.md, "The result envelope"): arrays lose elements from the end,
+ * long strings are shortened with a marker, object members after the cut are dropped.
+ * Records every array it visits, with its full length and, when cut, what was kept.
+ */
+import { childPath, indexPath } from './json-path.js';
+
+export interface ArrayItem {
+  path: string;
+  length: number;
+  kept?: number;
+}
+
+/** Below this many bytes left, a member is dropped rather than squeezed. */
+const MIN_USEFUL = 16;
+
+export function byteLength(json: string): number {
+  return Buffer.byteLength(json, 'utf8');
+}
+
+export class Truncator {
+  readonly items: ArrayItem[] = [];
+  /** How many arrays were seen beyond the items cap. */
+  omitted = 0;
+
+  constructor(private readonly itemsCap: number) {}
+
+  /** Lists every array in a value that is kept whole. */
+  walk(value: unknown, path: string): void {
+    if (Array.isArray(value)) {
+      this.record({ path, length: value.length });
+      value.forEach((v, i) => {
+        if (v !== null && typeof v === 'object') this.walk(v, indexPath(path, i));
+      });
+    } else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        if (v !== null && typeof v === 'object') this.walk(v, childPath(path, k));
+      }
+    }
+  }
+
+  /**
+   * A version of `value` whose JSON is at most `budget` bytes, or undefined when
+   * nothing useful fits. `json` is the value's own serialization when known.
+   */
+  fit(value: unknown, budget: number, path: string, json = JSON.stringify(value)): unknown {
+    const size = byteLength(json);
+    if (size <= budget) {
+      this.walk(value, path);
+      return value;
+    }
+    if (typeof value === 'string') return shortenString(value, budget);
+    if (Array.isArray(value)) return this.fitArray(value, budget, path);
+    if (value !== null && typeof value === 'object')
+      return this.fitObject(value as Record<string, unknown>, budget, path);
+    return undefined; // a number or literal that does not fit at all
+  }
+
+  private fitArray(arr: unknown[], budget: number, path: string): unknown[] | undefined {
+    if (budget < 2) return undefined;
+    const out: unknown[] = [];
+    const item: ArrayItem = { path, length: arr.length };
+    this.record(item);
+    let used = 2; // []
+    for (let i = 0; i < arr.length; i++) {
+      const sep = out.length > 0 ? 1 : 0;
+      const left = budget - used - sep;
+      const json = JSON.stringify(arr[i]) ?? 'null';
+      const size = byteLength(json);
+      if (size <= left) {
+        out.push(arr[i]);
+        if (arr[i] !== null && typeof arr[i] === 'object') this.walk(arr[i], indexPath(path, i));
+        used += sep + size;
+        continue;
+      }
+      if (left >= MIN_USEFUL) {
+        const part = this.fit(arr[i], left, indexPath(path, i), json);
+        if (part !== undefined) out.push(part);
+      }
+      break;
+    }
+    if (out.length < arr.length) item.kept = out.length;
+    return out;
+  }
+
+  private fitObject(
+    obj: Record<string, unknown>,
+    budget: number,
+    path: string,
+  ): Record<string, unknown> | undefined {
+    if (budget < 2) return undefined;
+    const out: Record<string, unknown> = {};
+    let used = 2; // {}
+    let first = true;
+    for (const [k, v] of Object.entries(obj)) {
+      if (v === undefined) continue;
+      const keyJson = JSON.stringify(k);
+      const overhead = byteLength(keyJson) + 1 + (first ? 0 : 1); // "k": and a comma
+      const left = budget - used - overhead;
+      const json = JSON.stringify(v);
+      const size = byteLength(json);
+      if (size <= left) {
+        out[k] = v;
+        if (v !== null && typeof v === 'object') this.walk(v, childPath(path, k));
+        used += overhead + size;
+        first = false;
+        continue;
+      }
+      if (left >= MIN_USEFUL) {
+        const part = this.fit(v, left, childPath(path, k), json);
+        if (part !== undefined) out[k] = part;
+      }
+      break;
+    }
+    return out;
+  }
+
+  private record(item: ArrayItem): void {
+    if (this.items.length < this.itemsCap) this.items.push(item);
+    else this.omitted += 1;
+  }
+}
+
+/**
+ * The longest prefix of `s` (whole code points) plus a marker whose JSON fits `budget`.
+ * The marker says how much was cut so a reader never mistakes the cut for the value.
+ */
+export function shortenString(s: string, budget: number): string | undefined {
+  const chars = [...s];
+  const marker = (n: number): string => `…[${n} more characters]`;
+  let lo = 0;
+  let hi = chars.length;
+  let best: string | undefined;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const candidate = chars.slice(0, mid).join('') + marker(chars.length - mid);
+    if (byteLength(JSON.stringify(candidate)) <= budget) {
+      best = candidate;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return best;
+}

@@ -1,0 +1,19 @@
+/** Catalogue errors as REST answers: `{"error":{"code","message","details"?}}` with the catalogue status. */
+import { statusOf, type EngineError } from '../../engine/error-catalogue.js';
+
+export interface RestErrorReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+export function restError(e: EngineError): RestErrorReply {
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+  if (e.retryAfter !== undefined) headers['retry-after'] = String(e.retryAfter);
+  const error = {
+    code: e.code,
+    message: e.message,
+    ...(e.details !== undefined && { details: e.details }),
+  };
+  return { status: statusOf(e.code), headers, body: JSON.stringify({ error }) };
+}

@@ -1,0 +1,132 @@
+/**
+ * The fastify wiring: body parsing and limits, request ids, the request guard,
+ * health and readiness, the projections' routes, and errors mapped to the catalogue
+ * (never the framework's own error bodies).
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyError } from 'fastify';
+import type { Gateway } from '../engine/gateway.js';
+import { engineError, type EngineError } from '../engine/error-catalogue.js';
+import { registerRestRoutes } from '../projection/rest/rest-routes.js';
+import { restError } from '../projection/rest/rest-error.js';
+import { anonymousCaller, type CallerResolver } from './caller-resolver.js';
+import { prepareRequestGuard, type GuardConfig } from './request-guards.js';
+
+export const BODY_LIMIT = 4 * 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export interface AppOptions {
+  readonly gateway: Gateway;
+  readonly logger: FastifyBaseLogger | false;
+  readonly guard: GuardConfig;
+  readonly resolveCaller?: CallerResolver;
+  /** Routes of other projections (MCP), registered after the shared hooks. */
+  readonly extraRoutes?: readonly ((app: FastifyInstance) => void)[];
+  /** Answer for a refused request guard, per path (MCP answers JSON-RPC). */
+  readonly guardReply?: (
+    url: string,
+    reason: string,
+  ) => { status: number; body: string } | undefined;
+}
+
+export function buildApp(opts: AppOptions): FastifyInstance {
+  const { gateway } = opts;
+  const longestCall = Math.max(
+    10_000,
+    ...gateway.spec.tools.map((t) => (t.backend.kind === 'http' ? t.backend.timeoutMs : 30_000)),
+  );
+  const app = Fastify({
+    ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
+    bodyLimit: BODY_LIMIT,
+    // Slowloris: a request must arrive whole quickly; a call may take its grant's timeout.
+    requestTimeout: longestCall + 15_000,
+    connectionTimeout: longestCall + 20_000,
+    keepAliveTimeout: 5_000,
+    return503OnClosing: true,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    disableRequestLogging: false,
+  });
+  app.server.headersTimeout = 10_000;
+
+  // Our own JSON parser: plain JSON.parse (duplicate keys: last wins, and the engine
+  // forwards only the re-serialized validated object), errors mapped to the catalogue.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    /^application\/([\w.+-]+\+)?json$/,
+    { parseAs: 'string' },
+    (_req, body, done) => {
+      const text = String(body);
+      if (text.trim() === '') return done(null, undefined);
+      try {
+        done(null, JSON.parse(text));
+      } catch (err) {
+        const e = Object.assign(
+          new Error(`request body is not valid JSON: ${(err as Error).message}`),
+          { statusCode: 400, code: 'INVALID_JSON' },
+        );
+        done(e, undefined);
+      }
+    },
+  );
+
+  const guard = prepareRequestGuard(opts.guard);
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+    const verdict = guard({ origin: req.headers.origin, host: req.headers.host });
+    if (verdict.ok) return;
+    req.log.warn({ reason: verdict.reason }, 'request refused by guard');
+    const custom = opts.guardReply?.(req.url, verdict.reason);
+    if (custom) return reply.code(custom.status).type('application/json').send(custom.body);
+    const r = restError(engineError('FORBIDDEN_ORIGIN', verdict.reason));
+    return reply.code(r.status).headers(r.headers).send(r.body);
+  });
+
+  app.get('/healthz', async (_req, reply) => reply.send({ status: 'ok' }));
+  app.get('/readyz', async (_req, reply) => {
+    const ready = await gateway.ready();
+    return reply
+      .code(ready ? 200 : 503)
+      .send({ status: ready ? 'ready' : gateway.isDraining ? 'draining' : 'not ready' });
+  });
+
+  registerRestRoutes(app, gateway, opts.resolveCaller ?? anonymousCaller);
+  for (const register of opts.extraRoutes ?? []) register(app);
+
+  app.setNotFoundHandler((req, reply) => {
+    const r = restError(
+      engineError('UNKNOWN_TOOL', `nothing is served at ${req.method} ${req.url.split('?')[0]}`),
+    );
+    return reply.code(404).headers(r.headers).send(r.body);
+  });
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const mapped = mapFrameworkError(err);
+    if (mapped.code === 'INTERNAL') req.log.error({ err }, 'unhandled error');
+    const r = restError(mapped);
+    return reply.code(r.status).headers(r.headers).send(r.body);
+  });
+  return app;
+}
+
+function mapFrameworkError(err: FastifyError): EngineError {
+  switch (err.code) {
+    case 'INVALID_JSON':
+      return engineError('INVALID_JSON', err.message);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return engineError('PAYLOAD_TOO_LARGE', `request body is over ${BODY_LIMIT} bytes`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return engineError('UNSUPPORTED_MEDIA_TYPE', 'send the arguments as application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return engineError('INVALID_JSON', 'request body is empty');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return engineError('INVALID_JSON', 'request body length does not match Content-Length');
+    default:
+      if (err.statusCode === 413)
+        return engineError('PAYLOAD_TOO_LARGE', `request body is over ${BODY_LIMIT} bytes`);
+      if (err.statusCode === 415)
+        return engineError('UNSUPPORTED_MEDIA_TYPE', 'send the arguments as application/json');
+      return engineError('INTERNAL', 'internal error');
+  }
+}

@@ -1,0 +1,46 @@
+/** `--http [host]:port`: where to listen, and whether that is loopback only. */
+import { isIP } from 'node:net';
+
+export interface ListenAddress {
+  readonly host: string;
+  readonly port: number;
+  readonly loopback: boolean;
+}
+
+export const DEFAULT_LISTEN = '127.0.0.1:8080';
+
+/** `:8080` = all interfaces; `8080` = loopback; `host:port`; `[::1]:8080`. */
+export function parseListen(text: string): ListenAddress | string {
+  let host: string;
+  let portText: string;
+  const v6 = /^\[([^\]]+)\]:(\d+)$/.exec(text);
+  if (v6) {
+    host = v6[1]!;
+    portText = v6[2]!;
+  } else if (/^\d+$/.test(text)) {
+    host = '127.0.0.1';
+    portText = text;
+  } else {
+    const i = text.lastIndexOf(':');
+    if (i < 0)
+      return `--http ${JSON.stringify(text)}: expected [host]:port, e.g. :8080 or 127.0.0.1:8080`;
+    host = text.slice(0, i) || '0.0.0.0';
+    portText = text.slice(i + 1);
+  }
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535)
+    return `--http ${JSON.stringify(text)}: ${JSON.stringify(portText)} is not a port`;
+  if (host !== 'localhost' && isIP(host) === 0 && !/^[a-z0-9.-]+$/i.test(host))
+    return `--http ${JSON.stringify(text)}: ${JSON.stringify(host)} is not a host`;
+  return { host, port, loopback: isLoopbackHost(host) };
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return (
+    h === 'localhost' ||
+    h.endsWith('.localhost') ||
+    h === '::1' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
+  );
+}

@@ -1,0 +1,1631 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { SPEC_ERROR_CODES, type SpecErrorCode } from '../../src/spec/diagnostics.js';
+import { compileSpecText } from '../../src/spec/load-spec.js';
+
+// Every refusal of the spec compiler, pinned to its code and to the exact token it
+// blames (spec-language.md, "Load errors"). Each row lists *all* the errors its spec
+// produces, so a spec that starts reporting a second, unrelated error fails too.
+
+const FILE = 'bad.mcp.kdl';
+
+/**
+ * A spec written inline: the common indentation and the first line break are removed,
+ * so line 1 is the first written line. Raw, so `\1` in a pattern stays a backslash.
+ */
+function kdl(strings: TemplateStringsArray): string {
+  const lines = strings.raw
+    .join('')
+    .replace(/^\n/, '')
+    .replace(/\n\s*$/, '\n')
+    .split('\n');
+  const indent = Math.min(
+    ...lines.filter((l) => l.trim() !== '').map((l) => /^ */.exec(l)![0].length),
+  );
+  return lines.map((l) => l.slice(indent)).join('\n');
+}
+
+interface Expected {
+  readonly code: SpecErrorCode;
+  readonly line: number;
+  readonly column: number;
+  /** A part of the message: names the grant, field or node at fault. */
+  readonly says: string;
+}
+
+interface BadSpec {
+  readonly name: string;
+  readonly text: string;
+  readonly errors: readonly Expected[];
+}
+
+function errorsOf(text: string) {
+  const result = compileSpecText(text, FILE);
+  return {
+    compiled: result.compiled,
+    errors: result.diagnostics
+      .filter((d) => d.severity === 'error')
+      .map(({ code, line, column, message, file }) => ({ code, line, column, message, file })),
+  };
+}
+
+function expected(list: readonly Expected[]) {
+  return list.map(({ code, line, column, says }) => ({
+    code,
+    line,
+    column,
+    message: expect.stringContaining(says),
+    file: FILE,
+  }));
+}
+
+const BAD: readonly BadSpec[] = [
+  // ---- KDL and node shape -------------------------------------------------------------
+  {
+    name: 'refuses text that is not KDL 2.0 (a stray closing brace)',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+      }
+      }
+    `,
+    errors: [
+      { code: 'SPEC_SYNTAX', line: 6, column: 1, says: 'invalid KDL: Unexpected token "}"' },
+    ],
+  },
+  {
+    name: 'refuses an unknown top-level node',
+    text: kdl`
+      wrap "t" version="1"
+      endpoint "https://api.example.com"
+    `,
+    errors: [
+      { code: 'SPEC_UNKNOWN_NODE', line: 2, column: 1, says: 'unknown top-level node `endpoint`' },
+    ],
+  },
+  {
+    name: 'refuses an unknown node inside a grant',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          headers {
+              accept "json"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_UNKNOWN_NODE',
+        line: 5,
+        column: 5,
+        says: 'grant list_issues: unknown node `headers` in a grant',
+      },
+    ],
+  },
+  {
+    name: 'refuses an unknown node inside set',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          set {
+              cookie "session" "abc"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_UNKNOWN_NODE',
+        line: 6,
+        column: 9,
+        says: 'grant list_issues: unknown node `cookie` in set',
+      },
+    ],
+  },
+  {
+    name: 'refuses an unknown node inside access',
+    text: kdl`
+      wrap "t" version="1"
+      access {
+          token env="MCP_TOKEN"
+      }
+    `,
+    errors: [
+      { code: 'SPEC_UNKNOWN_NODE', line: 3, column: 5, says: 'access: unknown node `token`' },
+    ],
+  },
+  {
+    name: 'refuses an unknown property on a field',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              per_page "integer" maximum=100
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_UNKNOWN_PROPERTY',
+        line: 6,
+        column: 28,
+        says: 'grant list_issues: query field per_page: `per_page` has no property maximum=',
+      },
+    ],
+  },
+  {
+    name: 'refuses an extra argument on a node that takes one',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com" "https://backup.example.com"
+    `,
+    errors: [
+      {
+        code: 'SPEC_UNKNOWN_PROPERTY',
+        line: 2,
+        column: 36,
+        says: '`base-url` takes 1 argument(s), found an extra one: "https://backup.example.com"',
+      },
+    ],
+  },
+  {
+    name: 'refuses a string where a number is expected',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              per_page "integer" min="1"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_VALUE_TYPE',
+        line: 6,
+        column: 28,
+        says: 'grant list_issues: query field per_page: min= must be a number, got string',
+      },
+    ],
+  },
+  {
+    name: 'refuses a max-rows that is not a whole number',
+    text: kdl`
+      wrap "t" version="1"
+      database env="DATABASE_URL"
+      can query orders {
+          sql "SELECT id FROM orders"
+          max-rows 1.5
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_VALUE_TYPE',
+        line: 5,
+        column: 14,
+        says: 'grant query_orders: max-rows value must be a whole number, got 1.5',
+      },
+    ],
+  },
+  {
+    name: 'refuses an integer literal beyond 2^53 rather than rounding it',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              since_id "integer" max=1152921504606846976
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_VALUE_TYPE',
+        line: 6,
+        column: 28,
+        says: 'query field since_id: max=1152921504606846976 is beyond the exactly representable integers',
+      },
+    ],
+  },
+  {
+    name: 'refuses a max-rows beyond 2^53 and says so instead of calling it fractional',
+    text: kdl`
+      wrap "t" version="1"
+      database env="DATABASE_URL"
+      can query orders {
+          sql "SELECT id FROM orders"
+          max-rows 1152921504606846976
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_VALUE_TYPE',
+        line: 5,
+        column: 14,
+        says: 'grant query_orders: max-rows value 1152921504606846976 is beyond the exactly representable integers',
+      },
+    ],
+  },
+  {
+    name: 'refuses an HTTP method that does not exist',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can archive issue {
+          method "FETCH"
+          path "/issues/{number}/archive"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_VALUE_TYPE',
+        line: 4,
+        column: 12,
+        says: 'grant archive_issue: method "FETCH" is not one of GET, POST, PUT, PATCH, DELETE',
+      },
+    ],
+  },
+
+  // ---- Missing and duplicate nodes ----------------------------------------------------
+  {
+    name: 'refuses a spec without wrap',
+    text: kdl`
+      base-url "https://api.example.com"
+    `,
+    errors: [{ code: 'SPEC_MISSING', line: 1, column: 1, says: 'the spec needs `wrap' }],
+  },
+  {
+    name: 'refuses a wrap without version',
+    text: kdl`
+      wrap "t"
+    `,
+    errors: [{ code: 'SPEC_MISSING', line: 1, column: 1, says: '`wrap` needs version=' }],
+  },
+  {
+    name: 'refuses auth bearer without env',
+    text: kdl`
+      wrap "t" version="1"
+      auth bearer
+    `,
+    errors: [{ code: 'SPEC_MISSING', line: 2, column: 1, says: '`auth` needs env=' }],
+  },
+  {
+    name: 'refuses base-url given twice',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      base-url "https://api.example.org"
+    `,
+    errors: [
+      {
+        code: 'SPEC_DUPLICATE',
+        line: 3,
+        column: 1,
+        says: '`base-url` may appear once (first at line 2)',
+      },
+    ],
+  },
+  {
+    name: 'refuses the same field declared twice in one block',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              state "string"
+              state "string"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_DUPLICATE',
+        line: 7,
+        column: 9,
+        says: 'grant list_issues: query field state is declared twice (first at line 6)',
+      },
+    ],
+  },
+  {
+    name: 'refuses two query fields sent upstream under the same as= name',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              search "string" as="q"
+              text "string" as="q"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_DUPLICATE',
+        line: 7,
+        column: 9,
+        says: 'grant list_issues: query field text: upstream query key "q" is also query field search',
+      },
+    ],
+  },
+
+  // ---- Types and tool names -----------------------------------------------------------
+  {
+    name: 'refuses an unknown field type',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              per_page "int"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_UNKNOWN_TYPE',
+        line: 6,
+        column: 18,
+        says: 'grant list_issues: query field per_page: unknown type "int"',
+      },
+    ],
+  },
+  {
+    name: 'refuses an object field in a query',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              filter "object" {
+                  state "string"
+              }
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_UNKNOWN_TYPE',
+        line: 6,
+        column: 16,
+        says: 'grant list_issues: query field filter: type object is not allowed in query',
+      },
+    ],
+  },
+  {
+    name: 'refuses two grants that give the same tool name',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list open-issues {
+          path "/issues"
+      }
+      can list open_issues {
+          path "/issues/open"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_DUPLICATE_TOOL',
+        line: 6,
+        column: 1,
+        says: 'grant list_open_issues: tool name list_open_issues is already taken by the grant at line 3',
+      },
+    ],
+  },
+  {
+    name: 'refuses a tool name longer than 64 characters',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues-of-the-acme-organisation-that-are-open-and-assigned-to-me {
+          path "/issues"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_TOOL_NAME',
+        line: 3,
+        column: 1,
+        says: 'tool name "list_issues_of_the_acme_organisation_that_are_open_and_assigned_to_me" must match',
+      },
+    ],
+  },
+  {
+    name: 'refuses a verb outside the table when no method is given',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can archive issue {
+          path "/issues/{number}/archive"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_UNKNOWN_VERB',
+        line: 3,
+        column: 5,
+        says: 'grant archive_issue: unknown verb "archive"',
+      },
+    ],
+  },
+
+  // ---- Path templates -----------------------------------------------------------------
+  {
+    name: 'refuses a path parameter the template does not have',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can get issue {
+          path "/issues/{number}" {
+              issue_number "integer"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PATH_PARAM',
+        line: 5,
+        column: 9,
+        says: 'grant get_issue: path param issue_number is declared but the template "/issues/{number}" has no {issue_number}',
+      },
+    ],
+  },
+  {
+    name: 'refuses a path template without a leading slash',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "issues"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PATH_TEMPLATE',
+        line: 4,
+        column: 10,
+        says: 'grant list_issues: path "issues" must start with "/"',
+      },
+    ],
+  },
+  {
+    name: 'refuses a path template with a .. segment',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can get issue {
+          path "/repos/{owner}/../issues"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PATH_TEMPLATE',
+        line: 4,
+        column: 10,
+        says: 'grant get_issue: path "/repos/{owner}/../issues" must not contain "." or ".." segments',
+      },
+    ],
+  },
+  {
+    name: 'refuses a path parameter that fills only part of a segment',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can get file {
+          path "/files/{name}.json"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PATH_TEMPLATE',
+        line: 4,
+        column: 10,
+        says: 'grant get_file: path "/files/{name}.json" must give each {param} a whole segment',
+      },
+    ],
+  },
+  {
+    name: 'refuses a path template with a query string',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues?state=open"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PATH_TEMPLATE',
+        line: 4,
+        column: 10,
+        says: 'grant list_issues: path "/issues?state=open" must not contain "?" or "#"',
+      },
+    ],
+  },
+  {
+    name: 'refuses a path template with an empty segment',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/repos//issues"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PATH_TEMPLATE',
+        line: 4,
+        column: 10,
+        says: 'grant list_issues: path "/repos//issues" must not contain an empty segment',
+      },
+    ],
+  },
+  {
+    name: 'refuses a default on a path parameter, which is always required',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can get issue {
+          path "/issues/{number}" {
+              number "integer" default=1
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PROPERTY_TYPE',
+        line: 5,
+        column: 26,
+        says: 'grant get_issue: path param number: a path param is always required; it takes no default',
+      },
+    ],
+  },
+
+  // ---- Grant kind ---------------------------------------------------------------------
+  {
+    name: 'refuses a grant with both sql and path',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      database env="DATABASE_URL"
+      can get order {
+          path "/orders/{id}"
+          sql "SELECT 1"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_GRANT_KIND',
+        line: 6,
+        column: 9,
+        says: 'grant get_order: a grant has either a path (HTTP) or a sql statement (Postgres), not both',
+      },
+    ],
+  },
+  {
+    name: 'refuses a grant with neither sql nor path',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can get order {
+          describe "An order."
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_GRANT_KIND',
+        line: 3,
+        column: 1,
+        says: 'grant get_order: a grant needs `path` (an HTTP operation) or `sql`',
+      },
+    ],
+  },
+  {
+    name: 'refuses a query block in a sql grant',
+    text: kdl`
+      wrap "t" version="1"
+      database env="DATABASE_URL"
+      can get order {
+          sql "SELECT id FROM orders"
+          query {
+              id "integer"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_GRANT_KIND',
+        line: 5,
+        column: 5,
+        says: 'grant get_order: `query` belongs to HTTP grants; this grant is sql',
+      },
+    ],
+  },
+  {
+    name: 'refuses a set block in a sql grant',
+    text: kdl`
+      wrap "t" version="1"
+      database env="DATABASE_URL"
+      can get order {
+          sql "SELECT id FROM orders"
+          set {
+              query "expand" "lines"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_GRANT_KIND',
+        line: 5,
+        column: 5,
+        says: 'grant get_order: `set` belongs to HTTP grants; this grant is sql',
+      },
+    ],
+  },
+  {
+    name: 'refuses a params block in an HTTP grant',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can get order {
+          path "/orders"
+          params {
+              id "integer"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_GRANT_KIND',
+        line: 5,
+        column: 5,
+        says: 'grant get_order: `params` belongs to sql grants; this grant is HTTP',
+      },
+    ],
+  },
+  {
+    name: 'refuses max-rows in an HTTP grant',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can get order {
+          path "/orders"
+          max-rows 10
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_GRANT_KIND',
+        line: 5,
+        column: 5,
+        says: 'grant get_order: `max-rows` belongs to sql grants; this grant is HTTP',
+      },
+    ],
+  },
+  {
+    name: 'refuses an HTTP grant when the spec has no base-url',
+    text: kdl`
+      wrap "t" version="1"
+      can list issues {
+          path "/issues"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_NO_BASE_URL',
+        line: 3,
+        column: 10,
+        says: 'grant list_issues: an HTTP grant needs a top-level `base-url',
+      },
+    ],
+  },
+  {
+    name: 'refuses a sql grant when the spec has no database',
+    text: kdl`
+      wrap "t" version="1"
+      can query orders {
+          sql "SELECT id FROM orders"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_NO_DATABASE',
+        line: 3,
+        column: 9,
+        says: 'grant query_orders: a sql grant needs a top-level `database',
+      },
+    ],
+  },
+
+  // ---- SQL ----------------------------------------------------------------------------
+  {
+    name: 'refuses a placeholder beyond the declared params ($3 with two params)',
+    text: kdl`
+      wrap "t" version="1"
+      database env="DATABASE_URL"
+      can query orders {
+          sql "SELECT id FROM orders WHERE customer_id = $1 AND status = $2 LIMIT $3"
+          params {
+              customer_id "integer"
+              status "string"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_SQL_PLACEHOLDERS',
+        line: 4,
+        column: 9,
+        says: 'grant query_orders: sql uses $3 but params declares 2',
+      },
+    ],
+  },
+  {
+    name: 'refuses a param the statement never uses',
+    text: kdl`
+      wrap "t" version="1"
+      database env="DATABASE_URL"
+      can query orders {
+          sql "SELECT id FROM orders WHERE customer_id = $1"
+          params {
+              customer_id "integer"
+              status "string"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_SQL_PLACEHOLDERS',
+        line: 7,
+        column: 9,
+        says: 'grant query_orders: param status is $2, which the statement never uses',
+      },
+    ],
+  },
+  {
+    name: "does not count '$1' inside a string literal as a placeholder",
+    text: kdl`
+      wrap "t" version="1"
+      database env="DATABASE_URL"
+      can query orders {
+          sql "SELECT id FROM orders WHERE note = '$1'"
+          params {
+              note "string"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_SQL_PLACEHOLDERS',
+        line: 6,
+        column: 9,
+        says: 'grant query_orders: param note is $1, which the statement never uses',
+      },
+    ],
+  },
+  {
+    name: 'refuses two statements in one grant',
+    text: kdl`
+      wrap "t" version="1"
+      database env="DATABASE_URL"
+      can query orders {
+          sql "SELECT id FROM orders; DELETE FROM orders"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_SQL_MULTIPLE',
+        line: 4,
+        column: 9,
+        says: 'grant query_orders: sql holds more than one statement',
+      },
+    ],
+  },
+  {
+    name: 'refuses as= on a sql param, which is bound by position',
+    text: kdl`
+      wrap "t" version="1"
+      database env="DATABASE_URL"
+      can query orders {
+          sql "SELECT id FROM orders WHERE customer_id = $1"
+          params {
+              customer_id "integer" as="customer"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PROPERTY_TYPE',
+        line: 6,
+        column: 31,
+        says: 'grant query_orders: param customer_id: as= applies to query and body fields',
+      },
+    ],
+  },
+
+  // ---- base-url -----------------------------------------------------------------------
+  {
+    name: 'refuses a base-url that is not absolute',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "api.example.com"
+    `,
+    errors: [
+      {
+        code: 'SPEC_BASE_URL',
+        line: 2,
+        column: 10,
+        says: 'base-url: "api.example.com" is not an absolute URL',
+      },
+    ],
+  },
+  {
+    name: 'refuses a base-url with the ftp scheme',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "ftp://files.example.com"
+    `,
+    errors: [
+      {
+        code: 'SPEC_BASE_URL',
+        line: 2,
+        column: 10,
+        says: 'base-url: "ftp://files.example.com": scheme ftp: is not http or https',
+      },
+    ],
+  },
+  {
+    name: 'refuses a base-url with a query',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com/v1?key=abc"
+    `,
+    errors: [
+      {
+        code: 'SPEC_BASE_URL',
+        line: 2,
+        column: 10,
+        says: 'base-url: "https://api.example.com/v1?key=abc": a base-url takes no query or fragment',
+      },
+    ],
+  },
+  {
+    name: 'refuses a base-url with credentials in it',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://user:secret@api.example.com"
+    `,
+    errors: [
+      {
+        code: 'SPEC_BASE_URL',
+        line: 2,
+        column: 10,
+        says: 'credentials belong in `auth`, not in the URL',
+      },
+    ],
+  },
+
+  // ---- arg= projections and argument names --------------------------------------------
+  {
+    name: 'refuses arg= on a field that is not required',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can update file {
+          path "/files"
+          body {
+              commit "object" {
+                  message "string" arg="commit_message"
+              }
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_ARG_PROJECTION',
+        line: 7,
+        column: 30,
+        says: 'grant update_file: body field commit: field message: arg= applies to required fields',
+      },
+    ],
+  },
+  {
+    name: 'refuses arg= on an integer field',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can update file {
+          path "/files"
+          body {
+              commit "object" {
+                  size "integer" required=#true arg="commit_size"
+              }
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_ARG_PROJECTION',
+        line: 7,
+        column: 43,
+        says: 'grant update_file: body field commit: field size: arg= applies to string fields, not integer',
+      },
+    ],
+  },
+  {
+    name: 'refuses arg= naming an argument the grant already has',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can update file {
+          path "/files"
+          body {
+              message "string"
+              commit "object" {
+                  message "string" required=#true arg="message"
+              }
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_ARG_PROJECTION',
+        line: 8,
+        column: 45,
+        says: 'grant update_file: projected argument message collides with body field message (line 6)',
+      },
+    ],
+  },
+  {
+    name: 'refuses arg= on a top-level field',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can update file {
+          path "/files"
+          body {
+              message "string" required=#true arg="commit_message"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_ARG_PROJECTION',
+        line: 6,
+        column: 41,
+        says: 'grant update_file: body field message: arg= applies to nested fields',
+      },
+    ],
+  },
+  {
+    name: 'refuses a query field named like a path parameter',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/repos/{owner}/issues"
+          query {
+              owner "string"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_ARGUMENT_COLLISION',
+        line: 6,
+        column: 9,
+        says: 'grant list_issues: query field owner collides with path param owner (line 4)',
+      },
+    ],
+  },
+  {
+    name: "refuses a set query key equal to a query field's upstream name",
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              search "string" as="q"
+          }
+          set {
+              query "q" "is:open"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_ARGUMENT_COLLISION',
+        line: 9,
+        column: 9,
+        says: 'grant list_issues: set query q: query key "q" is also query field search',
+      },
+    ],
+  },
+  {
+    name: 'refuses a set body path inside a body field',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can update file {
+          path "/files"
+          body {
+              commit "object" {
+                  message "string"
+              }
+          }
+          set {
+              body "commit.author" "mcp-beaver"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_ARGUMENT_COLLISION',
+        line: 11,
+        column: 9,
+        says: 'grant update_file: set body commit.author: body path "commit.author" overlaps the caller\'s field at "commit"',
+      },
+    ],
+  },
+
+  // ---- exclusive ----------------------------------------------------------------------
+  {
+    name: 'refuses exclusive naming a field the block does not have',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              since "string"
+              search "string" as="q"
+              exclusive "since" "q"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_EXCLUSIVE',
+        line: 8,
+        column: 27,
+        says: 'grant list_issues: exclusive names q, which is not a field of this block',
+      },
+    ],
+  },
+  {
+    name: 'refuses exclusive naming a required field',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              since "string"
+              search "string" required=#true
+              exclusive "since" "search"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_EXCLUSIVE',
+        line: 8,
+        column: 27,
+        says: 'grant list_issues: exclusive names search, which is required',
+      },
+    ],
+  },
+
+  // ---- Patterns -----------------------------------------------------------------------
+  {
+    name: 'refuses an invalid regular expression',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              creator "string" pattern="^[a-z"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PATTERN',
+        line: 6,
+        column: 26,
+        says: 'grant list_issues: query field creator: pattern "^[a-z" is not a valid regular expression',
+      },
+    ],
+  },
+  {
+    name: 'refuses a pattern with nested quantifiers',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              creator "string" pattern="^(a+)+$"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PATTERN_UNSAFE',
+        line: 6,
+        column: 26,
+        says: 'grant list_issues: query field creator: pattern "^(a+)+$": a repeated group contains a repetition',
+      },
+    ],
+  },
+  {
+    name: 'refuses a pattern with a backreference',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              creator "string" pattern=#"^(a)\1$"#
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PATTERN_UNSAFE',
+        line: 6,
+        column: 26,
+        says: 'grant list_issues: query field creator: pattern "^(a)\\\\1$": backreferences',
+      },
+    ],
+  },
+  {
+    name: 'refuses an unsafe restrict pattern',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      restrict {
+          repo pattern="^([a-z]+)*$"
+      }
+      can list issues {
+          path "/repos/{repo}/issues"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PATTERN_UNSAFE',
+        line: 4,
+        column: 10,
+        says: 'restrict repo: pattern "^([a-z]+)*$": a repeated group contains a repetition',
+      },
+    ],
+  },
+
+  // ---- Defaults, properties, enum, restrict -------------------------------------------
+  {
+    name: 'refuses a default below the field min',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              per_page "integer" min=1 max=100 default=0
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_DEFAULT',
+        line: 6,
+        column: 42,
+        says: 'grant list_issues: query field per_page: default 0 is below min=1',
+      },
+    ],
+  },
+  {
+    name: 'refuses a default that is not one of the enum values',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              state "string" default="merged" {
+                  enum "open" "closed"
+              }
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_DEFAULT',
+        line: 6,
+        column: 24,
+        says: 'grant list_issues: query field state: default "merged" is not one of the enum values',
+      },
+    ],
+  },
+  {
+    name: 'refuses a default on a required field',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              state "string" required=#true default="open"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_DEFAULT',
+        line: 6,
+        column: 39,
+        says: 'grant list_issues: query field state: a required field never uses its default',
+      },
+    ],
+  },
+  {
+    name: 'refuses min-length on an integer field',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              page "integer" min-length=1
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PROPERTY_TYPE',
+        line: 6,
+        column: 24,
+        says: 'grant list_issues: query field page: min-length= does not apply to type integer',
+      },
+    ],
+  },
+  {
+    name: 'refuses an enum value of the wrong type',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              page "integer" {
+                  enum 1 "2"
+              }
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_ENUM',
+        line: 7,
+        column: 20,
+        says: 'grant list_issues: query field page: enum value "2" is not an integer',
+      },
+    ],
+  },
+  {
+    name: 'refuses a restrict value that does not fit an integer argument',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      restrict {
+          number 1 "2"
+      }
+      can get issue {
+          path "/issues/{number}" {
+              number "integer"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_RESTRICT',
+        line: 4,
+        column: 14,
+        says: 'grant get_issue: restrict number: allowed value "2" is not an integer',
+      },
+    ],
+  },
+
+  // ---- Durations, rate limits, headers ------------------------------------------------
+  {
+    name: 'refuses a duration without a unit',
+    text: kdl`
+      wrap "t" version="1"
+      timeout "10"
+    `,
+    errors: [
+      {
+        code: 'SPEC_DURATION',
+        line: 2,
+        column: 9,
+        says: 'timeout "10" is not a duration like 500ms, 10s, 2m',
+      },
+    ],
+  },
+  {
+    name: 'refuses a grant timeout with a fraction and names the timeout',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          timeout "1.5s"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_DURATION',
+        line: 5,
+        column: 13,
+        says: 'grant list_issues: timeout "1.5s" is not a duration',
+      },
+    ],
+  },
+  {
+    name: 'refuses a rate limit written per minute as /min',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          rate-limit "10/min"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_RATE_LIMIT',
+        line: 5,
+        column: 16,
+        says: 'grant list_issues: rate-limit "10/min" is not like "60/m"',
+      },
+    ],
+  },
+  {
+    name: 'refuses a fixed Host header',
+    text: kdl`
+      wrap "t" version="1"
+      header "Host" "api.example.com"
+    `,
+    errors: [
+      { code: 'SPEC_HEADER', line: 2, column: 1, says: 'header Host: Host is set by the gateway' },
+    ],
+  },
+  {
+    name: 'refuses a fixed Authorization header next to auth bearer',
+    text: kdl`
+      wrap "t" version="1"
+      auth bearer env="API_TOKEN"
+      header "Authorization" "Bearer abc"
+    `,
+    errors: [
+      {
+        code: 'SPEC_HEADER',
+        line: 3,
+        column: 1,
+        says: 'header Authorization: Authorization carries the upstream credential from `auth`',
+      },
+    ],
+  },
+  {
+    name: 'refuses a header name with a space',
+    text: kdl`
+      wrap "t" version="1"
+      header "X Api Version" "2"
+    `,
+    errors: [
+      {
+        code: 'SPEC_HEADER',
+        line: 2,
+        column: 1,
+        says: 'header X Api Version: "X Api Version" is not a valid header name',
+      },
+    ],
+  },
+
+  // ---- from-claim ---------------------------------------------------------------------
+  {
+    name: 'refuses from-claim when access has no oauth',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      access {
+          api-key env="MCP_KEYS"
+      }
+      can list issues {
+          path "/issues"
+          query {
+              user "string" from-claim="sub"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_MISSING',
+        line: 9,
+        column: 23,
+        says: 'grant list_issues: argument user: from-claim takes the value from a verified token',
+      },
+    ],
+  },
+];
+
+// Near misses of the rows above that the manual allows: they must load without errors.
+const ALLOWED: readonly { name: string; text: string }[] = [
+  {
+    name: 'allows one trailing semicolon after the statement',
+    text: kdl`
+      wrap "t" version="1"
+      database env="DATABASE_URL"
+      can query orders {
+          sql "SELECT id FROM orders WHERE customer_id = $1;"
+          params {
+              customer_id "integer"
+          }
+      }
+    `,
+  },
+  {
+    name: 'allows a trailing semicolon followed by a comment',
+    text: kdl`
+      wrap "t" version="1"
+      database env="DATABASE_URL"
+      can query orders {
+          sql "SELECT id FROM orders;  -- newest first"
+      }
+    `,
+  },
+  {
+    name: 'allows a placeholder used twice, and ignores $n in comments, quotes and dollar quotes',
+    text: kdl`
+      wrap "t" version="1"
+      database env="DATABASE_URL"
+      can query orders {
+          sql #"SELECT id, $tag$ $7 $tag$ AS t, "$5" FROM orders WHERE a = $1 OR b = $1 /* $3 */ -- $2"#
+          params {
+              x "integer"
+          }
+      }
+    `,
+  },
+  {
+    name: 'allows a path template with a trailing slash',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list items {
+          path "/items/"
+      }
+    `,
+  },
+  {
+    name: 'allows an unknown verb when method is given',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can archive issue {
+          method "POST"
+          path "/issues/{number}/archive"
+      }
+    `,
+  },
+  {
+    name: 'allows from-claim when access has oauth',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      access {
+          oauth issuer="https://idp.example.com" audience="https://t.example.com/mcp" jwks-uri="https://idp.example.com/jwks.json"
+      }
+      can list issues {
+          path "/issues"
+          query {
+              user "string" from-claim="sub"
+          }
+      }
+    `,
+  },
+  {
+    name: 'allows arg= on a required nested string',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can update file {
+          path "/files"
+          body {
+              commit "object" {
+                  message "string" required=#true arg="commit_message"
+              }
+          }
+      }
+    `,
+  },
+];
+
+describe('bad specs are refused with the right code, at the right token', () => {
+  it.each(BAD)('$name', ({ text, errors: want }) => {
+    const { compiled, errors } = errorsOf(text);
+    expect(errors).toEqual(expected(want));
+    expect(compiled).toBeUndefined();
+  });
+
+  it('covers every error code at least once', () => {
+    const covered = new Set(BAD.flatMap((b) => b.errors.map((e) => e.code)));
+    expect([...covered].sort()).toEqual(Object.keys(SPEC_ERROR_CODES).sort());
+  });
+});
+
+describe('near misses load without errors', () => {
+  it.each(ALLOWED)('$name', ({ text }) => {
+    const { compiled, errors } = errorsOf(text);
+    expect(errors).toEqual([]);
+    expect(compiled).toBeDefined();
+  });
+});
+
+describe('a spec with several errors', () => {
+  const text = kdl`
+    wrap "t" version="1"
+    endpoint "https://api.example.com"
+    base-url "https://api.example.com"
+    header "Host" "api.example.com"
+    can list issues {
+        path "/issues"
+        query {
+            per_page "int"
+        }
+        rate-limit "10/min"
+    }
+    can archive issue {
+        path "/issues/{number}/archive"
+    }
+  `;
+
+  it('reports every independent error, not just the first, sorted by line', () => {
+    const { compiled, errors } = errorsOf(text);
+    expect(compiled).toBeUndefined();
+    expect(errors).toEqual(
+      expected([
+        { code: 'SPEC_UNKNOWN_NODE', line: 2, column: 1, says: '`endpoint`' },
+        { code: 'SPEC_HEADER', line: 4, column: 1, says: 'header Host' },
+        { code: 'SPEC_UNKNOWN_TYPE', line: 8, column: 18, says: 'query field per_page' },
+        { code: 'SPEC_RATE_LIMIT', line: 10, column: 16, says: 'rate-limit "10/min"' },
+        { code: 'SPEC_UNKNOWN_VERB', line: 12, column: 5, says: 'grant archive_issue' },
+      ]),
+    );
+    const positions = errors.map((e) => e.line * 1000 + e.column);
+    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+  });
+});
+
+describe('the manual lists every error code', () => {
+  const manual = readFileSync(new URL('../../docs/spec-language.md', import.meta.url), 'utf8');
+  const loadErrors = manual.slice(manual.indexOf('## Load errors'));
+
+  it.each(Object.keys(SPEC_ERROR_CODES))('documents %s in "Load errors"', (code) => {
+    expect(loadErrors).toContain(`| \`${code}\` |`);
+  });
+});
