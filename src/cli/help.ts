@@ -1,4 +1,5 @@
 /** Help texts: each teaches the command with an example that works on specs/. */
+import { DEFAULT_LISTEN } from '../server/listen-address.js';
 
 export const MAIN_HELP = `mcp-beaver — serve declarative grants to AI agents over MCP and REST
 
@@ -6,6 +7,7 @@ Usage:
   mcp-beaver <command> [options]
 
 Commands:
+  serve <spec>           Serve the grants: MCP at POST /mcp, REST at POST /api/<tool>
   check <spec>...        Compile specs; list the tools, or every error with file:line:col
   tools <spec> [--json]  Show the tools exactly as MCP tools/list will serve them
 
@@ -14,6 +16,7 @@ Options:
   -v, --version          Print the version
 
 Examples:
+  mcp-beaver serve specs/github-issues.mcp.kdl --http 127.0.0.1:8080
   mcp-beaver check specs/github-issues.mcp.kdl
   mcp-beaver tools specs/orders-db.mcp.kdl --json
 
@@ -46,4 +49,32 @@ Without --json: one block per tool with its arguments.
 With --json:    the {"tools": [...]} result object, for diffing or other tooling.
 
 Exits 1 (listing every error) when the spec does not compile.
+`;
+
+export const SERVE_HELP = `Usage: mcp-beaver serve <spec.mcp.kdl> [options]
+
+Serves every grant of the spec from one process:
+  POST /mcp            MCP Streamable HTTP, stateless (2026-07-28 and 2025-11-25 clients)
+  POST /api/<tool>     REST: the tool arguments as a JSON body, the envelope back
+  GET  /api            the REST tools
+  GET  /healthz        liveness;  GET /readyz  readiness (503 while draining)
+
+Options:
+  --http [host]:port     Where to listen (default ${DEFAULT_LISTEN}). ":8080" means all
+                         interfaces, "8080" loopback only. Binding beyond loopback needs
+                         an \`access\` block in the spec, or --insecure-no-auth.
+  --insecure-no-auth     Allow a non-loopback bind without \`access\` (something in front
+                         of the gateway authenticates callers).
+  --allowed-host NAME    Host header values to accept (repeatable), e.g. the Kubernetes
+                         Service name; without it, a loopback bind accepts loopback names only.
+  --max-in-flight N      Calls in flight at once before the excess is shed with 503 (1024).
+  --grace DURATION       How long SIGTERM waits for in-flight calls (default 10s).
+  --log-level LEVEL      trace, debug, info (default), warn, error. Logs are JSON on stdout.
+  -h, --help             Show this help
+
+Upstream credentials come from the environment variables the spec's \`auth\` names; a
+missing one stops start-up and names it.
+
+Example:
+  GITHUB_TOKEN=... mcp-beaver serve specs/github-issues.mcp.kdl --http :8080
 `;

@@ -1,6 +1,7 @@
 /** `mcp-beaver <command>`: dispatch to one command module each. */
 import { runCheck } from './check.js';
 import { runTools } from './tools.js';
+import { runServe } from './serve.js';
 import { MAIN_HELP } from './help.js';
 
 type Command = (argv: string[]) => Promise<number>;
@@ -8,6 +9,7 @@ type Command = (argv: string[]) => Promise<number>;
 const COMMANDS: Record<string, Command> = {
   check: runCheck,
   tools: runTools,
+  serve: runServe,
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -8,6 +8,8 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyErro
 import type { Gateway } from '../engine/gateway.js';
 import { engineError, type EngineError } from '../engine/error-catalogue.js';
 import { registerRestRoutes } from '../projection/rest/rest-routes.js';
+import { MCP_PATH, registerMcpRoutes } from '../projection/mcp/mcp-routes.js';
+import { errorText, RPC } from '../projection/mcp/jsonrpc.js';
 import { restError } from '../projection/rest/rest-error.js';
 import { anonymousCaller, type CallerResolver } from './caller-resolver.js';
 import { prepareRequestGuard, type GuardConfig } from './request-guards.js';
@@ -20,13 +22,6 @@ export interface AppOptions {
   readonly logger: FastifyBaseLogger | false;
   readonly guard: GuardConfig;
   readonly resolveCaller?: CallerResolver;
-  /** Routes of other projections (MCP), registered after the shared hooks. */
-  readonly extraRoutes?: readonly ((app: FastifyInstance) => void)[];
-  /** Answer for a refused request guard, per path (MCP answers JSON-RPC). */
-  readonly guardReply?: (
-    url: string,
-    reason: string,
-  ) => { status: number; body: string } | undefined;
 }
 
 export function buildApp(opts: AppOptions): FastifyInstance {
@@ -47,7 +42,6 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    disableRequestLogging: false,
   });
   app.server.headersTimeout = 10_000;
 
@@ -78,8 +72,12 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     const verdict = guard({ origin: req.headers.origin, host: req.headers.host });
     if (verdict.ok) return;
     req.log.warn({ reason: verdict.reason }, 'request refused by guard');
-    const custom = opts.guardReply?.(req.url, verdict.reason);
-    if (custom) return reply.code(custom.status).type('application/json').send(custom.body);
+    if (req.url.split('?')[0] === MCP_PATH) {
+      return reply
+        .code(403)
+        .type('application/json')
+        .send(errorText(null, RPC.INVALID_REQUEST, `Forbidden: ${verdict.reason}`));
+    }
     const r = restError(engineError('FORBIDDEN_ORIGIN', verdict.reason));
     return reply.code(r.status).headers(r.headers).send(r.body);
   });
@@ -92,8 +90,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       .send({ status: ready ? 'ready' : gateway.isDraining ? 'draining' : 'not ready' });
   });
 
-  registerRestRoutes(app, gateway, opts.resolveCaller ?? anonymousCaller);
-  for (const register of opts.extraRoutes ?? []) register(app);
+  const resolveCaller = opts.resolveCaller ?? anonymousCaller;
+  registerRestRoutes(app, gateway, resolveCaller);
+  registerMcpRoutes(app, gateway, resolveCaller, BODY_LIMIT);
 
   app.setNotFoundHandler((req, reply) => {
     const r = restError(

@@ -10,7 +10,6 @@ import { StartupError } from '../engine/startup-error.js';
 import type { CompiledSpec } from '../spec/descriptor.js';
 import { buildApp } from './app.js';
 import type { ListenAddress } from './listen-address.js';
-import type { FastifyInstance as App } from 'fastify';
 
 export interface StartOptions {
   readonly spec: CompiledSpec;
@@ -21,7 +20,6 @@ export interface StartOptions {
   readonly insecureNoAuth?: boolean;
   readonly allowedHosts?: readonly string[];
   readonly maxInFlight?: number;
-  readonly extraRoutes?: readonly ((app: App, gateway: Gateway) => void)[];
 }
 
 export interface RunningServer {
@@ -53,7 +51,6 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       allowedHosts: opts.allowedHosts ?? [],
       loopbackOnly: listen.loopback,
     },
-    extraRoutes: (opts.extraRoutes ?? []).map((r) => (a: App) => r(a, gateway)),
   });
   try {
     await app.listen({ host: listen.host, port: listen.port });

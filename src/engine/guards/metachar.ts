@@ -6,9 +6,10 @@
  */
 import { engineError, type EngineError } from '../error-catalogue.js';
 
-// Separators and URL syntax, escapes, controls (C0, DEL, C1), bidi and zero-width marks.
+// Separators and URL syntax, escapes, controls (C0, DEL, C1), bidi and zero-width marks,
+// and lone surrogates (encodeURIComponent throws on them: the call would end as INTERNAL).
 const FORBIDDEN =
-  /[/\\?#%\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/u;
+  /[/\\?#%\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]/u;
 
 export function pathValueProblem(value: string): string | undefined {
   if (value === '') return 'is empty';
@@ -18,7 +19,7 @@ export function pathValueProblem(value: string): string | undefined {
   if (m) {
     const ch = m[0];
     const shown =
-      /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/u.test(
+      /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]/u.test(
         ch,
       )
         ? `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`

@@ -47,14 +47,22 @@ function withSafeIntegers(schema: unknown): unknown {
   return out;
 }
 
+/**
+ * Problems reported per call at most: allErrors on a huge array of wrong items yields
+ * one error per item, and a 4 MiB request must not become a 100 MB answer.
+ */
+export const MAX_DETAILS = 20;
+
 export function prepareValidator(ajv: Ajv2020, d: Descriptor): Validator {
   const validate: ValidateFunction = ajv.compile(withSafeIntegers(d.inputSchema) as object);
   return function validator(input) {
     if (validate(input)) return undefined;
-    const details = (validate.errors ?? []).map(describeError);
+    const errors = validate.errors ?? [];
+    const details = errors.slice(0, MAX_DETAILS).map(describeError);
+    const more = errors.length - details.length;
     return engineError(
       'INVALID_ARGUMENTS',
-      `invalid arguments for ${d.name}: ${details.map((x) => x.message).join('; ')}`,
+      `invalid arguments for ${d.name}: ${details.map((x) => x.message).join('; ')}${more > 0 ? `; and ${more} more problems` : ''}`,
       { details },
     );
   };

@@ -45,8 +45,9 @@ export function registerRestRoutes(
     // An empty body is a call with no arguments.
     const input = req.body === undefined || req.body === null ? {} : req.body;
     const abort = new AbortController();
-    req.raw.once('close', () => {
-      if (!reply.sent) abort.abort();
+    // The response closing before it was written means the caller went away.
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) abort.abort();
     });
     const out = await gateway.call(op, input, caller.caller, { signal: abort.signal });
     if (!out.ok) return sendError(reply, out.error);

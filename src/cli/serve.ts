@@ -1,0 +1,108 @@
+/** `mcp-beaver serve <spec>`: compile, prepare, listen, and drain on SIGTERM/SIGINT. */
+import { parseArgs } from 'node:util';
+import { formatDiagnostic } from '../spec/diagnostics.js';
+import { compileSpecFile } from '../spec/load-spec.js';
+import { StartupError } from '../engine/startup-error.js';
+import { DEFAULT_LISTEN, parseListen } from '../server/listen-address.js';
+import { createLogger } from '../server/logger.js';
+import { startServer } from '../server/start.js';
+import { parseDuration } from '../spec/values.js';
+import { SERVE_HELP } from './help.js';
+import { readableError } from './output.js';
+
+export async function runServe(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      http: { type: 'string', default: DEFAULT_LISTEN },
+      'log-level': { type: 'string', default: 'info' },
+      'insecure-no-auth': { type: 'boolean' },
+      'allowed-host': { type: 'string', multiple: true },
+      'max-in-flight': { type: 'string' },
+      grace: { type: 'string', default: '10s' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(SERVE_HELP);
+    return 0;
+  }
+  const file = positionals[0];
+  if (file === undefined || positionals.length > 1) {
+    process.stderr.write(`mcp-beaver serve: name exactly one spec file\n\n${SERVE_HELP}`);
+    return 2;
+  }
+  const listen = parseListen(values.http);
+  const graceMs = parseDuration(values.grace);
+  const maxInFlight =
+    values['max-in-flight'] === undefined ? undefined : Number(values['max-in-flight']);
+  const usage =
+    typeof listen === 'string'
+      ? listen
+      : graceMs === undefined
+        ? `--grace ${JSON.stringify(values.grace)} is not a duration like 10s`
+        : maxInFlight !== undefined && !(Number.isInteger(maxInFlight) && maxInFlight > 0)
+          ? '--max-in-flight takes a positive whole number'
+          : undefined;
+  if (usage !== undefined || typeof listen === 'string') {
+    process.stderr.write(`mcp-beaver serve: ${usage}\n`);
+    return 2;
+  }
+
+  let result;
+  try {
+    result = await compileSpecFile(file);
+  } catch (err) {
+    process.stderr.write(`${file}: ${readableError(err)}\n`);
+    return 1;
+  }
+  for (const d of result.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+  if (!result.compiled) return 1;
+
+  const logger = createLogger(values['log-level']);
+  let server;
+  try {
+    server = await startServer({
+      spec: result.compiled,
+      listen,
+      logger,
+      insecureNoAuth: values['insecure-no-auth'] ?? false,
+      allowedHosts: values['allowed-host'] ?? [],
+      ...(maxInFlight !== undefined && { maxInFlight }),
+    });
+  } catch (err) {
+    if (err instanceof StartupError) {
+      process.stderr.write(`mcp-beaver serve: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  const { tools, server: info } = result.compiled;
+  logger.info(
+    {
+      url: server.url,
+      mcp: `${server.url}/mcp`,
+      api: `${server.url}/api`,
+      tools: tools.length,
+      spec: file,
+      server: info.name,
+    },
+    'mcp-beaver listening',
+  );
+
+  return new Promise<number>((resolve) => {
+    const stop = (signal: string): void => {
+      logger.info(
+        { signal, inFlight: server.gateway.busy },
+        'draining: readiness fails, in-flight calls finish',
+      );
+      void server.shutdown(graceMs).then(() => {
+        logger.info('stopped');
+        resolve(0);
+      });
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+}

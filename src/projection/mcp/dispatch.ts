@@ -1,0 +1,85 @@
+/** Method tables per era: the method string picks the handler before params are read. */
+import { statusOf } from '../../engine/error-catalogue.js';
+import { errorReply, resultText, RPC, type RpcReply } from './jsonrpc.js';
+import type { McpDeps, RpcRequest } from './handle-message.js';
+import { toolResultText } from './tool-result.js';
+import { isLegacyVersion, LEGACY_VERSIONS } from './versions.js';
+
+type Handler = (req: RpcRequest, deps: McpDeps, tail: string) => RpcReply | Promise<RpcReply>;
+
+function ok(req: RpcRequest, json: string): RpcReply {
+  return { status: 200, body: resultText(req.id, json) };
+}
+
+const MODERN: ReadonlyMap<string, Handler> = new Map<string, Handler>([
+  ['server/discover', (req, d) => ok(req, d.payloads.discover)],
+  ['tools/list', (req, d) => ok(req, d.payloads.modernToolsList)],
+  ['tools/call', callTool],
+]);
+
+const LEGACY: ReadonlyMap<string, Handler> = new Map<string, Handler>([
+  [
+    'initialize',
+    (req, d) => {
+      const asked = req.params?.protocolVersion;
+      // An unknown version gets our newest as a counter-offer; the client decides.
+      const version =
+        typeof asked === 'string' && isLegacyVersion(asked) ? asked : LEGACY_VERSIONS[0];
+      return ok(req, d.payloads.initialize.get(version)!);
+    },
+  ],
+  ['ping', (req) => ok(req, '{}')],
+  ['tools/list', (req, d) => ok(req, d.payloads.legacyToolsList)],
+  ['tools/call', callTool],
+]);
+
+export function dispatchModern(req: RpcRequest, deps: McpDeps): Promise<RpcReply> | RpcReply {
+  const handler = MODERN.get(req.method);
+  if (!handler)
+    return errorReply(404, req.id, RPC.METHOD_NOT_FOUND, `Method not found: ${req.method}`);
+  return handler(req, deps, `,"resultType":"complete","_meta":${deps.payloads.modernMeta}`);
+}
+
+export function dispatchLegacy(req: RpcRequest, deps: McpDeps): Promise<RpcReply> | RpcReply {
+  const handler = LEGACY.get(req.method);
+  if (!handler)
+    return errorReply(200, req.id, RPC.METHOD_NOT_FOUND, `Method not found: ${req.method}`);
+  return handler(req, deps, '');
+}
+
+async function callTool(req: RpcRequest, deps: McpDeps, tail: string): Promise<RpcReply> {
+  const name = req.params?.name;
+  if (typeof name !== 'string')
+    return errorReply(200, req.id, RPC.INVALID_PARAMS, 'tools/call needs params.name (a string)');
+  const op = deps.gateway.operation(name);
+  if (!op)
+    return errorReply(200, req.id, RPC.INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}`);
+  const args = req.params?.arguments ?? {};
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
+    return errorReply(
+      200,
+      req.id,
+      RPC.INVALID_PARAMS,
+      'tools/call params.arguments must be an object',
+    );
+  }
+  const caller = await deps.resolveCaller();
+  if (!caller.ok)
+    return errorReply(
+      statusOf(caller.error.code),
+      req.id,
+      RPC.INVALID_REQUEST,
+      caller.error.message,
+    );
+  const out = await deps.gateway.call(op, args, caller.caller, { signal: deps.signal });
+  if (!out.ok && out.error.code === 'INSUFFICIENT_SCOPE') {
+    return errorReply(
+      statusOf(out.error.code),
+      req.id,
+      RPC.INVALID_REQUEST,
+      out.error.message,
+      out.error.details,
+    );
+  }
+  return ok(req, toolResultText(out, tail));
+}

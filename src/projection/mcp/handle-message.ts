@@ -1,0 +1,156 @@
+/**
+ * One POST to /mcp, start to finish: parse, check the JSON-RPC shape, decide the era
+ * from the body (headers only cross-check it), then dispatch on the method string
+ * before looking at params (protocol.md). Every request stands alone: no session.
+ */
+import type { Gateway } from '../../engine/gateway.js';
+import type { CallerResult } from '../../server/caller-resolver.js';
+import { ACCEPTED, errorReply, isValidId, RPC, type RpcId, type RpcReply } from './jsonrpc.js';
+import { checkMirroredHeaders, decodeHeaderValue } from './mirrored-headers.js';
+import type { Payloads } from './payloads.js';
+import { dispatchLegacy, dispatchModern } from './dispatch.js';
+import {
+  ALL_VERSIONS,
+  isLegacyVersion,
+  isModernVersion,
+  META_CLIENT_CAPABILITIES,
+  META_PROTOCOL_VERSION,
+} from './versions.js';
+
+export type Headers = Record<string, string | string[] | undefined>;
+
+export interface McpDeps {
+  readonly gateway: Gateway;
+  readonly payloads: Payloads;
+  readonly resolveCaller: () => Promise<CallerResult>;
+  readonly signal: AbortSignal;
+}
+
+export interface RpcRequest {
+  readonly id: RpcId;
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+export async function handleMessage(
+  text: string,
+  headers: Headers,
+  deps: McpDeps,
+): Promise<RpcReply> {
+  let msg: unknown;
+  try {
+    msg = JSON.parse(text);
+  } catch (err) {
+    return errorReply(400, null, RPC.PARSE_ERROR, `Parse error: ${(err as Error).message}`);
+  }
+  if (Array.isArray(msg))
+    return errorReply(
+      400,
+      null,
+      RPC.INVALID_REQUEST,
+      'Invalid Request: batches are not supported; send one JSON-RPC message per POST',
+    );
+  if (!isObject(msg) || msg.jsonrpc !== '2.0')
+    return errorReply(
+      400,
+      null,
+      RPC.INVALID_REQUEST,
+      'Invalid Request: expected a JSON-RPC 2.0 message object',
+    );
+  if (!Object.hasOwn(msg, 'method')) {
+    const what =
+      Object.hasOwn(msg, 'result') || Object.hasOwn(msg, 'error')
+        ? 'a response; this server sends no requests to answer'
+        : 'a message without a method';
+    return errorReply(400, null, RPC.INVALID_REQUEST, `Invalid Request: got ${what}`);
+  }
+  const isNotification = !Object.hasOwn(msg, 'id');
+  if (!isNotification && !isValidId(msg.id))
+    return errorReply(
+      400,
+      null,
+      RPC.INVALID_REQUEST,
+      'Invalid Request: id must be a string or an integer',
+    );
+  const id = isNotification ? null : (msg.id as string | number);
+  if (typeof msg.method !== 'string')
+    return errorReply(400, id, RPC.INVALID_REQUEST, 'Invalid Request: method must be a string');
+  if (msg.params !== undefined && !isObject(msg.params))
+    return errorReply(400, id, RPC.INVALID_REQUEST, 'Invalid Request: params must be an object');
+  const req: RpcRequest = { id, method: msg.method, params: msg.params };
+
+  const meta = isObject(req.params?._meta) ? req.params._meta : undefined;
+  const claim = meta?.[META_PROTOCOL_VERSION];
+  const headerVersion = decodeHeaderValue(headers['mcp-protocol-version']);
+
+  if (claim !== undefined) {
+    // Modern (2026-07-28): the body claims its version; headers must mirror it.
+    if (typeof claim !== 'string')
+      return errorReply(
+        400,
+        id,
+        RPC.INVALID_PARAMS,
+        `_meta["${META_PROTOCOL_VERSION}"] must be a string`,
+      );
+    if (!isModernVersion(claim)) {
+      return errorReply(
+        400,
+        id,
+        RPC.UNSUPPORTED_VERSION,
+        `Unsupported protocol version: ${claim}`,
+        { supported: ALL_VERSIONS, requested: claim },
+      );
+    }
+    if (headerVersion === undefined && !isNotification)
+      return errorReply(400, id, RPC.HEADER_MISMATCH, 'missing MCP-Protocol-Version header');
+    if (headerVersion !== undefined && headerVersion !== claim) {
+      return errorReply(
+        400,
+        id,
+        RPC.HEADER_MISMATCH,
+        `MCP-Protocol-Version header ${JSON.stringify(headerVersion)} does not match _meta protocolVersion ${JSON.stringify(claim)}`,
+      );
+    }
+    if (!isObject(meta?.[META_CLIENT_CAPABILITIES])) {
+      return errorReply(
+        400,
+        id,
+        RPC.INVALID_PARAMS,
+        `missing _meta["${META_CLIENT_CAPABILITIES}"]: 2026-07-28 requests declare their capabilities per request`,
+      );
+    }
+    // A notification is never executed (a tools/call without id included).
+    if (isNotification) return ACCEPTED;
+    const mirrored = checkMirroredHeaders(headers, req.method, req.params);
+    if (!mirrored.ok) return errorReply(400, id, RPC.HEADER_MISMATCH, mirrored.message);
+    return dispatchModern(req, deps);
+  }
+
+  // Legacy (2025-11-25 and earlier): silent clients are served, not refused.
+  if (headerVersion !== undefined && isModernVersion(headerVersion)) {
+    return errorReply(
+      400,
+      id,
+      RPC.INVALID_PARAMS,
+      `MCP-Protocol-Version ${headerVersion} needs _meta["${META_PROTOCOL_VERSION}"] in the body; the body is the source of truth`,
+    );
+  }
+  if (
+    headerVersion !== undefined &&
+    !isLegacyVersion(headerVersion) &&
+    req.method !== 'initialize'
+  ) {
+    return errorReply(
+      400,
+      id,
+      RPC.INVALID_REQUEST,
+      `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(headerVersion)} (supported: ${ALL_VERSIONS.join(', ')})`,
+    );
+  }
+  if (isNotification) return ACCEPTED;
+  return dispatchLegacy(req, deps);
+}

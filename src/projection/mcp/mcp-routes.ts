@@ -1,0 +1,96 @@
+/**
+ * `POST /mcp`: our own thin Streamable HTTP transport (stateless, both eras). GET and
+ * DELETE answer 405; bodies are read as text here so a parse error is a JSON-RPC
+ * -32700, never the framework's error body. Responses are JSON unless the client
+ * accepts only an event stream, then one SSE `message` event.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Gateway } from '../../engine/gateway.js';
+import type { CallerResolver } from '../../server/caller-resolver.js';
+import { handleMessage } from './handle-message.js';
+import { errorText, RPC, type RpcReply } from './jsonrpc.js';
+import { buildPayloads } from './payloads.js';
+
+export const MCP_PATH = '/mcp';
+
+export function registerMcpRoutes(
+  app: FastifyInstance,
+  gateway: Gateway,
+  resolveCaller: CallerResolver,
+  bodyLimit: number,
+): void {
+  const payloads = buildPayloads(gateway.spec);
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) =>
+      done(null, body),
+    );
+    scope.setErrorHandler((err: { statusCode?: number; code?: string }, _req, reply) => {
+      const tooLarge = err.statusCode === 413 || err.code === 'FST_ERR_CTP_BODY_TOO_LARGE';
+      const status = tooLarge ? 413 : (err.statusCode ?? 500) < 500 ? 400 : 500;
+      const message = tooLarge
+        ? `request body is over ${bodyLimit} bytes`
+        : status === 400
+          ? 'Bad Request'
+          : 'Internal error';
+      return reply
+        .code(status)
+        .type('application/json')
+        .send(errorText(null, status === 500 ? RPC.INTERNAL_ERROR : RPC.INVALID_REQUEST, message));
+    });
+
+    scope.post(MCP_PATH, async (req, reply) => {
+      const abort = new AbortController();
+      // The response closing before it was written means the caller went away.
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) abort.abort();
+      });
+      const text = typeof req.body === 'string' ? req.body : '';
+      const out = await handleMessage(text, req.headers, {
+        gateway,
+        payloads,
+        resolveCaller: async () => resolveCaller(req),
+        signal: abort.signal,
+      });
+      return send(req, reply, out);
+    });
+    const notAllowed = async (_req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
+      reply
+        .code(405)
+        .header('allow', 'POST')
+        .type('application/json')
+        .send(
+          errorText(
+            null,
+            RPC.INVALID_REQUEST,
+            'Method Not Allowed: this endpoint is stateless; POST one JSON-RPC message per request',
+          ),
+        );
+    scope.get(MCP_PATH, notAllowed);
+    scope.delete(MCP_PATH, notAllowed);
+  });
+}
+
+/** SSE only when the client accepts an event stream and not JSON (protocol.md). */
+export function wantsEventStream(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const types = accept.split(',').map((t) => t.split(';')[0]!.trim().toLowerCase());
+  const json = types.some((t) => t === 'application/json' || t === 'application/*' || t === '*/*');
+  return types.includes('text/event-stream') && !json;
+}
+
+function send(req: FastifyRequest, reply: FastifyReply, out: RpcReply): FastifyReply {
+  if (out.headers) void reply.headers(out.headers);
+  if (out.status === 202) return reply.code(202).send();
+  if (out.status === 200 && wantsEventStream(req.headers.accept)) {
+    return reply
+      .code(200)
+      .headers({
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache',
+        'x-accel-buffering': 'no',
+      })
+      .send(`event: message\ndata: ${out.body}\n\n`);
+  }
+  return reply.code(out.status).type('application/json').send(out.body);
+}

@@ -1,0 +1,59 @@
+/**
+ * 2026-07-28 mirrored headers: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` repeat
+ * what the body says so intermediaries can route without parsing it. The body is the
+ * source of truth: a header that is missing or disagrees is rejected (-32020), never
+ * preferred. Values may arrive as `=?base64?<b64 of UTF-8>?=` and are decoded first.
+ */
+const PREFIX = '=?base64?';
+const SUFFIX = '?=';
+
+/** The header's value decoded, or undefined when absent or malformed. */
+export function decodeHeaderValue(raw: string | string[] | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const v = Array.isArray(raw) ? (raw.length === 1 ? raw[0]! : undefined) : raw;
+  if (v === undefined) return undefined;
+  if (!(v.startsWith(PREFIX) && v.endsWith(SUFFIX))) return v;
+  const b64 = v.slice(PREFIX.length, v.length - SUFFIX.length);
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.length % 4 !== 0) return undefined;
+  const bytes = Buffer.from(b64, 'base64');
+  const text = new TextDecoder('utf-8', { fatal: true });
+  try {
+    return text.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Which body field `Mcp-Name` mirrors, per method. */
+export const NAME_SOURCE: Readonly<Record<string, string>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
+
+export type HeaderCheck = { ok: true } | { ok: false; message: string };
+
+export function checkMirroredHeaders(
+  headers: Record<string, string | string[] | undefined>,
+  method: string,
+  params: Record<string, unknown> | undefined,
+): HeaderCheck {
+  const m = decodeHeaderValue(headers['mcp-method']);
+  if (m === undefined) return { ok: false, message: 'missing Mcp-Method header' };
+  if (m !== method)
+    return {
+      ok: false,
+      message: `Mcp-Method header ${JSON.stringify(m)} does not match the body method ${JSON.stringify(method)}`,
+    };
+  const source = NAME_SOURCE[method];
+  if (source === undefined) return { ok: true };
+  const n = decodeHeaderValue(headers['mcp-name']);
+  const bodyName = params?.[source];
+  if (n === undefined) return { ok: false, message: 'missing Mcp-Name header' };
+  if (n !== bodyName)
+    return {
+      ok: false,
+      message: `Mcp-Name header ${JSON.stringify(n)} does not match params.${source} ${JSON.stringify(bodyName)}`,
+    };
+  return { ok: true };
+}

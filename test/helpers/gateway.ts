@@ -1,0 +1,59 @@
+/**
+ * Starts the real gateway server in-process on 127.0.0.1:0 from spec text, with
+ * logs captured so tests can assert that no secret is ever written.
+ */
+import { Writable } from 'node:stream';
+import { compileSpecText } from '../../src/spec/load-spec.js';
+import { formatDiagnostic } from '../../src/spec/diagnostics.js';
+import { createLogger } from '../../src/server/logger.js';
+import { startServer, type RunningServer } from '../../src/server/start.js';
+
+export interface TestGateway extends RunningServer {
+  /** Every log line written so far. */
+  logs(): string;
+  close(): Promise<void>;
+}
+
+export async function startGateway(
+  specText: string,
+  opts: { env?: Record<string, string>; maxInFlight?: number } = {},
+): Promise<TestGateway> {
+  const result = compileSpecText(specText, 'test.mcp.kdl');
+  if (!result.compiled) throw new Error(result.diagnostics.map(formatDiagnostic).join('\n'));
+  let captured = '';
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      captured += chunk.toString();
+      cb();
+    },
+  });
+  const server = await startServer({
+    spec: result.compiled,
+    listen: { host: '127.0.0.1', port: 0, loopback: true },
+    logger: createLogger('debug', sink),
+    env: opts.env ?? {},
+    ...(opts.maxInFlight && { maxInFlight: opts.maxInFlight }),
+  });
+  return { ...server, logs: () => captured, close: () => server.shutdown(2_000) };
+}
+
+/** POST a JSON body (or raw text) and read status, headers and parsed body. */
+export async function postJson(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; text: string; json: unknown }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
