@@ -69,6 +69,8 @@ Options:
                          Service name; without it, a loopback bind accepts loopback names only.
   --max-in-flight N      Calls in flight at once before the excess is shed with 503 (1024).
   --grace DURATION       How long SIGTERM waits for in-flight calls (default 10s).
+  --public-url URL       The gateway's URL as clients reach it (behind a proxy or Service),
+                         used in OAuth metadata and 401 challenges.
   --log-level LEVEL      trace, debug, info (default), warn, error. Logs are JSON on stdout.
   -h, --help             Show this help
 

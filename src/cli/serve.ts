@@ -21,6 +21,7 @@ export async function runServe(argv: string[]): Promise<number> {
       'allowed-host': { type: 'string', multiple: true },
       'max-in-flight': { type: 'string' },
       grace: { type: 'string', default: '10s' },
+      'public-url': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -70,6 +71,7 @@ export async function runServe(argv: string[]): Promise<number> {
       insecureNoAuth: values['insecure-no-auth'] ?? false,
       allowedHosts: values['allowed-host'] ?? [],
       ...(maxInFlight !== undefined && { maxInFlight }),
+      ...(values['public-url'] !== undefined && { publicUrl: values['public-url'] }),
     });
   } catch (err) {
     if (err instanceof StartupError) {

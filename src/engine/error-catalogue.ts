@@ -78,6 +78,44 @@ export const ERROR_CATALOGUE = {
     mcp: 'tool-error',
     summary: "The upstream did not answer in full within the grant's timeout.",
   },
+  SQL_TIMEOUT: {
+    status: 504,
+    mcp: 'tool-error',
+    summary: "The statement timed out (statement-timeout, or the grant's timeout).",
+  },
+  SQL_CONFLICT: {
+    status: 409,
+    mcp: 'tool-error',
+    summary:
+      'A unique or foreign-key constraint refused the write; the SQLSTATE and constraint are named, row data is not.',
+  },
+  SQL_CONSTRAINT: {
+    status: 400,
+    mcp: 'tool-error',
+    summary:
+      'A check or not-null constraint refused the write; the SQLSTATE and constraint are named, row data is not.',
+  },
+  SQL_DATA: {
+    status: 400,
+    mcp: 'tool-error',
+    summary: 'The database refused a value (out of range, invalid input for its type).',
+  },
+  SQL_ERROR: {
+    status: 502,
+    mcp: 'tool-error',
+    summary: 'The database refused the statement for another reason (its SQLSTATE is given).',
+  },
+  POOL_EXHAUSTED: {
+    status: 503,
+    mcp: 'tool-error',
+    summary:
+      'Every database connection stayed busy for the checkout timeout; retry after Retry-After.',
+  },
+  DATABASE_UNAVAILABLE: {
+    status: 503,
+    mcp: 'tool-error',
+    summary: 'The database cannot be reached; readiness reports it until it is back.',
+  },
   OVERLOADED: {
     status: 503,
     mcp: 'tool-error',

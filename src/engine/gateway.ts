@@ -5,6 +5,8 @@
 import type { CompiledSpec, Descriptor } from '../spec/descriptor.js';
 import type { BackendKind, CallContext, Env } from './backends/backend.js';
 import { createHttpKind } from './backends/http/http-backend.js';
+import { createSqlKind } from './backends/sql/sql-backend.js';
+import type { Logger } from 'pino';
 import type { Caller } from './caller.js';
 import { engineError } from './error-catalogue.js';
 import { execute, type Outcome } from './execute.js';
@@ -16,14 +18,17 @@ import { makeRedactor, type Redactor } from './redact.js';
 import { StartupError } from './startup-error.js';
 
 /** Backend kinds by descriptor kind (architecture.md, habit 4: a map, not a switch). */
-export type KindFactory = (
-  env: Env,
-  descriptors: readonly Descriptor[],
-  spec: CompiledSpec,
-) => BackendKind | Promise<BackendKind>;
+export interface KindContext {
+  readonly env: Env;
+  readonly descriptors: readonly Descriptor[];
+  readonly spec: CompiledSpec;
+  readonly log?: Pick<Logger, 'warn' | 'info'>;
+}
+export type KindFactory = (ctx: KindContext) => BackendKind | Promise<BackendKind>;
 
 export const BACKEND_KINDS: Record<string, KindFactory> = {
-  http: (env, descriptors) => createHttpKind(env, descriptors),
+  http: ({ env, descriptors }) => createHttpKind(env, descriptors),
+  sql: ({ env, spec, log }) => createSqlKind(env, spec, log),
 };
 
 export interface GatewayOptions {
@@ -31,6 +36,9 @@ export interface GatewayOptions {
   /** Calls allowed in flight at once; beyond it calls are shed with OVERLOADED. */
   readonly maxInFlight?: number;
   readonly kinds?: Record<string, KindFactory>;
+  readonly log?: Pick<Logger, 'warn' | 'info'>;
+  /** Credentials held outside the backends (inbound API keys), redacted like the rest. */
+  readonly extraSecrets?: readonly string[];
 }
 
 export class Gateway {
@@ -60,7 +68,10 @@ export class Gateway {
           throw new StartupError(
             `no backend serves ${kind} grants (${descriptors.map((d) => d.name).join(', ')})`,
           );
-        kinds.set(kind, await factory(env, descriptors, spec));
+        kinds.set(
+          kind,
+          await factory({ env, descriptors, spec, ...(opts.log && { log: opts.log }) }),
+        );
       }
       const ajv = createAjv();
       const operations = new Map<string, Operation>();
@@ -82,7 +93,10 @@ export class Gateway {
           backend: kinds.get(d.backend.kind)!.prepare(d),
         });
       }
-      const redact = makeRedactor([...kinds.values()].flatMap((k) => k.secrets()));
+      const redact = makeRedactor([
+        ...[...kinds.values()].flatMap((k) => k.secrets()),
+        ...(opts.extraSecrets ?? []),
+      ]);
       return new Gateway(spec, operations, [...kinds.values()], redact, opts.maxInFlight ?? 1024);
     } catch (err) {
       await Promise.allSettled([...kinds.values()].map((k) => k.close()));

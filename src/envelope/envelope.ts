@@ -59,6 +59,13 @@ export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): Bui
   } else {
     t.walk(result, '$');
   }
+  // Rows dropped by max-rows before the result got here: the top-level array's full
+  // length is the statement's row count.
+  const top = t.items[0];
+  if (input.rows !== undefined && top?.path === '$' && input.rows > top.length) {
+    top.kept = top.kept ?? top.length;
+    top.length = input.rows;
+  }
   const base = {
     truncated,
     bytes,

@@ -101,7 +101,7 @@ export class Truncator {
       const json = JSON.stringify(v);
       const size = byteLength(json);
       if (size <= left) {
-        out[k] = v;
+        put(out, k, v);
         if (v !== null && typeof v === 'object') this.walk(v, childPath(path, k));
         used += overhead + size;
         first = false;
@@ -109,7 +109,7 @@ export class Truncator {
       }
       if (left >= MIN_USEFUL) {
         const part = this.fit(v, left, childPath(path, k), json);
-        if (part !== undefined) out[k] = part;
+        if (part !== undefined) put(out, k, part);
       }
       break;
     }
@@ -120,6 +120,11 @@ export class Truncator {
     if (this.items.length < this.itemsCap) this.items.push(item);
     else this.omitted += 1;
   }
+}
+
+/** An own member even for a key such as `__proto__`, which plain assignment would not create. */
+function put(obj: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /**

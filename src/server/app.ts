@@ -11,7 +11,8 @@ import { registerRestRoutes } from '../projection/rest/rest-routes.js';
 import { MCP_PATH, registerMcpRoutes } from '../projection/mcp/mcp-routes.js';
 import { errorText, RPC } from '../projection/mcp/jsonrpc.js';
 import { restError } from '../projection/rest/rest-error.js';
-import { anonymousCaller, type CallerResolver } from './caller-resolver.js';
+import type { AccessControl } from '../access/access-control.js';
+import { registerMetadataRoutes } from '../access/metadata-routes.js';
 import { prepareRequestGuard, type GuardConfig } from './request-guards.js';
 
 export const BODY_LIMIT = 4 * 1024 * 1024;
@@ -21,7 +22,9 @@ export interface AppOptions {
   readonly gateway: Gateway;
   readonly logger: FastifyBaseLogger | false;
   readonly guard: GuardConfig;
-  readonly resolveCaller?: CallerResolver;
+  readonly access: AccessControl;
+  /** Public base URL behind a proxy, for RFC 9728 metadata. */
+  readonly publicUrl?: string;
 }
 
 export function buildApp(opts: AppOptions): FastifyInstance {
@@ -90,9 +93,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       .send({ status: ready ? 'ready' : gateway.isDraining ? 'draining' : 'not ready' });
   });
 
-  const resolveCaller = opts.resolveCaller ?? anonymousCaller;
-  registerRestRoutes(app, gateway, resolveCaller);
-  registerMcpRoutes(app, gateway, resolveCaller, BODY_LIMIT);
+  registerRestRoutes(app, gateway, opts.access);
+  registerMcpRoutes(app, gateway, opts.access, BODY_LIMIT);
+  registerMetadataRoutes(app, gateway.spec, MCP_PATH, opts.publicUrl);
 
   app.setNotFoundHandler((req, reply) => {
     const r = restError(

@@ -9,6 +9,8 @@ import { Gateway } from '../engine/gateway.js';
 import { StartupError } from '../engine/startup-error.js';
 import type { CompiledSpec } from '../spec/descriptor.js';
 import { buildApp } from './app.js';
+import { createAccessControl } from '../access/access-control.js';
+import { MCP_PATH } from '../projection/mcp/mcp-routes.js';
 import type { ListenAddress } from './listen-address.js';
 
 export interface StartOptions {
@@ -20,6 +22,8 @@ export interface StartOptions {
   readonly insecureNoAuth?: boolean;
   readonly allowedHosts?: readonly string[];
   readonly maxInFlight?: number;
+  /** The gateway's public base URL behind a proxy (for RFC 9728 metadata and challenges). */
+  readonly publicUrl?: string;
 }
 
 export interface RunningServer {
@@ -39,12 +43,29 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         'Add `access { api-key env="..." }` (or oauth), listen on 127.0.0.1, or pass --insecure-no-auth if something in front of the gateway authenticates.',
     );
   }
+  if (!listen.loopback && !spec.access && opts.logger) {
+    opts.logger.warn(
+      { host: listen.host, port: listen.port },
+      'listening beyond loopback without an access block (--insecure-no-auth): every grant is open to whoever reaches this port',
+    );
+  }
+  const env = opts.env ?? process.env;
+  // Access first: a missing API-key variable stops start-up before any pool opens.
+  const access = createAccessControl(spec.access, {
+    env,
+    mcpPath: MCP_PATH,
+    ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
+  });
   const gateway = await Gateway.prepare(spec, {
+    extraSecrets: access.secrets,
+    ...(opts.logger && { log: opts.logger }),
     ...(opts.env && { env: opts.env }),
     ...(opts.maxInFlight && { maxInFlight: opts.maxInFlight }),
   });
   const app = buildApp({
     gateway,
+    access,
+    ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
     logger: opts.logger ? (opts.logger as unknown as FastifyBaseLogger) : false,
     guard: {
       allowOrigins: spec.access?.allowOrigins ?? [],

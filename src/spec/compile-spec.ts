@@ -1,6 +1,6 @@
 /** Spec → CompiledSpec: spec-wide checks, every grant, then the cross-grant ones. */
 import type { Diagnostics, Position } from './diagnostics.js';
-import type { CompiledSpec, Descriptor, UpstreamAuth } from './descriptor.js';
+import type { CompiledSpec, DatabaseDescriptor, Descriptor, UpstreamAuth } from './descriptor.js';
 import {
   compileGrant,
   DEFAULT_BUDGET_BYTES,
@@ -10,7 +10,7 @@ import {
 import { deepFreeze } from './freeze.js';
 import { reportPattern } from './grant-builder.js';
 import { headerProblem } from './headers.js';
-import type { AuthSpec, Spec } from './spec-types.js';
+import type { AuthSpec, DatabaseSpec, Spec } from './spec-types.js';
 
 export function compileSpec(spec: Spec, diag: Diagnostics): CompiledSpec {
   const baseUrl = spec.baseUrl
@@ -95,17 +95,7 @@ export function compileSpec(spec: Spec, diag: Diagnostics): CompiledSpec {
       ...(wrap.describe !== undefined && { instructions: wrap.describe }),
     },
     tools,
-    ...(db && {
-      database:
-        db.kind === 'env'
-          ? { kind: 'env', env: db.env, pool: db.pool, statementTimeoutMs: db.statementTimeoutMs }
-          : {
-              kind: 'embedded',
-              ...(db.seed !== undefined && { seed: db.seed }),
-              pool: db.pool,
-              statementTimeoutMs: db.statementTimeoutMs,
-            },
-    }),
+    ...(db && { database: databaseDescriptor(db) }),
     ...(spec.access && {
       access: {
         apiKeys: spec.access.apiKeys.map((k) => ({ env: k.env, scopes: k.scopes })),
@@ -148,6 +138,16 @@ function normalizeBaseUrl(text: string, at: Position, diag: Diagnostics): string
     return undefined;
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+function databaseDescriptor(db: DatabaseSpec): DatabaseDescriptor {
+  const common = {
+    pool: db.pool,
+    statementTimeoutMs: db.statementTimeoutMs,
+    checkoutTimeoutMs: db.checkoutTimeoutMs,
+  };
+  if (db.kind === 'env') return { kind: 'env', env: db.env, ...common };
+  return { kind: 'embedded', ...(db.seed !== undefined && { seed: db.seed }), ...common };
 }
 
 function upstreamAuth(a: AuthSpec): UpstreamAuth {

@@ -118,19 +118,16 @@ export interface Descriptor {
   readonly source: SourceRef;
 }
 
+interface DatabaseCommon {
+  readonly pool: number;
+  readonly statementTimeoutMs: number;
+  readonly checkoutTimeoutMs: number;
+}
+
 export type DatabaseDescriptor =
-  | {
-      readonly kind: 'env';
-      readonly env: string;
-      readonly pool: number;
-      readonly statementTimeoutMs: number;
-    }
-  | {
-      readonly kind: 'embedded';
-      readonly seed?: string;
-      readonly pool: number;
-      readonly statementTimeoutMs: number;
-    };
+  | (DatabaseCommon & { readonly kind: 'env'; readonly env: string })
+  /** `seed` as written; it is resolved against the spec file's folder at start-up. */
+  | (DatabaseCommon & { readonly kind: 'embedded'; readonly seed?: string });
 
 export interface AccessDescriptor {
   readonly apiKeys: readonly { readonly env: string; readonly scopes: readonly string[] }[];

@@ -103,29 +103,26 @@ export function parseDatabase(c: NodeReader, diag: Diagnostics): DatabaseSpec | 
   c.noChildren();
   const mode = c.optionalString(0, 'a mode ("embedded")');
   const pool = c.propInteger('pool', 1) ?? 10;
-  const timeoutText = c.propString('statement-timeout');
-  let statementTimeoutMs = 10_000;
-  if (timeoutText !== undefined) {
-    const ms = parseDuration(timeoutText);
-    if (ms === undefined)
-      diag.error(
-        'SPEC_DURATION',
-        c.propAt('statement-timeout'),
-        subject,
-        `statement-timeout ${JSON.stringify(timeoutText)} is not a duration like 500ms, 10s, 2m`,
-      );
-    else statementTimeoutMs = ms;
-  }
+  const duration = (prop: string, fallback: number): number => {
+    const text = c.propString(prop);
+    if (text === undefined) return fallback;
+    const ms = parseDuration(text);
+    if (ms !== undefined) return ms;
+    diag.error(
+      'SPEC_DURATION',
+      c.propAt(prop),
+      subject,
+      `${prop} ${JSON.stringify(text)} is not a duration like 500ms, 10s, 2m`,
+    );
+    return fallback;
+  };
+  const statementTimeoutMs = duration('statement-timeout', 10_000);
+  const checkoutTimeoutMs = duration('checkout-timeout', 1_000);
+  const common = { pool, statementTimeoutMs, checkoutTimeoutMs, at: c.at };
   if (mode === 'embedded') {
     const seed = c.propString('seed');
     c.finish();
-    return {
-      kind: 'embedded',
-      ...(seed !== undefined && { seed }),
-      pool,
-      statementTimeoutMs,
-      at: c.at,
-    };
+    return { kind: 'embedded', ...(seed !== undefined && { seed }), ...common };
   }
   if (mode !== undefined) {
     diag.error(
@@ -139,7 +136,7 @@ export function parseDatabase(c: NodeReader, diag: Diagnostics): DatabaseSpec | 
   }
   const env = c.propString('env', true);
   c.finish();
-  return env === undefined ? undefined : { kind: 'env', env, pool, statementTimeoutMs, at: c.at };
+  return env === undefined ? undefined : { kind: 'env', env, ...common };
 }
 
 export function parseRestrict(c: NodeReader, diag: Diagnostics): RestrictSpec[] {

@@ -127,21 +127,17 @@ export type AuthSpec =
     }
   | { readonly kind: 'query'; readonly param: string; readonly env: string; readonly at: Position };
 
+interface DatabaseCommon {
+  readonly pool: number;
+  readonly statementTimeoutMs: number;
+  /** How long a call waits for a free connection before a 503. */
+  readonly checkoutTimeoutMs: number;
+  readonly at: Position;
+}
+
 export type DatabaseSpec =
-  | {
-      readonly kind: 'env';
-      readonly env: string;
-      readonly pool: number;
-      readonly statementTimeoutMs: number;
-      readonly at: Position;
-    }
-  | {
-      readonly kind: 'embedded';
-      readonly seed?: string;
-      readonly pool: number;
-      readonly statementTimeoutMs: number;
-      readonly at: Position;
-    };
+  | (DatabaseCommon & { readonly kind: 'env'; readonly env: string })
+  | (DatabaseCommon & { readonly kind: 'embedded'; readonly seed?: string });
 
 export interface RestrictSpec {
   readonly argument: string;

@@ -22,6 +22,8 @@ export function createAjv(): Ajv2020 {
     useDefaults: true,
     $data: false,
     strict: true,
+    // `raw` without kind= is {"type": ["object", "array"]}, which strict mode refuses otherwise.
+    allowUnionTypes: true,
     // The schemas are ours; their size is bounded by the spec, not by callers.
     code: { optimize: true },
   });

@@ -13,7 +13,7 @@ function ok(req: RpcRequest, json: string): RpcReply {
 
 const MODERN: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ['server/discover', (req, d) => ok(req, d.payloads.discover)],
-  ['tools/list', (req, d) => ok(req, d.payloads.modernToolsList)],
+  ['tools/list', (req, d) => ok(req, d.payloads.toolLists(d.caller).modern)],
   ['tools/call', callTool],
 ]);
 
@@ -29,7 +29,7 @@ const LEGACY: ReadonlyMap<string, Handler> = new Map<string, Handler>([
     },
   ],
   ['ping', (req) => ok(req, '{}')],
-  ['tools/list', (req, d) => ok(req, d.payloads.legacyToolsList)],
+  ['tools/list', (req, d) => ok(req, d.payloads.toolLists(d.caller).legacy)],
   ['tools/call', callTool],
 ]);
 
@@ -54,7 +54,8 @@ async function callTool(req: RpcRequest, deps: McpDeps, tail: string): Promise<R
   const op = deps.gateway.operation(name);
   if (!op)
     return errorReply(200, req.id, RPC.INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}`);
-  const args = req.params?.arguments ?? {};
+  // Absent means no arguments; `null` is not an object and is refused like any other.
+  const args = req.params?.arguments === undefined ? {} : req.params.arguments;
   if (args === null || typeof args !== 'object' || Array.isArray(args)) {
     return errorReply(
       200,
@@ -63,23 +64,17 @@ async function callTool(req: RpcRequest, deps: McpDeps, tail: string): Promise<R
       'tools/call params.arguments must be an object',
     );
   }
-  const caller = await deps.resolveCaller();
-  if (!caller.ok)
-    return errorReply(
-      statusOf(caller.error.code),
-      req.id,
-      RPC.INVALID_REQUEST,
-      caller.error.message,
-    );
-  const out = await deps.gateway.call(op, args, caller.caller, { signal: deps.signal });
+  const out = await deps.gateway.call(op, args, deps.caller, { signal: deps.signal });
   if (!out.ok && out.error.code === 'INSUFFICIENT_SCOPE') {
-    return errorReply(
+    // HTTP 403 for the call, with the challenge naming every scope the grant needs.
+    const reply = errorReply(
       statusOf(out.error.code),
       req.id,
       RPC.INVALID_REQUEST,
       out.error.message,
       out.error.details,
     );
+    return { ...reply, headers: { 'www-authenticate': deps.scopeChallenge(op.descriptor.scopes) } };
   }
   return ok(req, toolResultText(out, tail));
 }

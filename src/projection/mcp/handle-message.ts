@@ -4,7 +4,7 @@
  * before looking at params (protocol.md). Every request stands alone: no session.
  */
 import type { Gateway } from '../../engine/gateway.js';
-import type { CallerResult } from '../../server/caller-resolver.js';
+import type { Caller } from '../../engine/caller.js';
 import { ACCEPTED, errorReply, isValidId, RPC, type RpcId, type RpcReply } from './jsonrpc.js';
 import { checkMirroredHeaders, decodeHeaderValue } from './mirrored-headers.js';
 import type { Payloads } from './payloads.js';
@@ -22,7 +22,10 @@ export type Headers = Record<string, string | string[] | undefined>;
 export interface McpDeps {
   readonly gateway: Gateway;
   readonly payloads: Payloads;
-  readonly resolveCaller: () => Promise<CallerResult>;
+  /** Who is calling, already authenticated by the route. */
+  readonly caller: Caller;
+  /** WWW-Authenticate for a 403 naming the scopes a grant needs. */
+  readonly scopeChallenge: (required: readonly string[]) => string;
   readonly signal: AbortSignal;
 }
 

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Gateway } from '../../engine/gateway.js';
-import type { CallerResolver } from '../../server/caller-resolver.js';
+import type { AccessControl } from '../../access/access-control.js';
 import { handleMessage } from './handle-message.js';
 import { errorText, RPC, type RpcReply } from './jsonrpc.js';
 import { buildPayloads } from './payloads.js';
@@ -16,10 +16,10 @@ export const MCP_PATH = '/mcp';
 export function registerMcpRoutes(
   app: FastifyInstance,
   gateway: Gateway,
-  resolveCaller: CallerResolver,
+  access: AccessControl,
   bodyLimit: number,
 ): void {
-  const payloads = buildPayloads(gateway.spec);
+  const payloads = buildPayloads(gateway.spec, access.enabled);
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) =>
@@ -45,11 +45,21 @@ export function registerMcpRoutes(
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) abort.abort();
       });
+      // Every request carries its token (protocol.md, "Authorization"): no session remembers one.
+      const who = await access.resolve(req);
+      if (!who.ok) {
+        return reply
+          .code(401)
+          .header('www-authenticate', who.challenge)
+          .type('application/json')
+          .send(errorText(null, RPC.INVALID_REQUEST, `Unauthorized: ${who.error.message}`));
+      }
       const text = typeof req.body === 'string' ? req.body : '';
       const out = await handleMessage(text, req.headers, {
         gateway,
         payloads,
-        resolveCaller: async () => resolveCaller(req),
+        caller: who.caller,
+        scopeChallenge: (required) => access.scopeChallenge(req, required),
         signal: abort.signal,
       });
       return send(req, reply, out);

@@ -45,7 +45,8 @@ export function checkMirroredHeaders(
       ok: false,
       message: `Mcp-Method header ${JSON.stringify(m)} does not match the body method ${JSON.stringify(method)}`,
     };
-  const source = NAME_SOURCE[method];
+  // Own keys only: a method named `__proto__` or `constructor` must not find Object.prototype.
+  const source = Object.hasOwn(NAME_SOURCE, method) ? NAME_SOURCE[method] : undefined;
   if (source === undefined) return { ok: true };
   const n = decodeHeaderValue(headers['mcp-name']);
   const bodyName = params?.[source];

@@ -1,26 +1,35 @@
 /**
  * Results that never change while a spec is loaded, serialized once at boot per era
- * (bytes ready to write): server/discover, tools/list, initialize, ping.
+ * (bytes ready to write): server/discover, initialize, and tools/list. When `access`
+ * filters the list by scope, each distinct scope set gets its list built once and
+ * cached, and the list's cacheScope becomes "private".
  */
+import type { Caller } from '../../engine/caller.js';
+import { missingScopes } from '../../engine/guards/scopes.js';
 import type { CompiledSpec } from '../../spec/descriptor.js';
 import { toolList } from './tool-definition.js';
 import { LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS } from './versions.js';
 
 /** How long a client may cache discover and tools/list (the list changes only on reload). */
 export const LIST_TTL_MS = 60_000;
+/** Distinct scope sets whose lists are kept; beyond it lists are built per call. */
+const LIST_CACHE_MAX = 256;
+
+export interface ToolLists {
+  readonly modern: string;
+  readonly legacy: string;
+}
 
 export interface Payloads {
   readonly discover: string;
-  readonly modernToolsList: string;
-  readonly legacyToolsList: string;
   /** initialize result per legacy version we answer with. */
   readonly initialize: ReadonlyMap<string, string>;
   /** The `_meta` member every modern result carries, as JSON text. */
   readonly modernMeta: string;
-  readonly serverInfo: { readonly name: string; readonly version: string; readonly title?: string };
+  toolLists(caller: Caller): ToolLists;
 }
 
-export function buildPayloads(spec: CompiledSpec): Payloads {
+export function buildPayloads(spec: CompiledSpec, filtered: boolean): Payloads {
   const serverInfo = {
     name: spec.server.name,
     version: spec.server.version,
@@ -29,7 +38,7 @@ export function buildPayloads(spec: CompiledSpec): Payloads {
   const instructions = spec.server.instructions;
   const capabilities = { tools: { listChanged: false } };
   const meta = { [META_SERVER_INFO]: serverInfo };
-  const { tools } = toolList(spec.tools);
+  const cacheScope = filtered ? 'private' : 'public';
   const discover = {
     supportedVersions: [...MODERN_VERSIONS, ...LEGACY_VERSIONS],
     capabilities,
@@ -52,18 +61,36 @@ export function buildPayloads(spec: CompiledSpec): Payloads {
       }),
     );
   }
+  const listsOf = (caller: Caller): ToolLists => {
+    const { tools } = toolList(
+      spec.tools.filter((d) => missingScopes(d.scopes, caller).length === 0),
+    );
+    return {
+      modern: JSON.stringify({
+        tools,
+        ttlMs: LIST_TTL_MS,
+        cacheScope,
+        resultType: 'complete',
+        _meta: meta,
+      }),
+      legacy: JSON.stringify({ tools }),
+    };
+  };
+  const everyone = listsOf({ id: 'anonymous', scopes: 'all' });
+  const cache = new Map<string, ToolLists>();
   return {
     discover: JSON.stringify(discover),
-    modernToolsList: JSON.stringify({
-      tools,
-      ttlMs: LIST_TTL_MS,
-      cacheScope: 'public',
-      resultType: 'complete',
-      _meta: meta,
-    }),
-    legacyToolsList: JSON.stringify({ tools }),
     initialize,
     modernMeta: JSON.stringify(meta),
-    serverInfo,
+    toolLists(caller) {
+      if (!filtered || caller.scopes === 'all') return everyone;
+      const key = [...caller.scopes].sort().join(' ');
+      let lists = cache.get(key);
+      if (!lists) {
+        lists = listsOf(caller);
+        if (cache.size < LIST_CACHE_MAX) cache.set(key, lists);
+      }
+      return lists;
+    },
   };
 }

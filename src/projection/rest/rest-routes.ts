@@ -1,21 +1,24 @@
 /**
  * The REST projection: `POST /api/<tool>` with the arguments as the JSON body, and
- * `GET /api` listing the tools. It translates HTTP to an engine call and back; every
- * decision (validation, allowlists, scopes) is the engine's.
+ * `GET /api` listing the tools the caller may call. It translates HTTP to an engine
+ * call and back; every decision (validation, allowlists, scopes) is the engine's.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AccessControl } from '../../access/access-control.js';
+import type { Caller } from '../../engine/caller.js';
+import { engineError, type EngineError } from '../../engine/error-catalogue.js';
 import type { Gateway } from '../../engine/gateway.js';
-import { engineError } from '../../engine/error-catalogue.js';
+import { missingScopes } from '../../engine/guards/scopes.js';
 import { restError } from './rest-error.js';
-import type { CallerResolver } from '../../server/caller-resolver.js';
 
 export function registerRestRoutes(
   app: FastifyInstance,
   gateway: Gateway,
-  resolveCaller: CallerResolver,
+  access: AccessControl,
 ): void {
-  const listing = JSON.stringify({
-    tools: [...gateway.operations.values()].map(({ descriptor: d }) => ({
+  const entries = [...gateway.operations.values()].map(({ descriptor: d }) => ({
+    scopes: d.scopes,
+    json: JSON.stringify({
       name: d.name,
       title: d.title,
       ...(d.description !== undefined && { description: d.description }),
@@ -23,14 +26,28 @@ export function registerRestRoutes(
       path: `/api/${d.name}`,
       inputSchema: d.inputSchema,
       annotations: d.annotations,
-    })),
-  });
+    }),
+  }));
+  const listFor = (caller: Caller): string =>
+    `{"tools":[${entries
+      .filter((e) => missingScopes(e.scopes, caller).length === 0)
+      .map((e) => e.json)
+      .join(',')}]}`;
+  const everyone = listFor({ id: 'anonymous', scopes: 'all' });
 
-  app.get('/api', async (_req, reply) => {
-    return reply.type('application/json; charset=utf-8').send(listing);
+  app.get('/api', async (req, reply) => {
+    const who = await access.resolve(req);
+    if (!who.ok) return sendError(reply, who.error, { 'www-authenticate': who.challenge });
+    const body = who.caller.scopes === 'all' ? everyone : listFor(who.caller);
+    return reply
+      .header('cache-control', access.enabled ? 'private, max-age=60' : 'public, max-age=60')
+      .type('application/json; charset=utf-8')
+      .send(body);
   });
 
   app.post<{ Params: { tool: string } }>('/api/:tool', async (req, reply) => {
+    const who = await access.resolve(req);
+    if (!who.ok) return sendError(reply, who.error, { 'www-authenticate': who.challenge });
     const op = gateway.operation(req.params.tool);
     if (!op)
       return sendError(
@@ -40,8 +57,6 @@ export function registerRestRoutes(
           `no tool named ${JSON.stringify(req.params.tool)}; GET /api lists the tools`,
         ),
       );
-    const caller = await resolveCaller(req);
-    if (!caller.ok) return sendError(reply, caller.error);
     // An empty body is a call with no arguments.
     const input = req.body === undefined || req.body === null ? {} : req.body;
     const abort = new AbortController();
@@ -49,13 +64,26 @@ export function registerRestRoutes(
     reply.raw.once('close', () => {
       if (!reply.raw.writableFinished) abort.abort();
     });
-    const out = await gateway.call(op, input, caller.caller, { signal: abort.signal });
-    if (!out.ok) return sendError(reply, out.error);
+    const out = await gateway.call(op, input, who.caller, { signal: abort.signal });
+    if (!out.ok) {
+      const challenge =
+        out.error.code === 'INSUFFICIENT_SCOPE'
+          ? { 'www-authenticate': access.scopeChallenge(req, op.descriptor.scopes) }
+          : undefined;
+      return sendError(reply, out.error, challenge);
+    }
     return reply.code(200).type('application/json; charset=utf-8').send(out.envelope.json);
   });
 }
 
-function sendError(reply: FastifyReply, e: Parameters<typeof restError>[0]): FastifyReply {
+function sendError(
+  reply: FastifyReply,
+  e: EngineError,
+  headers?: Record<string, string>,
+): FastifyReply {
   const r = restError(e);
-  return reply.code(r.status).headers(r.headers).send(r.body);
+  return reply
+    .code(r.status)
+    .headers({ ...r.headers, ...headers })
+    .send(r.body);
 }

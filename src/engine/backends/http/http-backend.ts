@@ -110,6 +110,9 @@ function prepareHttpGrant(
         }
         const encoding = headerText(res.headers['content-encoding']);
         if (encoding && encoding.toLowerCase() !== 'identity') {
+          // undici's body emits an AbortError when destroyed unread; with no listener
+          // that 'error' event would be uncaught and end the process.
+          stream.on('error', () => {});
           stream.destroy();
           return {
             ok: false,

@@ -1,0 +1,105 @@
+/**
+ * Inbound access for both surfaces (spec-language.md, "Access"): who is calling, from
+ * `Authorization: Bearer` only (never the query string), and the RFC 6750/9728
+ * challenges that tell a client where to get a token. Without an `access` block
+ * every caller is anonymous and holds every scope.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Env } from '../engine/backends/backend.js';
+import { ANONYMOUS, type Caller } from '../engine/caller.js';
+import { engineError, type EngineError } from '../engine/error-catalogue.js';
+import type { AccessDescriptor } from '../spec/descriptor.js';
+import { loadApiKeys, type ApiKeys } from './api-keys.js';
+import { createOAuthVerifier, type OAuthVerifier } from './oauth.js';
+
+export type CallerResult =
+  | { readonly ok: true; readonly caller: Caller }
+  | { readonly ok: false; readonly error: EngineError; readonly challenge: string };
+
+export interface AccessControl {
+  readonly enabled: boolean;
+  readonly oauth: boolean;
+  /** Every raw credential the gateway knows (API keys), for log redaction. */
+  readonly secrets: readonly string[];
+  resolve(req: FastifyRequest): Promise<CallerResult>;
+  /** The WWW-Authenticate value for a 403: the scopes a grant needs. */
+  scopeChallenge(req: FastifyRequest, required: readonly string[]): string;
+  /** RFC 9728 metadata URL of the MCP endpoint, as seen by this request. */
+  metadataUrl(req: FastifyRequest): string;
+}
+
+export const METADATA_PATH = '/.well-known/oauth-protected-resource';
+
+export interface AccessOptions {
+  readonly env: Env;
+  /** The gateway's public base URL (behind a proxy); otherwise taken from Host. */
+  readonly publicUrl?: string;
+  /** Paths the MCP endpoint lives at, for the metadata URL. */
+  readonly mcpPath: string;
+}
+
+export function publicBase(req: FastifyRequest, publicUrl: string | undefined): string {
+  if (publicUrl) return publicUrl.replace(/\/+$/, '');
+  return `${req.protocol}://${req.headers.host ?? 'localhost'}`;
+}
+
+function quote(v: string): string {
+  return `"${v.replace(/["\\]/g, '')}"`;
+}
+
+export function createAccessControl(
+  access: AccessDescriptor | undefined,
+  opts: AccessOptions,
+): AccessControl {
+  const metadataUrl = (req: FastifyRequest): string =>
+    `${publicBase(req, opts.publicUrl)}${METADATA_PATH}${opts.mcpPath}`;
+  if (!access) {
+    return {
+      enabled: false,
+      oauth: false,
+      secrets: [],
+      resolve: async () => ({ ok: true, caller: ANONYMOUS }),
+      scopeChallenge: (req, required) =>
+        `Bearer error="insufficient_scope", scope=${quote(required.join(' '))}, resource_metadata=${quote(metadataUrl(req))}`,
+      metadataUrl,
+    };
+  }
+  const keys: ApiKeys | undefined =
+    access.apiKeys.length > 0 ? loadApiKeys(access, opts.env) : undefined;
+  const verifier: OAuthVerifier | undefined = access.oauth
+    ? createOAuthVerifier(access.oauth)
+    : undefined;
+  const challenge = (req: FastifyRequest, error?: string): string =>
+    `Bearer ${error ? `error=${quote(error)}, ` : ''}resource_metadata=${quote(metadataUrl(req))}`;
+  const refuse = (req: FastifyRequest, message: string, error?: string): CallerResult => ({
+    ok: false,
+    error: engineError('UNAUTHENTICATED', message),
+    challenge: challenge(req, error),
+  });
+
+  return {
+    enabled: true,
+    oauth: verifier !== undefined,
+    secrets: keys?.secrets ?? [],
+    async resolve(req) {
+      const header = req.headers.authorization;
+      if (header === undefined || header === '')
+        return refuse(req, 'this gateway needs a bearer token: send Authorization: Bearer <token>');
+      const m = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
+      if (!m)
+        return refuse(req, 'the Authorization header is not a bearer token', 'invalid_request');
+      const token = m[1]!;
+      const byKey = keys?.match(token);
+      if (byKey) return { ok: true, caller: byKey };
+      if (verifier && token.split('.').length === 3) {
+        const checked = await verifier.verify(token);
+        if (checked.ok) return checked;
+        return refuse(req, `invalid token: ${checked.reason}`, 'invalid_token');
+      }
+      return refuse(req, 'invalid token', 'invalid_token');
+    },
+    scopeChallenge: (req, required) =>
+      `Bearer error="insufficient_scope", scope=${quote(required.join(' '))}, resource_metadata=${quote(metadataUrl(req))}`,
+    metadataUrl,
+  };
+}

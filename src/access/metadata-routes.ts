@@ -1,0 +1,27 @@
+/**
+ * RFC 9728 Protected Resource Metadata, served when `oauth` is configured so an MCP
+ * client that got a 401 can find the authorization server and the scopes.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { CompiledSpec } from '../spec/descriptor.js';
+import { METADATA_PATH, publicBase } from './access-control.js';
+
+export function registerMetadataRoutes(
+  app: FastifyInstance,
+  spec: CompiledSpec,
+  mcpPath: string,
+  publicUrl: string | undefined,
+): void {
+  const oauth = spec.access?.oauth;
+  if (!oauth) return;
+  const scopes = [...new Set(spec.tools.flatMap((t) => t.scopes))].sort();
+  const handler = async (req: FastifyRequest) => ({
+    resource: `${publicBase(req, publicUrl)}${mcpPath}`,
+    authorization_servers: [oauth.issuer],
+    scopes_supported: scopes,
+    bearer_methods_supported: ['header'],
+    resource_name: spec.server.title ?? spec.server.name,
+  });
+  app.get(`${METADATA_PATH}${mcpPath}`, handler);
+  app.get(METADATA_PATH, handler);
+}

@@ -1,0 +1,97 @@
+/**
+ * OAuth 2 resource server (protocol.md, "Authorization"): JWT bearer tokens verified
+ * against the issuer's JWKS (fetched and cached by jose, refetched on an unknown
+ * `kid` at most once per cooldown), with pinned asymmetric algorithms (no `none`,
+ * no HS* that a public key could forge), the issuer, this server as audience
+ * (RFC 8707), and `exp`/`nbf` with a small clock skew.
+ */
+import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type { Caller } from '../engine/caller.js';
+
+const ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
+const CLOCK_SKEW_S = 30;
+
+export interface OAuthConfig {
+  readonly issuer: string;
+  readonly audience: string;
+  readonly jwksUri: string;
+}
+
+export type TokenCheck =
+  { readonly ok: true; readonly caller: Caller } | { readonly ok: false; readonly reason: string };
+
+export interface OAuthVerifier {
+  verify(token: string): Promise<TokenCheck>;
+}
+
+export function createOAuthVerifier(cfg: OAuthConfig): OAuthVerifier {
+  // An unreachable JWKS must not stall calls: a short fetch timeout, and a cooldown
+  // so a flood of unknown `kid`s causes at most one refetch per 30 s.
+  const jwks = createRemoteJWKSet(new URL(cfg.jwksUri), {
+    timeoutDuration: 2_000,
+    cooldownDuration: 30_000,
+    cacheMaxAge: 600_000,
+  });
+  return {
+    async verify(token) {
+      try {
+        const { payload } = await jwtVerify(token, jwks, {
+          issuer: cfg.issuer,
+          audience: cfg.audience,
+          algorithms: ALGORITHMS,
+          clockTolerance: CLOCK_SKEW_S,
+          requiredClaims: ['exp'],
+        });
+        return { ok: true, caller: callerOf(payload) };
+      } catch (err) {
+        return { ok: false, reason: reasonOf(err) };
+      }
+    },
+  };
+}
+
+function callerOf(payload: JWTPayload): Caller {
+  const scopes = new Set<string>();
+  const scope = payload.scope;
+  if (typeof scope === 'string') for (const s of scope.split(/\s+/)) if (s) scopes.add(s);
+  const scp = payload.scp;
+  if (Array.isArray(scp)) for (const s of scp) if (typeof s === 'string') scopes.add(s);
+  if (typeof scp === 'string') for (const s of scp.split(/\s+/)) if (s) scopes.add(s);
+  return Object.freeze({
+    id: `sub:${payload.sub ?? 'unknown'}`,
+    scopes,
+    claims: Object.freeze({ ...payload }),
+  });
+}
+
+function reasonOf(err: unknown): string {
+  const code = (err as { code?: string }).code ?? '';
+  switch (code) {
+    case 'ERR_JWT_EXPIRED':
+      return 'the token has expired';
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      return `the token's ${(err as { claim?: string }).claim ?? 'claims'} claim is not valid for this server`;
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return 'the token signature does not verify';
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return 'the token algorithm is not allowed';
+    case 'ERR_JWKS_NO_MATCHING_KEY':
+      return 'no key of the issuer matches the token';
+    case 'ERR_JWKS_TIMEOUT':
+    case 'ERR_JOSE_GENERIC':
+      return 'the issuer keys could not be fetched';
+    default:
+      return 'the token is not a valid JWT for this server';
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * sql grants (spec-language.md, `sql` + `params`): the i-th declared param is `$i`,
+ * bound, never spliced; read verbs run READ ONLY; rows come back capped at max-rows
+ * with the total in coverage; writes without RETURNING answer {"rowCount": n}.
+ */
+import { createHash } from 'node:crypto';
+import { dirname, resolve } from 'node:path';
+import type { CompiledSpec, Descriptor } from '../../../spec/descriptor.js';
+import { StartupError } from '../../startup-error.js';
+import type { BackendKind, BackendOutcome, Env, PreparedBackend } from '../backend.js';
+import type { Logger } from 'pino';
+import { bindValue } from './pg-values.js';
+import type { SqlExecutor } from './sql-executor.js';
+
+export async function createSqlKind(
+  env: Env,
+  spec: CompiledSpec,
+  log?: Pick<Logger, 'warn' | 'info'>,
+): Promise<BackendKind> {
+  const db = spec.database;
+  if (!db) throw new StartupError('sql grants need a `database` in the spec');
+  let executor: SqlExecutor;
+  if (db.kind === 'env') {
+    const url = env[db.env];
+    if (!url)
+      throw new StartupError(
+        `environment variable ${db.env} is not set; the spec's \`database\` reads the Postgres connection string from it`,
+      );
+    const { createPgExecutor } = await import('./pg-executor.js');
+    executor = createPgExecutor({
+      connectionString: url,
+      pool: db.pool,
+      checkoutTimeoutMs: db.checkoutTimeoutMs,
+      ...(log && { log }),
+    });
+  } else {
+    const { createEmbeddedExecutor } = await import('./embedded-executor.js');
+    const seed = db.seed === undefined ? undefined : resolve(dirname(spec.file), db.seed);
+    executor = await createEmbeddedExecutor({ ...(seed !== undefined && { seedFile: seed }) });
+  }
+  return {
+    prepare: (d) => prepareSqlGrant(d, executor, db.statementTimeoutMs),
+    secrets: () => executor.secrets(),
+    ready: () => executor.ready(),
+    close: () => executor.close(),
+  };
+}
+
+function prepareSqlGrant(
+  d: Descriptor,
+  executor: SqlExecutor,
+  defaultTimeoutMs: number,
+): PreparedBackend {
+  if (d.backend.kind !== 'sql') throw new Error(`grant ${d.name} is not a sql grant`);
+  const { statement, readOnly, maxRows } = d.backend;
+  const timeoutMs = d.backend.statementTimeoutMs ?? defaultTimeoutMs;
+  const params = d.arguments
+    .filter((a) => a.in === 'param')
+    .sort((a, b) => a.position! - b.position!);
+  // One prepared statement per grant and connection; the hash keeps names unique and short.
+  const name = `mcpb_${createHash('sha1').update(`${d.name}\0${statement}`).digest('hex').slice(0, 16)}`;
+  return {
+    async call(args): Promise<BackendOutcome> {
+      const values = params.map((p) => bindValue(p.type, args[p.name]));
+      const out = await executor.run({
+        name,
+        text: statement,
+        values,
+        readOnly,
+        timeoutMs,
+        maxRows,
+      });
+      if (!out.ok) return out;
+      const { run } = out;
+      if (!run.returnsRows) return { ok: true, value: { result: { rowCount: run.rowCount ?? 0 } } };
+      return {
+        ok: true,
+        value: { result: run.rows, rows: run.total, alreadyTruncated: run.total > run.rows.length },
+      };
+    },
+  };
+}
