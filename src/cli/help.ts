@@ -8,6 +8,7 @@ Usage:
 
 Commands:
   serve <spec>           Serve the grants: MCP at POST /mcp, REST at POST /api/<tool>
+  demo                   Serve the bundled helpdesk demo on 127.0.0.1:8080 (npm start)
   check <spec>...        Compile specs; list the tools, or every error with file:line:col
   tools <spec> [--json]  Show the tools exactly as MCP tools/list will serve them
 
@@ -69,6 +70,7 @@ Options:
                          Service name; without it, a loopback bind accepts loopback names only.
   --max-in-flight N      Calls in flight at once before the excess is shed with 503 (1024).
   --grace DURATION       How long SIGTERM waits for in-flight calls (default 10s).
+  --base-url URL         Replace the spec's base-url (a staging upstream, a local mock).
   --public-url URL       The gateway's URL as clients reach it (behind a proxy or Service),
                          used in OAuth metadata and 401 challenges.
   --log-level LEVEL      trace, debug, info (default), warn, error. Logs are JSON on stdout.
@@ -79,4 +81,16 @@ missing one stops start-up and names it.
 
 Example:
   GITHUB_TOKEN=... mcp-beaver serve specs/github-issues.mcp.kdl --http :8080
+`;
+
+export const DEMO_HELP = `Usage: mcp-beaver demo [--http 127.0.0.1:8080]
+
+Starts a small helpdesk REST API and an embedded Postgres (PGlite) on this machine,
+then serves specs/demo.mcp.kdl against them: ticket tools over HTTP, order tools
+over SQL. Nothing leaves 127.0.0.1; no API key or database server is needed.
+
+Options:
+  --http [host]:port   Where the gateway listens (default 127.0.0.1:8080)
+  --log-level LEVEL    Gateway logs on stdout (default warn)
+  -h, --help           Show this help
 `;

@@ -2,6 +2,7 @@
 import { runCheck } from './check.js';
 import { runTools } from './tools.js';
 import { runServe } from './serve.js';
+import { runDemo } from './demo.js';
 import { MAIN_HELP } from './help.js';
 
 type Command = (argv: string[]) => Promise<number>;
@@ -10,6 +11,7 @@ const COMMANDS: Record<string, Command> = {
   check: runCheck,
   tools: runTools,
   serve: runServe,
+  demo: runDemo,
 };
 
 export async function main(argv: string[]): Promise<number> {

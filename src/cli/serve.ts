@@ -22,6 +22,7 @@ export async function runServe(argv: string[]): Promise<number> {
       'max-in-flight': { type: 'string' },
       grace: { type: 'string', default: '10s' },
       'public-url': { type: 'string' },
+      'base-url': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -53,7 +54,10 @@ export async function runServe(argv: string[]): Promise<number> {
 
   let result;
   try {
-    result = await compileSpecFile(file);
+    result = await compileSpecFile(
+      file,
+      values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {},
+    );
   } catch (err) {
     process.stderr.write(`${file}: ${readableError(err)}\n`);
     return 1;

@@ -12,10 +12,20 @@ import { reportPattern } from './grant-builder.js';
 import { headerProblem } from './headers.js';
 import type { AuthSpec, DatabaseSpec, Spec } from './spec-types.js';
 
-export function compileSpec(spec: Spec, diag: Diagnostics): CompiledSpec {
-  const baseUrl = spec.baseUrl
-    ? normalizeBaseUrl(spec.baseUrl.url, spec.baseUrl.at, diag)
-    : undefined;
+/** Values given at start-up that replace the spec's own (`serve --base-url`). */
+export interface SpecOverrides {
+  readonly baseUrl?: string;
+}
+
+export function compileSpec(
+  spec: Spec,
+  diag: Diagnostics,
+  overrides: SpecOverrides = {},
+): CompiledSpec {
+  const baseUrlText = overrides.baseUrl ?? spec.baseUrl?.url;
+  const baseUrlAt = spec.baseUrl?.at ?? { line: 1, column: 1 };
+  const baseUrl =
+    baseUrlText !== undefined ? normalizeBaseUrl(baseUrlText, baseUrlAt, diag) : undefined;
   const auth = spec.auth ? upstreamAuth(spec.auth) : undefined;
   const authHeader = authHeaderName(spec.auth);
   if (spec.auth?.kind === 'header') {
@@ -39,7 +49,7 @@ export function compileSpec(spec: Spec, diag: Diagnostics): CompiledSpec {
       diag,
       file: spec.file,
       ...(baseUrl !== undefined && { baseUrl }),
-      hasBaseUrl: spec.baseUrl !== undefined,
+      hasBaseUrl: baseUrlText !== undefined,
       hasDatabase: spec.database !== undefined,
       hasOauth: spec.access?.oauth !== undefined,
       headers,

@@ -1,6 +1,6 @@
 /** The spec compiler's front door: file or text in, CompiledSpec and diagnostics out. */
 import { readFile } from 'node:fs/promises';
-import { compileSpec } from './compile-spec.js';
+import { compileSpec, type SpecOverrides } from './compile-spec.js';
 import { SpecLoadError, type Diagnostic } from './diagnostics.js';
 import type { CompiledSpec } from './descriptor.js';
 import { parseSpec } from './parse-spec.js';
@@ -11,19 +11,26 @@ export interface CompileResult {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-export function compileSpecText(text: string, file: string): CompileResult {
+export function compileSpecText(
+  text: string,
+  file: string,
+  overrides: SpecOverrides = {},
+): CompileResult {
   const { spec, diagnostics } = parseSpec(text, file);
   if (!spec) return { diagnostics: diagnostics.list };
-  const compiled = compileSpec(spec, diagnostics);
+  const compiled = compileSpec(spec, diagnostics, overrides);
   const sorted = [...diagnostics.list].sort((a, b) => a.line - b.line || a.column - b.column);
   return diagnostics.errors.length > 0
     ? { diagnostics: sorted }
     : { compiled, diagnostics: sorted };
 }
 
-export async function compileSpecFile(path: string): Promise<CompileResult> {
+export async function compileSpecFile(
+  path: string,
+  overrides: SpecOverrides = {},
+): Promise<CompileResult> {
   const text = await readFile(path, 'utf8');
-  return compileSpecText(text, path);
+  return compileSpecText(text, path, overrides);
 }
 
 /** For commands that need a spec that loads: throws SpecLoadError listing every error. */

@@ -16,9 +16,10 @@ export interface TestGateway extends RunningServer {
 
 export async function startGateway(
   specText: string,
-  opts: { env?: Record<string, string>; maxInFlight?: number } = {},
+  opts: { env?: Record<string, string>; maxInFlight?: number; file?: string } = {},
 ): Promise<TestGateway> {
-  const result = compileSpecText(specText, 'test.mcp.kdl');
+  // `file` places the spec (relative paths in it, like an embedded seed, resolve from there).
+  const result = compileSpecText(specText, opts.file ?? 'test.mcp.kdl');
   if (!result.compiled) throw new Error(result.diagnostics.map(formatDiagnostic).join('\n'));
   let captured = '';
   const sink = new Writable({

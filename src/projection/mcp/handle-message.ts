@@ -6,7 +6,7 @@
 import type { Gateway } from '../../engine/gateway.js';
 import type { Caller } from '../../engine/caller.js';
 import { ACCEPTED, errorReply, isValidId, RPC, type RpcId, type RpcReply } from './jsonrpc.js';
-import { checkMirroredHeaders, decodeHeaderValue } from './mirrored-headers.js';
+import { checkMirroredHeaders, singleHeaderValue } from './mirrored-headers.js';
 import type { Payloads } from './payloads.js';
 import { dispatchLegacy, dispatchModern } from './dispatch.js';
 import {
@@ -88,7 +88,7 @@ export async function handleMessage(
 
   const meta = isObject(req.params?._meta) ? req.params._meta : undefined;
   const claim = meta?.[META_PROTOCOL_VERSION];
-  const headerVersion = decodeHeaderValue(headers['mcp-protocol-version']);
+  const headerVersion = singleHeaderValue(headers['mcp-protocol-version']);
 
   if (claim !== undefined) {
     // Modern (2026-07-28): the body claims its version; headers must mirror it.
@@ -99,15 +99,6 @@ export async function handleMessage(
         RPC.INVALID_PARAMS,
         `_meta["${META_PROTOCOL_VERSION}"] must be a string`,
       );
-    if (!isModernVersion(claim)) {
-      return errorReply(
-        400,
-        id,
-        RPC.UNSUPPORTED_VERSION,
-        `Unsupported protocol version: ${claim}`,
-        { supported: ALL_VERSIONS, requested: claim },
-      );
-    }
     if (headerVersion === undefined && !isNotification)
       return errorReply(400, id, RPC.HEADER_MISMATCH, 'missing MCP-Protocol-Version header');
     if (headerVersion !== undefined && headerVersion !== claim) {
@@ -116,6 +107,17 @@ export async function handleMessage(
         id,
         RPC.HEADER_MISMATCH,
         `MCP-Protocol-Version header ${JSON.stringify(headerVersion)} does not match _meta protocolVersion ${JSON.stringify(claim)}`,
+      );
+    }
+    // Headers are cross-checked first: a header that disagrees with the body is a
+    // -32020 even when the body's version is one we do not serve.
+    if (!isModernVersion(claim)) {
+      return errorReply(
+        400,
+        id,
+        RPC.UNSUPPORTED_VERSION,
+        `Unsupported protocol version: ${claim}`,
+        { supported: ALL_VERSIONS, requested: claim },
       );
     }
     if (!isObject(meta?.[META_CLIENT_CAPABILITIES])) {

@@ -2,12 +2,19 @@
  * 2026-07-28 mirrored headers: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` repeat
  * what the body says so intermediaries can route without parsing it. The body is the
  * source of truth: a header that is missing or disagrees is rejected (-32020), never
- * preferred. Values may arrive as `=?base64?<b64 of UTF-8>?=` and are decoded first.
+ * preferred. `Mcp-Name` may arrive as `=?base64?<b64 of UTF-8>?=` and is decoded first.
  */
 const PREFIX = '=?base64?';
 const SUFFIX = '?=';
 
 /** The header's value decoded, or undefined when absent or malformed. */
+/** A header that must appear once, as plain text (`MCP-Protocol-Version`, `Mcp-Method`). */
+export function singleHeaderValue(raw: string | string[] | undefined): string | undefined {
+  if (Array.isArray(raw)) return raw.length === 1 ? raw[0] : undefined;
+  return raw;
+}
+
+/** `Mcp-Name` (and `Mcp-Param-*`): plain, or `=?base64?...?=` for values HTTP cannot carry. */
 export function decodeHeaderValue(raw: string | string[] | undefined): string | undefined {
   if (raw === undefined) return undefined;
   const v = Array.isArray(raw) ? (raw.length === 1 ? raw[0]! : undefined) : raw;
@@ -38,7 +45,7 @@ export function checkMirroredHeaders(
   method: string,
   params: Record<string, unknown> | undefined,
 ): HeaderCheck {
-  const m = decodeHeaderValue(headers['mcp-method']);
+  const m = singleHeaderValue(headers['mcp-method']);
   if (m === undefined) return { ok: false, message: 'missing Mcp-Method header' };
   if (m !== method)
     return {

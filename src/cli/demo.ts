@@ -1,0 +1,98 @@
+/**
+ * `mcp-beaver demo` (and `npm start`): the one-minute tour. Starts the bundled helpdesk
+ * API on 127.0.0.1, serves specs/demo.mcp.kdl against it and an embedded Postgres,
+ * and prints how to reach it from an MCP client and from curl.
+ */
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startDemoApi } from '../demo/demo-api.js';
+import { StartupError } from '../engine/startup-error.js';
+import { formatDiagnostic } from '../spec/diagnostics.js';
+import { compileSpecFile } from '../spec/load-spec.js';
+import { parseListen } from '../server/listen-address.js';
+import { createLogger } from '../server/logger.js';
+import { startServer } from '../server/start.js';
+import { DEMO_HELP } from './help.js';
+
+export const DEMO_SPEC = fileURLToPath(new URL('../../specs/demo.mcp.kdl', import.meta.url));
+
+export async function runDemo(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      http: { type: 'string', default: '127.0.0.1:8080' },
+      'log-level': { type: 'string', default: 'warn' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(DEMO_HELP);
+    return 0;
+  }
+  const listen = parseListen(values.http);
+  if (typeof listen === 'string') {
+    process.stderr.write(`mcp-beaver demo: ${listen}\n`);
+    return 2;
+  }
+  const say = (line = ''): boolean => process.stdout.write(`${line}\n`);
+  const token = process.env.DEMO_API_TOKEN ?? `demo-${randomBytes(12).toString('hex')}`;
+  say('mcp-beaver demo: starting the helpdesk API and an embedded Postgres (a few seconds)…');
+  const api = await startDemoApi({ token });
+  const compiled = await compileSpecFile(DEMO_SPEC, { baseUrl: `${api.url}/api` });
+  if (!compiled.compiled) {
+    for (const d of compiled.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+    await api.close();
+    return 1;
+  }
+  let server;
+  try {
+    server = await startServer({
+      spec: compiled.compiled,
+      listen,
+      logger: createLogger(values['log-level']),
+      env: { ...process.env, DEMO_API_TOKEN: token },
+      insecureNoAuth: false,
+    });
+  } catch (err) {
+    await api.close();
+    if (err instanceof StartupError) {
+      process.stderr.write(
+        `mcp-beaver demo: ${err.message}\n(choose another address with --http 127.0.0.1:8090)\n`,
+      );
+      return 1;
+    }
+    throw err;
+  }
+  const mcp = `${server.url}/mcp`;
+  say();
+  say(
+    `  ${compiled.compiled.tools.length} tools from specs/demo.mcp.kdl, served from one process:`,
+  );
+  say(`    MCP (Streamable HTTP, 2026-07-28 and 2025-11-25):  ${mcp}`);
+  say(`    REST:                                             ${server.url}/api`);
+  say();
+  say('  Try it with curl:');
+  say(
+    `    curl -s ${server.url}/api/list_tickets -H 'content-type: application/json' -d '{"status":"open"}'`,
+  );
+  say(`    curl -s ${server.url}/api/list_customers -H 'content-type: application/json' -d '{}'`);
+  say();
+  say('  Or from an MCP client (MCP Inspector: transport "Streamable HTTP", URL above), e.g.');
+  say(`    npx @modelcontextprotocol/inspector --cli ${mcp} --transport http --method tools/list`);
+  say('  Client configuration (Claude Desktop, Cursor, any Streamable HTTP client):');
+  say(`    { "mcpServers": { "helpdesk-demo": { "type": "http", "url": "${mcp}" } } }`);
+  say();
+  say('  Press Ctrl-C to stop.');
+
+  return new Promise<number>((resolve) => {
+    const stop = (): void => {
+      void server.shutdown(3_000).then(async () => {
+        await api.close();
+        resolve(0);
+      });
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,166 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTarget, planUrl, targetEscapes } from '../../src/engine/backends/http/url.js';
+import { pathValueProblem } from '../../src/engine/guards/metachar.js';
+import type { HttpBackend } from '../../src/spec/descriptor.js';
+import { compileSpecText } from '../../src/spec/load-spec.js';
+import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startUpstream, type Upstream } from '../helpers/upstream.js';
+
+const TOKEN = 'url_prop_secret_token_4242';
+
+function specText(baseUrl: string): string {
+  return `
+wrap "urls" version="1.0.0"
+base-url "${baseUrl}"
+auth bearer env="URL_TOKEN"
+can get thing {
+    describe "One thing of one owner."
+    path "/owners/{owner}/things/{id}"
+    query {
+        tag "string[]"
+        q "string" as="search"
+    }
+}
+`;
+}
+
+function compilePlan(baseUrl: string) {
+  const result = compileSpecText(specText(baseUrl), 'urls.mcp.kdl');
+  if (!result.compiled) throw new Error(JSON.stringify(result.diagnostics));
+  const d = result.compiled.tools[0]!;
+  return planUrl(d.backend as HttpBackend, d.arguments, []);
+}
+
+// Characters and fragments that have meaning in URLs and paths, mixed with anything at all.
+const tricky = fc.constantFrom(
+  ...['.', '..', '/', '\\', '%', '?', '#', '@', ':', ';', '=', '&', '+', ' ', '~', '*', "'"],
+  ...['(', ')', '!', '$', ',', '[', ']', '{', '}', '|', '^', '`', '"', '<', '>'],
+  ...['\u0000', '\t', '\r', '\n', '\u007f', '\u0085', '\u202e', '\u2066', '\u200b', '\ufeff'],
+  ...['é', 'ß', '日本', '😀', '\ud800', '\udfff', 'a', 'Z', '0', '-', '_'],
+  ...['%2e', '%2E%2e', '%2F', '..%2F', 'http://169.254.169.254/', '//evil.example', '%00'],
+);
+const anyPathValue = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.string({ unit: 'binary-ascii', maxLength: 40 }),
+  fc.string({ unit: tricky, maxLength: 12 }),
+  fc.string({ unit: fc.oneof(tricky, fc.string({ unit: 'binary', maxLength: 1 })) }),
+  // Lone surrogates: encodeURIComponent throws on them, so the gate must refuse them.
+  fc
+    .tuple(fc.string({ maxLength: 5 }), fc.integer({ min: 0xd800, max: 0xdfff }))
+    .map(([s, c]) => s + String.fromCharCode(c)),
+);
+const accepted = anyPathValue.filter((v) => pathValueProblem(v) === undefined);
+const rejected = anyPathValue.filter((v) => pathValueProblem(v) !== undefined);
+
+/** Characters encodeURIComponent leaves alone, or a percent escape. */
+const ENCODED_SEGMENT = /^(?:[A-Za-z0-9\-_.!~*'()]|%[0-9A-F]{2})+$/;
+
+describe('upstream URLs built from path values that pass the metachar gate', () => {
+  const base = 'http://127.0.0.1:9/api/v2';
+  const plan = compilePlan(base);
+
+  it('stay on the base-url origin and prefix, and each value fills exactly one segment', () => {
+    expect(plan.origin).toBe('http://127.0.0.1:9');
+    expect(plan.prefix).toBe('/api/v2');
+    fc.assert(
+      fc.property(accepted, accepted, (owner, id) => {
+        const target = buildTarget(plan, { owner, id });
+        expect(targetEscapes(plan, target)).toBeUndefined();
+        const url = new URL(target, plan.origin);
+        expect(url.origin).toBe(plan.origin);
+        expect(url.href.startsWith(`${base}/owners/`)).toBe(true);
+        const pathname = target.split('?')[0]!;
+        // No normalization by a URL parser: what is built is what is sent.
+        expect(url.pathname).toBe(pathname);
+        const segments = pathname.split('/');
+        expect(segments).toHaveLength(7);
+        expect(segments.slice(0, 4)).toEqual(['', 'api', 'v2', 'owners']);
+        expect(segments[5]).toBe('things');
+        expect(segments[4]).toMatch(ENCODED_SEGMENT);
+        expect(segments[6]).toMatch(ENCODED_SEGMENT);
+        expect(decodeURIComponent(segments[4]!)).toBe(owner);
+        expect(decodeURIComponent(segments[6]!)).toBe(id);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('never change the host, even for values that look like URLs or authorities', () => {
+    const hostile = ['@evil.example', 'evil.example:80', ':@169.254.169.254', 'user@evil', '...'];
+    for (const owner of hostile) {
+      expect(pathValueProblem(owner)).toBeUndefined();
+      const target = buildTarget(plan, { owner, id: owner });
+      expect(targetEscapes(plan, target)).toBeUndefined();
+      expect(new URL(target, plan.origin).host).toBe('127.0.0.1:9');
+    }
+  });
+
+  it('keep every query value as one value, arrays as repeated keys in caller order', () => {
+    const queryValue = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.string({ unit: fc.constantFrom('&', '=', '#', '?', '+', '%', ' ', '/', 'a', 'é') }),
+    );
+    fc.assert(
+      fc.property(fc.array(queryValue, { maxLength: 6 }), queryValue, (tag, q) => {
+        const target = buildTarget(plan, { owner: 'o', id: 'i', tag, q });
+        expect(targetEscapes(plan, target)).toBeUndefined();
+        const query = new URL(target, plan.origin).searchParams;
+        expect([...query.keys()]).toEqual([...tag.map(() => 'tag'), 'search']);
+        expect(query.getAll('tag')).toEqual(tag);
+        expect(query.get('search')).toBe(q);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('path values through the running gateway', () => {
+  let upstream: Upstream;
+  let gateway: TestGateway;
+
+  beforeAll(async () => {
+    upstream = await startUpstream();
+    gateway = await startGateway(specText(`${upstream.url}/api/v2`), {
+      env: { URL_TOKEN: TOKEN },
+    });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  it('sends nothing upstream for any value the metachar gate rejects', async () => {
+    await fc.assert(
+      fc.asyncProperty(rejected, fc.boolean(), async (bad, inOwner) => {
+        upstream.requests.length = 0;
+        const args = inOwner ? { owner: bad, id: 'fine' } : { owner: 'fine', id: bad };
+        const res = await postJson(`${gateway.url}/api/get_thing`, args);
+        expect(res.status).toBe(400);
+        expect((res.json as { error: { code: string } }).error.code).toBe('PATH_VALUE_REJECTED');
+        expect(upstream.requests).toHaveLength(0);
+        expect(res.text).not.toContain(TOKEN);
+      }),
+      { numRuns: 150 },
+    );
+    expect(gateway.logs()).not.toContain(TOKEN);
+  });
+
+  it('delivers every accepted value to the upstream as exactly one segment', async () => {
+    await fc.assert(
+      fc.asyncProperty(accepted, async (id) => {
+        upstream.requests.length = 0;
+        const res = await postJson(`${gateway.url}/api/get_thing`, { owner: 'acme', id });
+        expect(res.status).toBe(200);
+        expect(upstream.requests).toHaveLength(1);
+        const seen = upstream.requests[0]!;
+        expect(seen.headers.host).toBe(new URL(upstream.url).host);
+        const segments = seen.path.split('/');
+        expect(segments.slice(0, 6)).toEqual(['', 'api', 'v2', 'owners', 'acme', 'things']);
+        expect(segments).toHaveLength(7);
+        expect(decodeURIComponent(segments[6]!)).toBe(id);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
