@@ -1,0 +1,109 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { BIN } from '../helpers/run-cli.js';
+
+const exec = promisify(execFile);
+let child: ChildProcess;
+let base: string;
+let output = '';
+
+// `npm start` runs exactly this command; the demo prints its URLs once it is ready.
+beforeAll(async () => {
+  child = spawn(process.execPath, [BIN, 'demo', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (b: Buffer) => (output += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (output += b.toString()));
+  base = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`demo did not start:\n${output}`)), 60_000);
+    const poll = setInterval(() => {
+      const m = /MCP \(Streamable HTTP[^:]*:\s+(http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(output);
+      if (m) {
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    }, 100);
+    child.once('exit', (code) => reject(new Error(`demo exited with ${code}:\n${output}`)));
+  });
+}, 70_000);
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGINT');
+    await exited;
+  }
+});
+
+describe('the demo (npm start)', () => {
+  it('prints the MCP URL, a curl line and a client configuration snippet', () => {
+    expect(output).toContain(`${base}/mcp`);
+    expect(output).toContain(`curl -s ${base}/api/list_tickets`);
+    expect(output).toContain('"mcpServers"');
+  });
+
+  it('answers the curl line it prints with an envelope from the demo API', async () => {
+    const { stdout } = await exec('curl', ['-s', `${base}/api/list_tickets`, '-H', 'content-type: application/json', '-d', '{"status":"open"}']);
+    const body = JSON.parse(stdout) as { coverage: { truncated: boolean }; result: { items: { status: string }[]; total: number } };
+    expect(body.coverage.truncated).toBe(false);
+    expect(body.result.items.length).toBeGreaterThan(0);
+    expect(body.result.items.every((t) => t.status === 'open')).toBe(true);
+  });
+
+  it('serves HTTP and SQL grants to the official MCP client in the 2026-07-28 era', async () => {
+    const client = new Client({ name: 'demo-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual([
+        'list_tickets',
+        'get_ticket',
+        'create_ticket',
+        'update_ticket',
+        'delete_ticket',
+        'send_feedback',
+        'list_customers',
+        'query_open_orders',
+        'count_orders_by_status',
+      ]);
+      const created = (await client.callTool({
+        name: 'create_ticket',
+        arguments: { title: 'Printer on fire', requester: { name: 'Moss', email: 'moss@example.com' }, tags: ['hardware'] },
+      })) as { isError?: boolean; structuredContent: { result: { id: number; status: string; priority: string } } };
+      expect(created.isError).toBe(false);
+      expect(created.structuredContent.result).toMatchObject({ status: 'open', priority: 'normal' });
+      const got = (await client.callTool({ name: 'get_ticket', arguments: { id: created.structuredContent.result.id } })) as {
+        structuredContent: { result: { title: string } };
+      };
+      expect(got.structuredContent.result.title).toBe('Printer on fire');
+
+      const customers = (await client.callTool({ name: 'list_customers', arguments: {} })) as {
+        structuredContent: { coverage: { truncated: boolean; rows: number; items: unknown[] }; result: unknown[] };
+      };
+      expect(customers.structuredContent.result).toHaveLength(3);
+      expect(customers.structuredContent.coverage).toMatchObject({ truncated: true, rows: 5, items: [{ path: '$', length: 5, kept: 3 }] });
+
+      const denied = (await client.callTool({ name: 'create_ticket', arguments: { title: 'x', priority: 'urgent', requester: { name: 'a' } } })) as {
+        isError?: boolean;
+        content: { text: string }[];
+      };
+      expect(denied.isError).toBe(true);
+      expect(denied.content[0]!.text).toContain('DENIED_BY_RESTRICT');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('sends form-encoded feedback with the fixed server-side value merged in', async () => {
+    const res = await fetch(`${base}/api/send_feedback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ rating: 4, comment: 'quick & helpful' }),
+    });
+    const body = (await res.json()) as { result: { received: Record<string, string> } };
+    expect(res.status).toBe(200);
+    expect(body.result.received).toEqual({ rating: '4', comment: 'quick & helpful', source: 'mcp-beaver-demo' });
+  });
+});
