@@ -73,7 +73,8 @@ export class Gateway {
           await factory({ env, descriptors, spec, ...(opts.log && { log: opts.log }) }),
         );
       }
-      const ajv = createAjv();
+      const fastAjv = createAjv(false);
+      const fullAjv = createAjv(true);
       const operations = new Map<string, Operation>();
       for (const d of spec.tools) {
         const restrict = prepareRestrict(d.restrict);
@@ -85,7 +86,7 @@ export class Gateway {
             .filter((a) => a.in === 'path' && a.fromClaim === undefined)
             .map((a) => a.name),
           ...(restrict && { restrict }),
-          validate: prepareValidator(ajv, d),
+          validate: prepareValidator(fastAjv, fullAjv, d),
           ...(exclusive && { exclusive }),
           claims: d.arguments
             .filter((a) => a.fromClaim !== undefined)

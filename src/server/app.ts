@@ -14,6 +14,7 @@ import { restError } from '../projection/rest/rest-error.js';
 import type { AccessControl } from '../access/access-control.js';
 import { registerMetadataRoutes } from '../access/metadata-routes.js';
 import { prepareRequestGuard, type GuardConfig } from './request-guards.js';
+import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../engine/json-depth.js';
 
 export const BODY_LIMIT = 4 * 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -57,6 +58,13 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     (_req, body, done) => {
       const text = String(body);
       if (text.trim() === '') return done(null, undefined);
+      if (nestsDeeperThan(text, MAX_INPUT_DEPTH)) {
+        const e = Object.assign(
+          new Error(`request body nests deeper than ${MAX_INPUT_DEPTH} levels`),
+          { statusCode: 400, code: 'INVALID_JSON' },
+        );
+        return done(e, undefined);
+      }
       try {
         done(null, JSON.parse(text));
       } catch (err) {

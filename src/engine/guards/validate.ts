@@ -15,9 +15,10 @@ const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).de
 
 export type Validator = (input: Record<string, unknown>) => EngineError | undefined;
 
-export function createAjv(): Ajv2020 {
+/** `allErrors` lists every problem (for the answer); without it validation stops at the first. */
+export function createAjv(allErrors: boolean): Ajv2020 {
   const ajv = new Ajv2020({
-    allErrors: true,
+    allErrors,
     coerceTypes: false,
     useDefaults: true,
     $data: false,
@@ -55,11 +56,24 @@ function withSafeIntegers(schema: unknown): unknown {
  */
 export const MAX_DETAILS = 20;
 
-export function prepareValidator(ajv: Ajv2020, d: Descriptor): Validator {
-  const validate: ValidateFunction = ajv.compile(withSafeIntegers(d.inputSchema) as object);
+/** Inputs with more values than this get only their first problem reported. */
+const DETAILED_INPUT_VALUES = 10_000;
+
+/**
+ * Two validators from one schema: a first-error one for every call (fast, and the
+ * only one a valid call runs), and an all-errors one that lists every problem of a
+ * modest invalid input. A huge invalid input gets its first problem only, so an array
+ * of a million wrong items costs no more memory than a valid one.
+ */
+export function prepareValidator(fast: Ajv2020, full: Ajv2020, d: Descriptor): Validator {
+  const schema = withSafeIntegers(d.inputSchema) as object;
+  const quick: ValidateFunction = fast.compile(schema);
+  const thorough: ValidateFunction = full.compile(schema);
   return function validator(input) {
-    if (validate(input)) return undefined;
-    const errors = validate.errors ?? [];
+    if (quick(input)) return undefined;
+    let errors = quick.errors ?? [];
+    if (!hasMoreValuesThan(input, DETAILED_INPUT_VALUES) && !thorough(input))
+      errors = thorough.errors ?? errors;
     const details = errors.slice(0, MAX_DETAILS).map(describeError);
     const more = errors.length - details.length;
     return engineError(
@@ -68,6 +82,22 @@ export function prepareValidator(ajv: Ajv2020, d: Descriptor): Validator {
       { details },
     );
   };
+}
+
+function hasMoreValuesThan(value: unknown, limit: number): boolean {
+  const stack: unknown[] = [value];
+  let seen = 0;
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (++seen > limit) return true;
+    if (Array.isArray(v)) {
+      if (seen + v.length > limit) return true;
+      for (const x of v) stack.push(x);
+    } else if (v !== null && typeof v === 'object') {
+      for (const x of Object.values(v)) stack.push(x);
+    }
+  }
+  return false;
 }
 
 function describeError(e: ErrorObject): FieldProblem {

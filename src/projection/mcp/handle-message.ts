@@ -4,6 +4,7 @@
  * before looking at params (protocol.md). Every request stands alone: no session.
  */
 import type { Gateway } from '../../engine/gateway.js';
+import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../../engine/json-depth.js';
 import type { Caller } from '../../engine/caller.js';
 import { ACCEPTED, errorReply, isValidId, RPC, type RpcId, type RpcReply } from './jsonrpc.js';
 import { checkMirroredHeaders, singleHeaderValue } from './mirrored-headers.js';
@@ -44,6 +45,14 @@ export async function handleMessage(
   headers: Headers,
   deps: McpDeps,
 ): Promise<RpcReply> {
+  if (nestsDeeperThan(text, MAX_INPUT_DEPTH)) {
+    return errorReply(
+      400,
+      null,
+      RPC.INVALID_REQUEST,
+      `Invalid Request: the message nests deeper than ${MAX_INPUT_DEPTH} levels`,
+    );
+  }
   let msg: unknown;
   try {
     msg = JSON.parse(text);

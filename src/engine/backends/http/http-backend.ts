@@ -9,6 +9,7 @@ import type { Readable } from 'node:stream';
 import type { Descriptor, HttpBackend } from '../../../spec/descriptor.js';
 import { engineError, type EngineError } from '../../error-catalogue.js';
 import { makeRedactor, type Redactor } from '../../redact.js';
+import { MAX_RESULT_DEPTH, nestsDeeperThan } from '../../json-depth.js';
 import type { BackendKind, BackendOutcome, CallContext, Env, PreparedBackend } from '../backend.js';
 import { buildBody, planBody } from './body.js';
 import { resolveCredential, type Credential } from './credentials.js';
@@ -160,9 +161,30 @@ function interpret(
       };
     }
     if (bytes.length === 0) return { ok: true, value: { result: null } };
-    const text = redact(bytes.toString('utf8'));
+    const raw = bytes.toString('utf8');
+    if (nestsDeeperThan(raw, MAX_RESULT_DEPTH)) {
+      return {
+        ok: false,
+        error: engineError(
+          'UPSTREAM_BAD_RESPONSE',
+          `upstream JSON nests deeper than ${MAX_RESULT_DEPTH} levels`,
+        ),
+      };
+    }
+    const text = redact(raw);
     try {
-      return { ok: true, value: { result: JSON.parse(text) as unknown } };
+      const parsed = JSON.parse(text) as unknown;
+      // Redact again after parsing: an upstream may escape characters of the echoed
+      // credential (\/ or \u002b) that parsing turns back into the plain secret.
+      const json = JSON.stringify(parsed);
+      const clean = redact(json);
+      return {
+        ok: true,
+        value:
+          clean === json
+            ? { result: parsed, resultJson: json }
+            : { result: JSON.parse(clean) as unknown, resultJson: clean },
+      };
     } catch {
       return {
         ok: false,
