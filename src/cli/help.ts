@@ -73,11 +73,18 @@ Options:
   --base-url URL         Replace the spec's base-url (a staging upstream, a local mock).
   --public-url URL       The gateway's URL as clients reach it (behind a proxy or Service),
                          used in OAuth metadata and 401 challenges.
+  --no-watch             Do not reload when the spec file changes (SIGHUP still reloads).
   --log-level LEVEL      trace, debug, info (default), warn, error. Logs are JSON on stdout.
   -h, --help             Show this help
 
 Upstream credentials come from the environment variables the spec's \`auth\` names; a
 missing one stops start-up and names it.
+
+The spec is reloaded on SIGHUP and when its file changes (a Kubernetes ConfigMap update
+included): a spec that does not compile is refused with a logged error and the last good
+one keeps serving; calls in flight finish on the grant they started with.
+GET /metrics serves Prometheus metrics; logs carry one access line per request and one
+audit line per tool call (no argument values).
 
 Example:
   GITHUB_TOKEN=... mcp-beaver serve specs/github-issues.mcp.kdl --http :8080

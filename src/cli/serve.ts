@@ -6,6 +6,7 @@ import { StartupError } from '../engine/startup-error.js';
 import { DEFAULT_LISTEN, parseListen } from '../server/listen-address.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/start.js';
+import { watchSpecFile } from '../server/spec-watcher.js';
 import { parseDuration } from '../spec/values.js';
 import { SERVE_HELP } from './help.js';
 import { readableError } from './output.js';
@@ -23,6 +24,7 @@ export async function runServe(argv: string[]): Promise<number> {
       grace: { type: 'string', default: '10s' },
       'public-url': { type: 'string' },
       'base-url': { type: 'string' },
+      'no-watch': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -52,12 +54,10 @@ export async function runServe(argv: string[]): Promise<number> {
     return 2;
   }
 
+  const overrides = values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {};
   let result;
   try {
-    result = await compileSpecFile(
-      file,
-      values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {},
-    );
+    result = await compileSpecFile(file, overrides);
   } catch (err) {
     process.stderr.write(`${file}: ${readableError(err)}\n`);
     return 1;
@@ -73,6 +73,8 @@ export async function runServe(argv: string[]): Promise<number> {
       listen,
       logger,
       insecureNoAuth: values['insecure-no-auth'] ?? false,
+      specFile: file,
+      overrides,
       allowedHosts: values['allowed-host'] ?? [],
       ...(maxInFlight !== undefined && { maxInFlight }),
       ...(values['public-url'] !== undefined && { publicUrl: values['public-url'] }),
@@ -84,21 +86,20 @@ export async function runServe(argv: string[]): Promise<number> {
     }
     throw err;
   }
-  const { tools, server: info } = result.compiled;
-  logger.info(
-    {
-      url: server.url,
-      mcp: `${server.url}/mcp`,
-      api: `${server.url}/api`,
-      tools: tools.length,
-      spec: file,
-      server: info.name,
-    },
-    'mcp-beaver listening',
-  );
+  // Hot reload: SIGHUP, and changes to the file (a ConfigMap update included).
+  const reload = (why: string): void => {
+    logger.info({ why }, 'reloading the spec');
+    void server.reload();
+  };
+  process.on('SIGHUP', () => reload('SIGHUP'));
+  const watcher = values['no-watch']
+    ? undefined
+    : await watchSpecFile(file, () => reload('file changed'));
 
-  return new Promise<number>((resolve) => {
+  // Signal handlers are in place before the "listening" line, which callers wait for.
+  const stopped = new Promise<number>((resolve) => {
     const stop = (signal: string): void => {
+      watcher?.close();
       logger.info(
         { signal, inFlight: server.gateway.busy },
         'draining: readiness fails, in-flight calls finish',
@@ -111,4 +112,18 @@ export async function runServe(argv: string[]): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
+
+  const { tools, server: info } = result.compiled;
+  logger.info(
+    {
+      url: server.url,
+      mcp: `${server.url}/mcp`,
+      api: `${server.url}/api`,
+      tools: tools.length,
+      spec: file,
+      server: info.name,
+    },
+    'mcp-beaver listening',
+  );
+  return stopped;
 }

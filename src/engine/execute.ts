@@ -16,7 +16,7 @@ import { checkScopes } from './guards/scopes.js';
 import type { Operation } from './operation.js';
 
 export type Outcome =
-  | { readonly ok: true; readonly envelope: BuiltEnvelope }
+  | { readonly ok: true; readonly envelope: BuiltEnvelope; readonly upstreamStatus?: number }
   | { readonly ok: false; readonly error: EngineError };
 
 function fail(error: EngineError): Outcome {
@@ -61,5 +61,9 @@ export async function execute(
   }
   const out = await op.backend.call(args, ctx);
   if (!out.ok) return out;
-  return { ok: true, envelope: buildEnvelope(out.value, d.limits) };
+  return {
+    ok: true,
+    envelope: buildEnvelope(out.value, d.limits),
+    ...(out.value.upstreamStatus !== undefined && { upstreamStatus: out.value.upstreamStatus }),
+  };
 }

@@ -31,6 +31,23 @@ export const BACKEND_KINDS: Record<string, KindFactory> = {
   sql: ({ env, spec, log }) => createSqlKind(env, spec, log),
 };
 
+/** One finished tool call, as audit logs and metrics see it (never its arguments). */
+export interface CallEvent {
+  readonly tool: string;
+  readonly caller: string;
+  readonly origin?: CallContext['origin'];
+  readonly traceId?: string;
+  /** 'ok' or the catalogue code. */
+  readonly outcome: string;
+  readonly durationMs: number;
+  readonly bytes?: number;
+  readonly truncated?: boolean;
+  readonly overBudget?: boolean;
+  readonly upstreamStatus?: number;
+}
+
+export type CallObserver = (event: CallEvent) => void;
+
 export interface GatewayOptions {
   readonly env?: Env;
   /** Calls allowed in flight at once; beyond it calls are shed with OVERLOADED. */
@@ -39,6 +56,7 @@ export interface GatewayOptions {
   readonly log?: Pick<Logger, 'warn' | 'info'>;
   /** Credentials held outside the backends (inbound API keys), redacted like the rest. */
   readonly extraSecrets?: readonly string[];
+  readonly observer?: CallObserver;
 }
 
 export class Gateway {
@@ -52,6 +70,7 @@ export class Gateway {
     private readonly kinds: readonly BackendKind[],
     readonly redact: Redactor,
     private readonly maxInFlight: number,
+    private readonly observer: CallObserver | undefined,
   ) {}
 
   static async prepare(spec: CompiledSpec, opts: GatewayOptions = {}): Promise<Gateway> {
@@ -98,7 +117,14 @@ export class Gateway {
         ...[...kinds.values()].flatMap((k) => k.secrets()),
         ...(opts.extraSecrets ?? []),
       ]);
-      return new Gateway(spec, operations, [...kinds.values()], redact, opts.maxInFlight ?? 1024);
+      return new Gateway(
+        spec,
+        operations,
+        [...kinds.values()],
+        redact,
+        opts.maxInFlight ?? 1024,
+        opts.observer,
+      );
     } catch (err) {
       await Promise.allSettled([...kinds.values()].map((k) => k.close()));
       throw err;
@@ -124,13 +150,45 @@ export class Gateway {
     caller: Caller,
     ctx: CallContext = {},
   ): Promise<Outcome> {
-    if (this.draining)
+    const started = performance.now();
+    const out = await this.admitAndRun(op, input, caller, ctx);
+    if (this.observer) {
+      const upstream = out.ok
+        ? out.upstreamStatus
+        : (out.error.details as { status?: unknown } | undefined)?.status;
+      this.observer({
+        tool: op.name,
+        caller: caller.id,
+        ...(ctx.origin && { origin: ctx.origin }),
+        ...(ctx.traceId && { traceId: ctx.traceId }),
+        outcome: out.ok ? 'ok' : out.error.code,
+        durationMs: performance.now() - started,
+        ...(out.ok && {
+          bytes: out.envelope.envelope.coverage.bytes,
+          truncated: out.envelope.envelope.coverage.truncated,
+          overBudget: out.envelope.envelope.coverage.over_budget,
+        }),
+        ...(typeof upstream === 'number' && { upstreamStatus: upstream }),
+      });
+    }
+    return out;
+  }
+
+  private async admitAndRun(
+    op: Operation,
+    input: unknown,
+    caller: Caller,
+    ctx: CallContext,
+  ): Promise<Outcome> {
+    if (this.draining) {
       return {
         ok: false,
         error: engineError('DRAINING', 'the gateway is shutting down; retry on another replica', {
           retryAfter: 1,
         }),
       };
+    }
+    // Load shedding: past the cap a call is refused at once, never queued.
     if (this.inFlight >= this.maxInFlight) {
       return {
         ok: false,
@@ -154,6 +212,15 @@ export class Gateway {
     if (this.draining) return false;
     const checks = await Promise.all(this.kinds.map((k) => (k.ready ? k.ready() : true)));
     return checks.every(Boolean);
+  }
+
+  /**
+   * Resolves when no call is in flight, without refusing new ones: a replaced runtime
+   * still serves the requests that picked it up just before the swap.
+   */
+  whenIdle(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
   /** Stops admitting calls and resolves when the ones in flight have finished. */

@@ -4,42 +4,46 @@
  * (never the framework's own error bodies).
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyError } from 'fastify';
-import type { Gateway } from '../engine/gateway.js';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyError,
+} from 'fastify';
 import { engineError, type EngineError } from '../engine/error-catalogue.js';
 import { registerRestRoutes } from '../projection/rest/rest-routes.js';
 import { MCP_PATH, registerMcpRoutes } from '../projection/mcp/mcp-routes.js';
 import { errorText, RPC } from '../projection/mcp/jsonrpc.js';
 import { restError } from '../projection/rest/rest-error.js';
-import type { AccessControl } from '../access/access-control.js';
 import { registerMetadataRoutes } from '../access/metadata-routes.js';
-import { prepareRequestGuard, type GuardConfig } from './request-guards.js';
+import type { Runtime } from './runtime.js';
+import type { Metrics } from './metrics.js';
 import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../engine/json-depth.js';
 
 export const BODY_LIMIT = 4 * 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export interface AppOptions {
-  readonly gateway: Gateway;
+  /** The runtime serving now; a reload replaces what this returns. */
+  readonly current: () => Runtime;
   readonly logger: FastifyBaseLogger | false;
-  readonly guard: GuardConfig;
-  readonly access: AccessControl;
+  readonly metrics: Metrics;
   /** Public base URL behind a proxy, for RFC 9728 metadata. */
   readonly publicUrl?: string;
+  /** The longest grant deadline, which bounds how long a request may take. */
+  readonly longestCallMs: number;
 }
 
 export function buildApp(opts: AppOptions): FastifyInstance {
-  const { gateway } = opts;
-  const longestCall = Math.max(
-    10_000,
-    ...gateway.spec.tools.map((t) => (t.backend.kind === 'http' ? t.backend.timeoutMs : 30_000)),
-  );
+  const { current } = opts;
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
+    // One access line per request comes from our onResponse hook, not fastify's pair.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     // Slowloris: a request must arrive whole quickly; a call may take its grant's timeout.
-    requestTimeout: longestCall + 15_000,
-    connectionTimeout: longestCall + 20_000,
+    requestTimeout: opts.longestCallMs + 15_000,
+    connectionTimeout: opts.longestCallMs + 20_000,
     keepAliveTimeout: 5_000,
     return503OnClosing: true,
     genReqId: (req) => {
@@ -77,10 +81,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     },
   );
 
-  const guard = prepareRequestGuard(opts.guard);
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
-    const verdict = guard({ origin: req.headers.origin, host: req.headers.host });
+    const verdict = current().guard({ origin: req.headers.origin, host: req.headers.host });
     if (verdict.ok) return;
     req.log.warn({ reason: verdict.reason }, 'request refused by guard');
     if (req.url.split('?')[0] === MCP_PATH) {
@@ -95,15 +98,35 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   app.get('/healthz', async (_req, reply) => reply.send({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
+    const { gateway } = current();
     const ready = await gateway.ready();
     return reply
       .code(ready ? 200 : 503)
       .send({ status: ready ? 'ready' : gateway.isDraining ? 'draining' : 'not ready' });
   });
 
-  registerRestRoutes(app, gateway, opts.access);
-  registerMcpRoutes(app, gateway, opts.access, BODY_LIMIT);
-  registerMetadataRoutes(app, gateway.spec, MCP_PATH, opts.publicUrl);
+  app.addHook('onResponse', async (req, reply) => {
+    // Path only: a query string may carry something a caller should not have sent.
+    req.log.info(
+      {
+        reqId: req.id,
+        method: req.method,
+        path: req.url.split('?')[0],
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    );
+  });
+
+  app.get('/metrics', async (_req, reply) => {
+    const { registry } = opts.metrics;
+    return reply.type(registry.contentType).send(await registry.metrics());
+  });
+
+  registerRestRoutes(app, current);
+  registerMcpRoutes(app, current, BODY_LIMIT);
+  registerMetadataRoutes(app, () => current().spec, MCP_PATH, opts.publicUrl);
 
   app.setNotFoundHandler((req, reply) => {
     const r = restError(

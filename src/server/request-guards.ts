@@ -17,9 +17,12 @@ export type GuardVerdict = { readonly ok: true } | { readonly ok: false; readonl
 
 const OK: GuardVerdict = { ok: true };
 
-export function prepareRequestGuard(
-  cfg: GuardConfig,
-): (headers: { origin?: string | undefined; host?: string | undefined }) => GuardVerdict {
+export type RequestGuard = (headers: {
+  origin?: string | undefined;
+  host?: string | undefined;
+}) => GuardVerdict;
+
+export function prepareRequestGuard(cfg: GuardConfig): RequestGuard {
   const origins = new Set(cfg.allowOrigins.map((o) => o.toLowerCase().replace(/\/+$/, '')));
   const hosts = new Set(cfg.allowedHosts.map((h) => h.toLowerCase()));
   return function requestGuard({ origin, host }) {

@@ -1,17 +1,22 @@
 /**
- * Start-up in one place for the CLI and the tests: compiled spec → prepared gateway
- * → fastify app → listening socket, with binding safety and graceful shutdown.
+ * Start-up in one place for the CLI and the tests: compiled spec → runtime (prepared
+ * gateway, access, listings) → fastify app → listening socket; then reloads that swap
+ * the runtime whole, and a graceful shutdown.
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Env } from '../engine/backends/backend.js';
-import { Gateway } from '../engine/gateway.js';
+import type { Gateway } from '../engine/gateway.js';
 import { StartupError } from '../engine/startup-error.js';
+import type { SpecOverrides } from '../spec/compile-spec.js';
 import type { CompiledSpec } from '../spec/descriptor.js';
+import { formatDiagnostic, type Diagnostic } from '../spec/diagnostics.js';
+import { compileSpecFile } from '../spec/load-spec.js';
 import { buildApp } from './app.js';
-import { createAccessControl } from '../access/access-control.js';
-import { MCP_PATH } from '../projection/mcp/mcp-routes.js';
+import { createCallObserver } from './audit.js';
 import type { ListenAddress } from './listen-address.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { buildRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 
 export interface StartOptions {
   readonly spec: CompiledSpec;
@@ -24,59 +29,88 @@ export interface StartOptions {
   readonly maxInFlight?: number;
   /** The gateway's public base URL behind a proxy (for RFC 9728 metadata and challenges). */
   readonly publicUrl?: string;
+  /** Where reloads read the spec from (`serve` passes its file). */
+  readonly specFile?: string;
+  readonly overrides?: SpecOverrides;
 }
+
+export type ReloadResult =
+  | { readonly ok: true; readonly generation: number }
+  | { readonly ok: false; readonly reason: string; readonly diagnostics?: readonly Diagnostic[] };
 
 export interface RunningServer {
   readonly app: FastifyInstance;
+  /** The gateway serving now (a reload replaces it). */
   readonly gateway: Gateway;
+  readonly runtime: Runtime;
+  readonly metrics: Metrics;
   /** http://host:port of the bound socket. */
   readonly url: string;
+  /** Compile the spec file again and swap it in; a bad spec leaves the current one serving. */
+  reload(): Promise<ReloadResult>;
   /** Drain (readiness fails at once, in-flight calls finish) and close within `graceMs`. */
   shutdown(graceMs?: number): Promise<void>;
 }
 
+/** How long a replaced runtime may take to finish its calls before its pools close anyway. */
+const RETIRE_GRACE_MS = 120_000;
+
+function refuseOpenBind(
+  spec: CompiledSpec,
+  listen: ListenAddress,
+  insecure: boolean | undefined,
+): string | undefined {
+  if (listen.loopback || spec.access || insecure) return undefined;
+  return (
+    `refusing to listen on ${listen.host}:${listen.port}: the spec has no \`access\` block, so anyone who reaches the port could call every grant. ` +
+    'Add `access { api-key env="..." }` (or oauth), listen on 127.0.0.1, or pass --insecure-no-auth if something in front of the gateway authenticates.'
+  );
+}
+
+function longestCallMs(spec: CompiledSpec): number {
+  return Math.max(
+    10_000,
+    ...spec.tools.map((t) =>
+      t.backend.kind === 'http'
+        ? t.backend.timeoutMs
+        : (t.backend.statementTimeoutMs ?? spec.database?.statementTimeoutMs ?? 10_000),
+    ),
+  );
+}
+
 export async function startServer(opts: StartOptions): Promise<RunningServer> {
-  const { spec, listen } = opts;
-  if (!listen.loopback && !spec.access && !opts.insecureNoAuth) {
-    throw new StartupError(
-      `refusing to listen on ${listen.host}:${listen.port}: the spec has no \`access\` block, so anyone who reaches the port could call every grant. ` +
-        'Add `access { api-key env="..." }` (or oauth), listen on 127.0.0.1, or pass --insecure-no-auth if something in front of the gateway authenticates.',
-    );
-  }
-  if (!listen.loopback && !spec.access && opts.logger) {
-    opts.logger.warn(
+  const { spec, listen, logger } = opts;
+  const refused = refuseOpenBind(spec, listen, opts.insecureNoAuth);
+  if (refused) throw new StartupError(refused);
+  if (!listen.loopback && !spec.access && logger) {
+    logger.warn(
       { host: listen.host, port: listen.port },
       'listening beyond loopback without an access block (--insecure-no-auth): every grant is open to whoever reaches this port',
     );
   }
-  const env = opts.env ?? process.env;
-  // Access first: a missing API-key variable stops start-up before any pool opens.
-  const access = createAccessControl(spec.access, {
-    env,
-    mcpPath: MCP_PATH,
+  const metrics = createMetrics();
+  const runtimeOptions: RuntimeOptions = {
+    env: opts.env ?? process.env,
+    allowedHosts: opts.allowedHosts ?? [],
+    loopbackOnly: listen.loopback,
+    observer: createCallObserver(logger, metrics),
     ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
-  });
-  const gateway = await Gateway.prepare(spec, {
-    extraSecrets: access.secrets,
-    ...(opts.logger && { log: opts.logger }),
-    ...(opts.env && { env: opts.env }),
     ...(opts.maxInFlight && { maxInFlight: opts.maxInFlight }),
-  });
+    ...(logger && { log: logger }),
+  };
+  let current = await buildRuntime(spec, 1, runtimeOptions);
+  metrics.setInFlight(() => current.gateway.busy);
   const app = buildApp({
-    gateway,
-    access,
+    current: () => current,
+    metrics,
+    logger: logger ? (logger as unknown as FastifyBaseLogger) : false,
+    longestCallMs: longestCallMs(spec),
     ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
-    logger: opts.logger ? (opts.logger as unknown as FastifyBaseLogger) : false,
-    guard: {
-      allowOrigins: spec.access?.allowOrigins ?? [],
-      allowedHosts: opts.allowedHosts ?? [],
-      loopbackOnly: listen.loopback,
-    },
   });
   try {
     await app.listen({ host: listen.host, port: listen.port });
   } catch (err) {
-    await gateway.close();
+    await current.gateway.close();
     throw new StartupError(
       `cannot listen on ${listen.host}:${listen.port}: ${(err as Error).message}`,
     );
@@ -88,20 +122,85 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     : listen.host === '0.0.0.0'
       ? '127.0.0.1'
       : listen.host;
+
+  const failReload = (reason: string, diagnostics?: readonly Diagnostic[]): ReloadResult => {
+    metrics.reloaded(false, current.generation);
+    if (logger)
+      logger.error(
+        { reload: 'rejected', reason, errors: diagnostics?.map(formatDiagnostic) },
+        'spec reload rejected; the previous spec keeps serving',
+      );
+    return { ok: false, reason, ...(diagnostics && { diagnostics }) };
+  };
+  let reloading: Promise<ReloadResult> | undefined;
   let closing: Promise<void> | undefined;
+
+  async function reloadOnce(): Promise<ReloadResult> {
+    if (!opts.specFile) return failReload('this server was not started from a spec file');
+    let compiled;
+    try {
+      compiled = await compileSpecFile(opts.specFile, opts.overrides ?? {});
+    } catch (err) {
+      return failReload(`cannot read ${opts.specFile}: ${(err as Error).message}`);
+    }
+    if (!compiled.compiled)
+      return failReload(
+        'the new spec does not compile',
+        compiled.diagnostics.filter((d) => d.severity === 'error'),
+      );
+    const open = refuseOpenBind(compiled.compiled, listen, opts.insecureNoAuth);
+    if (open) return failReload(open);
+    let next: Runtime;
+    try {
+      next = await buildRuntime(compiled.compiled, current.generation + 1, runtimeOptions);
+    } catch (err) {
+      if (err instanceof StartupError) return failReload(err.message);
+      throw err;
+    }
+    const old = current;
+    current = next;
+    metrics.reloaded(true, next.generation);
+    if (logger)
+      logger.info(
+        { reload: 'applied', generation: next.generation, tools: next.spec.tools.length },
+        'spec reloaded',
+      );
+    // Calls that started on the old runtime finish there; then its pools close.
+    void retire(old);
+    return { ok: true, generation: next.generation };
+  }
+
   return {
     app,
-    gateway,
+    metrics,
+    get gateway() {
+      return current.gateway;
+    },
+    get runtime() {
+      return current;
+    },
     url: `http://${host}:${port}`,
+    reload() {
+      // One reload at a time; a reload asked for meanwhile waits for it, then runs.
+      const run = (reloading ?? Promise.resolve()).then(reloadOnce, reloadOnce);
+      reloading = run;
+      return run;
+    },
     shutdown(graceMs = 10_000) {
       closing ??= (async () => {
-        const drained = gateway.drain();
+        const drained = current.gateway.drain();
         const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
         const closed = app.close();
         await Promise.race([Promise.all([drained, closed]), grace]);
-        await gateway.close();
+        await current.gateway.close();
       })();
       return closing;
     },
   };
+}
+
+async function retire(old: Runtime): Promise<void> {
+  const grace = new Promise<void>((resolve) => setTimeout(resolve, RETIRE_GRACE_MS).unref());
+  await Promise.race([old.gateway.whenIdle(), grace]);
+  await old.gateway.close();
 }

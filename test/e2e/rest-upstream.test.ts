@@ -116,6 +116,8 @@ function answerJson(upstream: Upstream, value: unknown, status = 200): void {
   });
 }
 
+const TRACEPARENT: unknown = expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+
 describe('github-issues.mcp.kdl over REST', () => {
   let upstream: Upstream;
   let gw: TestGateway;
@@ -129,6 +131,8 @@ describe('github-issues.mcp.kdl over REST', () => {
     accept: 'application/vnd.github+json',
     'x-github-api-version': '2022-11-28',
     authorization: `Bearer ${GITHUB_TOKEN}`,
+    // Every call continues (or starts) a W3C trace and hands the upstream a child span.
+    traceparent: TRACEPARENT,
     ...extra,
   });
 
@@ -416,6 +420,7 @@ describe('payments-form.mcp.kdl over REST', () => {
     accept: 'application/json, text/plain;q=0.9, */*;q=0.5',
     'stripe-version': '2024-06-20',
     authorization: `Bearer ${STRIPE_KEY}`,
+    traceparent: TRACEPARENT,
     ...extra,
   });
   const formHeaders = (body: string, extra: Record<string, string> = {}) =>

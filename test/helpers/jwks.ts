@@ -90,6 +90,23 @@ export function hmacToken(secret: string, claims: JWTPayload, kid?: string): str
   return `${header}.${payload}.${b64url(mac)}`;
 }
 
+/** A JWT signed with one of `keys`; `base` and then `opts.claims` override the defaults. */
+export function signToken(
+  keys: SigningKeys,
+  base: JWTPayload,
+  opts: SignOptions = {},
+): Promise<string> {
+  const pair = keys[opts.alg ?? 'RS256'];
+  const now = nowSeconds();
+  const kid = opts.kid === undefined ? pair.kid : opts.kid;
+  const payload: JWTPayload = { sub: 'user-1', iat: now, exp: now + 300, ...base, ...opts.claims };
+  // A claim given as undefined is left out (e.g. a token without exp).
+  for (const k of Object.keys(payload)) if (payload[k] === undefined) delete payload[k];
+  return new SignJWT(payload)
+    .setProtectedHeader({ alg: pair.publicJwk.alg!, typ: 'JWT', ...(kid !== null && { kid }) })
+    .sign(pair.privateKey);
+}
+
 export async function startJwks(
   opts: {
     issuer?: string;
@@ -140,21 +157,7 @@ export async function startJwks(
     setMode(m) {
       mode = m;
     },
-    async sign(o = {}) {
-      const pair = keys[o.alg ?? 'RS256'];
-      const now = nowSeconds();
-      const kid = o.kid === undefined ? pair.kid : o.kid;
-      return new SignJWT({
-        iss: issuer,
-        aud: audience,
-        sub: 'user-1',
-        iat: now,
-        exp: now + 300,
-        ...o.claims,
-      })
-        .setProtectedHeader({ alg: pair.publicJwk.alg!, typ: 'JWT', ...(kid !== null && { kid }) })
-        .sign(pair.privateKey);
-    },
+    sign: (o = {}) => signToken(keys, { iss: issuer, aud: audience }, o),
     close() {
       closed ??= new Promise((resolve) => {
         for (const s of sockets) s.destroy();

@@ -3,10 +3,14 @@
  * schema (created and seeded here, dropped at the end), a connection string that
  * points the gateway at it through `search_path`, and a pool for assertions.
  * A tiny TCP forwarder lets a test make the database unreachable and bring it back
- * without touching the shared server.
+ * without touching the shared server. A machine-wide lock keeps two test runs (two
+ * checkouts, two people) from using the server at once: one of them restarts it.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
@@ -69,6 +73,48 @@ export async function createTestSchema(seedSql: string): Promise<TestSchema> {
       }
     },
   };
+}
+
+const LOCK_DIR = join(tmpdir(), 'mcp-beaver-postgres-tests.lock');
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Waits until no other test process on this machine holds the shared-Postgres lock,
+ * takes it, and returns its release. A lock whose owner process is gone is taken over.
+ */
+export async function lockSharedPostgres(timeoutMs = 120_000): Promise<() => Promise<void>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    // The lock is a directory holding the owner's pid, renamed into place in one step.
+    const staged = `${LOCK_DIR}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    await mkdir(staged);
+    await writeFile(join(staged, 'pid'), String(process.pid));
+    try {
+      await rename(staged, LOCK_DIR);
+      return () => rm(LOCK_DIR, { recursive: true, force: true });
+    } catch (err) {
+      await rm(staged, { recursive: true, force: true });
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST' && code !== 'ENOTEMPTY') throw err;
+    }
+    const pid = Number(await readFile(join(LOCK_DIR, 'pid'), 'utf8').catch(() => '0'));
+    if (pid > 0 && !alive(pid)) {
+      await rm(LOCK_DIR, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`another test run (pid ${pid}) held ${LOCK_DIR} for ${timeoutMs} ms`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
 
 /** Polls `pg_isready` until Postgres accepts connections; throws after `timeoutMs`. */

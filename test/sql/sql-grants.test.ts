@@ -2,13 +2,15 @@
  * sql grants against the machine's real PostgreSQL (127.0.0.1:5432, database `test`).
  * Every test that touches the shared server lives in this one file: vitest runs files
  * in parallel, and the last test here restarts Postgres. The run works in its own
- * schema, created and dropped here.
+ * schema, created and dropped here, and holds a machine-wide lock so that two runs
+ * (two checkouts) do not restart the server under each other.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import {
   createTestSchema,
+  lockSharedPostgres,
   restartPostgres,
   startPgForwarder,
   waitForPostgres,
@@ -173,6 +175,7 @@ interface EnvelopeBody {
 
 let schema: TestSchema;
 let gw: TestGateway;
+let unlock: (() => Promise<void>) | undefined;
 
 async function call(
   tool: string,
@@ -193,16 +196,23 @@ async function readyz(g: TestGateway): Promise<number> {
 }
 
 beforeAll(async () => {
+  // Another run of this file (another checkout on this machine) would restart Postgres
+  // under this one: wait for it to finish.
+  unlock = await lockSharedPostgres(120_000);
   schema = await createTestSchema(SEED);
   gw = await startGateway(
     spec('database env="DATABASE_URL" pool=3 statement-timeout="300ms" checkout-timeout="2s"'),
     { env: { DATABASE_URL: schema.url } },
   );
-});
+}, 150_000);
 
 afterAll(async () => {
-  await gw?.close();
-  await schema?.drop();
+  try {
+    await gw?.close();
+    await schema?.drop();
+  } finally {
+    await unlock?.();
+  }
 });
 
 describe('sql grants over REST', () => {

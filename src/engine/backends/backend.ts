@@ -13,10 +13,21 @@ export interface CallContext {
   readonly signal?: AbortSignal;
   /** W3C traceparent to continue upstream. */
   readonly traceparent?: string;
+  /** The trace this call belongs to, for the audit line. */
+  readonly traceId?: string;
+  readonly origin?: CallOrigin;
+}
+
+/** Where a call came from, for audit lines and metrics. */
+export interface CallOrigin {
+  readonly surface: 'mcp' | 'rest';
+  /** MCP only: the protocol era of the request. */
+  readonly era?: 'modern' | 'legacy';
+  readonly requestId?: string;
 }
 
 export type BackendOutcome =
-  | { readonly ok: true; readonly value: EnvelopeInput }
+  | { readonly ok: true; readonly value: EnvelopeInput & { readonly upstreamStatus?: number } }
   | { readonly ok: false; readonly error: EngineError };
 
 export interface PreparedBackend {

@@ -1,5 +1,6 @@
 /** Method tables per era: the method string picks the handler before params are read. */
 import { statusOf } from '../../engine/error-catalogue.js';
+import { continueTrace } from '../../engine/trace-context.js';
 import { errorReply, resultText, RPC, type RpcReply } from './jsonrpc.js';
 import type { McpDeps, RpcRequest } from './handle-message.js';
 import { toolResultText } from './tool-result.js';
@@ -64,7 +65,22 @@ async function callTool(req: RpcRequest, deps: McpDeps, tail: string): Promise<R
       'tools/call params.arguments must be an object',
     );
   }
-  const out = await deps.gateway.call(op, args, deps.caller, { signal: deps.signal });
+  // 2026-07-28 carries the trace in the request's _meta; older clients use the header.
+  const meta = req.params?._meta as Record<string, unknown> | undefined;
+  const modern = tail !== '';
+  const trace = continueTrace(
+    modern && typeof meta?.traceparent === 'string' ? meta.traceparent : deps.traceparentHeader,
+  );
+  const out = await deps.gateway.call(op, args, deps.caller, {
+    signal: deps.signal,
+    traceparent: trace.traceparent,
+    traceId: trace.traceId,
+    origin: {
+      surface: 'mcp',
+      era: modern ? 'modern' : 'legacy',
+      ...(deps.requestId && { requestId: deps.requestId }),
+    },
+  });
   if (!out.ok && out.error.code === 'INSUFFICIENT_SCOPE') {
     // HTTP 403 for the call, with the challenge naming every scope the grant needs.
     const reply = errorReply(

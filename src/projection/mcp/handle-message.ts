@@ -28,6 +28,9 @@ export interface McpDeps {
   /** WWW-Authenticate for a 403 naming the scopes a grant needs. */
   readonly scopeChallenge: (required: readonly string[]) => string;
   readonly signal: AbortSignal;
+  /** The HTTP `traceparent` header, used when the body carries none. */
+  readonly traceparentHeader?: string;
+  readonly requestId?: string;
 }
 
 export interface RpcRequest {

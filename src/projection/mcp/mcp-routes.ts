@@ -9,17 +9,22 @@ import type { Gateway } from '../../engine/gateway.js';
 import type { AccessControl } from '../../access/access-control.js';
 import { handleMessage } from './handle-message.js';
 import { errorText, RPC, type RpcReply } from './jsonrpc.js';
-import { buildPayloads } from './payloads.js';
+import type { Payloads } from './payloads.js';
 
 export const MCP_PATH = '/mcp';
 
+/** What the MCP route needs from the spec being served now (it changes on reload). */
+export interface McpRuntime {
+  readonly gateway: Gateway;
+  readonly access: AccessControl;
+  readonly mcpPayloads: Payloads;
+}
+
 export function registerMcpRoutes(
   app: FastifyInstance,
-  gateway: Gateway,
-  access: AccessControl,
+  current: () => McpRuntime,
   bodyLimit: number,
 ): void {
-  const payloads = buildPayloads(gateway.spec, access.enabled);
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) =>
@@ -45,6 +50,8 @@ export function registerMcpRoutes(
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) abort.abort();
       });
+      // One runtime for the whole call: a reload meanwhile does not change its grant.
+      const { gateway, access, mcpPayloads: payloads } = current();
       // Every request carries its token (protocol.md, "Authorization"): no session remembers one.
       const who = await access.resolve(req);
       if (!who.ok) {
@@ -61,6 +68,10 @@ export function registerMcpRoutes(
         caller: who.caller,
         scopeChallenge: (required) => access.scopeChallenge(req, required),
         signal: abort.signal,
+        requestId: req.id,
+        ...(typeof req.headers.traceparent === 'string' && {
+          traceparentHeader: req.headers.traceparent,
+        }),
       });
       return send(req, reply, out);
     });

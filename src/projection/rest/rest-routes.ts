@@ -10,12 +10,21 @@ import { engineError, type EngineError } from '../../engine/error-catalogue.js';
 import type { Gateway } from '../../engine/gateway.js';
 import { missingScopes } from '../../engine/guards/scopes.js';
 import { restError } from './rest-error.js';
+import { continueTrace } from '../../engine/trace-context.js';
 
-export function registerRestRoutes(
-  app: FastifyInstance,
-  gateway: Gateway,
-  access: AccessControl,
-): void {
+/** The tool listing of GET /api, prepared once per loaded spec. */
+export interface RestListing {
+  forCaller(caller: Caller): string;
+}
+
+/** What the REST routes need from the spec being served now (it changes on reload). */
+export interface RestRuntime {
+  readonly gateway: Gateway;
+  readonly access: AccessControl;
+  readonly restListing: RestListing;
+}
+
+export function prepareRestListing(gateway: Gateway): RestListing {
   const entries = [...gateway.operations.values()].map(({ descriptor: d }) => ({
     scopes: d.scopes,
     json: JSON.stringify({
@@ -34,11 +43,15 @@ export function registerRestRoutes(
       .map((e) => e.json)
       .join(',')}]}`;
   const everyone = listFor({ id: 'anonymous', scopes: 'all' });
+  return { forCaller: (caller) => (caller.scopes === 'all' ? everyone : listFor(caller)) };
+}
 
+export function registerRestRoutes(app: FastifyInstance, current: () => RestRuntime): void {
   app.get('/api', async (req, reply) => {
+    const { access, restListing } = current();
     const who = await access.resolve(req);
     if (!who.ok) return sendError(reply, who.error, { 'www-authenticate': who.challenge });
-    const body = who.caller.scopes === 'all' ? everyone : listFor(who.caller);
+    const body = restListing.forCaller(who.caller);
     return reply
       .header('cache-control', access.enabled ? 'private, max-age=60' : 'public, max-age=60')
       .type('application/json; charset=utf-8')
@@ -46,6 +59,8 @@ export function registerRestRoutes(
   });
 
   app.post<{ Params: { tool: string } }>('/api/:tool', async (req, reply) => {
+    // One runtime for the whole call: a reload meanwhile does not change its grant.
+    const { gateway, access } = current();
     const who = await access.resolve(req);
     if (!who.ok) return sendError(reply, who.error, { 'www-authenticate': who.challenge });
     const op = gateway.operation(req.params.tool);
@@ -64,7 +79,13 @@ export function registerRestRoutes(
     reply.raw.once('close', () => {
       if (!reply.raw.writableFinished) abort.abort();
     });
-    const out = await gateway.call(op, input, who.caller, { signal: abort.signal });
+    const trace = continueTrace(req.headers.traceparent);
+    const out = await gateway.call(op, input, who.caller, {
+      signal: abort.signal,
+      traceparent: trace.traceparent,
+      traceId: trace.traceId,
+      origin: { surface: 'rest', requestId: req.id },
+    });
     if (!out.ok) {
       const challenge =
         out.error.code === 'INSUFFICIENT_SCOPE'

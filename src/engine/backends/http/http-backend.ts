@@ -124,13 +124,14 @@ function prepareHttpGrant(
           };
         }
         const read = await readCapped(stream, readCap);
-        return interpret(
+        const out = interpret(
           read.bytes,
           read.overflow,
           headerText(res.headers['content-type']),
           readCap,
           redact,
         );
+        return out.ok ? { ok: true, value: { ...out.value, upstreamStatus: res.statusCode } } : out;
       } catch (err) {
         return { ok: false, error: failure(err, deadline.signal.aborted, timeoutMs, ctx.signal) };
       } finally {

@@ -1,0 +1,11 @@
+/**
+ * `mcp-beaver demo` in the single executable, in place of src/cli/demo.ts: the demo
+ * needs specs/ and the embedded Postgres (PGlite and its WASM), which only the npm
+ * package has.
+ */
+export async function runDemo(): Promise<number> {
+  process.stderr.write(
+    'mcp-beaver demo: not available in the single executable (the demo needs the specs and the embedded Postgres of the npm package); run `npx mcp-beaver demo` instead\n',
+  );
+  return 1;
+}

@@ -1,0 +1,64 @@
+/**
+ * Everything built from one compiled spec: the prepared gateway, inbound access, the
+ * request guard and the precompiled listings of both projections. A reload builds a
+ * new Runtime and swaps it in whole; a request keeps the one it started with.
+ */
+import type { Logger } from 'pino';
+import { createAccessControl } from '../access/access-control.js';
+import type { Env } from '../engine/backends/backend.js';
+import { Gateway, type CallObserver } from '../engine/gateway.js';
+import { MCP_PATH, type McpRuntime } from '../projection/mcp/mcp-routes.js';
+import { buildPayloads } from '../projection/mcp/payloads.js';
+import { prepareRestListing, type RestRuntime } from '../projection/rest/rest-routes.js';
+import type { CompiledSpec } from '../spec/descriptor.js';
+import { prepareRequestGuard, type RequestGuard } from './request-guards.js';
+
+export interface Runtime extends RestRuntime, McpRuntime {
+  readonly spec: CompiledSpec;
+  readonly guard: RequestGuard;
+  /** 1 for the spec loaded at start, then one more per successful reload. */
+  readonly generation: number;
+}
+
+export interface RuntimeOptions {
+  readonly env: Env;
+  readonly publicUrl?: string;
+  readonly allowedHosts: readonly string[];
+  readonly loopbackOnly: boolean;
+  readonly maxInFlight?: number;
+  readonly log?: Logger;
+  readonly observer?: CallObserver;
+}
+
+export async function buildRuntime(
+  spec: CompiledSpec,
+  generation: number,
+  opts: RuntimeOptions,
+): Promise<Runtime> {
+  // Access first: a missing API-key variable stops the load before any pool opens.
+  const access = createAccessControl(spec.access, {
+    env: opts.env,
+    mcpPath: MCP_PATH,
+    ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
+  });
+  const gateway = await Gateway.prepare(spec, {
+    env: opts.env,
+    extraSecrets: access.secrets,
+    ...(opts.log && { log: opts.log }),
+    ...(opts.maxInFlight && { maxInFlight: opts.maxInFlight }),
+    ...(opts.observer && { observer: opts.observer }),
+  });
+  return {
+    spec,
+    generation,
+    gateway,
+    access,
+    restListing: prepareRestListing(gateway),
+    mcpPayloads: buildPayloads(spec, access.enabled),
+    guard: prepareRequestGuard({
+      allowOrigins: spec.access?.allowOrigins ?? [],
+      allowedHosts: opts.allowedHosts,
+      loopbackOnly: opts.loopbackOnly,
+    }),
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Watches the spec file for changes, including the way Kubernetes updates a mounted
+ * ConfigMap: the file is a symlink into `..data`, and an update swaps `..data`
+ * atomically, so the file itself never changes in place. We watch the folder, and
+ * compare the content's hash so a touch or a duplicate event causes no reload; a slow
+ * poll covers file systems where watch events do not arrive.
+ */
+import { createHash } from 'node:crypto';
+import { watch, type FSWatcher } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+export interface SpecWatcher {
+  close(): void;
+}
+
+const DEBOUNCE_MS = 250;
+const POLL_MS = 5_000;
+
+async function digest(file: string): Promise<string | undefined> {
+  try {
+    return createHash('sha256')
+      .update(await readFile(file))
+      .digest('hex');
+  } catch {
+    return undefined; // mid-swap or removed: the next event or poll sees the result
+  }
+}
+
+export async function watchSpecFile(file: string, onChange: () => void): Promise<SpecWatcher> {
+  let last = await digest(file);
+  let timer: NodeJS.Timeout | undefined;
+  const check = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      void digest(file).then((now) => {
+        if (now !== undefined && now !== last) {
+          last = now;
+          onChange();
+        }
+      });
+    }, DEBOUNCE_MS);
+  };
+  let watcher: FSWatcher | undefined;
+  try {
+    // Any event in the folder may be the one (a ConfigMap renames `..data`, editors
+    // rename temp files); the hash decides whether the spec really changed.
+    watcher = watch(dirname(file), check);
+    watcher.on('error', () => undefined);
+  } catch {
+    watcher = undefined;
+  }
+  const poll = setInterval(check, POLL_MS);
+  poll.unref();
+  return {
+    close() {
+      clearTimeout(timer);
+      clearInterval(poll);
+      watcher?.close();
+    },
+  };
+}
