@@ -58,7 +58,8 @@ export function createAccessControl(
       enabled: false,
       oauth: false,
       secrets: [],
-      resolve: async () => ({ ok: true, caller: ANONYMOUS }),
+      // Anonymous callers are told apart by address (rate limits, audit lines).
+      resolve: async (req) => ({ ok: true, caller: { ...ANONYMOUS, id: `ip:${req.ip}` } }),
       scopeChallenge: (req, required) =>
         `Bearer error="insufficient_scope", scope=${quote(required.join(' '))}, resource_metadata=${quote(metadataUrl(req))}`,
       metadataUrl,

@@ -75,7 +75,7 @@ can query typed-params {
 
 can get value-kinds {
     describe "One row of every column type the result conversion knows."
-    sql #"SELECT 42::bigint AS small_bigint, 9007199254740993::bigint AS huge_bigint, 12.50::numeric AS price, 0.1000000000000000055::numeric AS precise, 100000000000000000000::numeric AS huge_numeric, '2024-05-01 10:00:00+02'::timestamptz AS at, '2024-05-01 10:00:00'::timestamp AS local_at, '2024-05-01'::date AS day, '{"a": [1, 2]}'::jsonb AS jb, '{"b": true}'::json AS j, '\\x00ff10'::bytea AS blob, ARRAY['a', 'b'] AS tags, NULL::text AS nothing"#
+    sql #"SELECT 42::bigint AS small_bigint, 9007199254740993::bigint AS huge_bigint, 12.50::numeric AS price, 0.1000000000000000055::numeric AS precise, 100000000000000000000::numeric AS huge_numeric, '2024-05-01 10:00:00+02'::timestamptz AS at, '2024-05-01 10:00:00'::timestamp AS local_at, '2024-05-01'::date AS day, '{"a": [1, 2]}'::jsonb AS jb, '{"b": true}'::json AS j, '\\x00ff10'::bytea AS blob, ARRAY['a', 'b'] AS tags, NULL::text AS nothing, ARRAY[1, NULL, 9007199254740993]::bigint[] AS big_list, ARRAY['12.50', '0.1000000000000000055']::numeric[] AS amounts, ARRAY['\\x00ff'::bytea] AS blobs, ARRAY['2024-05-01 10:00:00'::timestamp] AS local_times"#
 }
 
 can list x {
@@ -309,7 +309,7 @@ describe('sql grants over REST', () => {
     expect((extra.json as ErrorBody).error.code).toBe('INVALID_ARGUMENTS');
   });
 
-  it('converts column values: exact numbers only, ISO timestamps, parsed JSON, base64 bytea', async () => {
+  it('converts column values and array elements: exact numbers only, ISO timestamps, parsed JSON, base64 bytea', async () => {
     const res = await call('get_value_kinds');
     expect(res.status).toBe(200);
     expect((res.json as EnvelopeBody).result).toEqual([
@@ -327,6 +327,11 @@ describe('sql grants over REST', () => {
         blob: Buffer.from([0x00, 0xff, 0x10]).toString('base64'),
         tags: ['a', 'b'],
         nothing: null,
+        // Arrays get the same element conversions as single columns.
+        big_list: [1, null, '9007199254740993'],
+        amounts: [12.5, '0.1000000000000000055'],
+        blobs: [Buffer.from([0x00, 0xff]).toString('base64')],
+        local_times: ['2024-05-01T10:00:00'],
       },
     ]);
   });

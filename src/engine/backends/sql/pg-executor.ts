@@ -42,14 +42,23 @@ export function createPgExecutor(opts: PgExecutorOptions): SqlExecutor {
     );
   });
   const password = safePassword(opts.connectionString);
+  /** When a statement last succeeded, for readiness under load. */
+  let lastOk = 0;
 
   return {
     async run(q: SqlQuery): Promise<SqlOutcome> {
       let client: pg.PoolClient;
+      const full = pool.totalCount >= opts.pool;
       try {
         client = await pool.connect();
       } catch (err) {
-        if (err instanceof Error && /timeout exceeded when trying to connect/i.test(err.message)) {
+        // pg says "timeout exceeded" both when every connection stayed busy and when a
+        // new connection could not be opened in time; only the first is exhaustion.
+        if (
+          full &&
+          err instanceof Error &&
+          /timeout exceeded when trying to connect/i.test(err.message)
+        ) {
           return {
             ok: false,
             error: engineError(
@@ -68,6 +77,7 @@ export function createPgExecutor(opts: PgExecutorOptions): SqlExecutor {
         );
         const run = await stream(client, q);
         await client.query('COMMIT');
+        lastOk = Date.now();
         return { ok: true, run };
       } catch (err) {
         try {
@@ -81,8 +91,15 @@ export function createPgExecutor(opts: PgExecutorOptions): SqlExecutor {
       }
     },
     async ready() {
+      // Busy is not down: when every connection is checked out and the last statement
+      // succeeded, the database is reachable and the replica should keep its traffic.
+      if (pool.totalCount >= opts.pool && pool.idleCount === 0 && lastOk > Date.now() - 10_000)
+        return true;
       const probe = pool.query('SELECT 1').then(
-        () => true,
+        () => {
+          lastOk = Date.now();
+          return true;
+        },
         () => false,
       );
       const timeout = new Promise<boolean>((resolve) =>

@@ -69,6 +69,23 @@ function bytea(text: string): string {
     : Buffer.from(text, 'latin1').toString('base64');
 }
 
+/** Array types whose elements need the conversions above: array oid → element oid. */
+const ARRAYS: Record<number, number> = {
+  1001: OID.BYTEA,
+  1016: OID.INT8,
+  1231: OID.NUMERIC,
+  1182: OID.DATE,
+  1115: OID.TIMESTAMP,
+  1185: OID.TIMESTAMPTZ,
+};
+/** text[]'s parser splits any array literal into (nested) strings, with nulls kept. */
+const TEXT_ARRAY = 1009;
+
+function mapDeep(v: unknown, f: (text: string) => unknown): unknown {
+  if (Array.isArray(v)) return v.map((x) => mapDeep(x, f));
+  return typeof v === 'string' ? f(v) : v;
+}
+
 const CUSTOM: Record<number, (text: string) => unknown> = {
   [OID.INT8]: exactNumber,
   [OID.NUMERIC]: exactNumber,
@@ -80,6 +97,15 @@ const CUSTOM: Record<number, (text: string) => unknown> = {
 
 /** The same conversions for PGlite, which takes text parsers by type oid. */
 export const TEXT_PARSERS: Readonly<Record<number, (text: string) => unknown>> = CUSTOM;
+
+const splitArray = pg.types.getTypeParser(
+  TEXT_ARRAY as Parameters<typeof pg.types.getTypeParser>[0],
+  'text',
+) as (text: string) => unknown;
+for (const [arrayOid, elementOid] of Object.entries(ARRAYS)) {
+  const element = CUSTOM[elementOid]!;
+  CUSTOM[Number(arrayOid)] = (text) => mapDeep(splitArray(text), element);
+}
 
 export const jsonTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: string) => {
