@@ -11,6 +11,7 @@ Commands:
   demo                   Serve the bundled helpdesk demo on 127.0.0.1:8080 (npm start)
   check <spec>...        Compile specs; list the tools, or every error with file:line:col
   tools <spec> [--json]  Show the tools exactly as MCP tools/list will serve them
+  openapi <spec>         Print the OpenAPI 3.1 document of the REST surface
 
 Options:
   -h, --help             Show help (also: mcp-beaver <command> --help)
@@ -20,6 +21,7 @@ Examples:
   mcp-beaver serve specs/github-issues.mcp.kdl --http 127.0.0.1:8080
   mcp-beaver check specs/github-issues.mcp.kdl
   mcp-beaver tools specs/orders-db.mcp.kdl --json
+  mcp-beaver openapi specs/github-issues.mcp.kdl > openapi.json
 
 The spec language is described in docs/spec-language.md.
 `;
@@ -52,12 +54,32 @@ With --json:    the {"tools": [...]} result object, for diffing or other tooling
 Exits 1 (listing every error) when the spec does not compile.
 `;
 
+export const OPENAPI_HELP = `Usage: mcp-beaver openapi <spec.mcp.kdl> [--server-url URL]
+
+Prints the OpenAPI 3.1 document of the spec's REST surface as JSON on stdout: one
+POST /api/<tool> per grant, the tool's inputSchema as the request body, the envelope
+as the 200 answer, and the catalogue errors the grant can answer with. It is the
+document a running gateway serves at GET /openapi.json, for a caller holding every
+scope (the gateway leaves out the tools a caller may not call).
+
+Options:
+  --server-url URL   The gateway's URL, written as servers[0].url
+                     (GET /openapi.json fills in the URL it was reached at)
+  -h, --help         Show this help
+
+Exits 1 (listing every error) when the spec does not compile.
+
+Example:
+  mcp-beaver openapi specs/github-issues.mcp.kdl --server-url http://127.0.0.1:8080
+`;
+
 export const SERVE_HELP = `Usage: mcp-beaver serve <spec.mcp.kdl> [options]
 
 Serves every grant of the spec from one process:
   POST /mcp            MCP Streamable HTTP, stateless (2026-07-28 and 2025-11-25 clients)
   POST /api/<tool>     REST: the tool arguments as a JSON body, the envelope back
   GET  /api            the REST tools
+  GET  /openapi.json   the REST tools as an OpenAPI 3.1 document
   GET  /healthz        liveness;  GET /readyz  readiness (503 while draining)
 
 Options:

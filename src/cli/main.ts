@@ -1,6 +1,7 @@
 /** `mcp-beaver <command>`: dispatch to one command module each. */
 import { runCheck } from './check.js';
 import { runTools } from './tools.js';
+import { runOpenApi } from './openapi.js';
 import { runServe } from './serve.js';
 import { runDemo } from './demo.js';
 import { MAIN_HELP } from './help.js';
@@ -10,6 +11,7 @@ type Command = (argv: string[]) => Promise<number>;
 const COMMANDS: Record<string, Command> = {
   check: runCheck,
   tools: runTools,
+  openapi: runOpenApi,
   serve: runServe,
   demo: runDemo,
 };

@@ -116,6 +116,12 @@ export const ERROR_CATALOGUE = {
     mcp: 'tool-error',
     summary: 'The database cannot be reached; readiness reports it until it is back.',
   },
+  RATE_LIMITED: {
+    status: 429,
+    mcp: 'tool-error',
+    summary:
+      "The caller has used the grant's rate-limit for the current window; retry after Retry-After (the seconds left in the window).",
+  },
   OVERLOADED: {
     status: 503,
     mcp: 'tool-error',
@@ -146,7 +152,7 @@ export interface EngineError {
   readonly code: ErrorCode;
   readonly message: string;
   readonly details?: readonly FieldProblem[] | Readonly<Record<string, unknown>>;
-  /** Seconds, for OVERLOADED and DRAINING. */
+  /** Seconds, for OVERLOADED, DRAINING and RATE_LIMITED (REST sends it as Retry-After). */
   readonly retryAfter?: number;
 }
 

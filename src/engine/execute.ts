@@ -1,11 +1,12 @@
 /**
  * The one pipeline every surface calls (architecture.md, "The data path"):
- * scopes → metachar gate → restrict → schema → exclusive groups → claims → backend →
+ * scopes → rate limit → metachar gate → restrict → schema → exclusive groups → claims → backend →
  * envelope. Each guard returns an expected failure as a value; the first one ends
  * the call before anything leaves the gateway.
  *
  * Scopes run first, ahead of the order in the engine issue: a caller who may not
- * call a grant learns nothing about its arguments or allowlists from its errors.
+ * call a grant learns nothing about its arguments or allowlists from its errors. The rate
+ * limit comes right after, so such a caller spends no quota either.
  */
 import { buildEnvelope, type BuiltEnvelope } from '../envelope/envelope.js';
 import type { CallContext } from './backends/backend.js';
@@ -32,6 +33,10 @@ export async function execute(
   const d = op.descriptor;
   const denied = checkScopes(op.name, d.scopes, caller);
   if (denied) return fail(denied);
+  if (op.rateLimit) {
+    const limited = await op.rateLimit(caller);
+    if (limited) return fail(limited);
+  }
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     return fail(
       engineError('INVALID_ARGUMENTS', `arguments of ${op.name} must be a JSON object`, {

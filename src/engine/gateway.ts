@@ -14,6 +14,8 @@ import { prepareExclusive } from './guards/exclusive.js';
 import { prepareRestrict } from './guards/restrict.js';
 import { createAjv, prepareValidator } from './guards/validate.js';
 import type { Operation } from './operation.js';
+import { createMemoryLimiter } from './rate-limit/memory-limiter.js';
+import { prepareRateLimit, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { makeRedactor, type Redactor } from './redact.js';
 import { StartupError } from './startup-error.js';
 
@@ -57,6 +59,11 @@ export interface GatewayOptions {
   /** Credentials held outside the backends (inbound API keys), redacted like the rest. */
   readonly extraSecrets?: readonly string[];
   readonly observer?: CallObserver;
+  /**
+   * Counts `rate-limit` grants; the server passes one that outlives reloads. Without it
+   * a spec with rate limits gets a per-gateway in-process limiter.
+   */
+  readonly rateLimiter?: RateLimiter;
 }
 
 export class Gateway {
@@ -71,6 +78,7 @@ export class Gateway {
     readonly redact: Redactor,
     private readonly maxInFlight: number,
     private readonly observer: CallObserver | undefined,
+    private readonly ownedLimiter?: RateLimiter,
   ) {}
 
   static async prepare(spec: CompiledSpec, opts: GatewayOptions = {}): Promise<Gateway> {
@@ -80,6 +88,11 @@ export class Gateway {
     for (const d of spec.tools)
       byKind.set(d.backend.kind, [...(byKind.get(d.backend.kind) ?? []), d]);
     const kinds = new Map<string, BackendKind>();
+    const ownedLimiter =
+      opts.rateLimiter === undefined && spec.tools.some((d) => d.limits.rateLimit)
+        ? createMemoryLimiter()
+        : undefined;
+    const limiter = opts.rateLimiter ?? ownedLimiter;
     try {
       for (const [kind, descriptors] of byKind) {
         const factory = factories[kind];
@@ -98,12 +111,15 @@ export class Gateway {
       for (const d of spec.tools) {
         const restrict = prepareRestrict(d.restrict);
         const exclusive = prepareExclusive(d.exclusive);
+        const rateLimit =
+          d.limits.rateLimit && limiter && prepareRateLimit(d.name, d.limits.rateLimit, limiter);
         operations.set(d.name, {
           name: d.name,
           descriptor: d,
           pathArgs: d.arguments
             .filter((a) => a.in === 'path' && a.fromClaim === undefined)
             .map((a) => a.name),
+          ...(rateLimit && { rateLimit }),
           ...(restrict && { restrict }),
           validate: prepareValidator(fastAjv, fullAjv, d),
           ...(exclusive && { exclusive }),
@@ -124,9 +140,11 @@ export class Gateway {
         redact,
         opts.maxInFlight ?? 1024,
         opts.observer,
+        ownedLimiter,
       );
     } catch (err) {
       await Promise.allSettled([...kinds.values()].map((k) => k.close()));
+      await ownedLimiter?.close();
       throw err;
     }
   }
@@ -233,5 +251,6 @@ export class Gateway {
   async close(): Promise<void> {
     this.draining = true;
     await Promise.allSettled(this.kinds.map((k) => k.close()));
+    await this.ownedLimiter?.close();
   }
 }

@@ -5,6 +5,7 @@
 import type { Descriptor } from '../spec/descriptor.js';
 import type { PreparedBackend } from './backends/backend.js';
 import type { ExclusiveCheck } from './guards/exclusive.js';
+import type { RateCheck } from './rate-limit/rate-limiter.js';
 import type { RestrictMatcher } from './guards/restrict.js';
 import type { Validator } from './guards/validate.js';
 
@@ -13,6 +14,8 @@ export interface Operation {
   readonly descriptor: Descriptor;
   /** String path arguments, for the metachar gate. */
   readonly pathArgs: readonly string[];
+  /** The grant's `rate-limit`, counted per caller after the scope check. */
+  readonly rateLimit?: RateCheck;
   readonly restrict?: RestrictMatcher;
   readonly validate: Validator;
   readonly exclusive?: ExclusiveCheck;

@@ -16,6 +16,7 @@ import { MCP_PATH, registerMcpRoutes } from '../projection/mcp/mcp-routes.js';
 import { errorText, RPC } from '../projection/mcp/jsonrpc.js';
 import { restError } from '../projection/rest/rest-error.js';
 import { registerMetadataRoutes } from '../access/metadata-routes.js';
+import { registerCatalogRoutes } from '../projection/catalog/catalog-routes.js';
 import type { Runtime } from './runtime.js';
 import type { Metrics } from './metrics.js';
 import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../engine/json-depth.js';
@@ -127,6 +128,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   registerRestRoutes(app, current);
   registerMcpRoutes(app, current, BODY_LIMIT);
   registerMetadataRoutes(app, () => current().spec, MCP_PATH, opts.publicUrl);
+  registerCatalogRoutes(app, current);
 
   app.setNotFoundHandler((req, reply) => {
     const r = restError(

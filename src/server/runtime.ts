@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { createAccessControl } from '../access/access-control.js';
 import type { Env } from '../engine/backends/backend.js';
 import { Gateway, type CallObserver } from '../engine/gateway.js';
+import type { RateLimiter } from '../engine/rate-limit/rate-limiter.js';
 import { MCP_PATH, type McpRuntime } from '../projection/mcp/mcp-routes.js';
 import { buildPayloads } from '../projection/mcp/payloads.js';
 import { prepareRestListing, type RestRuntime } from '../projection/rest/rest-routes.js';
@@ -28,6 +29,8 @@ export interface RuntimeOptions {
   readonly maxInFlight?: number;
   readonly log?: Logger;
   readonly observer?: CallObserver;
+  /** One per server process, so rate-limit counts survive reloads. */
+  readonly rateLimiter?: RateLimiter;
 }
 
 export async function buildRuntime(
@@ -47,6 +50,7 @@ export async function buildRuntime(
     ...(opts.log && { log: opts.log }),
     ...(opts.maxInFlight && { maxInFlight: opts.maxInFlight }),
     ...(opts.observer && { observer: opts.observer }),
+    ...(opts.rateLimiter && { rateLimiter: opts.rateLimiter }),
   });
   return {
     spec,

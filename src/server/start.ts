@@ -7,6 +7,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Env } from '../engine/backends/backend.js';
 import type { Gateway } from '../engine/gateway.js';
+import { createServerLimiter } from '../engine/rate-limit/server-limiter.js';
 import { StartupError } from '../engine/startup-error.js';
 import type { SpecOverrides } from '../spec/compile-spec.js';
 import type { CompiledSpec } from '../spec/descriptor.js';
@@ -89,16 +90,30 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     );
   }
   const metrics = createMetrics();
+  const env = opts.env ?? process.env;
+  // One limiter for the process: reloads keep it, so counts (and Redis) survive them.
+  const rateLimiter = await createServerLimiter(spec, {
+    env,
+    onFallback: (active) => metrics.rateLimitFallback(active),
+    ...(logger && { log: logger }),
+  });
   const runtimeOptions: RuntimeOptions = {
-    env: opts.env ?? process.env,
+    env,
     allowedHosts: opts.allowedHosts ?? [],
     loopbackOnly: listen.loopback,
     observer: createCallObserver(logger, metrics),
     ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
     ...(opts.maxInFlight && { maxInFlight: opts.maxInFlight }),
     ...(logger && { log: logger }),
+    rateLimiter,
   };
-  let current = await buildRuntime(spec, 1, runtimeOptions);
+  let current: Runtime;
+  try {
+    current = await buildRuntime(spec, 1, runtimeOptions);
+  } catch (err) {
+    await rateLimiter.close();
+    throw err;
+  }
   metrics.setInFlight(() => current.gateway.busy);
   const app = buildApp({
     current: () => current,
@@ -111,6 +126,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     await app.listen({ host: listen.host, port: listen.port });
   } catch (err) {
     await current.gateway.close();
+    await rateLimiter.close();
     throw new StartupError(
       `cannot listen on ${listen.host}:${listen.port}: ${(err as Error).message}`,
     );
@@ -157,6 +173,11 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       if (err instanceof StartupError) return failReload(err.message);
       throw err;
     }
+    if (logger && next.spec.redisEnv !== spec.redisEnv)
+      logger.warn(
+        { redisEnv: next.spec.redisEnv ?? null },
+        'limits redis-env changed: rate limits keep the limiter chosen at start until a restart',
+      );
     const old = current;
     current = next;
     metrics.reloaded(true, next.generation);
@@ -193,6 +214,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         const closed = app.close();
         await Promise.race([Promise.all([drained, closed]), grace]);
         await current.gateway.close();
+        await rateLimiter.close();
       })();
       return closing;
     },

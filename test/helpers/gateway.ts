@@ -16,7 +16,12 @@ export interface TestGateway extends RunningServer {
 
 export async function startGateway(
   specText: string,
-  opts: { env?: Record<string, string>; maxInFlight?: number; file?: string } = {},
+  opts: {
+    env?: Record<string, string>;
+    maxInFlight?: number;
+    file?: string;
+    specFile?: string;
+  } = {},
 ): Promise<TestGateway> {
   // `file` places the spec (relative paths in it, like an embedded seed, resolve from there).
   const result = compileSpecText(specText, opts.file ?? 'test.mcp.kdl');
@@ -34,8 +39,12 @@ export async function startGateway(
     logger: createLogger('debug', sink),
     env: opts.env ?? {},
     ...(opts.maxInFlight && { maxInFlight: opts.maxInFlight }),
+    // Reloads read this file (its text, not specText, after the first load).
+    ...(opts.specFile && { specFile: opts.specFile }),
   });
-  return { ...server, logs: () => captured, close: () => server.shutdown(2_000) };
+  // The server's getters (gateway, runtime) must stay live across reloads: inherit, do not copy.
+  const gw = Object.create(server) as TestGateway;
+  return Object.assign(gw, { logs: () => captured, close: () => server.shutdown(2_000) });
 }
 
 /** POST a JSON body (or raw text) and read status, headers and parsed body. */

