@@ -13,6 +13,12 @@ Commands:
   tools <spec> [--json]  Show the tools exactly as MCP tools/list will serve them
   openapi <spec>         Print the OpenAPI 3.1 document of the REST surface
 
+Talking to a running gateway, or any MCP server over Streamable HTTP:
+  tools <url> [--json]   List the server's tools
+  call <url> <tool> [args]
+                         Call one tool and print its result
+  discover <url>         Print server/discover (or the initialize result)
+
 Options:
   -h, --help             Show help (also: mcp-beaver <command> --help)
   -v, --version          Print the version
@@ -22,6 +28,7 @@ Examples:
   mcp-beaver check specs/github-issues.mcp.kdl
   mcp-beaver tools specs/orders-db.mcp.kdl --json
   mcp-beaver openapi specs/github-issues.mcp.kdl > openapi.json
+  mcp-beaver call http://127.0.0.1:8080/mcp list_issues '{"owner":"acme","repo":"rocket"}'
 
 The spec language is described in docs/spec-language.md.
 `;
@@ -43,15 +50,83 @@ Options:
   -h, --help Show this help
 `;
 
+const REMOTE_OPTIONS = `  --header 'Name: value'  Send this header on every request (repeatable)
+  --bearer-env VAR        Send "Authorization: Bearer <$VAR>": the token stays out of
+                          shell history and process listings
+  --era auto|modern|legacy
+                          auto (default): server/discover first, initialize when the
+                          server does not speak 2026-07-28; modern: 2026-07-28 only;
+                          legacy: the 2025-11-25 initialize handshake only
+  --timeout DURATION      Bound on each request, e.g. 10s, 500ms, 2m (default 30s)`;
+
+const REMOTE_EXITS = `Exit codes: 0 success; 2 when the server cannot be reached, answers with an HTTP
+error or a JSON-RPC error (printed as one line with the status or code), or the
+command line is wrong.`;
+
 export const TOOLS_HELP = `Usage: mcp-beaver tools <spec.mcp.kdl> [--json]
+       mcp-beaver tools <url> [--json] [options]
 
-Shows the tools the spec serves, in spec order, exactly as MCP tools/list returns
-them (name, title, description, inputSchema, outputSchema, annotations).
+With a spec: shows the tools the spec serves, in spec order, exactly as MCP
+tools/list returns them (name, title, description, inputSchema, outputSchema,
+annotations).
+  Without --json: one block per tool with its arguments.
+  With --json:    the {"tools": [...]} result object, for diffing or other tooling.
+  Exits 1 (listing every error) when the spec does not compile.
 
-Without --json: one block per tool with its arguments.
-With --json:    the {"tools": [...]} result object, for diffing or other tooling.
+With an http:// or https:// URL: lists the tools of that running MCP server.
+  Without --json: one line per tool: name, title, and the hints it declares
+                  (read-only, write, destructive, idempotent, open-world).
+  With --json:    the tools/list result as the server sent it.
 
-Exits 1 (listing every error) when the spec does not compile.
+Options for a URL:
+${REMOTE_OPTIONS}
+
+${REMOTE_EXITS}
+
+Examples:
+  mcp-beaver tools specs/orders-db.mcp.kdl --json
+  MCP_TOKEN=... mcp-beaver tools https://gateway.example.com/mcp --bearer-env MCP_TOKEN
+`;
+
+export const CALL_HELP = `Usage: mcp-beaver call <url> <tool> [json-args | @file | -] [options]
+
+Calls one tool of a running MCP server (a gateway's POST /mcp, or any server
+speaking Streamable HTTP) and prints the result: structuredContent as indented
+JSON when the server sent it, the text blocks otherwise. The arguments are a JSON
+object given inline, read from a file (@args.json) or from stdin (-); none means {}.
+
+A result with isError (bad arguments, a denied call, an upstream failure) prints
+its message on stderr and exits 1.
+
+Options:
+  --json                  Print the whole tools/call result as JSON
+${REMOTE_OPTIONS}
+  -h, --help              Show this help
+
+${REMOTE_EXITS.replace('0 success;', '0 success; 1 the tool answered isError;')}
+
+Examples:
+  mcp-beaver call http://127.0.0.1:8080/mcp list_issues '{"owner":"acme","repo":"rocket"}'
+  echo '{"owner":"acme","repo":"rocket"}' | mcp-beaver call http://127.0.0.1:8080/mcp list_issues -
+  mcp-beaver call https://gateway.example.com/mcp get_order @order.json --bearer-env MCP_TOKEN
+`;
+
+export const DISCOVER_HELP = `Usage: mcp-beaver discover <url> [options]
+
+Prints, as JSON, what a running MCP server says about itself: the server/discover
+result (supportedVersions, capabilities, serverInfo, instructions, cache hints) from
+a 2026-07-28 server, or the initialize result (protocolVersion, capabilities,
+serverInfo, instructions) from a 2025-era one. With --era auto (the default) the
+shape tells which era the server answered in.
+
+Options:
+${REMOTE_OPTIONS}
+  -h, --help              Show this help
+
+${REMOTE_EXITS}
+
+Example:
+  mcp-beaver discover http://127.0.0.1:8080/mcp --era legacy
 `;
 
 export const OPENAPI_HELP = `Usage: mcp-beaver openapi <spec.mcp.kdl> [--server-url URL]

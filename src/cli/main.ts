@@ -1,6 +1,8 @@
 /** `mcp-beaver <command>`: dispatch to one command module each. */
 import { runCheck } from './check.js';
 import { runTools } from './tools.js';
+import { runCall } from './call.js';
+import { runDiscover } from './discover.js';
 import { runOpenApi } from './openapi.js';
 import { runServe } from './serve.js';
 import { runDemo } from './demo.js';
@@ -11,6 +13,8 @@ type Command = (argv: string[]) => Promise<number>;
 const COMMANDS: Record<string, Command> = {
   check: runCheck,
   tools: runTools,
+  call: runCall,
+  discover: runDiscover,
   openapi: runOpenApi,
   serve: runServe,
   demo: runDemo,

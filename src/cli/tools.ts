@@ -1,5 +1,18 @@
-/** `mcp-beaver tools <spec>`: the tool list as tools/list will serve it. */
+/**
+ * `mcp-beaver tools <spec>`: the tool list as tools/list will serve it.
+ * `mcp-beaver tools <url>`: the tool list a running MCP server serves.
+ */
 import { parseArgs } from 'node:util';
+import {
+  REMOTE_ARG_OPTIONS,
+  UsageError,
+  isRemoteTarget,
+  remoteOptions,
+  withConnection,
+  type RemoteArgValues,
+} from '../client/connect.js';
+import { clientErrorLine } from '../client/errors.js';
+import { formatToolList, type RemoteTool } from '../client/print.js';
 import { formatDiagnostic } from '../spec/diagnostics.js';
 import { compileSpecFile } from '../spec/load-spec.js';
 import { toolList, type ToolDefinition } from '../projection/mcp/tool-definition.js';
@@ -7,20 +20,32 @@ import { TOOLS_HELP } from './help.js';
 import { readableError } from './output.js';
 
 export async function runTools(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        ...REMOTE_ARG_OPTIONS,
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    return usage(readableError(err));
+  }
+  const { values, positionals } = parsed;
   if (values.help) {
     process.stdout.write(TOOLS_HELP);
     return 0;
   }
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) {
-    process.stderr.write(`mcp-beaver tools: name exactly one spec file\n\n${TOOLS_HELP}`);
-    return 2;
+    return usage('name exactly one spec file or server URL');
   }
+  if (isRemoteTarget(file)) return remoteTools(file, values, values.json === true);
+  const remoteOnly = Object.keys(REMOTE_ARG_OPTIONS).filter((k) => k in values);
+  if (remoteOnly.length > 0) return usage(`--${remoteOnly[0]} applies to a server URL only`);
   let result;
   try {
     result = await compileSpecFile(file);
@@ -39,6 +64,36 @@ export async function runTools(argv: string[]): Promise<number> {
   }
   for (const t of list.tools) process.stdout.write(describeTool(t));
   return 0;
+}
+
+async function remoteTools(
+  target: string,
+  values: RemoteArgValues,
+  json: boolean,
+): Promise<number> {
+  let options;
+  try {
+    options = remoteOptions(target, values);
+  } catch (err) {
+    if (err instanceof UsageError) return usage(err.message);
+    throw err;
+  }
+  let list;
+  try {
+    list = await withConnection(options, (c) => c.client.listTools(undefined, c.request));
+  } catch (err) {
+    process.stderr.write(`${clientErrorLine(options.url, err, options.timeoutMs)}\n`);
+    return 2;
+  }
+  process.stdout.write(
+    json ? `${JSON.stringify(list, null, 2)}\n` : formatToolList(list.tools as RemoteTool[]),
+  );
+  return 0;
+}
+
+function usage(message: string): number {
+  process.stderr.write(`mcp-beaver tools: ${message}\n\n${TOOLS_HELP}`);
+  return 2;
 }
 
 function describeTool(t: ToolDefinition): string {

@@ -1,12 +1,13 @@
 /** The HTTP half of a grant: path, query, body and set → argument placement and HttpBackend. */
 import type { Diagnostics, Subject } from './diagnostics.js';
-import type { BodyFieldDescriptor, HttpBackend, JsonScalar, UpstreamAuth } from './descriptor.js';
+import type { HttpBackend, JsonScalar, UpstreamAuth } from './descriptor.js';
 import { PATH_PARAM_MAX_LENGTH } from './field-schema.js';
-import { checkFieldValues, type GrantBuilder } from './grant-builder.js';
+import { checkFieldValues, exclusiveGroups, type GrantBuilder } from './grant-builder.js';
+import { callerBodyPaths, compileBody, isPrefix } from './compile-body.js';
 import { headerProblem } from './headers.js';
-import { FIELD_NAME, isScalarOrScalarArray, isScalarType } from './parse-field.js';
+import { isScalarOrScalarArray, isScalarType } from './parse-field.js';
 import { parseTemplate } from './path-template.js';
-import type { ExclusiveSpec, FieldSpec, GrantSpec } from './spec-types.js';
+import type { FieldSpec, GrantSpec } from './spec-types.js';
 import type { HttpMethod } from './verbs.js';
 
 export interface HttpContext {
@@ -156,51 +157,7 @@ export function compileHttp(
   exclusiveGroups(g.query?.exclusive ?? [], g.query?.fields ?? [], diag, subject, b);
 
   // Body: nested objects keep their aliases; arg= projections become top-level arguments.
-  let body: HttpBackend['body'];
-  const bodyKeys = new Set<string>();
-  if (g.body) {
-    const fields: BodyFieldDescriptor[] = [];
-    for (const f of g.body.fields) {
-      checkFieldValues(f, diag, subject, 'body field');
-      const upstream = f.as ?? f.name;
-      const here = [...subject, `body field ${f.name}`];
-      if (bodyKeys.has(upstream))
-        diag.error(
-          'SPEC_DUPLICATE',
-          f.at,
-          here,
-          `upstream body key ${JSON.stringify(upstream)} is used twice`,
-        );
-      bodyKeys.add(upstream);
-      if (f.arg)
-        diag.error(
-          'SPEC_ARG_PROJECTION',
-          f.arg.at,
-          here,
-          'arg= applies to nested fields; a top-level field is already an argument',
-        );
-      const tree = bodyTree(f, [upstream], false, ctx, b, here);
-      const schema = b.schemaOf(f);
-      if (schema || f.fromClaim) {
-        if (tree) fields.push(tree);
-        b.add(
-          {
-            name: f.name,
-            in: 'body',
-            type: f.type,
-            required: f.required,
-            upstream,
-            ...(f.fromClaim && { fromClaim: f.fromClaim.claim }),
-          },
-          f,
-          schema,
-          'body field',
-        );
-      }
-    }
-    exclusiveGroups(g.body.exclusive, g.body.fields, diag, subject, b);
-    body = { encoding: g.body.encoding, fields };
-  }
+  let body = compileBody(g, ctx, b);
 
   // set: fixed server-side values, never overridable by the caller.
   const headers = new Map(ctx.headers.map(([k, v]) => [k.toLowerCase(), [k, v] as const]));
@@ -263,163 +220,4 @@ export function compileHttp(
     ...(ctx.auth && { auth: ctx.auth }),
     timeoutMs: g.timeoutMs ?? ctx.timeoutMs,
   };
-}
-
-/**
- * The upstream shape of one body field. Nested `arg=` fields are registered as
- * top-level projection arguments and left out of the tree (the caller's object
- * never holds them); `inArray` forbids them where there is no single place to put one.
- */
-function bodyTree(
-  f: FieldSpec,
-  path: string[],
-  inArray: boolean,
-  ctx: HttpContext,
-  b: GrantBuilder,
-  here: Subject,
-): BodyFieldDescriptor | undefined {
-  const children: BodyFieldDescriptor[] = [];
-  const seen = new Set<string>();
-  for (const c of f.fields ?? []) {
-    const upstream = c.as ?? c.name;
-    const sub = [...here, `field ${c.name}`];
-    if (seen.has(upstream))
-      ctx.diag.error(
-        'SPEC_DUPLICATE',
-        c.at,
-        sub,
-        `upstream key ${JSON.stringify(upstream)} is used twice`,
-      );
-    seen.add(upstream);
-    if (c.fromClaim)
-      ctx.diag.error(
-        'SPEC_PROPERTY_TYPE',
-        c.fromClaim.at,
-        sub,
-        'from-claim applies to top-level fields only',
-      );
-    if (c.arg) {
-      projection(c, [...path, upstream], inArray || f.type === 'object[]', ctx, b, sub);
-      continue;
-    }
-    const tree = bodyTree(c, [...path, upstream], inArray || f.type === 'object[]', ctx, b, sub);
-    if (tree) children.push(tree);
-  }
-  if ((f.type === 'object' || f.type === 'object[]') && children.length === 0) return undefined;
-  return {
-    name: f.name,
-    upstream: path[path.length - 1]!,
-    type: f.type,
-    ...(children.length > 0 && { fields: children }),
-  };
-}
-
-function projection(
-  c: FieldSpec,
-  path: string[],
-  inArray: boolean,
-  ctx: HttpContext,
-  b: GrantBuilder,
-  sub: Subject,
-): void {
-  const arg = c.arg!;
-  const { diag } = ctx;
-  if (inArray)
-    return void diag.error(
-      'SPEC_ARG_PROJECTION',
-      arg.at,
-      sub,
-      'arg= cannot fill a field inside an object[] (there is no single element to put it in)',
-    );
-  if (c.type !== 'string')
-    return void diag.error(
-      'SPEC_ARG_PROJECTION',
-      arg.at,
-      sub,
-      `arg= applies to string fields, not ${c.type}`,
-    );
-  if (!c.required)
-    return void diag.error(
-      'SPEC_ARG_PROJECTION',
-      arg.at,
-      sub,
-      'arg= applies to required fields (add required=#true)',
-    );
-  if (!FIELD_NAME.test(arg.name))
-    return void diag.error(
-      'SPEC_ARG_PROJECTION',
-      arg.at,
-      sub,
-      `arg=${JSON.stringify(arg.name)} must match ${FIELD_NAME.source}`,
-    );
-  if (!b.claim(arg.name, arg.at, 'projected argument', 'SPEC_ARG_PROJECTION')) return;
-  const { arg: _omit, ...plain } = c;
-  const field: FieldSpec = { ...plain, name: arg.name };
-  b.arguments.push({
-    name: arg.name,
-    in: 'projection',
-    type: 'string',
-    required: true,
-    upstream: path.join('.'),
-    bodyPath: path,
-  });
-  b.fieldOf.set(arg.name, field);
-  const schema = b.schemaOf(field);
-  if (schema) {
-    b.properties[arg.name] = schema;
-    b.required.push(arg.name);
-  }
-}
-
-/** Every body path a caller's value can occupy: top-level fields and arg= projections. */
-function callerBodyPaths(
-  fields: readonly BodyFieldDescriptor[],
-  b: GrantBuilder,
-): (readonly string[])[] {
-  return [
-    ...fields.map((f) => [f.upstream]),
-    ...b.arguments.flatMap((a) => (a.bodyPath ? [a.bodyPath] : [])),
-  ];
-}
-
-function isPrefix(short: readonly string[], long: readonly string[]): boolean {
-  return short.length <= long.length && short.every((s, i) => long[i] === s);
-}
-
-export function exclusiveGroups(
-  groups: readonly ExclusiveSpec[],
-  fields: readonly FieldSpec[],
-  diag: Diagnostics,
-  subject: Subject,
-  b: GrantBuilder,
-): void {
-  for (const x of groups) {
-    const names: string[] = [];
-    for (const n of x.names) {
-      const f = fields.find((f) => f.name === n.value);
-      if (!f)
-        diag.error(
-          'SPEC_EXCLUSIVE',
-          n.at,
-          subject,
-          `exclusive names ${n.value}, which is not a field of this block`,
-        );
-      else if (f.required)
-        diag.error(
-          'SPEC_EXCLUSIVE',
-          n.at,
-          subject,
-          `exclusive names ${n.value}, which is required: a required field cannot be left out`,
-        );
-      else if (f.default)
-        diag.error(
-          'SPEC_EXCLUSIVE',
-          n.at,
-          subject,
-          `exclusive names ${n.value}, which has a default and so is always given`,
-        );
-      else names.push(n.value);
-    }
-    if (names.length >= 2) b.exclusive.push(names);
-  }
 }

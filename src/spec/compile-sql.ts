@@ -1,8 +1,7 @@
 /** The sql half of a grant: params → bound `$i` arguments, statement checks → SqlBackend. */
 import type { Diagnostics, Subject } from './diagnostics.js';
 import type { SqlBackend } from './descriptor.js';
-import { checkFieldValues, type GrantBuilder } from './grant-builder.js';
-import { exclusiveGroups } from './compile-http.js';
+import { checkFieldValues, exclusiveGroups, type GrantBuilder } from './grant-builder.js';
 import { scanSql } from './sql-text.js';
 import type { GrantSpec } from './spec-types.js';
 

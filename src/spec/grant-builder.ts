@@ -8,7 +8,7 @@ import type { ArgumentDescriptor, RestrictDescriptor } from './descriptor.js';
 import { fieldSchema, type JsonSchema } from './field-schema.js';
 import { checkPattern } from './pattern-safety.js';
 import { scalarMisfit } from './field-schema.js';
-import type { FieldSpec } from './spec-types.js';
+import type { ExclusiveSpec, FieldSpec } from './spec-types.js';
 
 export class GrantBuilder {
   readonly arguments: ArgumentDescriptor[] = [];
@@ -174,4 +174,42 @@ export function reportPattern(
       subject,
       `pattern ${JSON.stringify(p.source)} is not a valid regular expression: ${check.reason}`,
     );
+}
+
+export function exclusiveGroups(
+  groups: readonly ExclusiveSpec[],
+  fields: readonly FieldSpec[],
+  diag: Diagnostics,
+  subject: Subject,
+  b: GrantBuilder,
+): void {
+  for (const x of groups) {
+    const names: string[] = [];
+    for (const n of x.names) {
+      const f = fields.find((f) => f.name === n.value);
+      if (!f)
+        diag.error(
+          'SPEC_EXCLUSIVE',
+          n.at,
+          subject,
+          `exclusive names ${n.value}, which is not a field of this block`,
+        );
+      else if (f.required)
+        diag.error(
+          'SPEC_EXCLUSIVE',
+          n.at,
+          subject,
+          `exclusive names ${n.value}, which is required: a required field cannot be left out`,
+        );
+      else if (f.default)
+        diag.error(
+          'SPEC_EXCLUSIVE',
+          n.at,
+          subject,
+          `exclusive names ${n.value}, which has a default and so is always given`,
+        );
+      else names.push(n.value);
+    }
+    if (names.length >= 2) b.exclusive.push(names);
+  }
 }

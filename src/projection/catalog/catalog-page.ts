@@ -20,9 +20,10 @@ const ESCAPES: Record<string, string> = {
 };
 
 export interface CatalogAssets {
-  /** Versioned URLs of the script and the stylesheet (a query busts caches on upgrade). */
+  /** Versioned URLs of the script, stylesheet and icon (a query busts caches on upgrade). */
   readonly script: string;
   readonly style: string;
+  readonly icon: string;
 }
 
 export interface CatalogOptions {
@@ -78,6 +79,7 @@ export function renderCatalog(spec: CompiledSpec, opts: CatalogOptions): string 
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<meta name="referrer" content="no-referrer">',
     `<title>${e(heading)} · tool catalog</title>`,
+    `<link rel="icon" type="image/svg+xml" href="${e(opts.assets.icon)}">`,
     `<link rel="stylesheet" href="${e(opts.assets.style)}">`,
     `<script src="${e(opts.assets.script)}" defer></script>`,
     '</head>',

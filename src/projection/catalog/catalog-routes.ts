@@ -10,7 +10,7 @@ import type { CompiledSpec } from '../../spec/descriptor.js';
 import { MCP_PATH } from '../mcp/mcp-routes.js';
 import { renderCatalog, type CatalogAssets } from './catalog-page.js';
 import { CATALOG_SCRIPT } from './catalog-script.js';
-import { CATALOG_STYLE } from './catalog-style.js';
+import { CATALOG_ICON, CATALOG_STYLE } from './catalog-style.js';
 
 /** What the catalog needs from the runtime serving now (it changes on reload). */
 export interface CatalogRuntime {
@@ -42,11 +42,13 @@ function staticAsset(path: string, type: string, text: string): StaticAsset {
 
 const SCRIPT = staticAsset('/catalog.js', 'text/javascript; charset=utf-8', CATALOG_SCRIPT);
 const STYLE = staticAsset('/catalog.css', 'text/css; charset=utf-8', CATALOG_STYLE);
+const ICON = staticAsset('/catalog.svg', 'image/svg+xml', CATALOG_ICON);
 
 /** The page names each asset by its content hash, so an upgrade never meets a stale copy. */
 const ASSETS: CatalogAssets = {
   script: `${SCRIPT.path}?v=${SCRIPT.etag.slice(1, -1)}`,
   style: `${STYLE.path}?v=${STYLE.etag.slice(1, -1)}`,
+  icon: `${ICON.path}?v=${ICON.etag.slice(1, -1)}`,
 };
 
 // A day, revalidated by ETag after: long enough to matter, short enough to be safe for
@@ -77,7 +79,7 @@ export function registerCatalogRoutes(app: FastifyInstance, current: () => Catal
       .send(pageFor(current())),
   );
 
-  for (const asset of [SCRIPT, STYLE]) {
+  for (const asset of [SCRIPT, STYLE, ICON]) {
     app.get(asset.path, async (req: FastifyRequest, reply: FastifyReply) => {
       reply
         .headers(SECURITY_HEADERS)

@@ -160,6 +160,12 @@ export const CATALOG_SCRIPT = String.raw`'use strict';
         call(form);
       });
       var textarea = form.querySelector('textarea');
+      textarea.addEventListener('input', function () {
+        // A complaint about the text just replaced no longer applies.
+        var pre = form.querySelector('.envelope');
+        var status = form.querySelector('.call-status');
+        if (pre.hidden && status.className.indexOf('error') >= 0) show(form, '', '', null);
+      });
       textarea.addEventListener('keydown', function (event) {
         if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
           event.preventDefault();

@@ -1,3 +1,10 @@
+/** The catalog page's icon, served as /catalog.svg (so no browser asks for /favicon.ico). */
+export const CATALOG_ICON = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">
+<rect width="32" height="32" rx="7" fill="#1f5fbf"/>
+<path d="M9 10h14M9 16h14M9 22h9" stroke="#fff" stroke-width="3" stroke-linecap="round"/>
+</svg>
+`;
+
 /** The catalog page's stylesheet, served as /catalog.css: system fonts, light and dark. */
 export const CATALOG_STYLE = String.raw`:root {
   color-scheme: light dark;

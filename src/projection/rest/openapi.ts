@@ -169,7 +169,10 @@ function errorResponse(status: number, codes: readonly ErrorCode[], d: Descripto
       'application/json': {
         schema: {
           $ref: ERROR_REF,
-          properties: { error: { properties: { code: { enum: [...codes] } } } },
+          type: 'object',
+          properties: {
+            error: { type: 'object', properties: { code: { type: 'string', enum: [...codes] } } },
+          },
         },
       },
     },

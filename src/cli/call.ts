@@ -1,0 +1,102 @@
+/** `mcp-beaver call <url> <tool> [args]`: call one tool of a remote MCP server. */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import {
+  REMOTE_ARG_OPTIONS,
+  UsageError,
+  isRemoteTarget,
+  remoteOptions,
+  withConnection,
+} from '../client/connect.js';
+import { clientErrorLine } from '../client/errors.js';
+import { formatCallResult, type CallResult } from '../client/print.js';
+import { CALL_HELP } from './help.js';
+import { readableError } from './output.js';
+
+export async function runCall(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        ...REMOTE_ARG_OPTIONS,
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    return usage(readableError(err));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(CALL_HELP);
+    return 0;
+  }
+  const [target, tool, argText, ...extra] = positionals;
+  if (target === undefined || tool === undefined || extra.length > 0) {
+    return usage('name a server URL, a tool, and at most one argument object');
+  }
+  if (!isRemoteTarget(target)) return usage(`${JSON.stringify(target)} is not an http(s) URL`);
+  let options;
+  let args: Record<string, unknown>;
+  try {
+    options = remoteOptions(target, values);
+    args = await readArguments(argText);
+  } catch (err) {
+    if (err instanceof UsageError) return usage(err.message);
+    throw err;
+  }
+  let result: CallResult;
+  try {
+    result = (await withConnection(options, (c) =>
+      c.client.callTool({ name: tool, arguments: args }, c.request),
+    )) as CallResult;
+  } catch (err) {
+    process.stderr.write(`${clientErrorLine(options.url, err, options.timeoutMs)}\n`);
+    return 2;
+  }
+  if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else (result.isError ? process.stderr : process.stdout).write(formatCallResult(result));
+  return result.isError ? 1 : 0;
+}
+
+/** Inline JSON, `@file`, `-` for stdin, or nothing for `{}`. */
+async function readArguments(text: string | undefined): Promise<Record<string, unknown>> {
+  if (text === undefined) return {};
+  let source = 'the arguments';
+  let json = text;
+  if (text === '-') {
+    source = 'stdin';
+    json = await readStdin();
+  } else if (text.startsWith('@')) {
+    const file = text.slice(1);
+    source = file;
+    try {
+      json = await readFile(file, 'utf8');
+    } catch (err) {
+      throw new UsageError(`${file}: ${readableError(err)}`);
+    }
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (err) {
+    throw new UsageError(`${source}: not JSON (${readableError(err)})`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new UsageError(`${source}: the tool arguments must be a JSON object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function usage(message: string): number {
+  process.stderr.write(`mcp-beaver call: ${message}\n\n${CALL_HELP}`);
+  return 2;
+}

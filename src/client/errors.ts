@@ -1,0 +1,95 @@
+/**
+ * One readable line for a failure talking to a remote MCP server:
+ *   mcp-beaver: http://host/mcp: HTTP 500 Internal Server Error: boom
+ *   mcp-beaver: http://host/mcp: JSON-RPC -32602: Unknown tool: nope
+ *   mcp-beaver: http://host/mcp: cannot connect: connect ECONNREFUSED 127.0.0.1:9
+ */
+import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+
+const MAX_DETAIL = 300;
+
+export function clientErrorLine(url: URL | string, err: unknown, timeoutMs?: number): string {
+  return `mcp-beaver: ${String(url)}: ${oneLine(describe(err, timeoutMs))}`;
+}
+
+function describe(err: unknown, timeoutMs: number | undefined): string {
+  if (err instanceof ProtocolError) return jsonRpc(err.code, err.message);
+  if (err instanceof SdkError) {
+    const status = httpStatus(err.data);
+    if (status !== undefined) return http(status, err);
+    if (err.code === SdkErrorCode.RequestTimeout) return timedOut(timeoutMs);
+    const root = rootCause(err);
+    if (root !== err) {
+      if (isTimeout(root)) return timedOut(timeoutMs);
+      return `${err.message}${err.message.includes(root.message) ? '' : `: ${root.message}`}`;
+    }
+    return err.message;
+  }
+  if (isTimeout(err)) return timedOut(timeoutMs);
+  if (err instanceof Error) {
+    const root = rootCause(err);
+    // undici's `fetch failed` says nothing; its cause names the socket error.
+    if (root !== err) return `cannot connect: ${root.message}`;
+    return err.message;
+  }
+  return String(err);
+}
+
+function http(status: number, err: SdkError): string {
+  const data = err.data as { statusText?: unknown; text?: unknown };
+  const statusText = typeof data.statusText === 'string' && data.statusText ? data.statusText : '';
+  const head = `HTTP ${status}${statusText ? ` ${statusText}` : ''}`;
+  const text = typeof data.text === 'string' ? data.text.trim() : '';
+  const rpc = jsonRpcBody(text);
+  if (rpc) return `${head}: ${jsonRpc(rpc.code, rpc.message)}`;
+  if (text) return `${head}: ${clip(text)}`;
+  // No body: the SDK's own sentence (e.g. the negotiation probe) says where it failed.
+  return err.message.includes(String(status)) ? `${head} (${err.message})` : head;
+}
+
+function jsonRpc(code: number, message: string): string {
+  return `JSON-RPC ${code}: ${clip(message)}`;
+}
+
+/** A JSON-RPC error object in an HTTP error body, when the body is one. */
+function jsonRpcBody(text: string): { code: number; message: string } | undefined {
+  if (!text.startsWith('{')) return undefined;
+  try {
+    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    const e = body.error;
+    if (e && typeof e.code === 'number') {
+      return { code: e.code, message: typeof e.message === 'string' ? e.message : '' };
+    }
+  } catch {
+    // Not JSON: shown as text.
+  }
+  return undefined;
+}
+
+function httpStatus(data: unknown): number | undefined {
+  const status = (data as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' ? status : undefined;
+}
+
+function rootCause(err: Error): Error {
+  let e = err;
+  for (let depth = 0; depth < 10 && e.cause instanceof Error; depth++) e = e.cause;
+  return e;
+}
+
+function isTimeout(err: unknown): boolean {
+  return err instanceof Error && err.name === 'TimeoutError';
+}
+
+function timedOut(timeoutMs: number | undefined): string {
+  return timeoutMs === undefined ? 'timed out' : `no answer within ${timeoutMs} ms (--timeout)`;
+}
+
+function clip(text: string): string {
+  const line = oneLine(text);
+  return line.length > MAX_DETAIL ? `${line.slice(0, MAX_DETAIL)}…` : line;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}

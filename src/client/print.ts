@@ -1,0 +1,97 @@
+/** Terminal output of a remote server's tool list and of a tool call result. */
+
+export interface RemoteTool {
+  name: string;
+  title?: string;
+  annotations?: {
+    title?: string;
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
+}
+
+/** One aligned line per tool: name, title, and the hints the server declared. */
+export function formatToolList(tools: readonly RemoteTool[]): string {
+  const rows = tools.map((t) => [t.name, t.title ?? t.annotations?.title ?? '', hints(t)] as const);
+  const nameWidth = Math.max(0, ...rows.map((r) => r[0].length));
+  const titleWidth = Math.max(0, ...rows.map((r) => r[1].length));
+  return rows
+    .map(([name, title, h]) =>
+      `${name.padEnd(nameWidth)}  ${title.padEnd(titleWidth)}  ${h}`.trimEnd(),
+    )
+    .map((line) => `${line}\n`)
+    .join('');
+}
+
+/** Only what the server said: an absent hint is not printed as its default. */
+function hints(t: RemoteTool): string {
+  const a = t.annotations ?? {};
+  return [
+    a.readOnlyHint === true
+      ? 'read-only'
+      : a.destructiveHint === true
+        ? 'destructive'
+        : a.destructiveHint === false || a.readOnlyHint === false
+          ? 'write'
+          : '',
+    a.idempotentHint === true ? 'idempotent' : '',
+    a.openWorldHint === true ? 'open-world' : a.openWorldHint === false ? 'closed-world' : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+interface ContentBlock {
+  type: string;
+  text?: string;
+  mimeType?: string;
+  data?: string;
+  uri?: string;
+  name?: string;
+  resource?: { uri?: string; text?: string; mimeType?: string };
+}
+
+export interface CallResult {
+  content?: ContentBlock[];
+  structuredContent?: unknown;
+  isError?: boolean;
+}
+
+/** `structuredContent` pretty-printed when present, the content blocks otherwise. */
+export function formatCallResult(result: CallResult): string {
+  if (result.structuredContent !== undefined && !result.isError) {
+    return `${JSON.stringify(result.structuredContent, null, 2)}\n`;
+  }
+  const parts = (result.content ?? []).map(describeBlock);
+  if (parts.length === 0 && result.structuredContent !== undefined) {
+    return `${JSON.stringify(result.structuredContent, null, 2)}\n`;
+  }
+  return parts.map((p) => (p.endsWith('\n') ? p : `${p}\n`)).join('');
+}
+
+function describeBlock(b: ContentBlock): string {
+  switch (b.type) {
+    case 'text':
+      return b.text ?? '';
+    case 'image':
+    case 'audio':
+      return `[${b.type} ${b.mimeType ?? ''}, ${approxBytes(b.data)} bytes]`;
+    case 'resource_link':
+      return `[resource link ${b.uri ?? ''}${b.name ? ` (${b.name})` : ''}]`;
+    case 'resource':
+      return (
+        b.resource?.text ?? `[resource ${b.resource?.uri ?? ''} ${b.resource?.mimeType ?? ''}]`
+      );
+    default:
+      return `[${b.type} content]`;
+  }
+}
+
+function approxBytes(base64: string | undefined): number {
+  if (!base64) return 0;
+  return (
+    Math.floor((base64.length * 3) / 4) - (base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0)
+  );
+}
