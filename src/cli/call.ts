@@ -1,13 +1,8 @@
 /** `mcp-beaver call <url> <tool> [args]`: call one tool of a remote MCP server. */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import {
-  REMOTE_ARG_OPTIONS,
-  UsageError,
-  isRemoteTarget,
-  remoteOptions,
-  withConnection,
-} from '../client/connect.js';
+import { withConnection } from '../client/connect.js';
+import { REMOTE_ARG_OPTIONS, UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
 import { formatCallResult, type CallResult } from '../client/print.js';
 import { CALL_HELP } from './help.js';
@@ -44,7 +39,7 @@ export async function runCall(argv: string[]): Promise<number> {
     options = remoteOptions(target, values);
     args = await readArguments(argText);
   } catch (err) {
-    if (err instanceof UsageError) return usage(err.message);
+    if (err instanceof UsageError) return badValue(err.message);
     throw err;
   }
   let result: CallResult;
@@ -64,14 +59,14 @@ export async function runCall(argv: string[]): Promise<number> {
 /** Inline JSON, `@file`, `-` for stdin, or nothing for `{}`. */
 async function readArguments(text: string | undefined): Promise<Record<string, unknown>> {
   if (text === undefined) return {};
-  let source = 'the arguments';
+  let where = 'the arguments';
   let json = text;
   if (text === '-') {
-    source = 'stdin';
+    where = 'the arguments on stdin';
     json = await readStdin();
   } else if (text.startsWith('@')) {
     const file = text.slice(1);
-    source = file;
+    where = `the arguments in ${file}`;
     try {
       json = await readFile(file, 'utf8');
     } catch (err) {
@@ -82,10 +77,10 @@ async function readArguments(text: string | undefined): Promise<Record<string, u
   try {
     value = JSON.parse(json);
   } catch (err) {
-    throw new UsageError(`${source}: not JSON (${readableError(err)})`);
+    throw new UsageError(`${where} are not JSON: ${readableError(err)}`);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new UsageError(`${source}: the tool arguments must be a JSON object`);
+    throw new UsageError(`${where} are not a JSON object`);
   }
   return value as Record<string, unknown>;
 }
@@ -98,5 +93,11 @@ async function readStdin(): Promise<string> {
 
 function usage(message: string): number {
   process.stderr.write(`mcp-beaver call: ${message}\n\n${CALL_HELP}`);
+  return 2;
+}
+
+/** A wrong value: one line, no help text to scroll past. */
+function badValue(message: string): number {
+  process.stderr.write(`mcp-beaver call: ${message}\n`);
   return 2;
 }

@@ -1,12 +1,7 @@
 /** `mcp-beaver discover <url>`: what a remote MCP server says about itself. */
 import { parseArgs } from 'node:util';
-import {
-  REMOTE_ARG_OPTIONS,
-  UsageError,
-  isRemoteTarget,
-  remoteOptions,
-  withConnection,
-} from '../client/connect.js';
+import { withConnection } from '../client/connect.js';
+import { REMOTE_ARG_OPTIONS, UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
 import { DISCOVER_HELP } from './help.js';
 import { readableError } from './output.js';
@@ -34,7 +29,7 @@ export async function runDiscover(argv: string[]): Promise<number> {
   try {
     options = remoteOptions(target, values);
   } catch (err) {
-    if (err instanceof UsageError) return usage(err.message);
+    if (err instanceof UsageError) return badValue(err.message);
     throw err;
   }
   let result: unknown;
@@ -50,5 +45,11 @@ export async function runDiscover(argv: string[]): Promise<number> {
 
 function usage(message: string): number {
   process.stderr.write(`mcp-beaver discover: ${message}\n\n${DISCOVER_HELP}`);
+  return 2;
+}
+
+/** A wrong value: one line, no help text to scroll past. */
+function badValue(message: string): number {
+  process.stderr.write(`mcp-beaver discover: ${message}\n`);
   return 2;
 }

@@ -103,7 +103,9 @@ Options:
 ${REMOTE_OPTIONS}
   -h, --help              Show this help
 
-${REMOTE_EXITS.replace('0 success;', '0 success; 1 the tool answered isError;')}
+Exit codes: 0 success; 1 the tool answered isError; 2 when the server cannot be
+reached, answers with an HTTP error or a JSON-RPC error (printed as one line with the
+status or code), or the command line is wrong.
 
 Examples:
   mcp-beaver call http://127.0.0.1:8080/mcp list_issues '{"owner":"acme","repo":"rocket"}'

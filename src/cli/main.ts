@@ -1,8 +1,6 @@
 /** `mcp-beaver <command>`: dispatch to one command module each. */
 import { runCheck } from './check.js';
 import { runTools } from './tools.js';
-import { runCall } from './call.js';
-import { runDiscover } from './discover.js';
 import { runOpenApi } from './openapi.js';
 import { runServe } from './serve.js';
 import { runDemo } from './demo.js';
@@ -13,8 +11,9 @@ type Command = (argv: string[]) => Promise<number>;
 const COMMANDS: Record<string, Command> = {
   check: runCheck,
   tools: runTools,
-  call: runCall,
-  discover: runDiscover,
+  // The remote commands load the MCP client; the others should not pay for it.
+  call: async (argv) => (await import('./call.js')).runCall(argv),
+  discover: async (argv) => (await import('./discover.js')).runDiscover(argv),
   openapi: runOpenApi,
   serve: runServe,
   demo: runDemo,

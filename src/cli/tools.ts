@@ -8,11 +8,8 @@ import {
   UsageError,
   isRemoteTarget,
   remoteOptions,
-  withConnection,
   type RemoteArgValues,
-} from '../client/connect.js';
-import { clientErrorLine } from '../client/errors.js';
-import { formatToolList, type RemoteTool } from '../client/print.js';
+} from '../client/options.js';
 import { formatDiagnostic } from '../spec/diagnostics.js';
 import { compileSpecFile } from '../spec/load-spec.js';
 import { toolList, type ToolDefinition } from '../projection/mcp/tool-definition.js';
@@ -75,9 +72,15 @@ async function remoteTools(
   try {
     options = remoteOptions(target, values);
   } catch (err) {
-    if (err instanceof UsageError) return usage(err.message);
+    if (err instanceof UsageError) return badValue(err.message);
     throw err;
   }
+  // Loaded here, so that the spec commands do not load the MCP client.
+  const [{ withConnection }, { clientErrorLine }, { formatToolList }] = await Promise.all([
+    import('../client/connect.js'),
+    import('../client/errors.js'),
+    import('../client/print.js'),
+  ]);
   let list;
   try {
     list = await withConnection(options, (c) => c.client.listTools(undefined, c.request));
@@ -85,14 +88,18 @@ async function remoteTools(
     process.stderr.write(`${clientErrorLine(options.url, err, options.timeoutMs)}\n`);
     return 2;
   }
-  process.stdout.write(
-    json ? `${JSON.stringify(list, null, 2)}\n` : formatToolList(list.tools as RemoteTool[]),
-  );
+  process.stdout.write(json ? `${JSON.stringify(list, null, 2)}\n` : formatToolList(list.tools));
   return 0;
 }
 
 function usage(message: string): number {
   process.stderr.write(`mcp-beaver tools: ${message}\n\n${TOOLS_HELP}`);
+  return 2;
+}
+
+/** A wrong value: one line, no help text to scroll past. */
+function badValue(message: string): number {
+  process.stderr.write(`mcp-beaver tools: ${message}\n`);
   return 2;
 }
 
