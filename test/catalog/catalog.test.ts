@@ -1,15 +1,20 @@
 /**
- * The catalog page (`GET /`): over plain HTTP (headers, escaping, no inline code), then
- * in headless Chromium under its real CSP: tools listed, the try-it form calls a tool
- * and shows the envelope, no console error or CSP violation; a screenshot is written
- * to test-output/catalog.png.
+ * The catalog page (`GET /`): over plain HTTP (headers, escaping, no inline code, and
+ * with access no tool at all), then in headless Chromium under its real CSP: tools
+ * listed, the try-it form calls a tool and shows the envelope; with access, a token
+ * lists exactly the tools its scopes allow; no console error or CSP violation.
+ * Screenshots are written to test-output/catalog.png, catalog-access.png and
+ * catalog-access-401.png.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exampleArguments } from '../../src/projection/catalog/catalog-shared.js';
+import type { JsonSchema } from '../../src/spec/field-schema.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
@@ -26,7 +31,12 @@ const CHROMIUM_ARGS = [
 ];
 const OUTPUT_DIR = fileURLToPath(new URL('../../test-output/', import.meta.url));
 const CSP = "default-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+/** May call every tool. */
 const API_KEY = 'catalog-key-7c1e90aa';
+/** May call get_item only. */
+const READ_KEY = 'catalog-reader-3b5d21f0';
+const ACCESS_ENV = { CATALOG_KEYS: API_KEY, CATALOG_READ_KEYS: READ_KEY };
+const ALL_TOOLS = ['get_item', 'create_thing', 'delete_thing'];
 
 function catalogSpec(upstream: string, opts: { access?: boolean } = {}): string {
   return `
@@ -36,7 +46,14 @@ wrap "catalog-demo" version="2.3.4" {
 }
 base-url "${upstream}"
 timeout "5s"
-${opts.access ? `access {\n    api-key env="CATALOG_KEYS" scopes="items:read things:write"\n}` : ''}
+${
+  opts.access
+    ? `access {
+    api-key env="CATALOG_KEYS" scopes="items:read things:write"
+    api-key env="CATALOG_READ_KEYS" scopes="items:read"
+}`
+    : ''
+}
 can get item {
     describe "One item by id. <script>alert(1)</script>"
     path "/items/{id}"
@@ -49,6 +66,8 @@ can create thing {
         name "string" required=#true min-length=1 describe="Its name."
         amount "integer" min=0 default=1
         tags "string[]" max-items=5
+        kind "string" required=#true { enum "gadget" "gizmo"; }
+        due "string" format="date-time" required=#true
     }
     ${opts.access ? 'scope "things:write"' : ''}
 }
@@ -74,7 +93,7 @@ describe('catalog page over HTTP', () => {
     upstream = await startUpstream();
     gw = await startGateway(catalogSpec(upstream.url));
     gwAccess = await startGateway(catalogSpec(upstream.url, { access: true }), {
-      env: { CATALOG_KEYS: API_KEY },
+      env: ACCESS_ENV,
     });
   });
   afterAll(async () => {
@@ -102,7 +121,11 @@ describe('catalog page over HTTP', () => {
     expect(r.text).toContain('badge-destructive');
     // The example starts from the required fields and defaults only.
     expect(r.text).toContain(
-      JSON.stringify({ name: '', amount: 1 }, null, 2).replace(/"/g, '&quot;'),
+      JSON.stringify(
+        { name: '', amount: 1, kind: 'gadget', due: '2025-01-01T00:00:00Z' },
+        null,
+        2,
+      ).replace(/"/g, '&quot;'),
     );
     // No access block: no token field.
     expect(r.text).not.toContain('id="bearer-token"');
@@ -135,6 +158,8 @@ describe('catalog page over HTTP', () => {
     expect(js.headers.get('x-content-type-options')).toBe('nosniff');
     expect(js.headers.get('cache-control')).toBe('public, max-age=86400');
     expect(js.text).toContain("fetch('/api/'");
+    // It parses (a syntax error would only show as a page without behaviour).
+    expect(() => new Script(js.text, { filename: 'catalog.js' })).not.toThrow();
     const css = await get(`${gw.url}${styleUrl}`);
     expect(css.status).toBe(200);
     expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
@@ -155,11 +180,39 @@ describe('catalog page over HTTP', () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
-  it('shows a bearer-token field when the spec has access, and the page itself needs none', async () => {
+  it('with access, names no tool: server, MCP URL and token field only, and needs no token', async () => {
     const r = await get(`${gwAccess.url}/`);
     expect(r.status).toBe(200);
+    expect(r.headers.get('content-security-policy')).toBe(CSP);
     expect(r.text).toContain('<input id="bearer-token" type="password"');
-    expect(r.text).toContain('Needs scope <code>items:read</code>');
+    expect(r.text).toContain('Catalog &lt;demo&gt; &amp; friends');
+    expect(r.text).toContain('<code>catalog-demo</code>');
+    expect(r.text).toContain('version 2.3.4');
+    expect(r.text).toContain('Read items and manage things.');
+    expect(r.text).toContain('id="mcp-url"');
+    expect(r.text).toContain('Tools appear once a token is entered');
+    for (const leak of [
+      ...ALL_TOOLS,
+      'get item',
+      'One item by id',
+      'Create a thing',
+      'Delete a thing',
+      'Its name.',
+      'items:read',
+      'things:write',
+      'Needs scope',
+      '/items/',
+      '/things',
+      'properties',
+      'gadget',
+      'badge',
+      '<article',
+      '<form',
+      'class="toc"',
+    ])
+      expect(r.text.toLowerCase(), leak).not.toContain(leak.toLowerCase());
+    // As GET /api itself: no token, no list.
+    expect((await get(`${gwAccess.url}/api`)).status).toBe(401);
   });
 });
 
@@ -180,7 +233,7 @@ describe('catalog page in headless Chromium', () => {
     upstream = await startUpstream();
     gw = await startGateway(catalogSpec(upstream.url));
     gwAccess = await startGateway(catalogSpec(upstream.url, { access: true }), {
-      env: { CATALOG_KEYS: API_KEY },
+      env: ACCESS_ENV,
     });
     profile = mkdtempSync(join(tmpdir(), 'mcp-beaver-chromium-'));
     context = await chromium.launchPersistentContext(profile, {
@@ -282,33 +335,102 @@ describe('catalog page in headless Chromium', () => {
     await page.close();
   }, 30_000);
 
-  it('with access, sends the token from sessionStorage as a bearer header and never in the URL', async () => {
+  /** What GET /api tells this token (the page must show exactly that). */
+  async function listing(
+    token: string,
+  ): Promise<{ name: string; title: string; description?: string; inputSchema: JsonSchema }[]> {
+    const r = await get(`${gwAccess.url}/api`, { authorization: `Bearer ${token}` });
+    expect(r.status).toBe(200);
+    return (JSON.parse(r.text) as { tools: never[] }).tools;
+  }
+
+  it('with access, a token lists exactly the tools it may call, and calls them', async () => {
     upstream.requests.length = 0;
     const { page, problems } = await openPage(`${gwAccess.url}/`);
-    const card = page.locator('#tool-get_item');
-    await card.locator('textarea').fill('{ "id": "7" }');
+    const cards = page.locator('article.tool');
+    const status = page.locator('#tools-status');
+    const names = () => page.locator('article.tool .tool-name').allTextContents();
 
-    // Without a token: the gateway's 401 is shown and nothing reaches the upstream.
-    await card.getByRole('button', { name: 'Call' }).click();
-    await expect.poll(() => card.locator('.call-status').textContent()).toMatch(/^HTTP 401\b/);
-    expect(await card.locator('pre.envelope').textContent()).toContain('"code"');
-    expect(upstream.requests).toHaveLength(0);
+    // Without a token: no tool, a note, and nothing asked of the gateway.
+    expect(await cards.count()).toBe(0);
+    expect(await status.textContent()).toMatch(/^Tools appear once a token is entered/);
+    expect(await page.inputValue('#mcp-url')).toBe(`${gwAccess.url}/mcp`);
 
+    // A wrong token: the gateway's 401, said in words, and still no tool.
+    await page.fill('#bearer-token', 'not-a-key');
+    await page.getByRole('button', { name: 'Show tools' }).click();
+    await expect
+      .poll(() => status.textContent())
+      .toBe('The gateway did not accept this token (HTTP 401 Unauthorized): invalid token');
+    expect(await status.getAttribute('class')).toBe('notice error');
+    expect(await cards.count()).toBe(0);
+    mkdirSync(OUTPUT_DIR, { recursive: true });
+    await page.screenshot({ path: join(OUTPUT_DIR, 'catalog-access-401.png') });
+
+    // The reading key sees get_item only; Enter takes the token too.
+    await page.fill('#bearer-token', READ_KEY);
+    await page.press('#bearer-token', 'Enter');
+    await expect.poll(names).toEqual((await listing(READ_KEY)).map((t) => t.name));
+    expect(await names()).toEqual(['get_item']);
+    expect(await page.locator('#tool-count').textContent()).toBe('1');
+    expect(await status.isHidden()).toBe(true);
+
+    // The writing key sees all three, as server-rendered cards would show them.
     await page.fill('#bearer-token', API_KEY);
-    // Kept across a reload of the tab, in sessionStorage only.
+    await page.getByRole('button', { name: 'Show tools' }).click();
+    await expect.poll(names).toEqual(ALL_TOOLS);
+    expect(await page.locator('#tool-count').textContent()).toBe('3');
+    expect(await page.locator('nav .toc a').count()).toBe(3);
+    const tools = await listing(API_KEY);
+    for (const t of tools) {
+      const card = page.locator(`#tool-${t.name}`);
+      expect(await card.locator('.tool-title').textContent()).toBe(t.title);
+      expect(await card.locator('.prose').textContent()).toBe(t.description);
+      expect(JSON.parse((await card.locator('details.schema pre').textContent()) ?? '')).toEqual(
+        t.inputSchema,
+      );
+      // The browser's example is the server's, from the same schema.
+      expect(await card.locator('textarea').inputValue()).toBe(
+        JSON.stringify(exampleArguments(t.inputSchema), null, 2),
+      );
+      expect(await card.locator('form.try').getAttribute('action')).toBe(`/api/${t.name}`);
+    }
+    expect(await page.locator('#tool-get_item .badge-read-only').textContent()).toBe('read-only');
+    expect(await page.locator('#tool-delete_thing .badge-destructive').count()).toBe(1);
+    // The description's markup is text: nothing it spells became an element.
+    expect(await page.locator('#tool-list script, #tool-list b').count()).toBe(0);
+
+    // Kept across a reload of the tab, in sessionStorage only, and listed again at once.
     await page.reload({ waitUntil: 'load' });
     expect(await page.inputValue('#bearer-token')).toBe(API_KEY);
     expect(await page.evaluate("sessionStorage.getItem('mcp-beaver:bearer-token')")).toBe(API_KEY);
+    await expect.poll(names).toEqual(ALL_TOOLS);
+
+    // The try-it form sends the token as a bearer header.
+    const card = page.locator('#tool-get_item');
     await card.locator('textarea').fill('{ "id": "7" }');
     await card.getByRole('button', { name: 'Call' }).click();
     await expect.poll(() => card.locator('.call-status').textContent()).toMatch(/^HTTP 200\b/);
+    expect(JSON.parse((await card.locator('pre.envelope').textContent()) ?? '')).toMatchObject({
+      result: { ok: true, method: 'GET', path: '/items/7' },
+    });
     expect(upstream.requests).toHaveLength(1);
+    expect(upstream.requests[0]!.path).toBe('/items/7');
     expect(page.url()).toBe(`${gwAccess.url}/`);
     expect(page.url()).not.toContain(API_KEY);
 
+    await page.locator('#tool-create_thing summary').click();
+    await page.screenshot({ path: join(OUTPUT_DIR, 'catalog-access.png'), fullPage: true });
+
+    // Forget: the token and the tools go, the note comes back.
+    await page.getByRole('button', { name: 'Forget' }).click();
+    expect(await cards.count()).toBe(0);
+    expect(await status.textContent()).toMatch(/^Tools appear once a token is entered/);
+    expect(await page.evaluate("sessionStorage.getItem('mcp-beaver:bearer-token')")).toBeNull();
+
     // The only problems are the deliberate 401 and the browser's console note about it.
     expect(problems).toEqual([
-      `HTTP 401 ${gwAccess.url}/api/get_item`,
+      `HTTP 401 ${gwAccess.url}/api`,
       expect.stringMatching(/^console: Failed to load resource: .*status of 401/),
     ]);
     await page.close();

@@ -2,9 +2,14 @@
  * The catalog page (`GET /`): one HTML document rendered from the compiled spec, every
  * spec string HTML-escaped. It carries no inline script or style (the CSP forbids them):
  * behaviour and looks come from /catalog.js and /catalog.css.
+ *
+ * With inbound access on, the page names no tool at all (GET /api, /openapi.json and
+ * MCP tools/list show each caller only what its scopes allow, and so must this page):
+ * it has the server, the MCP URL and a token field, and the script lists the tools
+ * that token may call from `GET /api`.
  */
 import type { CompiledSpec, Descriptor } from '../../spec/descriptor.js';
-import type { JsonSchema } from '../../spec/field-schema.js';
+import { BADGES, exampleArguments } from './catalog-shared.js';
 
 /** Text for an HTML text node or a quoted attribute value. */
 export function escapeHtml(text: string): string {
@@ -28,48 +33,16 @@ export interface CatalogAssets {
 
 export interface CatalogOptions {
   readonly mcpPath: string;
-  /** Inbound access is on: show the bearer-token field. */
+  /** Inbound access is on: show the bearer-token field and no tool. */
   readonly access: boolean;
   readonly assets: CatalogAssets;
 }
-
-const BADGES: readonly {
-  readonly hint: keyof Omit<Descriptor['annotations'], 'title'>;
-  readonly label: string;
-  readonly kind: string;
-  readonly explain: string;
-}[] = [
-  {
-    hint: 'readOnlyHint',
-    label: 'read-only',
-    kind: 'read-only',
-    explain: 'Does not change anything upstream.',
-  },
-  {
-    hint: 'destructiveHint',
-    label: 'destructive',
-    kind: 'destructive',
-    explain: 'May delete or overwrite data upstream.',
-  },
-  {
-    hint: 'idempotentHint',
-    label: 'idempotent',
-    kind: 'idempotent',
-    explain: 'Calling it again with the same arguments has no further effect.',
-  },
-  {
-    hint: 'openWorldHint',
-    label: 'open-world',
-    kind: 'open-world',
-    explain: 'Talks to a system outside this gateway.',
-  },
-];
 
 export function renderCatalog(spec: CompiledSpec, opts: CatalogOptions): string {
   const { server } = spec;
   const heading = server.title ?? server.name;
   const e = escapeHtml;
-  const tools = spec.tools;
+  const tools = opts.access ? [] : spec.tools;
   const parts: string[] = [];
   parts.push(
     '<!doctype html>',
@@ -115,27 +88,38 @@ export function renderCatalog(spec: CompiledSpec, opts: CatalogOptions): string 
   );
   if (opts.access) {
     parts.push(
-      '<label for="bearer-token">Bearer token for the forms below</label>',
+      '<label for="bearer-token">Bearer token</label>',
       '<div class="copy-row">',
       '<input id="bearer-token" type="password" autocomplete="off" spellcheck="false" aria-describedby="token-hint">',
+      '<button type="button" id="use-token">Show tools</button>',
       '<button type="button" id="forget-token">Forget</button>',
       '</div>',
-      '<p class="hint" id="token-hint">Sent as <code>Authorization: Bearer …</code>. Kept only in this tab (sessionStorage), never in the address.</p>',
+      '<p class="hint" id="token-hint">Lists the tools this token may call, and is sent with each try-it call as <code>Authorization: Bearer …</code>. Kept only in this tab (sessionStorage), never in the address.</p>',
     );
   }
   parts.push('</section>');
 
-  parts.push(
-    '<section aria-labelledby="tools-heading">',
-    `<h2 id="tools-heading">Tools <span class="count">${tools.length}</span></h2>`,
-  );
-  if (tools.length > 1) {
-    parts.push('<nav aria-label="Tools"><ul class="toc">');
-    for (const t of tools)
-      parts.push(`<li><a href="#tool-${e(t.name)}"><code>${e(t.name)}</code></a></li>`);
-    parts.push('</ul></nav>');
+  if (opts.access) {
+    // Filled in by the script from GET /api once a token is entered.
+    parts.push(
+      '<section aria-labelledby="tools-heading" id="tools" data-source="api">',
+      '<h2 id="tools-heading">Tools <span class="count" id="tool-count"></span></h2>',
+      '<p class="notice" id="tools-status" role="status" aria-live="polite">Tools appear once a token is entered: each token sees the tools its scopes allow.</p>',
+      '<div id="tool-list"></div>',
+    );
+  } else {
+    parts.push(
+      '<section aria-labelledby="tools-heading" id="tools">',
+      `<h2 id="tools-heading">Tools <span class="count">${tools.length}</span></h2>`,
+    );
+    if (tools.length > 1) {
+      parts.push('<nav aria-label="Tools"><ul class="toc">');
+      for (const t of tools)
+        parts.push(`<li><a href="#tool-${e(t.name)}"><code>${e(t.name)}</code></a></li>`);
+      parts.push('</ul></nav>');
+    }
+    for (const t of tools) parts.push(renderTool(t));
   }
-  for (const t of tools) parts.push(renderTool(t));
   parts.push('</section>', '</main>');
   parts.push(
     '<footer class="wrap page-footer"><p>Served by mcp-beaver. The page calls this gateway only.</p></footer>',
@@ -180,60 +164,3 @@ function renderTool(t: Descriptor): string {
   ];
   return out.filter((line) => line !== '').join('\n');
 }
-
-/**
- * A starting point for the try-it form: the required properties and those with a
- * default, each filled with its default, first enum value, or a plain value of its type.
- */
-export function exampleArguments(schema: JsonSchema): Record<string, unknown> {
-  const v = exampleValue(schema, 0);
-  return v !== null && typeof v === 'object' && !Array.isArray(v)
-    ? (v as Record<string, unknown>)
-    : {};
-}
-
-function exampleValue(schema: JsonSchema, depth: number): unknown {
-  if ('default' in schema) return schema.default;
-  if ('const' in schema) return schema.const;
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
-  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
-  switch (type) {
-    case 'object': {
-      const out: Record<string, unknown> = {};
-      const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
-      const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-      if (depth > 8) return out;
-      for (const [name, sub] of Object.entries(props)) {
-        if (required.has(name) || 'default' in sub) out[name] = exampleValue(sub, depth + 1);
-      }
-      return out;
-    }
-    case 'array':
-      return [];
-    case 'integer':
-    case 'number': {
-      if (typeof schema.minimum === 'number') return schema.minimum;
-      if (typeof schema.exclusiveMinimum === 'number')
-        return Math.floor(schema.exclusiveMinimum) + 1;
-      return 0;
-    }
-    case 'boolean':
-      return false;
-    case 'string':
-      return typeof schema.format === 'string' && Object.hasOwn(FORMAT_EXAMPLES, schema.format)
-        ? FORMAT_EXAMPLES[schema.format]
-        : '';
-    default:
-      return null;
-  }
-}
-
-const FORMAT_EXAMPLES: Record<string, string> = {
-  'date-time': '2025-01-01T00:00:00Z',
-  date: '2025-01-01',
-  time: '00:00:00Z',
-  email: 'someone@example.com',
-  uri: 'https://example.com/',
-  url: 'https://example.com/',
-  uuid: '00000000-0000-4000-8000-000000000000',
-};

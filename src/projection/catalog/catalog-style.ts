@@ -296,6 +296,26 @@ a {
   color: var(--blue-text);
 }
 
+.notice {
+  background: var(--panel);
+  border: 1px dashed var(--border);
+  border-radius: 10px;
+  padding: 14px 18px;
+  margin: 0 0 20px;
+  color: var(--muted);
+  overflow-wrap: anywhere;
+}
+
+.notice[hidden] {
+  display: none;
+}
+
+.notice.error {
+  border: 1px solid var(--error);
+  border-left-width: 4px;
+  color: var(--error);
+}
+
 .scopes {
   color: var(--muted);
   font-size: 0.88rem;
