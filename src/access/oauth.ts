@@ -92,6 +92,10 @@ function reasonOf(err: unknown): string {
     case 'ERR_JOSE_GENERIC':
       return 'the issuer keys could not be fetched';
     default:
-      return 'the token is not a valid JWT for this server';
+      // jose reports every problem of the token itself with a code; an error without one
+      // comes from fetching the JWKS (connection refused, DNS), not from the token.
+      return code.startsWith('ERR_J')
+        ? 'the token is not a valid JWT for this server'
+        : 'the issuer keys could not be fetched';
   }
 }

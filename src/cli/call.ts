@@ -2,7 +2,12 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { withConnection } from '../client/connect.js';
-import { REMOTE_ARG_OPTIONS, UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
+import {
+  REMOTE_ARG_OPTIONS,
+  UsageError,
+  isRemoteTarget,
+  remoteOptions,
+} from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
 import { formatCallResult, type CallResult } from '../client/print.js';
 import { CALL_HELP } from './help.js';

@@ -1,7 +1,12 @@
 /** `mcp-beaver discover <url>`: what a remote MCP server says about itself. */
 import { parseArgs } from 'node:util';
 import { withConnection } from '../client/connect.js';
-import { REMOTE_ARG_OPTIONS, UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
+import {
+  REMOTE_ARG_OPTIONS,
+  UsageError,
+  isRemoteTarget,
+  remoteOptions,
+} from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
 import { DISCOVER_HELP } from './help.js';
 import { readableError } from './output.js';

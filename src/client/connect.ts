@@ -8,99 +8,11 @@
  * and the `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` headers. What it leaves
  * to us: ending the session with DELETE on close (its `close()` only aborts),
  * a deadline on every HTTP exchange (the DELETE and a hung body included), and
- * the raw handshake result for `discover`.
+ * the initialize result as sent, for `discover`.
  */
 import { readFile } from 'node:fs/promises';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { parseDuration } from '../spec/values.js';
-
-export type Era = 'auto' | 'modern' | 'legacy';
-export const ERAS: readonly Era[] = ['auto', 'modern', 'legacy'];
-
-/** The protocol revision `--era modern` pins. */
-export const MODERN_VERSION = '2026-07-28';
-export const DEFAULT_TIMEOUT_MS = 30_000;
-
-export interface RemoteOptions {
-  readonly url: URL;
-  readonly headers: Headers;
-  readonly era: Era;
-  readonly timeoutMs: number;
-}
-
-/** The parseArgs options every remote command accepts. */
-export const REMOTE_ARG_OPTIONS = {
-  header: { type: 'string', multiple: true },
-  'bearer-env': { type: 'string' },
-  era: { type: 'string' },
-  timeout: { type: 'string' },
-} as const;
-
-export interface RemoteArgValues {
-  header?: string[];
-  'bearer-env'?: string;
-  era?: string;
-  timeout?: string;
-}
-
-export class UsageError extends Error {}
-
-export function isRemoteTarget(text: string): boolean {
-  return /^https?:\/\//i.test(text);
-}
-
-/** Validates the URL and the remote options; throws UsageError naming what is wrong. */
-export function remoteOptions(
-  target: string,
-  values: RemoteArgValues,
-  env: NodeJS.ProcessEnv = process.env,
-): RemoteOptions {
-  let url: URL;
-  try {
-    url = new URL(target);
-  } catch {
-    throw new UsageError(`${JSON.stringify(target)} is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new UsageError(`${JSON.stringify(target)} is not an http:// or https:// URL`);
-  }
-  const headers = new Headers();
-  for (const line of values.header ?? []) {
-    const colon = line.indexOf(':');
-    const name = colon < 0 ? '' : line.slice(0, colon).trim();
-    if (!name) throw new UsageError(`--header ${JSON.stringify(line)} is not 'Name: value'`);
-    try {
-      headers.append(name, line.slice(colon + 1).trim());
-    } catch {
-      throw new UsageError(`--header ${JSON.stringify(line)} is not a valid HTTP header`);
-    }
-  }
-  const bearerEnv = values['bearer-env'];
-  if (bearerEnv !== undefined) {
-    const token = env[bearerEnv];
-    if (!token) throw new UsageError(`--bearer-env ${bearerEnv}: the variable is not set`);
-    if (headers.has('authorization')) {
-      throw new UsageError('--bearer-env and --header Authorization: give only one');
-    }
-    try {
-      headers.set('authorization', `Bearer ${token.trim()}`);
-    } catch {
-      throw new UsageError(`--bearer-env ${bearerEnv}: the token is not a valid header value`);
-    }
-  }
-  const era = (values.era ?? 'auto') as Era;
-  if (!ERAS.includes(era)) {
-    throw new UsageError(`--era ${JSON.stringify(values.era)}: use auto, modern or legacy`);
-  }
-  let timeoutMs = DEFAULT_TIMEOUT_MS;
-  if (values.timeout !== undefined) {
-    const t = values.timeout;
-    const ms = /^\d{1,6}$/.test(t) ? Number(t) * 1000 : parseDuration(t);
-    if (!ms) throw new UsageError(`--timeout ${JSON.stringify(t)} is not a duration like 10s`);
-    timeoutMs = ms;
-  }
-  return { url, headers, era, timeoutMs };
-}
+import { MODERN_VERSION, type RemoteOptions } from './options.js';
 
 export interface Connection {
   readonly client: Client;
@@ -118,12 +30,13 @@ export async function connect(o: RemoteOptions): Promise<Connection> {
     requestInit: { headers: o.headers },
     fetch: deadlineFetch(o.timeoutMs),
   });
-  // Every answer passes through here before the client handles it (the Protocol
-  // layer chains a handler already set), so the handshake result is kept as sent.
-  let handshake: unknown;
+  // The client keeps the discover result whole but only parts of the initialize
+  // result; a handler set before connect() sees every answer after negotiation
+  // (the SDK chains it), so the initialize result is kept here as the server sent it.
+  let initializeResult: unknown;
   transport.onmessage = (message) => {
     const result = (message as { result?: Record<string, unknown> }).result;
-    if (handshake === undefined && isHandshakeResult(result)) handshake = result;
+    if (initializeResult === undefined && isInitializeResult(result)) initializeResult = result;
   };
   const client = new Client(
     { name: 'mcp-beaver', version: await ownVersion() },
@@ -152,13 +65,14 @@ export async function connect(o: RemoteOptions): Promise<Connection> {
     url: o.url,
     request,
     handshake: () =>
-      handshake ??
-      client.getDiscoverResult() ?? {
-        protocolVersion: client.getNegotiatedProtocolVersion(),
-        capabilities: client.getServerCapabilities(),
-        serverInfo: client.getServerVersion(),
-        instructions: client.getInstructions(),
-      },
+      client.getProtocolEra() === 'modern'
+        ? client.getDiscoverResult()
+        : (initializeResult ?? {
+            protocolVersion: client.getNegotiatedProtocolVersion(),
+            capabilities: client.getServerCapabilities(),
+            serverInfo: client.getServerVersion(),
+            instructions: client.getInstructions(),
+          }),
     close,
   };
 }
@@ -176,12 +90,9 @@ export async function withConnection<T>(
   }
 }
 
-function isHandshakeResult(result: Record<string, unknown> | undefined): boolean {
+function isInitializeResult(result: Record<string, unknown> | undefined): boolean {
   if (!result || typeof result !== 'object') return false;
-  return (
-    Array.isArray(result.supportedVersions) ||
-    (typeof result.protocolVersion === 'string' && typeof result.serverInfo === 'object')
-  );
+  return typeof result.protocolVersion === 'string' && typeof result.serverInfo === 'object';
 }
 
 /**

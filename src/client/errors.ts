@@ -18,21 +18,18 @@ function describe(err: unknown, timeoutMs: number | undefined): string {
     const status = httpStatus(err.data);
     if (status !== undefined) return http(status, err);
     if (err.code === SdkErrorCode.RequestTimeout) return timedOut(timeoutMs);
-    const root = rootCause(err);
-    if (root !== err) {
-      if (isTimeout(root)) return timedOut(timeoutMs);
-      return `${err.message}${err.message.includes(root.message) ? '' : `: ${root.message}`}`;
-    }
-    return err.message;
   }
-  if (isTimeout(err)) return timedOut(timeoutMs);
-  if (err instanceof Error) {
-    const root = rootCause(err);
-    // undici's `fetch failed` says nothing; its cause names the socket error.
-    if (root !== err) return `cannot connect: ${root.message}`;
-    return err.message;
+  if (!(err instanceof Error)) return String(err);
+  const chain = causes(err);
+  if (chain.some(isTimeout)) return timedOut(timeoutMs);
+  // undici's `fetch failed` says nothing; its cause names the socket error.
+  if (chain.some((e) => e instanceof TypeError && e.message === 'fetch failed')) {
+    return `cannot connect: ${chain.at(-1)!.message}`;
   }
-  return String(err);
+  const root = chain.at(-1)!;
+  return root === err || err.message.includes(root.message)
+    ? err.message
+    : `${err.message}: ${root.message}`;
 }
 
 function http(status: number, err: SdkError): string {
@@ -71,10 +68,11 @@ function httpStatus(data: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined;
 }
 
-function rootCause(err: Error): Error {
-  let e = err;
-  for (let depth = 0; depth < 10 && e.cause instanceof Error; depth++) e = e.cause;
-  return e;
+/** The error and its causes, outermost first. */
+function causes(err: Error): Error[] {
+  const chain = [err];
+  for (let e = err; chain.length < 10 && e.cause instanceof Error; e = e.cause) chain.push(e.cause);
+  return chain;
 }
 
 function isTimeout(err: unknown): boolean {

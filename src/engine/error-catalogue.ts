@@ -40,6 +40,12 @@ export const ERROR_CATALOGUE = {
     mcp: 'jsonrpc',
     summary: 'The caller lacks a scope the grant requires.',
   },
+  MISSING_CLAIM: {
+    status: 403,
+    mcp: 'tool-error',
+    summary:
+      'The caller is authenticated, but its token lacks a claim a from-claim argument needs, or holds a value of the wrong type.',
+  },
   FORBIDDEN_ORIGIN: {
     status: 403,
     mcp: 'jsonrpc',

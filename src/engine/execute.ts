@@ -15,6 +15,7 @@ import { engineError, type EngineError } from './error-catalogue.js';
 import { gatePathValues } from './guards/metachar.js';
 import { checkScopes } from './guards/scopes.js';
 import type { Operation } from './operation.js';
+import type { FieldType } from '../spec/spec-types.js';
 
 export type Outcome =
   | { readonly ok: true; readonly envelope: BuiltEnvelope; readonly upstreamStatus?: number }
@@ -58,11 +59,30 @@ export async function execute(
     if (value === undefined)
       return fail(
         engineError(
-          'UNAUTHENTICATED',
+          'MISSING_CLAIM',
           `${op.name} binds ${arg} to the token claim ${claim}, which the caller's token lacks`,
         ),
       );
+    const type = d.arguments.find((a) => a.name === arg)?.type;
+    if (!claimFits(type, value))
+      return fail(
+        engineError(
+          'MISSING_CLAIM',
+          `${op.name} binds ${arg} to the token claim ${claim}, which does not hold a ${type} value`,
+        ),
+      );
     args[arg] = value;
+  }
+  if (op.claims.length > 0) {
+    // A claim is bound after the caller's arguments were checked; its value must pass the
+    // same path gate and allowlists (spec-language.md: restrict applies to every argument).
+    const claimPaths = d.arguments
+      .filter((a) => a.in === 'path' && a.fromClaim !== undefined)
+      .map((a) => a.name);
+    const claimGated = gatePathValues(claimPaths, args);
+    if (claimGated) return fail(claimGated);
+    const claimRestricted = op.restrict?.(args);
+    if (claimRestricted) return fail(claimRestricted);
   }
   const out = await op.backend.call(args, ctx);
   if (!out.ok) return out;
@@ -71,4 +91,23 @@ export async function execute(
     envelope: buildEnvelope(out.value, d.limits),
     ...(out.value.upstreamStatus !== undefined && { upstreamStatus: out.value.upstreamStatus }),
   };
+}
+
+/** A claim's JSON value against the declared field type (claims are not schema-validated). */
+function claimFits(type: FieldType | undefined, v: unknown): boolean {
+  if (type === undefined || type === 'raw') return true;
+  if (type.endsWith('[]'))
+    return Array.isArray(v) && v.every((x) => claimFits(type.slice(0, -2) as FieldType, x));
+  switch (type) {
+    case 'string':
+      return typeof v === 'string';
+    case 'integer':
+      return Number.isSafeInteger(v);
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v);
+    case 'boolean':
+      return typeof v === 'boolean';
+    default:
+      return v !== null && typeof v === 'object' && !Array.isArray(v);
+  }
 }

@@ -3,7 +3,7 @@
  * `_meta.traceparent` in 2026-07-28, or the HTTP `traceparent` header) or starts one,
  * and the upstream request gets a child span of it.
  */
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 
@@ -16,7 +16,21 @@ export interface TraceContext {
 export function continueTrace(incoming: unknown): TraceContext {
   const m = typeof incoming === 'string' ? TRACEPARENT.exec(incoming.trim().toLowerCase()) : null;
   const valid = m && !/^0+$/.test(m[1]!) && !/^0+$/.test(m[2]!);
-  const traceId = valid ? m[1]! : randomBytes(16).toString('hex');
+  const traceId = valid ? m[1]! : randomHex(16);
   const flags = valid ? m[3]! : '01';
-  return { traceId, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-${flags}` };
+  return { traceId, traceparent: `00-${traceId}-${randomHex(8)}-${flags}` };
+}
+
+// Ids come from a pool of random bytes refilled when used up (as crypto.randomUUID
+// does): one randomBytes call per id was a syscall and an allocation on every call.
+const pool = Buffer.alloc(4096);
+let used = pool.length;
+
+function randomHex(bytes: number): string {
+  if (used + bytes > pool.length) {
+    randomFillSync(pool);
+    used = 0;
+  }
+  used += bytes;
+  return pool.toString('hex', used - bytes, used);
 }

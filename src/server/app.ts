@@ -106,6 +106,17 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       .send({ status: ready ? 'ready' : gateway.isDraining ? 'draining' : 'not ready' });
   });
 
+  // Draining: answers given while closing end their connection, so close() does not wait
+  // for the callers' idle keep-alive sockets to time out before the process can exit.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_req, reply, payload) => {
+    if (closing) void reply.header('connection', 'close');
+    return payload;
+  });
+
   app.addHook('onResponse', async (req, reply) => {
     // Path only: a query string may carry something a caller should not have sent.
     req.log.info(

@@ -10,7 +10,8 @@ import type { Metrics } from './metrics.js';
 export function createCallObserver(log: Logger | false, metrics: Metrics): CallObserver {
   return (e) => {
     metrics.observeCall(e);
-    if (!log) return;
+    // Below info the line is dropped anyway: do not build it (this runs on every call).
+    if (!log || !log.isLevelEnabled('info')) return;
     log.info(
       {
         audit: 'tool_call',

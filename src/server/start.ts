@@ -53,6 +53,13 @@ export interface RunningServer {
   shutdown(graceMs?: number): Promise<void>;
 }
 
+/**
+ * Connections the kernel may hold for accept(). Node's default (511) overflows under a
+ * burst of thousands of connects: SYNs are dropped and retried after 1 s, 3 s, so shed
+ * calls and probes wait seconds. The kernel caps it at net.core.somaxconn.
+ */
+const LISTEN_BACKLOG = 8192;
+
 /** How long a replaced runtime may take to finish its calls before its pools close anyway. */
 const RETIRE_GRACE_MS = 120_000;
 
@@ -123,7 +130,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
   });
   try {
-    await app.listen({ host: listen.host, port: listen.port });
+    await app.listen({ host: listen.host, port: listen.port, backlog: LISTEN_BACKLOG });
   } catch (err) {
     await current.gateway.close();
     await rateLimiter.close();

@@ -99,9 +99,12 @@ export function signToken(
   const pair = keys[opts.alg ?? 'RS256'];
   const now = nowSeconds();
   const kid = opts.kid === undefined ? pair.kid : opts.kid;
-  const payload: JWTPayload = { sub: 'user-1', iat: now, exp: now + 300, ...base, ...opts.claims };
   // A claim given as undefined is left out (e.g. a token without exp).
-  for (const k of Object.keys(payload)) if (payload[k] === undefined) delete payload[k];
+  const payload = Object.fromEntries(
+    Object.entries({ sub: 'user-1', iat: now, exp: now + 300, ...base, ...opts.claims }).filter(
+      ([, v]) => v !== undefined,
+    ),
+  ) as JWTPayload;
   return new SignJWT(payload)
     .setProtectedHeader({ alg: pair.publicJwk.alg!, typ: 'JWT', ...(kid !== null && { kid }) })
     .sign(pair.privateKey);

@@ -1,7 +1,7 @@
 /** Method tables per era: the method string picks the handler before params are read. */
 import { statusOf } from '../../engine/error-catalogue.js';
 import { continueTrace } from '../../engine/trace-context.js';
-import { errorReply, resultText, RPC, type RpcReply } from './jsonrpc.js';
+import { errorReply, resultBytes, resultText, RPC, type RpcReply } from './jsonrpc.js';
 import type { McpDeps, RpcRequest } from './handle-message.js';
 import { toolResultText } from './tool-result.js';
 import { isLegacyVersion, LEGACY_VERSIONS } from './versions.js';
@@ -12,9 +12,13 @@ function ok(req: RpcRequest, json: string): RpcReply {
   return { status: 200, body: resultText(req.id, json) };
 }
 
+function okBytes(req: RpcRequest, bytes: Buffer): RpcReply {
+  return { status: 200, body: resultBytes(req.id, bytes) };
+}
+
 const MODERN: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ['server/discover', (req, d) => ok(req, d.payloads.discover)],
-  ['tools/list', (req, d) => ok(req, d.payloads.toolLists(d.caller).modern)],
+  ['tools/list', (req, d) => okBytes(req, d.payloads.toolLists(d.caller).modern)],
   ['tools/call', callTool],
 ]);
 
@@ -30,7 +34,7 @@ const LEGACY: ReadonlyMap<string, Handler> = new Map<string, Handler>([
     },
   ],
   ['ping', (req) => ok(req, '{}')],
-  ['tools/list', (req, d) => ok(req, d.payloads.toolLists(d.caller).legacy)],
+  ['tools/list', (req, d) => okBytes(req, d.payloads.toolLists(d.caller).legacy)],
   ['tools/call', callTool],
 ]);
 

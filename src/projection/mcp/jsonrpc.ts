@@ -14,15 +14,26 @@ export const RPC = {
   UNSUPPORTED_VERSION: -32022,
 } as const;
 
-/** A response: HTTP status plus the JSON-RPC message text (empty for 202). */
+/** A response: HTTP status plus the JSON-RPC message text (empty for 202), or its bytes. */
 export interface RpcReply {
   readonly status: number;
-  readonly body: string;
+  readonly body: string | Buffer;
   readonly headers?: Readonly<Record<string, string>>;
 }
 
 export function resultText(id: RpcId, resultJson: string): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
+}
+
+const RESULT_CLOSE = Buffer.from('}');
+
+/** `resultText` for a result kept as bytes (precompiled lists): no string is built or encoded. */
+export function resultBytes(id: RpcId, result: Buffer): Buffer {
+  return Buffer.concat([
+    Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`),
+    result,
+    RESULT_CLOSE,
+  ]);
 }
 
 export function errorText(id: RpcId, code: number, message: string, data?: unknown): string {

@@ -67,7 +67,10 @@ export function registerMcpRoutes(
         payloads,
         caller: who.caller,
         scopeChallenge: (required) => access.scopeChallenge(req, required),
-        signal: abort.signal,
+        // Made on first use: only tools/call needs it, and a signal costs on every request.
+        get signal() {
+          return abort.signal;
+        },
         requestId: req.id,
         ...(typeof req.headers.traceparent === 'string' && {
           traceparentHeader: req.headers.traceparent,
@@ -94,7 +97,7 @@ export function registerMcpRoutes(
 
 /** SSE only when the client accepts an event stream and not JSON (protocol.md). */
 export function wantsEventStream(accept: string | undefined): boolean {
-  if (!accept) return false;
+  if (!accept || !/text\/event-stream/i.test(accept)) return false;
   const types = accept.split(',').map((t) => t.split(';')[0]!.trim().toLowerCase());
   const json = types.some((t) => t === 'application/json' || t === 'application/*' || t === '*/*');
   return types.includes('text/event-stream') && !json;

@@ -15,9 +15,10 @@ export const LIST_TTL_MS = 60_000;
 /** Distinct scope sets whose lists are kept; beyond it lists are built per call. */
 const LIST_CACHE_MAX = 256;
 
+/** tools/list results as UTF-8 bytes, ready to write (no per-request encoding). */
 export interface ToolLists {
-  readonly modern: string;
-  readonly legacy: string;
+  readonly modern: Buffer;
+  readonly legacy: Buffer;
 }
 
 export interface Payloads {
@@ -66,14 +67,16 @@ export function buildPayloads(spec: CompiledSpec, filtered: boolean): Payloads {
       spec.tools.filter((d) => missingScopes(d.scopes, caller).length === 0),
     );
     return {
-      modern: JSON.stringify({
-        tools,
-        ttlMs: LIST_TTL_MS,
-        cacheScope,
-        resultType: 'complete',
-        _meta: meta,
-      }),
-      legacy: JSON.stringify({ tools }),
+      modern: Buffer.from(
+        JSON.stringify({
+          tools,
+          ttlMs: LIST_TTL_MS,
+          cacheScope,
+          resultType: 'complete',
+          _meta: meta,
+        }),
+      ),
+      legacy: Buffer.from(JSON.stringify({ tools })),
     };
   };
   const everyone = listsOf({ id: 'anonymous', scopes: 'all' });

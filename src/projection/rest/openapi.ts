@@ -54,6 +54,7 @@ const APPLIES: Partial<Record<ErrorCode, (d: Descriptor, spec: CompiledSpec) => 
   PATH_VALUE_REJECTED: (d) => d.arguments.some((a) => a.in === 'path' && !a.fromClaim),
   EXCLUSIVE_ARGUMENTS: (d) => d.exclusive.length > 0,
   DENIED_BY_RESTRICT: (d) => d.restrict.length > 0,
+  MISSING_CLAIM: (d) => d.arguments.some((a) => a.fromClaim !== undefined),
   UPSTREAM_STATUS: (d) => d.backend.kind === 'http',
   UPSTREAM_UNREACHABLE: (d) => d.backend.kind === 'http',
   UPSTREAM_BAD_RESPONSE: (d) => d.backend.kind === 'http',

@@ -84,9 +84,18 @@ function prepareHttpGrant(
       if (payload) reqHeaders['content-type'] = payload.contentType;
       if (ctx.traceparent) reqHeaders.traceparent = ctx.traceparent;
 
+      // One controller for both the deadline and the caller going away (AbortSignal.any
+      // builds a further signal per call, which showed in profiles).
       const deadline = new AbortController();
-      const timer = setTimeout(() => deadline.abort(), timeoutMs);
-      const signal = ctx.signal ? AbortSignal.any([deadline.signal, ctx.signal]) : deadline.signal;
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        deadline.abort();
+      }, timeoutMs);
+      const callerGone = (): void => deadline.abort();
+      if (ctx.signal?.aborted) deadline.abort();
+      else ctx.signal?.addEventListener('abort', callerGone, { once: true });
+      const signal = deadline.signal;
       try {
         const res = await agent.request({
           origin: url.origin,
@@ -133,9 +142,10 @@ function prepareHttpGrant(
         );
         return out.ok ? { ok: true, value: { ...out.value, upstreamStatus: res.statusCode } } : out;
       } catch (err) {
-        return { ok: false, error: failure(err, deadline.signal.aborted, timeoutMs, ctx.signal) };
+        return { ok: false, error: failure(err, timedOut, timeoutMs, ctx.signal) };
       } finally {
         clearTimeout(timer);
+        ctx.signal?.removeEventListener('abort', callerGone);
       }
     },
   };

@@ -1,0 +1,93 @@
+/**
+ * The command line of the remote commands (`tools <url>`, `call`, `discover`):
+ * kept apart from connect.ts so that parsing it does not load the MCP client.
+ */
+import { parseDuration } from '../spec/values.js';
+
+export type Era = 'auto' | 'modern' | 'legacy';
+export const ERAS: readonly Era[] = ['auto', 'modern', 'legacy'];
+
+/** The protocol revision `--era modern` pins. */
+export const MODERN_VERSION = '2026-07-28';
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+export interface RemoteOptions {
+  readonly url: URL;
+  readonly headers: Headers;
+  readonly era: Era;
+  readonly timeoutMs: number;
+}
+
+/** The parseArgs options every remote command accepts. */
+export const REMOTE_ARG_OPTIONS = {
+  header: { type: 'string', multiple: true },
+  'bearer-env': { type: 'string' },
+  era: { type: 'string' },
+  timeout: { type: 'string' },
+} as const;
+
+export interface RemoteArgValues {
+  header?: string[];
+  'bearer-env'?: string;
+  era?: string;
+  timeout?: string;
+}
+
+export class UsageError extends Error {}
+
+export function isRemoteTarget(text: string): boolean {
+  return /^https?:\/\//i.test(text);
+}
+
+/** Validates the URL and the remote options; throws UsageError naming what is wrong. */
+export function remoteOptions(
+  target: string,
+  values: RemoteArgValues,
+  env: NodeJS.ProcessEnv = process.env,
+): RemoteOptions {
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    throw new UsageError(`${JSON.stringify(target)} is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`${JSON.stringify(target)} is not an http:// or https:// URL`);
+  }
+  const headers = new Headers();
+  for (const line of values.header ?? []) {
+    const colon = line.indexOf(':');
+    const name = colon < 0 ? '' : line.slice(0, colon).trim();
+    if (!name) throw new UsageError(`--header ${JSON.stringify(line)} is not 'Name: value'`);
+    try {
+      headers.append(name, line.slice(colon + 1).trim());
+    } catch {
+      throw new UsageError(`--header ${JSON.stringify(line)} is not a valid HTTP header`);
+    }
+  }
+  const bearerEnv = values['bearer-env'];
+  if (bearerEnv !== undefined) {
+    const token = env[bearerEnv];
+    if (!token) throw new UsageError(`--bearer-env ${bearerEnv}: the variable is not set`);
+    if (headers.has('authorization')) {
+      throw new UsageError('--bearer-env and --header Authorization: give only one');
+    }
+    try {
+      headers.set('authorization', `Bearer ${token.trim()}`);
+    } catch {
+      throw new UsageError(`--bearer-env ${bearerEnv}: the token is not a valid header value`);
+    }
+  }
+  const era = (values.era ?? 'auto') as Era;
+  if (!ERAS.includes(era)) {
+    throw new UsageError(`--era ${JSON.stringify(values.era)}: use auto, modern or legacy`);
+  }
+  let timeoutMs = DEFAULT_TIMEOUT_MS;
+  if (values.timeout !== undefined) {
+    const t = values.timeout;
+    const ms = /^\d{1,6}$/.test(t) ? Number(t) * 1000 : parseDuration(t);
+    if (!ms) throw new UsageError(`--timeout ${JSON.stringify(t)} is not a duration like 10s`);
+    timeoutMs = ms;
+  }
+  return { url, headers, era, timeoutMs };
+}
