@@ -19,7 +19,7 @@ export interface Connection {
   readonly url: URL;
   /** Options for every request: the SDK's own timeout for the JSON-RPC answer. */
   readonly request: { timeout: number; maxTotalTimeout: number };
-  /** The raw `server/discover` result (modern) or `initialize` result (legacy). */
+  /** The `server/discover` result (modern, every field kept) or the `initialize` result as sent. */
   handshake(): unknown;
   /** Ends the session (DELETE, best effort, bounded) and closes the client. */
   close(): Promise<void>;
