@@ -11,7 +11,9 @@ import {
 import { clientErrorLine } from '../client/errors.js';
 import { formatCallResult, type CallResult } from '../client/print.js';
 import { CALL_HELP } from './help.js';
-import { readableError } from './output.js';
+import { commandMessages, readableError } from './output.js';
+
+const { usage, badValue } = commandMessages('call', CALL_HELP);
 
 export async function runCall(argv: string[]): Promise<number> {
   let parsed;
@@ -94,15 +96,4 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
-}
-
-function usage(message: string): number {
-  process.stderr.write(`mcp-beaver call: ${message}\n\n${CALL_HELP}`);
-  return 2;
-}
-
-/** A wrong value: one line, no help text to scroll past. */
-function badValue(message: string): number {
-  process.stderr.write(`mcp-beaver call: ${message}\n`);
-  return 2;
 }

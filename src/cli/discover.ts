@@ -9,7 +9,9 @@ import {
 } from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
 import { DISCOVER_HELP } from './help.js';
-import { readableError } from './output.js';
+import { commandMessages, readableError } from './output.js';
+
+const { usage, badValue } = commandMessages('discover', DISCOVER_HELP);
 
 export async function runDiscover(argv: string[]): Promise<number> {
   let parsed;
@@ -46,15 +48,4 @@ export async function runDiscover(argv: string[]): Promise<number> {
   }
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   return 0;
-}
-
-function usage(message: string): number {
-  process.stderr.write(`mcp-beaver discover: ${message}\n\n${DISCOVER_HELP}`);
-  return 2;
-}
-
-/** A wrong value: one line, no help text to scroll past. */
-function badValue(message: string): number {
-  process.stderr.write(`mcp-beaver discover: ${message}\n`);
-  return 2;
 }

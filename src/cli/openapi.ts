@@ -1,10 +1,8 @@
 /** `mcp-beaver openapi <spec>`: the OpenAPI 3.1 document of the REST surface, as GET /openapi.json serves it. */
 import { parseArgs } from 'node:util';
-import { formatDiagnostic } from '../spec/diagnostics.js';
-import { compileSpecFile } from '../spec/load-spec.js';
 import { buildOpenApi } from '../projection/rest/openapi.js';
 import { OPENAPI_HELP } from './help.js';
-import { readableError } from './output.js';
+import { loadSpecOrReport, readableError } from './output.js';
 
 export async function runOpenApi(argv: string[]): Promise<number> {
   let parsed;
@@ -35,18 +33,9 @@ export async function runOpenApi(argv: string[]): Promise<number> {
     );
     return 2;
   }
-  let result;
-  try {
-    result = await compileSpecFile(file);
-  } catch (err) {
-    process.stderr.write(`${file}: ${readableError(err)}\n`);
-    return 1;
-  }
-  if (!result.compiled) {
-    for (const d of result.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
-    return 1;
-  }
-  const doc = buildOpenApi(result.compiled, {
+  const compiled = await loadSpecOrReport(file);
+  if (typeof compiled === 'number') return compiled;
+  const doc = buildOpenApi(compiled, {
     ...(serverUrl !== undefined && { serverUrl: serverUrl.replace(/\/+$/, '') }),
   });
   process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);

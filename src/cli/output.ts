@@ -1,3 +1,9 @@
+/** What every command prints the same way: failures as one line, usage, spec loading. */
+import type { SpecOverrides } from '../spec/compile-spec.js';
+import type { CompiledSpec } from '../spec/descriptor.js';
+import { formatDiagnostic } from '../spec/diagnostics.js';
+import { compileSpecFile } from '../spec/load-spec.js';
+
 /** Turning failures into one readable line for a terminal. */
 export function readableError(err: unknown): string {
   if (
@@ -9,4 +15,43 @@ export function readableError(err: unknown): string {
     return 'no such file';
   }
   return err instanceof Error ? err.message : String(err);
+}
+
+export interface CommandMessages {
+  /** A missing or wrong argument: the message, then the help, exit 2. */
+  usage(message: string): number;
+  /** A wrong option value: one line, no help text to scroll past, exit 2. */
+  badValue(message: string): number;
+}
+
+export function commandMessages(command: string, help: string): CommandMessages {
+  return {
+    usage(message) {
+      process.stderr.write(`mcp-beaver ${command}: ${message}\n\n${help}`);
+      return 2;
+    },
+    badValue(message) {
+      process.stderr.write(`mcp-beaver ${command}: ${message}\n`);
+      return 2;
+    },
+  };
+}
+
+/**
+ * Compiles a spec for a command that needs it whole: the spec, or the exit code after
+ * printing why not (every diagnostic with file:line:col; warnings too, on stderr).
+ */
+export async function loadSpecOrReport(
+  file: string,
+  overrides: SpecOverrides = {},
+): Promise<CompiledSpec | number> {
+  let result;
+  try {
+    result = await compileSpecFile(file, overrides);
+  } catch (err) {
+    process.stderr.write(`${file}: ${readableError(err)}\n`);
+    return 1;
+  }
+  for (const d of result.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+  return result.compiled ?? 1;
 }

@@ -1,7 +1,5 @@
 /** `mcp-beaver serve <spec>`: compile, prepare, listen, and drain on SIGTERM/SIGINT. */
 import { parseArgs } from 'node:util';
-import { formatDiagnostic } from '../spec/diagnostics.js';
-import { compileSpecFile } from '../spec/load-spec.js';
 import { StartupError } from '../engine/startup-error.js';
 import { DEFAULT_LISTEN, parseListen } from '../server/listen-address.js';
 import { createLogger } from '../server/logger.js';
@@ -9,7 +7,7 @@ import { startServer } from '../server/start.js';
 import { watchSpecFile } from '../server/spec-watcher.js';
 import { parseDuration } from '../spec/values.js';
 import { SERVE_HELP } from './help.js';
-import { readableError } from './output.js';
+import { loadSpecOrReport } from './output.js';
 
 export async function runServe(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -55,21 +53,14 @@ export async function runServe(argv: string[]): Promise<number> {
   }
 
   const overrides = values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {};
-  let result;
-  try {
-    result = await compileSpecFile(file, overrides);
-  } catch (err) {
-    process.stderr.write(`${file}: ${readableError(err)}\n`);
-    return 1;
-  }
-  for (const d of result.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
-  if (!result.compiled) return 1;
+  const compiled = await loadSpecOrReport(file, overrides);
+  if (typeof compiled === 'number') return compiled;
 
   const logger = createLogger(values['log-level']);
   let server;
   try {
     server = await startServer({
-      spec: result.compiled,
+      spec: compiled,
       listen,
       logger,
       insecureNoAuth: values['insecure-no-auth'] ?? false,
@@ -113,7 +104,7 @@ export async function runServe(argv: string[]): Promise<number> {
     process.once('SIGINT', () => stop('SIGINT'));
   });
 
-  const { tools, server: info } = result.compiled;
+  const { tools, server: info } = compiled;
   logger.info(
     {
       url: server.url,

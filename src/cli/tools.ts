@@ -10,11 +10,11 @@ import {
   remoteOptions,
   type RemoteArgValues,
 } from '../client/options.js';
-import { formatDiagnostic } from '../spec/diagnostics.js';
-import { compileSpecFile } from '../spec/load-spec.js';
 import { toolList, type ToolDefinition } from '../projection/mcp/tool-definition.js';
 import { TOOLS_HELP } from './help.js';
-import { readableError } from './output.js';
+import { commandMessages, loadSpecOrReport, readableError } from './output.js';
+
+const { usage, badValue } = commandMessages('tools', TOOLS_HELP);
 
 export async function runTools(argv: string[]): Promise<number> {
   let parsed;
@@ -43,18 +43,9 @@ export async function runTools(argv: string[]): Promise<number> {
   if (isRemoteTarget(file)) return remoteTools(file, values, values.json === true);
   const remoteOnly = Object.keys(REMOTE_ARG_OPTIONS).filter((k) => k in values);
   if (remoteOnly.length > 0) return usage(`--${remoteOnly[0]} applies to a server URL only`);
-  let result;
-  try {
-    result = await compileSpecFile(file);
-  } catch (err) {
-    process.stderr.write(`${file}: ${readableError(err)}\n`);
-    return 1;
-  }
-  if (!result.compiled) {
-    for (const d of result.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
-    return 1;
-  }
-  const list = toolList(result.compiled.tools);
+  const compiled = await loadSpecOrReport(file);
+  if (typeof compiled === 'number') return compiled;
+  const list = toolList(compiled.tools);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
     return 0;
@@ -90,17 +81,6 @@ async function remoteTools(
   }
   process.stdout.write(json ? `${JSON.stringify(list, null, 2)}\n` : formatToolList(list.tools));
   return 0;
-}
-
-function usage(message: string): number {
-  process.stderr.write(`mcp-beaver tools: ${message}\n\n${TOOLS_HELP}`);
-  return 2;
-}
-
-/** A wrong value: one line, no help text to scroll past. */
-function badValue(message: string): number {
-  process.stderr.write(`mcp-beaver tools: ${message}\n`);
-  return 2;
 }
 
 function describeTool(t: ToolDefinition): string {
