@@ -27,7 +27,8 @@ export interface McpDeps {
   readonly caller: Caller;
   /** WWW-Authenticate for a 403 naming the scopes a grant needs. */
   readonly scopeChallenge: (required: readonly string[]) => string;
-  readonly signal: AbortSignal;
+  /** The caller's cancellation, made on first use (only tools/call asks for it). */
+  readonly callerSignal: () => AbortSignal;
   /** The HTTP `traceparent` header, used when the body carries none. */
   readonly traceparentHeader?: string;
   readonly requestId?: string;

@@ -45,11 +45,21 @@ export function registerMcpRoutes(
     });
 
     scope.post(MCP_PATH, async (req, reply) => {
-      const abort = new AbortController();
-      // The response closing before it was written means the caller went away.
-      reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) abort.abort();
-      });
+      // The caller's signal is made on first use: only tools/call needs one, and a
+      // controller plus a close listener on every request showed in profiles.
+      let abort: AbortController | undefined;
+      const callerSignal = (): AbortSignal => {
+        if (!abort) {
+          const controller = (abort = new AbortController());
+          // The response closing before it was written means the caller went away.
+          if (reply.raw.destroyed && !reply.raw.writableFinished) controller.abort();
+          else
+            reply.raw.once('close', () => {
+              if (!reply.raw.writableFinished) controller.abort();
+            });
+        }
+        return abort.signal;
+      };
       // One runtime for the whole call: a reload meanwhile does not change its grant.
       const { gateway, access, mcpPayloads: payloads } = current();
       // Every request carries its token (protocol.md, "Authorization"): no session remembers one.
@@ -62,19 +72,17 @@ export function registerMcpRoutes(
           .send(errorText(null, RPC.INVALID_REQUEST, `Unauthorized: ${who.error.message}`));
       }
       const text = typeof req.body === 'string' ? req.body : '';
+      // Plain data properties only: with a getter here V8 tenured these per-request
+      // objects, and the old-space growth (major GCs) cost more than the call itself.
       const out = await handleMessage(text, req.headers, {
         gateway,
         payloads,
         caller: who.caller,
         scopeChallenge: (required) => access.scopeChallenge(req, required),
-        // Made on first use: only tools/call needs it, and a signal costs on every request.
-        get signal() {
-          return abort.signal;
-        },
+        callerSignal,
         requestId: req.id,
-        ...(typeof req.headers.traceparent === 'string' && {
-          traceparentHeader: req.headers.traceparent,
-        }),
+        traceparentHeader:
+          typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
       });
       return send(req, reply, out);
     });

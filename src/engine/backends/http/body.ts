@@ -75,21 +75,49 @@ export function buildBody(plan: BodyPlan, args: Obj): { contentType: string; pay
   if (plan.encoding === 'json')
     return { contentType: 'application/json', payload: JSON.stringify(out) };
   const form = new URLSearchParams();
-  flattenForm(out, '', form);
+  flattenForm(out, '', form, { in: 0, out: 0 });
   return { contentType: 'application/x-www-form-urlencoded', payload: form.toString() };
 }
+
+/**
+ * Flattening repeats a leaf's whole key path in its name, so a small, deeply nested
+ * object with long keys could become gigabytes of form data (a 250 KB request made
+ * 600 MB): the names and values written may not outgrow the input by more than this.
+ */
+const FORM_GROWTH = 16;
+const FORM_SLACK = 64 * 1024;
+const FORM_MAX_BYTES = 8 * 1024 * 1024;
+
+/** The form encoding of a body would be out of proportion to the arguments. */
+export class FormTooLarge extends Error {}
 
 /**
  * Bracket notation as form APIs such as Stripe's read it: `a[b]=1`, scalar arrays as
  * repeated `a[]=x`, arrays of objects as `a[0][b]=1`; null as an empty value.
  */
-function flattenForm(value: unknown, name: string, form: URLSearchParams): void {
+function flattenForm(
+  value: unknown,
+  name: string,
+  form: URLSearchParams,
+  size: { in: number; out: number },
+): void {
   if (Array.isArray(value)) {
     const scalars = value.every((v) => v === null || typeof v !== 'object');
-    value.forEach((v, i) => flattenForm(v, scalars ? `${name}[]` : `${name}[${i}]`, form));
+    size.in += value.length + 2;
+    value.forEach((v, i) => flattenForm(v, scalars ? `${name}[]` : `${name}[${i}]`, form, size));
   } else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) flattenForm(v, name ? `${name}[${k}]` : k, form);
+    for (const [k, v] of Object.entries(value)) {
+      size.in += k.length + 4;
+      flattenForm(v, name ? `${name}[${k}]` : k, form, size);
+    }
   } else {
-    form.append(name, value === null || value === undefined ? '' : String(value));
+    const text = value === null || value === undefined ? '' : String(value);
+    size.in += text.length;
+    size.out += name.length + text.length + 2;
+    if (size.out > FORM_MAX_BYTES || size.out > FORM_SLACK + FORM_GROWTH * size.in)
+      throw new FormTooLarge(
+        `the body's form encoding would be ${FORM_GROWTH} times larger than its arguments (every key path is repeated per value); nest less deeply or use shorter keys`,
+      );
+    form.append(name, text);
   }
 }

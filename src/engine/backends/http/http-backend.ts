@@ -11,7 +11,7 @@ import { engineError, type EngineError } from '../../error-catalogue.js';
 import { makeRedactor, type Redactor } from '../../redact.js';
 import { MAX_RESULT_DEPTH, nestsDeeperThan } from '../../json-depth.js';
 import type { BackendKind, BackendOutcome, CallContext, Env, PreparedBackend } from '../backend.js';
-import { buildBody, planBody } from './body.js';
+import { buildBody, FormTooLarge, planBody } from './body.js';
 import { resolveCredential, type Credential } from './credentials.js';
 import { decodeUtf8Prefix, readCapped } from './read-body.js';
 import { buildTarget, planUrl, targetEscapes } from './url.js';
@@ -79,7 +79,13 @@ function prepareHttpGrant(
       const escaped = targetEscapes(url, target);
       if (escaped)
         return { ok: false, error: engineError('INTERNAL', `refused to send: ${escaped}`) };
-      const payload = body ? buildBody(body, args) : undefined;
+      let payload;
+      try {
+        payload = body ? buildBody(body, args) : undefined;
+      } catch (err) {
+        if (!(err instanceof FormTooLarge)) throw err;
+        return { ok: false, error: engineError('INVALID_ARGUMENTS', err.message) };
+      }
       const reqHeaders = payload || ctx.traceparent ? { ...headers } : headers;
       if (payload) reqHeaders['content-type'] = payload.contentType;
       if (ctx.traceparent) reqHeaders.traceparent = ctx.traceparent;

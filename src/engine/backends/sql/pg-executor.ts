@@ -2,11 +2,13 @@
  * sql grants on a real Postgres through a `pg` pool: a bounded checkout wait, every
  * statement in its own transaction (READ ONLY for read verbs) with a local statement
  * timeout, always the extended protocol (one statement, bound values), rows streamed
- * and capped at max-rows while the total is counted.
+ * and capped at max-rows while the total is counted. The transaction is pipelined:
+ * BEGIN, SET LOCAL, the statement and COMMIT go out together before one Sync, so a call
+ * costs one round trip to the database, not three.
  */
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { engineError } from '../../error-catalogue.js';
+import { engineError, type EngineError } from '../../error-catalogue.js';
 import { jsonTypes } from './pg-values.js';
 import { sqlError } from './sql-errors.js';
 import type { SqlExecutor, SqlOutcome, SqlQuery, SqlRun } from './sql-executor.js';
@@ -44,6 +46,12 @@ export function createPgExecutor(opts: PgExecutorOptions): SqlExecutor {
   const password = safePassword(opts.connectionString);
   /** When a statement last succeeded, for readiness under load. */
   let lastOk = 0;
+  /** When a call last found the database unreachable: then busy no longer means up. */
+  let lastDown = 0;
+  const failed = (error: EngineError): SqlOutcome => {
+    if (error.code === 'DATABASE_UNAVAILABLE') lastDown = Date.now();
+    return { ok: false, error };
+  };
 
   return {
     async run(q: SqlQuery): Promise<SqlOutcome> {
@@ -68,32 +76,38 @@ export function createPgExecutor(opts: PgExecutorOptions): SqlExecutor {
             ),
           };
         }
-        return { ok: false, error: sqlError(err, q.timeoutMs) };
+        return failed(sqlError(err, q.timeoutMs));
       }
       let discard = false;
+      const query = new TxQuery(q);
       try {
-        await client.query(
-          `${q.readOnly ? 'BEGIN READ ONLY' : 'BEGIN'}; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(q.timeoutMs))}`,
-        );
-        const run = await stream(client, q);
-        await client.query('COMMIT');
+        const run = await stream(client, query, q.maxRows);
         lastOk = Date.now();
         return { ok: true, run };
       } catch (err) {
+        // A batch that parsed the statement and then failed leaves pg unsure whether the
+        // statement exists on this connection: start the next call on a fresh one.
+        if (query.parsedHere) discard = true;
         try {
           await client.query('ROLLBACK');
         } catch {
           discard = true;
         }
-        return { ok: false, error: sqlError(err, q.timeoutMs) };
+        return failed(sqlError(err, q.timeoutMs));
       } finally {
         client.release(discard);
       }
     },
     async ready() {
       // Busy is not down: when every connection is checked out and the last statement
-      // succeeded, the database is reachable and the replica should keep its traffic.
-      if (pool.totalCount >= opts.pool && pool.idleCount === 0 && lastOk > Date.now() - 10_000)
+      // succeeded (after any call that found the database unreachable), the database is
+      // reachable and the replica should keep its traffic.
+      if (
+        pool.totalCount >= opts.pool &&
+        pool.idleCount === 0 &&
+        lastOk > Date.now() - 10_000 &&
+        lastOk > lastDown
+      )
         return true;
       const probe = pool.query('SELECT 1').then(
         () => {
@@ -112,17 +126,78 @@ export function createPgExecutor(opts: PgExecutorOptions): SqlExecutor {
   };
 }
 
-/** Rows arrive as events and are not accumulated by pg: memory stays at max-rows. */
-function stream(client: pg.PoolClient, q: SqlQuery): Promise<SqlRun> {
-  return new Promise((resolve, reject) => {
+/** What this file uses of pg's Query and Connection internals (pg 8.x; not in its types). */
+interface PgConnection {
+  parse(q: { text: string }): void;
+  bind(c: Record<string, never>): void;
+  execute(c: { portal: string; rows?: number }): void;
+  sync(): void;
+}
+interface QueryInternals {
+  prepare(con: PgConnection): void;
+  hasBeenParsed(con: PgConnection): boolean;
+  handleCommandComplete(msg: unknown, con: PgConnection): void;
+}
+const base = pg.Query.prototype as unknown as QueryInternals;
+
+/**
+ * One statement in its own transaction, pipelined: Parse/Bind/Execute of `BEGIN [READ
+ * ONLY]`, of `SET LOCAL statement_timeout`, then pg's own Parse (first use on the
+ * connection)/Bind/Describe/Execute of the named statement, then `COMMIT`, and a single
+ * Sync. After an error the server skips to the Sync, leaving the transaction failed
+ * (the caller rolls back). Only the statement is described, so only its rows and its
+ * CommandComplete reach the result.
+ */
+class TxQuery extends pg.Query {
+  /** Whether this batch carried the named statement's Parse. */
+  parsedHere = false;
+  private readonly head: readonly string[];
+  /** CommandCompletes seen: BEGIN, SET, the statement, COMMIT. */
+  private completed = 0;
+
+  constructor(q: SqlQuery) {
     // A named statement always goes through the extended protocol (Parse/Bind/Execute),
     // which refuses stacked statements even with zero parameters.
-    const query = new pg.Query({ name: q.name, text: q.text, values: q.values as unknown[] });
+    super({ name: q.name, text: q.text, values: q.values as unknown[] });
+    this.head = [
+      q.readOnly ? 'BEGIN READ ONLY' : 'BEGIN',
+      `SET LOCAL statement_timeout = ${Math.max(1, Math.floor(q.timeoutMs))}`,
+    ];
+  }
+
+  prepare(con: PgConnection): void {
+    for (const text of this.head) unnamed(con, text);
+    this.parsedHere = !base.hasBeenParsed.call(this, con);
+    base.prepare.call(this, con);
+  }
+
+  /** pg's last step of `prepare`: Execute and Sync; COMMIT goes in between. */
+  _getRows(con: PgConnection, rows: number | undefined): void {
+    con.execute({ portal: '', ...(rows && { rows }) });
+    unnamed(con, 'COMMIT');
+    con.sync();
+  }
+
+  handleCommandComplete(msg: unknown, con: PgConnection): void {
+    if (this.completed === this.head.length) base.handleCommandComplete.call(this, msg, con);
+    this.completed += 1;
+  }
+}
+
+function unnamed(con: PgConnection, text: string): void {
+  con.parse({ text });
+  con.bind({});
+  con.execute({ portal: '' });
+}
+
+/** Rows arrive as events and are not accumulated by pg: memory stays at max-rows. */
+function stream(client: pg.PoolClient, query: TxQuery, maxRows: number): Promise<SqlRun> {
+  return new Promise((resolve, reject) => {
     const rows: Record<string, unknown>[] = [];
     let total = 0;
     query.on('row', (row: Record<string, unknown>) => {
       total += 1;
-      if (rows.length < q.maxRows) rows.push(row);
+      if (rows.length < maxRows) rows.push(row);
     });
     query.on('end', (result: pg.QueryResult) => {
       resolve({ rows, total, rowCount: result.rowCount, returnsRows: result.fields.length > 0 });

@@ -1,0 +1,169 @@
+/**
+ * Drain (issue 11, security.md "Process"): SIGTERM to the real CLI while 200 slow
+ * calls are in flight. Readiness fails at once, a new connection is refused or
+ * answered 503, all 200 calls complete with their answers, and the process exits 0
+ * within --grace.
+ */
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { serveProcess, type ServeProcess } from './serve-process.js';
+
+const CALLS = 200;
+/** How long the upstream keeps every call waiting once SIGTERM has been sent. */
+const UPSTREAM_DELAY_MS = 1_500;
+const GRACE_MS = 8_000;
+
+let upstream: Upstream;
+let gw: ServeProcess | undefined;
+let release: () => void = () => undefined;
+const released = new Promise<void>((r) => (release = r));
+
+beforeAll(async () => {
+  upstream = await startUpstream(async (req, res) => {
+    await released;
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ n: req.path.split('/').pop() }));
+  });
+});
+
+afterAll(async () => {
+  release();
+  await gw?.stop();
+  await upstream?.close();
+});
+
+function spec(baseUrl: string): string {
+  return `
+wrap "drain" version="1.0.0"
+base-url "${baseUrl}"
+timeout "20s"
+can get slow {
+    describe "A slow answer."
+    path "/slow/{n}"
+}
+`;
+}
+
+/** GET on a connection of its own: the status, or 'refused' when no connection could be made. */
+async function freshGet(url: string): Promise<number | 'refused'> {
+  const agent = new Agent({ connections: 1, pipelining: 0 });
+  try {
+    const res = await request(url, {
+      dispatcher: agent,
+      headersTimeout: 2_000,
+      bodyTimeout: 2_000,
+    });
+    await res.body.text();
+    return res.statusCode;
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')
+      return 'refused';
+    throw err;
+  } finally {
+    await agent.destroy();
+  }
+}
+
+interface Answer {
+  status: number;
+  body: string;
+  connection: unknown;
+}
+
+function call(agent: Agent, url: string, n: number): Promise<Answer> {
+  const mcp = n % 2 === 1;
+  return request(mcp ? `${url}/mcp` : `${url}/api/get_slow`, {
+    method: 'POST',
+    dispatcher: agent,
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(
+      mcp
+        ? {
+            jsonrpc: '2.0',
+            id: n,
+            method: 'tools/call',
+            params: { name: 'get_slow', arguments: { n: String(n) } },
+          }
+        : { n: String(n) },
+    ),
+  }).then(async (res) => ({
+    status: res.statusCode,
+    body: await res.body.text(),
+    connection: res.headers.connection,
+  }));
+}
+
+it('SIGTERM with 200 calls in flight: not ready at once, new connections refused, all 200 answered, exit 0 within the grace period', async () => {
+  gw = await serveProcess(spec(upstream.url), ['--grace', `${GRACE_MS / 1000}s`]);
+  const url = gw.url;
+  expect(await freshGet(`${url}/readyz`)).toBe(200);
+
+  const agent = new Agent({ connections: CALLS + 10 });
+  const calls = Array.from({ length: CALLS }, (_, n) => call(agent, url, n));
+  // Every call has reached the upstream: 200 in flight inside the gateway.
+  const until = Date.now() + 15_000;
+  while (upstream.requests.length < CALLS) {
+    if (Date.now() > until) throw new Error(`only ${upstream.requests.length} calls arrived`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+
+  const signalled = Date.now();
+  gw.child.kill('SIGTERM');
+  setTimeout(release, UPSTREAM_DELAY_MS).unref();
+
+  // Readiness fails at once: the first probe after the signal that is handled sees it.
+  const probes: { at: number; status: number | 'refused' }[] = [];
+  while (Date.now() - signalled < 1_000) {
+    probes.push({ at: Date.now() - signalled, status: await freshGet(`${url}/readyz`) });
+    if (probes.at(-1)!.status !== 200) break;
+  }
+  const firstFail = probes.find((p) => p.status !== 200);
+  expect(firstFail, JSON.stringify(probes)).toBeDefined();
+  // Signal delivery on a busy machine takes a moment; once seen, never ready again.
+  expect(firstFail!.at).toBeLessThan(500);
+  expect(gw.output()).toContain('"msg":"draining: readiness fails, in-flight calls finish"');
+  expect(gw.output()).toContain(`"inFlight":${CALLS}`);
+  for (let i = 0; i < 5; i++) expect([503, 'refused']).toContain(await freshGet(`${url}/readyz`));
+
+  // A new connection with a new call: refused, or 503.
+  const fresh = new Agent({ connections: 1 });
+  const late = await call(fresh, url, 999).then(
+    (r) => r.status,
+    (err: { code?: string }) => err.code,
+  );
+  await fresh.destroy();
+  expect(['ECONNREFUSED', 503]).toContain(late);
+
+  // All 200 in-flight calls complete, each with its own answer.
+  const results = await Promise.all(calls);
+  expect(Date.now() - signalled).toBeGreaterThanOrEqual(UPSTREAM_DELAY_MS - 50);
+  results.forEach((r, n) => {
+    expect(r.status, r.body).toBe(200);
+    // Answers given while draining end their connection: no idle keep-alive holds the exit.
+    expect(r.connection).toBe('close');
+    if (n % 2 === 1) {
+      const body = JSON.parse(r.body) as {
+        id: number;
+        result: { isError: boolean; structuredContent: { result: { n: string } } };
+      };
+      expect(body.id).toBe(n);
+      expect(body.result.isError).toBe(false);
+      expect(body.result.structuredContent.result.n).toBe(String(n));
+    } else {
+      expect((JSON.parse(r.body) as { result: { n: string } }).result.n).toBe(String(n));
+    }
+  });
+  expect(upstream.requests).toHaveLength(CALLS);
+
+  const exit = await gw.exited;
+  expect(exit.code).toBe(0);
+  expect(exit.at - signalled).toBeLessThan(GRACE_MS);
+  expect(gw.output()).toContain('"msg":"stopped"');
+  await agent.close();
+  console.log(
+    `drain: readiness failed ${firstFail!.at} ms after SIGTERM (${String(firstFail!.status)}); ` +
+      `a new call got ${String(late)}; ${CALLS} in-flight calls answered 200; exit 0 after ${exit.at - signalled} ms (grace ${GRACE_MS} ms)`,
+  );
+}, 40_000);

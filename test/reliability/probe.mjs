@@ -1,0 +1,59 @@
+/**
+ * A probe in a process of its own, so that the load generator's event loop does not
+ * colour what it measures: every `interval` ms it asks GET <url>/healthz (one at a
+ * time, each on a new connection like a kubelet when `fresh`, else on one kept-alive
+ * connection) and reads the resident set of `pid` from /proc. On SIGTERM it prints
+ * one JSON line: every probe's latency and status, and the RSS samples.
+ *
+ *   node probe.mjs <url> <pid> <interval-ms> <fresh|keep>
+ */
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'undici';
+
+const [url, pid, intervalText, mode] = process.argv.slice(2);
+const interval = Number(intervalText);
+const keep = new Agent({ connections: 1 });
+const probes = [];
+const rss = [];
+let running = true;
+
+function rssBytes() {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+async function probe() {
+  const dispatcher = mode === 'fresh' ? new Agent({ connections: 1, pipelining: 0 }) : keep;
+  const started = performance.now();
+  let status;
+  try {
+    const res = await request(`${url}/healthz`, {
+      dispatcher,
+      headersTimeout: 5_000,
+      bodyTimeout: 5_000,
+    });
+    await res.body.text();
+    status = res.statusCode;
+  } catch (err) {
+    status = err.code ?? 'error';
+  }
+  probes.push({ at: Date.now(), ms: performance.now() - started, status });
+  if (dispatcher !== keep) void dispatcher.destroy();
+}
+
+process.once('SIGTERM', () => {
+  running = false;
+});
+process.stdout.write('ready\n');
+while (running) {
+  const next = performance.now() + interval;
+  rss.push(rssBytes());
+  await probe();
+  const wait = next - performance.now();
+  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+}
+process.stdout.write(`${JSON.stringify({ probes, rss })}\n`);
+await keep.close();

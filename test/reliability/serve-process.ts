@@ -1,0 +1,137 @@
+/**
+ * The real `mcp-beaver serve` as its own process, for the reliability tests: the spec
+ * is written to a temp file, the CLI listens on 127.0.0.1:0, and the URL is read
+ * from its "listening" log line. /proc gives its memory, descriptors and CPU time.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BIN } from '../helpers/run-cli.js';
+
+export interface ServeProcess {
+  readonly url: string;
+  readonly pid: number;
+  readonly child: ChildProcess;
+  /** Everything the process wrote so far (stdout and stderr). */
+  output(): string;
+  /** Resolves with the exit code and when it happened (Date.now()). */
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+  /** SIGTERM (unless it already exited) and wait for the exit. */
+  stop(): Promise<void>;
+}
+
+export async function serveProcess(
+  specText: string,
+  args: readonly string[] = [],
+  env: Record<string, string> = {},
+): Promise<ServeProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-beaver-rel-'));
+  const file = join(dir, 'spec.mcp.kdl');
+  writeFileSync(file, specText);
+  // Logs go to a file, not a pipe: stdout to a pipe is synchronous on Linux, so a test
+  // process busy generating load would otherwise stall the gateway on every log line.
+  const logFile = join(dir, 'out.log');
+  const log = openSync(logFile, 'w');
+  const child = spawn(
+    process.execPath,
+    [BIN, 'serve', file, '--http', '127.0.0.1:0', '--no-watch', ...args],
+    { env: { ...process.env, ...env }, stdio: ['ignore', log, log] },
+  );
+  closeSync(log);
+  let last = '';
+  const out = (): string => {
+    try {
+      last = readFileSync(logFile, 'utf8');
+    } catch {
+      // removed after the exit: keep the last text read
+    }
+    return last;
+  };
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>(
+    (resolve) =>
+      child.once('exit', (code, signal) => {
+        out();
+        rmSync(dir, { recursive: true, force: true });
+        resolve({ code, signal, at: Date.now() });
+      }),
+  );
+  const until = Date.now() + 30_000;
+  let url: string | undefined;
+  while (url === undefined) {
+    url =
+      /"msg":"mcp-beaver listening".*?"url":"([^"]+)"|"url":"([^"]+)".*?"msg":"mcp-beaver listening"/
+        .exec(out())
+        ?.slice(1)
+        .find(Boolean);
+    if (url) break;
+    if (child.exitCode !== null || Date.now() > until) {
+      child.kill('SIGKILL');
+      throw new Error(`the gateway did not start:\n${out()}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    url,
+    pid: child.pid!,
+    child,
+    output: out,
+    exited,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+export interface ProcStatus {
+  /** Resident set now, in bytes. */
+  readonly rss: number;
+  /** Peak resident set since start or the last resetPeak, in bytes. */
+  readonly hwm: number;
+  readonly fds: number;
+}
+
+export function procStatus(pid: number): ProcStatus {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string): number => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1]);
+  return {
+    rss: kb('VmRSS') * 1024,
+    hwm: kb('VmHWM') * 1024,
+    fds: readdirSync(`/proc/${pid}/fd`).length,
+  };
+}
+
+/** Resets the peak resident set (VmHWM) to the current one (Linux clear_refs 5). */
+export function resetPeak(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+/** CPU time of every thread of the process (main, GC helpers, libuv pool), in ns. */
+export function cpuNs(pid: number): number {
+  let total = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return total;
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export const MB = 1024 * 1024;
