@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { formatDiagnostic } from '../spec/diagnostics.js';
 import type { Descriptor } from '../spec/descriptor.js';
 import { compileSpecFile } from '../spec/load-spec.js';
+import { schemaProblems } from '../engine/guards/validate.js';
 import { CHECK_HELP } from './help.js';
 import { readableError } from './output.js';
 
@@ -36,6 +37,18 @@ export async function runCheck(argv: string[]): Promise<number> {
     if (!result.compiled) {
       const count = result.diagnostics.filter((d) => d.severity === 'error').length;
       process.stdout.write(`${file}: ${count} error${count === 1 ? '' : 's'}\n`);
+      failed = true;
+      continue;
+    }
+    // The input schemas compile as serve will compile them (a gateway bug if not).
+    const problems = schemaProblems(result.compiled.tools);
+    for (const p of problems) {
+      const d = result.compiled.tools.find((t) => t.name === p.tool)!;
+      process.stdout.write(
+        `${file}:${d.source.line}:${d.source.column}: error SCHEMA: grant ${p.tool}: its input schema does not compile: ${p.message}\n`,
+      );
+    }
+    if (problems.length > 0) {
       failed = true;
       continue;
     }

@@ -233,6 +233,29 @@ export class Gateway {
   }
 
   /**
+   * Compiles every grant's validator in small slices after start-up, so readiness does
+   * not wait for them and a first call finds its validator ready. A schema that does
+   * not compile is reported through `onProblem`, and that grant answers INTERNAL.
+   */
+  warmUp(onProblem: (tool: string, message: string) => void): Promise<void> {
+    const ops = [...this.operations.values()];
+    return new Promise((resolve) => {
+      const slice = (from: number): void => {
+        for (let i = from; i < Math.min(from + 25, ops.length); i++) {
+          try {
+            ops[i]!.validate.warm();
+          } catch (err) {
+            onProblem(ops[i]!.name, (err as Error).message);
+          }
+        }
+        if (from + 25 < ops.length && !this.draining) setImmediate(slice, from + 25);
+        else resolve();
+      };
+      setImmediate(slice, 0);
+    });
+  }
+
+  /**
    * Resolves when no call is in flight, without refusing new ones: a replaced runtime
    * still serves the requests that picked it up just before the swap.
    */

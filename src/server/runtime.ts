@@ -52,6 +52,13 @@ export async function buildRuntime(
     ...(opts.observer && { observer: opts.observer }),
     ...(opts.rateLimiter && { rateLimiter: opts.rateLimiter }),
   });
+  // Validators compile in the background: readiness does not wait for a large spec.
+  void gateway.warmUp((tool, message) =>
+    opts.log?.error(
+      { tool, err: message },
+      'the input schema of a tool does not compile; its calls will fail',
+    ),
+  );
   return {
     spec,
     generation,

@@ -13,7 +13,10 @@ type AddFormats = (ajv: Ajv2020, formats: string[]) => unknown;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
   addFormatsModule) as unknown as AddFormats;
 
-export type Validator = (input: Record<string, unknown>) => EngineError | undefined;
+export type Validator = ((input: Record<string, unknown>) => EngineError | undefined) & {
+  /** Compile the first-error validator now (start-up warm-up) instead of on first call. */
+  warm(): void;
+};
 
 /** `allErrors` lists every problem (for the answer); without it validation stops at the first. */
 export function createAjv(allErrors: boolean): Ajv2020 {
@@ -72,7 +75,7 @@ export function prepareValidator(fast: Ajv2020, full: Ajv2020, d: Descriptor): V
   let thorough: ValidateFunction | undefined;
   let schema: object | undefined;
   const schemaOnce = (): object => (schema ??= withSafeIntegers(d.inputSchema) as object);
-  return function validator(input) {
+  const validator = (input: Record<string, unknown>): EngineError | undefined => {
     quick ??= fast.compile(schemaOnce());
     if (quick(input)) return undefined;
     let errors = quick.errors ?? [];
@@ -87,6 +90,31 @@ export function prepareValidator(fast: Ajv2020, full: Ajv2020, d: Descriptor): V
       { details },
     );
   };
+  return Object.assign(validator, {
+    warm() {
+      quick ??= fast.compile(schemaOnce());
+    },
+  });
+}
+
+/**
+ * Compiles every tool's input schema once, as `serve` would, and reports the tools
+ * whose schema ajv refuses: `check` runs it so such a spec fails before deployment,
+ * not on a tool's first call.
+ */
+export function schemaProblems(
+  descriptors: readonly Descriptor[],
+): { tool: string; message: string }[] {
+  const ajv = createAjv(true);
+  const problems: { tool: string; message: string }[] = [];
+  for (const d of descriptors) {
+    try {
+      ajv.compile(withSafeIntegers(d.inputSchema) as object);
+    } catch (err) {
+      problems.push({ tool: d.name, message: (err as Error).message });
+    }
+  }
+  return problems;
 }
 
 function hasMoreValuesThan(value: unknown, limit: number): boolean {
