@@ -13,6 +13,10 @@ describe('pattern safety', () => {
     '^\\(a+\\)+$',
     '^(?:x{1})+$',
     '^(?<year>\\d{4})$',
+    '^[A-Z]+[0-9]+$',
+    '^\\d+\\.\\d+$',
+    '^[^@]+@[^@]+$',
+    '^a*b*$',
   ])('accepts the linear pattern %s', (p) => {
     expect(checkPattern(p)).toEqual({ ok: true });
   });
@@ -24,6 +28,12 @@ describe('pattern safety', () => {
     ['^(?:[a-z]+\\.)*com$', 'nested'],
     ['^(x{2,})*$', 'nested'],
     ['^(a+){2,5}$', 'nested'],
+    ['^(a|a)*$', 'alternatives'],
+    ['^(\\w|\\d)+$', 'alternatives'],
+    ['^(a|ab)*c$', 'alternatives'],
+    ['^[a-z]*[a-z]*[a-z]*!$', 'polynomial'],
+    ['^\\w+\\d+$', 'polynomial'],
+    ['^.*.*=.*$', 'polynomial'],
     ['^(a)\\1$', 'backreference'],
     ['^(?<q>a)\\k<q>$', 'backreference'],
   ])('refuses the super-linear pattern %s', (p, why) => {
