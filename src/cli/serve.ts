@@ -80,8 +80,9 @@ export async function runServe(argv: string[]): Promise<number> {
   // Hot reload: SIGHUP, and changes to the file (a ConfigMap update included).
   const reload = (why: string): void => {
     logger.info({ why }, 'reloading the spec');
-    void server.reload();
+    server.reload().catch((err: unknown) => logger.error({ err }, 'spec reload failed'));
   };
+  // The handler stays while draining: a SIGHUP then is refused, never the default exit.
   process.on('SIGHUP', () => reload('SIGHUP'));
   const watcher = values['no-watch']
     ? undefined

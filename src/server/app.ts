@@ -67,7 +67,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   // forwards only the re-serialized validated object), errors mapped to the catalogue.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
-    /^application\/([\w.+-]+\+)?json$/,
+    /^application\/([\w.+-]+\+)?json\s*(;.*)?$/i,
     { parseAs: 'string' },
     (_req, body, done) => {
       const text = String(body);

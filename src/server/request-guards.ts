@@ -42,8 +42,14 @@ export function prepareRequestGuard(cfg: GuardConfig): RequestGuard {
     if (origin === undefined) return OK;
     const o = origin.toLowerCase();
     if (origins.has(o)) return OK;
-    // Same origin: the gateway's own pages calling it.
-    if (host && (o === `http://${host.toLowerCase()}` || o === `https://${host.toLowerCase()}`))
+    // Same origin: the gateway's own pages calling it. Only when Host itself was checked:
+    // otherwise a rebinding page could name itself in both Origin and Host.
+    const hostChecked = hosts.size > 0 || cfg.loopbackOnly;
+    if (
+      hostChecked &&
+      host &&
+      (o === `http://${host.toLowerCase()}` || o === `https://${host.toLowerCase()}`)
+    )
       return OK;
     return { ok: false, reason: `Origin ${JSON.stringify(origin)} is not allowed` };
   };

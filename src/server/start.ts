@@ -157,8 +157,11 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   };
   let reloading: Promise<ReloadResult> | undefined;
   let closing: Promise<void> | undefined;
+  /** Replaced runtimes still finishing their calls; shutdown closes them too. */
+  const retiring = new Set<Runtime>();
 
   async function reloadOnce(): Promise<ReloadResult> {
+    if (closing) return failReload('the gateway is shutting down');
     if (!opts.specFile) return failReload('this server was not started from a spec file');
     let compiled;
     try {
@@ -177,9 +180,17 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     try {
       next = await buildRuntime(compiled.compiled, current.generation + 1, runtimeOptions);
     } catch (err) {
-      if (err instanceof StartupError) return failReload(err.message);
-      throw err;
+      // Whatever failed, the last good spec keeps serving: a reload never takes the process down.
+      return failReload(err instanceof Error ? err.message : String(err));
     }
+    if (closing) {
+      await next.gateway.close();
+      return failReload('the gateway is shutting down');
+    }
+    // A grant's deadline may have grown: the sockets must outlive the longest call.
+    const longest = longestCallMs(next.spec);
+    app.server.requestTimeout = Math.max(app.server.requestTimeout, longest + 15_000);
+    app.server.timeout = Math.max(app.server.timeout, longest + 20_000);
     if (logger && next.spec.redisEnv !== spec.redisEnv)
       logger.warn(
         { redisEnv: next.spec.redisEnv ?? null },
@@ -194,7 +205,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
         'spec reloaded',
       );
     // Calls that started on the old runtime finish there; then its pools close.
-    void retire(old);
+    retiring.add(old);
+    void retire(old).finally(() => retiring.delete(old));
     return { ok: true, generation: next.generation };
   }
 
@@ -216,11 +228,16 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     },
     shutdown(graceMs = 10_000) {
       closing ??= (async () => {
+        // A reload under way finishes (or is refused) first, so nothing it builds is left open.
+        await reloading?.catch(() => undefined);
         const drained = current.gateway.drain();
         const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
         const closed = app.close();
         await Promise.race([Promise.all([drained, closed]), grace]);
-        await current.gateway.close();
+        await Promise.allSettled([
+          current.gateway.close(),
+          ...[...retiring].map((r) => r.gateway.close()),
+        ]);
         await rateLimiter.close();
       })();
       return closing;
@@ -228,7 +245,15 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   };
 }
 
+/**
+ * A request reads the runtime once, at its start, then may still be authenticating (a
+ * JWKS fetch takes up to 2 s) before it calls: the old gateway waits a little before
+ * it can count as idle.
+ */
+const RETIRE_SETTLE_MS = 5_000;
+
 async function retire(old: Runtime): Promise<void> {
+  await new Promise<void>((resolve) => setTimeout(resolve, RETIRE_SETTLE_MS).unref());
   const grace = new Promise<void>((resolve) => setTimeout(resolve, RETIRE_GRACE_MS).unref());
   await Promise.race([old.gateway.whenIdle(), grace]);
   await old.gateway.close();

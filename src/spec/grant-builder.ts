@@ -113,6 +113,21 @@ export class GrantBuilder {
           `pattern= applies to string arguments; ${r.argument} is of type ${field.type}`,
         );
       }
+      // A default is filled in after the allowlist runs, so it must pass the allowlist here.
+      if (field.default) {
+        const value = field.default.value;
+        const listed = !r.values || r.values.some((v) => v.value === value);
+        const matches =
+          !r.pattern || (typeof value === 'string' && safeMatch(r.pattern.source, value));
+        if (!listed || !matches) {
+          this.diag.error(
+            'SPEC_RESTRICT',
+            field.default.at,
+            [...this.subject, `argument ${r.argument}`],
+            `default ${JSON.stringify(value)} is not allowed by restrict ${r.argument}`,
+          );
+        }
+      }
       out.push({
         argument: r.argument,
         ...(r.values && { values: r.values.map((v) => v.value) }),
@@ -211,5 +226,13 @@ export function exclusiveGroups(
       else names.push(n.value);
     }
     if (names.length >= 2) b.exclusive.push(names);
+  }
+}
+
+function safeMatch(source: string, value: string): boolean {
+  try {
+    return new RegExp(source, 'u').test(value);
+  } catch {
+    return true; // an invalid pattern is reported on its own
   }
 }

@@ -367,6 +367,17 @@ describe('github-issues.mcp.kdl over REST', () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
+  it('accepts application/json with a charset parameter, as many HTTP clients send it', async () => {
+    for (const type of ['application/json; charset=utf-8', 'Application/JSON;charset=UTF-8']) {
+      const reply = await postJson(
+        `${gw.url}/api/get_issue`,
+        { owner: 'acme', repo: 'web', number: 1 },
+        { 'content-type': type },
+      );
+      expect(reply.status).toBe(200);
+    }
+  });
+
   it('malformed JSON is a 400 INVALID_JSON', async () => {
     for (const text of ['{"owner":"acme",', '{owner: acme}', '[1,2', 'nul']) {
       const reply = await postJson(`${gw.url}/api/get_issue`, text);

@@ -1327,6 +1327,30 @@ const BAD: readonly BadSpec[] = [
     ],
   },
   {
+    name: 'refuses a default that the restrict allowlist would refuse (defaults are filled after it runs)',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      restrict {
+          priority "low" "normal"
+      }
+      can list issues {
+          path "/issues"
+          query {
+              priority "string" default="urgent"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_RESTRICT',
+        line: 9,
+        column: 27,
+        says: 'grant list_issues: argument priority: default "urgent" is not allowed by restrict priority',
+      },
+    ],
+  },
+  {
     name: 'refuses a restrict value that does not fit an integer argument',
     text: kdl`
       wrap "t" version="1"
