@@ -53,6 +53,8 @@ export function createAccessControl(
 ): AccessControl {
   const metadataUrl = (req: FastifyRequest): string =>
     `${publicBase(req, opts.publicUrl)}${METADATA_PATH}${opts.mcpPath}`;
+  const scopeChallenge = (req: FastifyRequest, required: readonly string[]): string =>
+    `Bearer error="insufficient_scope", scope=${quote(required.join(' '))}, resource_metadata=${quote(metadataUrl(req))}`;
   if (!access) {
     return {
       enabled: false,
@@ -60,8 +62,7 @@ export function createAccessControl(
       secrets: [],
       // Anonymous callers are told apart by address (rate limits, audit lines).
       resolve: async (req) => ({ ok: true, caller: { ...ANONYMOUS, id: `ip:${req.ip}` } }),
-      scopeChallenge: (req, required) =>
-        `Bearer error="insufficient_scope", scope=${quote(required.join(' '))}, resource_metadata=${quote(metadataUrl(req))}`,
+      scopeChallenge,
       metadataUrl,
     };
   }
@@ -99,8 +100,7 @@ export function createAccessControl(
       }
       return refuse(req, 'invalid token', 'invalid_token');
     },
-    scopeChallenge: (req, required) =>
-      `Bearer error="insufficient_scope", scope=${quote(required.join(' '))}, resource_metadata=${quote(metadataUrl(req))}`,
+    scopeChallenge,
     metadataUrl,
   };
 }

@@ -1,4 +1,3 @@
-/* eslint-disable no-control-regex -- control characters are exactly what this gate refuses */
 /**
  * The metachar gate (security.md, "Path parameters"): a path value fills exactly one
  * segment, so anything that could end, climb out of or re-interpret a segment is
@@ -8,8 +7,11 @@ import { engineError, type EngineError } from '../error-catalogue.js';
 
 // Separators and URL syntax, escapes, controls (C0, DEL, C1), bidi and zero-width marks,
 // and lone surrogates (encodeURIComponent throws on them: the call would end as INTERNAL).
-const FORBIDDEN =
-  /[/\\?#%\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]/u;
+const INVISIBLE =
+  '\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200b-\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069\\ufeff\\ud800-\\udfff';
+const FORBIDDEN = new RegExp(`[/\\\\?#%${INVISIBLE}]`, 'u');
+/** Characters shown by code point in messages: they would not print. */
+const UNPRINTABLE = new RegExp(`[${INVISIBLE}]`, 'u');
 
 export function pathValueProblem(value: string): string | undefined {
   if (value === '') return 'is empty';
@@ -18,12 +20,9 @@ export function pathValueProblem(value: string): string | undefined {
   const m = FORBIDDEN.exec(value);
   if (m) {
     const ch = m[0];
-    const shown =
-      /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]/u.test(
-        ch,
-      )
-        ? `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
-        : JSON.stringify(ch);
+    const shown = UNPRINTABLE.test(ch)
+      ? `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
+      : JSON.stringify(ch);
     return `contains ${shown}, which cannot appear in a path segment`;
   }
   return undefined;

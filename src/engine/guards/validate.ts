@@ -1,6 +1,8 @@
 /**
- * Typed argument validation: one ajv validator per grant, compiled at boot
- * (JSON Schema 2020-12, no coercion, no $data, defaults applied). Undeclared
+ * Typed argument validation: ajv validators per grant (JSON Schema 2020-12, no
+ * coercion, no $data, defaults applied), compiled in a background warm-up right after
+ * start (or on a grant's first call, whichever comes first) so readiness does not wait
+ * for a large spec; `check` compiles every schema before deployment. Undeclared
  * arguments are refused by additionalProperties:false and named in the error.
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';

@@ -4,6 +4,8 @@
  * source of truth: a header that is missing or disagrees is rejected (-32020), never
  * preferred. `Mcp-Name` may arrive as `=?base64?<b64 of UTF-8>?=` and is decoded first.
  */
+/** Refuses malformed UTF-8 instead of replacing it. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 const PREFIX = '=?base64?';
 const SUFFIX = '?=';
 
@@ -23,9 +25,8 @@ export function decodeHeaderValue(raw: string | string[] | undefined): string | 
   const b64 = v.slice(PREFIX.length, v.length - SUFFIX.length);
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.length % 4 !== 0) return undefined;
   const bytes = Buffer.from(b64, 'base64');
-  const text = new TextDecoder('utf-8', { fatal: true });
   try {
-    return text.decode(bytes);
+    return STRICT_UTF8.decode(bytes);
   } catch {
     return undefined;
   }
