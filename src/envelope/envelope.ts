@@ -47,14 +47,17 @@ export interface EnvelopeInput {
 
 export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): BuiltEnvelope {
   const full = input.resultJson ?? JSON.stringify(input.result ?? null);
-  const bytes = input.completeBytes ?? byteLength(full);
+  const fullBytes = byteLength(full);
+  const bytes = input.completeBytes ?? fullBytes;
   const t = new Truncator(ITEMS_CAP);
   let result = input.result ?? null;
   let resultJson = full;
+  let resultBytes = fullBytes;
   let truncated = input.alreadyTruncated ?? false;
-  if (byteLength(full) > limits.maxBytes) {
+  if (fullBytes > limits.maxBytes) {
     result = t.fit(result, limits.maxBytes, '$', full) ?? null;
     resultJson = JSON.stringify(result);
+    resultBytes = byteLength(resultJson);
     truncated = true;
   } else {
     t.walk(result, '$');
@@ -66,24 +69,25 @@ export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): Bui
     top.kept = top.kept ?? top.length;
     top.length = input.rows;
   }
-  const base = {
+  // The coverage JSON is assembled here, in the key order of `Coverage`, as
+  // JSON.stringify would write it; `bytes` and `rows` are integers.
+  const omitted = t.omitted > 0 ? `,"items_omitted":${t.omitted}` : '';
+  const rows = input.rows !== undefined ? `,"rows":${JSON.stringify(input.rows)}` : '';
+  const head = `{"truncated":${truncated},"bytes":${JSON.stringify(bytes)},"over_budget":`;
+  const tail = `,"items":${JSON.stringify(t.items)}${omitted}${rows}}`;
+  // over_budget depends on the envelope's own size, which includes the flag: measure
+  // with the longer spelling (false) so the answer is never an underestimate. The
+  // envelope is `{"coverage":` (12 bytes) + coverage + `,"result":` (10) + result + `}`.
+  const overBudget =
+    12 + byteLength(head) + 5 + byteLength(tail) + 10 + resultBytes + 1 > limits.budgetBytes;
+  const coverage: Coverage = {
     truncated,
     bytes,
+    over_budget: overBudget,
     items: t.items,
     ...(t.omitted > 0 && { items_omitted: t.omitted }),
     ...(input.rows !== undefined && { rows: input.rows }),
   };
-  // over_budget depends on the envelope's own size, which includes the flag: measure
-  // with the longer spelling (false) so the answer is never an underestimate.
-  const probe = `{"coverage":${JSON.stringify({ ...base, over_budget: false })},"result":${resultJson}}`;
-  const coverage: Coverage = {
-    truncated: base.truncated,
-    bytes: base.bytes,
-    over_budget: byteLength(probe) > limits.budgetBytes,
-    items: base.items,
-    ...(base.items_omitted !== undefined && { items_omitted: base.items_omitted }),
-    ...(base.rows !== undefined && { rows: base.rows }),
-  };
-  const json = `{"coverage":${JSON.stringify(coverage)},"result":${resultJson}}`;
+  const json = `{"coverage":${head}${overBudget}${tail},"result":${resultJson}}`;
   return { envelope: { coverage, result }, json };
 }

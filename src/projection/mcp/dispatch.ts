@@ -76,7 +76,7 @@ async function callTool(req: RpcRequest, deps: McpDeps, tail: string): Promise<R
     modern && typeof meta?.traceparent === 'string' ? meta.traceparent : deps.traceparentHeader,
   );
   const out = await deps.gateway.call(op, args, deps.caller, {
-    signal: deps.callerSignal(),
+    cancel: deps.callerCancel(),
     traceparent: trace.traceparent,
     traceId: trace.traceId,
     origin: {

@@ -6,6 +6,7 @@
 import type { Gateway } from '../../engine/gateway.js';
 import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../../engine/json-depth.js';
 import type { Caller } from '../../engine/caller.js';
+import type { Cancellation } from '../../engine/backends/backend.js';
 import { ACCEPTED, errorReply, isValidId, RPC, type RpcId, type RpcReply } from './jsonrpc.js';
 import { checkMirroredHeaders, singleHeaderValue } from './mirrored-headers.js';
 import type { Payloads } from './payloads.js';
@@ -28,7 +29,7 @@ export interface McpDeps {
   /** WWW-Authenticate for a 403 naming the scopes a grant needs. */
   readonly scopeChallenge: (required: readonly string[]) => string;
   /** The caller's cancellation, made on first use (only tools/call asks for it). */
-  readonly callerSignal: () => AbortSignal;
+  readonly callerCancel: () => Cancellation;
   /** The HTTP `traceparent` header, used when the body carries none. */
   readonly traceparentHeader?: string;
   readonly requestId?: string;

@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Gateway } from '../../engine/gateway.js';
 import type { AccessControl } from '../../access/access-control.js';
+import { Cancellation } from '../../engine/backends/backend.js';
 import { handleMessage } from './handle-message.js';
 import { errorText, RPC, type RpcReply } from './jsonrpc.js';
 import type { Payloads } from './payloads.js';
@@ -45,20 +46,20 @@ export function registerMcpRoutes(
     });
 
     scope.post(MCP_PATH, async (req, reply) => {
-      // The caller's signal is made on first use: only tools/call needs one, and a
-      // controller plus a close listener on every request showed in profiles.
-      let abort: AbortController | undefined;
-      const callerSignal = (): AbortSignal => {
-        if (!abort) {
-          const controller = (abort = new AbortController());
+      // The caller's cancellation is made on first use: only tools/call needs one, and a
+      // close listener on every request showed in profiles.
+      let cancel: Cancellation | undefined;
+      const callerCancel = (): Cancellation => {
+        if (!cancel) {
+          const c = (cancel = new Cancellation());
           // The response closing before it was written means the caller went away.
-          if (reply.raw.destroyed && !reply.raw.writableFinished) controller.abort();
+          if (reply.raw.destroyed && !reply.raw.writableFinished) c.cancel();
           else
             reply.raw.once('close', () => {
-              if (!reply.raw.writableFinished) controller.abort();
+              if (!reply.raw.writableFinished) c.cancel();
             });
         }
-        return abort.signal;
+        return cancel;
       };
       // One runtime for the whole call: a reload meanwhile does not change its grant.
       const { gateway, access, mcpPayloads: payloads } = current();
@@ -79,7 +80,7 @@ export function registerMcpRoutes(
         payloads,
         caller: who.caller,
         scopeChallenge: (required) => access.scopeChallenge(req, required),
-        callerSignal,
+        callerCancel,
         requestId: req.id,
         traceparentHeader:
           typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,

@@ -13,6 +13,7 @@ import { missingScopes } from '../../engine/guards/scopes.js';
 import { restError } from './rest-error.js';
 import { buildOpenApi, OPENAPI_PATH } from './openapi.js';
 import { continueTrace } from '../../engine/trace-context.js';
+import { Cancellation } from '../../engine/backends/backend.js';
 
 /** The tool listing of GET /api, prepared once per loaded spec. */
 export interface RestListing {
@@ -107,14 +108,14 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
       );
     // An empty body is a call with no arguments.
     const input = req.body === undefined || req.body === null ? {} : req.body;
-    const abort = new AbortController();
+    const cancel = new Cancellation();
     // The response closing before it was written means the caller went away.
     reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) abort.abort();
+      if (!reply.raw.writableFinished) cancel.cancel();
     });
     const trace = continueTrace(req.headers.traceparent);
     const out = await gateway.call(op, input, who.caller, {
-      signal: abort.signal,
+      cancel,
       traceparent: trace.traceparent,
       traceId: trace.traceId,
       origin: { surface: 'rest', requestId: req.id },

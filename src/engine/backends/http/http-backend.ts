@@ -5,17 +5,24 @@
  * deadline and the byte cap, and hand back JSON or text.
  */
 import { Agent, errors as undiciErrors } from 'undici';
-import type { Readable } from 'node:stream';
 import type { Descriptor, HttpBackend } from '../../../spec/descriptor.js';
 import { engineError, type EngineError } from '../../error-catalogue.js';
 import { makeRedactor, type Redactor } from '../../redact.js';
 import { MAX_RESULT_DEPTH, nestsDeeperThan } from '../../json-depth.js';
-import type { BackendKind, BackendOutcome, CallContext, Env, PreparedBackend } from '../backend.js';
+import type {
+  BackendKind,
+  BackendOutcome,
+  CallContext,
+  Cancellation,
+  Env,
+  PreparedBackend,
+} from '../backend.js';
 import { buildBody, FormTooLarge, planBody } from './body.js';
 import { resolveCredential, type Credential } from './credentials.js';
-import { decodeUtf8Prefix, readCapped } from './read-body.js';
+import { decodeUtf8Prefix } from './read-body.js';
 import { buildTarget, planUrl, targetEscapes } from './url.js';
 import { classifyFailure, upstreamStatusError } from './upstream-errors.js';
+import { exchange } from './exchange.js';
 
 const USER_AGENT = 'mcp-beaver/0.1';
 /** Bodies are read up to this multiple of max-bytes, so JSON can be parsed and then cut cleanly. */
@@ -90,68 +97,41 @@ function prepareHttpGrant(
       if (payload) reqHeaders['content-type'] = payload.contentType;
       if (ctx.traceparent) reqHeaders.traceparent = ctx.traceparent;
 
-      // One controller for both the deadline and the caller going away (AbortSignal.any
-      // builds a further signal per call, which showed in profiles).
-      const deadline = new AbortController();
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        deadline.abort();
-      }, timeoutMs);
-      const callerGone = (): void => deadline.abort();
-      if (ctx.signal?.aborted) deadline.abort();
-      else ctx.signal?.addEventListener('abort', callerGone, { once: true });
-      const signal = deadline.signal;
-      try {
-        const res = await agent.request({
+      const read = await exchange(
+        agent,
+        {
           origin: url.origin,
           path: target,
           method: backend.method,
           headers: reqHeaders,
           ...(payload && { body: payload.payload }),
-          signal,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
-        });
-        const stream = res.body as unknown as Readable;
-        if (res.statusCode < 200 || res.statusCode >= 300) {
-          const excerpt = await readCapped(stream, 2048).catch(() => ({
-            bytes: Buffer.alloc(0),
-            overflow: false,
-          }));
+        },
+        readCap,
+        timeoutMs,
+        ctx.cancel,
+      );
+      switch (read.kind) {
+        case 'failed':
+          return { ok: false, error: failure(read.err, read.timedOut, timeoutMs, ctx.cancel) };
+        case 'status':
           return {
             ok: false,
-            error: upstreamStatusError(res.statusCode, redact(decodeUtf8Prefix(excerpt.bytes))),
+            error: upstreamStatusError(read.status, redact(decodeUtf8Prefix(read.excerpt))),
           };
-        }
-        const encoding = headerText(res.headers['content-encoding']);
-        if (encoding && encoding.toLowerCase() !== 'identity') {
-          // undici's body emits an AbortError when destroyed unread; with no listener
-          // that 'error' event would be uncaught and end the process.
-          stream.on('error', () => {});
-          stream.destroy();
+        case 'encoded':
           return {
             ok: false,
             error: engineError(
               'UPSTREAM_BAD_RESPONSE',
-              `upstream sent a ${encoding}-encoded body although the gateway asked for identity`,
+              `upstream sent a ${read.encoding}-encoded body although the gateway asked for identity`,
             ),
           };
+        default: {
+          const out = interpret(read.bytes, read.overflow, read.contentType, readCap, redact);
+          return out.ok ? { ok: true, value: { ...out.value, upstreamStatus: read.status } } : out;
         }
-        const read = await readCapped(stream, readCap);
-        const out = interpret(
-          read.bytes,
-          read.overflow,
-          headerText(res.headers['content-type']),
-          readCap,
-          redact,
-        );
-        return out.ok ? { ok: true, value: { ...out.value, upstreamStatus: res.statusCode } } : out;
-      } catch (err) {
-        return { ok: false, error: failure(err, timedOut, timeoutMs, ctx.signal) };
-      } finally {
-        clearTimeout(timer);
-        ctx.signal?.removeEventListener('abort', callerGone);
       }
     },
   };
@@ -217,15 +197,11 @@ function interpret(
   return { ok: true, value: { result: text, ...(overflow && { alreadyTruncated: true }) } };
 }
 
-function headerText(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
-}
-
 function failure(
   err: unknown,
   timedOut: boolean,
   timeoutMs: number,
-  callerSignal: AbortSignal | undefined,
+  cancel: Cancellation | undefined,
 ): EngineError {
   if (
     timedOut ||
@@ -237,7 +213,7 @@ function failure(
       `upstream timeout: no complete answer within ${timeoutMs} ms`,
     );
   }
-  if (callerSignal?.aborted)
+  if (cancel?.cancelled)
     return engineError('UPSTREAM_UNREACHABLE', 'the call was cancelled by the caller');
   return classifyFailure(err);
 }

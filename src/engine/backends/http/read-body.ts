@@ -1,29 +1,8 @@
 /**
- * Reads an upstream body up to a byte cap and stops there (security.md, "Upstream
- * misbehaviour"): an endless or huge body never grows memory past the cap.
+ * Upstream bodies are read up to a byte cap and stop there (security.md, "Upstream
+ * misbehaviour"; see `exchange` in http-backend.ts); a body cut at the cap may end
+ * inside a character.
  */
-import type { Readable } from 'node:stream';
-
-export interface ReadResult {
-  readonly bytes: Buffer;
-  /** The body went on past the cap; `bytes` holds the first `cap` bytes. */
-  readonly overflow: boolean;
-}
-
-export async function readCapped(body: Readable, cap: number): Promise<ReadResult> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    if (total + chunk.length > cap) {
-      chunks.push(chunk.subarray(0, cap - total));
-      body.destroy();
-      return { bytes: Buffer.concat(chunks), overflow: true };
-    }
-    chunks.push(chunk);
-    total += chunk.length;
-  }
-  return { bytes: Buffer.concat(chunks, total), overflow: false };
-}
 
 /** UTF-8 text of possibly cut bytes, without a broken character at the end. */
 export function decodeUtf8Prefix(bytes: Buffer): string {

@@ -14,6 +14,8 @@ export interface UrlPlan {
   readonly query: readonly ArgumentDescriptor[];
   /** Fixed pairs appended after the caller's: set { query } then the credential. */
   readonly fixedQuery: readonly (readonly [string, string])[];
+  /** How many `/`-separated parts a built path has (the template's). */
+  readonly pathParts: number;
 }
 
 export function planUrl(
@@ -22,15 +24,17 @@ export function planUrl(
   credentialQuery: readonly (readonly [string, string])[],
 ): UrlPlan {
   const base = new URL(backend.baseUrl);
+  const prefix = base.pathname.replace(/\/+$/, '');
   return {
     origin: base.origin,
-    prefix: base.pathname.replace(/\/+$/, ''),
+    prefix,
     backend,
     query: args.filter((a) => a.in === 'query'),
     fixedQuery: [
       ...backend.setQuery.map(([k, v]) => [k, scalarText(v)] as const),
       ...credentialQuery,
     ],
+    pathParts: (prefix + backend.pathTemplate).split('/').length,
   };
 }
 
@@ -44,6 +48,7 @@ export function buildTarget(plan: UrlPlan, args: Record<string, unknown>): strin
   for (const part of plan.backend.path) {
     path += 'literal' in part ? part.literal : encodeURIComponent(String(args[part.param]));
   }
+  if (plan.query.length === 0 && plan.fixedQuery.length === 0) return path;
   const qs = new URLSearchParams();
   for (const a of plan.query) {
     const v = args[a.name];
@@ -73,7 +78,7 @@ export function targetEscapes(plan: UrlPlan, target: string): string | undefined
   if (url.pathname !== pathname) return 'the built path was changed by URL normalization';
   if (plan.prefix && pathname !== plan.prefix && !pathname.startsWith(`${plan.prefix}/`))
     return `the built path left the prefix ${plan.prefix}`;
-  const expected = (plan.prefix + plan.backend.pathTemplate).split('/').length;
-  if (pathname.split('/').length !== expected) return 'a path value spans more than one segment';
+  if (pathname.split('/').length !== plan.pathParts)
+    return 'a path value spans more than one segment';
   return undefined;
 }
