@@ -54,7 +54,7 @@ export async function execute(
   if (invalid) return fail(invalid);
   const exclusive = op.exclusive?.(args);
   if (exclusive) return fail(exclusive);
-  for (const [arg, claim] of op.claims) {
+  for (const { arg, claim, type } of op.claims) {
     const value = caller.claims?.[claim];
     if (value === undefined)
       return fail(
@@ -63,7 +63,6 @@ export async function execute(
           `${op.name} binds ${arg} to the token claim ${claim}, which the caller's token lacks`,
         ),
       );
-    const type = d.arguments.find((a) => a.name === arg)?.type;
     if (!claimFits(type, value))
       return fail(
         engineError(
@@ -76,10 +75,7 @@ export async function execute(
   if (op.claims.length > 0) {
     // A claim is bound after the caller's arguments were checked; its value must pass the
     // same path gate and allowlists (spec-language.md: restrict applies to every argument).
-    const claimPaths = d.arguments
-      .filter((a) => a.in === 'path' && a.fromClaim !== undefined)
-      .map((a) => a.name);
-    const claimGated = gatePathValues(claimPaths, args);
+    const claimGated = gatePathValues(op.claimPathArgs, args);
     if (claimGated) return fail(claimGated);
     const claimRestricted = op.restrict?.(args);
     if (claimRestricted) return fail(claimRestricted);

@@ -125,7 +125,10 @@ export class Gateway {
           ...(exclusive && { exclusive }),
           claims: d.arguments
             .filter((a) => a.fromClaim !== undefined)
-            .map((a) => [a.name, a.fromClaim!] as const),
+            .map((a) => ({ arg: a.name, claim: a.fromClaim!, type: a.type })),
+          claimPathArgs: d.arguments
+            .filter((a) => a.in === 'path' && a.fromClaim !== undefined)
+            .map((a) => a.name),
           backend: kinds.get(d.backend.kind)!.prepare(d),
         });
       }

@@ -3,6 +3,7 @@
  * (validator, matchers, backend plan). Functions live here, never on descriptors.
  */
 import type { Descriptor } from '../spec/descriptor.js';
+import type { FieldType } from '../spec/spec-types.js';
 import type { PreparedBackend } from './backends/backend.js';
 import type { ExclusiveCheck } from './guards/exclusive.js';
 import type { RateCheck } from './rate-limit/rate-limiter.js';
@@ -20,6 +21,15 @@ export interface Operation {
   readonly validate: Validator;
   readonly exclusive?: ExclusiveCheck;
   /** [argument, claim] pairs bound from the caller's verified token. */
-  readonly claims: readonly (readonly [string, string])[];
+  readonly claims: readonly ClaimBinding[];
+  /** Path arguments bound from claims: they pass the metachar gate after binding. */
+  readonly claimPathArgs: readonly string[];
   readonly backend: PreparedBackend;
+}
+
+/** An argument whose value comes from the caller's verified token. */
+export interface ClaimBinding {
+  readonly arg: string;
+  readonly claim: string;
+  readonly type: FieldType;
 }

@@ -46,8 +46,23 @@ export function prepareRestListing(gateway: Gateway): RestListing {
       .map((e) => e.json)
       .join(',')}]}`;
   const everyone = listFor({ id: 'anonymous', scopes: 'all' });
-  return { forCaller: (caller) => (caller.scopes === 'all' ? everyone : listFor(caller)) };
+  // One listing per distinct scope set, built once (bounded, like the MCP lists).
+  const byScopes = new Map<string, string>();
+  return {
+    forCaller(caller) {
+      if (caller.scopes === 'all') return everyone;
+      const key = [...caller.scopes].sort().join(' ');
+      let body = byScopes.get(key);
+      if (body === undefined) {
+        body = listFor(caller);
+        if (byScopes.size < LISTING_CACHE_MAX) byScopes.set(key, body);
+      }
+      return body;
+    },
+  };
 }
+
+const LISTING_CACHE_MAX = 256;
 
 export function registerRestRoutes(app: FastifyInstance, current: () => RestRuntime): void {
   app.get('/api', async (req, reply) => {
