@@ -1,40 +1,20 @@
 /** `mcp-beaver call <url> <tool> [args]`: call one tool of a remote MCP server. */
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { withConnection } from '../client/connect.js';
-import {
-  REMOTE_ARG_OPTIONS,
-  UsageError,
-  isRemoteTarget,
-  remoteOptions,
-} from '../client/options.js';
+import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
 import { formatCallResult, type CallResult } from '../client/print.js';
 import { CALL_HELP } from './help.js';
+import { parseRemoteCommand } from './remote-args.js';
 import { commandMessages, readableError } from './output.js';
 
-const { usage, badValue } = commandMessages('call', CALL_HELP);
+const messages = commandMessages('call', CALL_HELP);
+const { usage, badValue } = messages;
 
 export async function runCall(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        ...REMOTE_ARG_OPTIONS,
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    return usage(readableError(err));
-  }
+  const parsed = parseRemoteCommand(argv, CALL_HELP, messages);
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(CALL_HELP);
-    return 0;
-  }
   const [target, tool, argText, ...extra] = positionals;
   if (target === undefined || tool === undefined || extra.length > 0) {
     return usage('name a server URL, a tool, and at most one argument object');

@@ -2,7 +2,6 @@
  * `mcp-beaver tools <spec>`: the tool list as tools/list will serve it.
  * `mcp-beaver tools <url>`: the tool list a running MCP server serves.
  */
-import { parseArgs } from 'node:util';
 import {
   REMOTE_ARG_OPTIONS,
   UsageError,
@@ -12,30 +11,16 @@ import {
 } from '../client/options.js';
 import { toolList, type ToolDefinition } from '../projection/mcp/tool-definition.js';
 import { TOOLS_HELP } from './help.js';
-import { commandMessages, loadSpecOrReport, readableError } from './output.js';
+import { parseRemoteCommand } from './remote-args.js';
+import { commandMessages, loadSpecOrReport } from './output.js';
 
-const { usage, badValue } = commandMessages('tools', TOOLS_HELP);
+const messages = commandMessages('tools', TOOLS_HELP);
+const { usage, badValue } = messages;
 
 export async function runTools(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        ...REMOTE_ARG_OPTIONS,
-        json: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    return usage(readableError(err));
-  }
+  const parsed = parseRemoteCommand(argv, TOOLS_HELP, messages);
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(TOOLS_HELP);
-    return 0;
-  }
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) {
     return usage('name exactly one spec file or server URL');
