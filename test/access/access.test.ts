@@ -27,11 +27,7 @@ import {
   type SigningKeys,
 } from '../helpers/jwks.js';
 import { BIN, runCli } from '../helpers/run-cli.js';
-
-const MODERN = '2026-07-28';
-const LEGACY = '2025-11-25';
-const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
-const META_CAPS = 'io.modelcontextprotocol/clientCapabilities';
+import { MODERN, LEGACY, META_VERSION, META_CAPS } from '../helpers/mcp-wire.js';
 
 const UPSTREAM_TOKEN = 'upstream-credential-7f3a9c';
 const READ_KEY_1 = 'read-key-one-4b1d9e2f';

@@ -6,13 +6,9 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { MODERN, LEGACY, META_VERSION, META_CAPS, META_SERVER } from '../helpers/mcp-wire.js';
 
-const MODERN = '2026-07-28';
-const LEGACY = '2025-11-25';
 const ALL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'];
-const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
-const META_CAPS = 'io.modelcontextprotocol/clientCapabilities';
-const META_SERVER = 'io.modelcontextprotocol/serverInfo';
 const ACCEPT_BOTH = 'application/json, text/event-stream';
 const ALLOWED_ORIGIN = 'https://console.example.com';
 const READER_KEY = 'inbound-reader-key-123';

@@ -31,10 +31,10 @@ import { compileSpecText } from '../../src/spec/load-spec.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { BIN } from '../helpers/run-cli.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { LEGACY } from '../helpers/mcp-wire.js';
 
 const KEY_A = 'rate-key-a-2f9c41d7';
 const KEY_B = 'rate-key-b-8e13b6a0';
-const LEGACY = '2025-11-25';
 const SHARED_REDIS = 'redis://127.0.0.1:6379/13';
 
 let upstream: Upstream;
