@@ -9,7 +9,7 @@
 //                      [--only tools,http,sql,startup,envelope] [--profile DIR]
 //                      [--gateway PATH/TO/dist/cli/main.js]   (another build, for before/after)
 //   node bench/run.mjs --report bench/results/<file>.json     (print a stored result again)
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import {
   mkdirSync,
   mkdtempSync,
@@ -19,12 +19,25 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { loadWindow, verifyAnswer } from './lib/load-window.mjs';
+import { JSON_HEADERS, legacyRequest, modernRequest } from './lib/mcp-requests.mjs';
+import {
+  canPin,
+  freePort,
+  launch as launchProcess,
+  rssMb,
+  sleep,
+  stop,
+  stopAll,
+  urlOf,
+  waitAnswer,
+} from './lib/processes.mjs';
+import { f0, f1, f2, range, stats } from './lib/stats.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const BENCH = join(ROOT, 'bench');
@@ -49,7 +62,7 @@ const REPS = opts.quick ? 1 : Number(opts.reps);
 const WARMUP_S = opts.quick ? 1 : 2;
 const ONLY = new Set((opts.only ?? 'tools,http,sql,startup,envelope').split(','));
 const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const PIN = !opts['no-pin'] && process.platform === 'linux' && hasCommand('taskset');
+const PIN = !opts['no-pin'] && canPin;
 /** The server under test gets CPU 0, the load generator CPU 1 (when pinning). */
 const SERVER_CPU = '0';
 const LOAD_CPU = '1';
@@ -57,117 +70,12 @@ const started = performance.now();
 /** Hard bound on the whole run. */
 const DEADLINE_MS = 5 * 60_000;
 
-function hasCommand(cmd) {
-  return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
-}
+const launch = (args, options = {}) => launchProcess(args, { cwd: ROOT, pin: PIN, ...options });
 
 function log(msg) {
   process.stderr.write(
     `[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)}s] ${msg}\n`,
   );
-}
-
-// ---------------------------------------------------------------- processes
-
-const children = new Set();
-
-function launch(args, { env = {}, cpu } = {}) {
-  const [cmd, argv] =
-    PIN && cpu !== undefined ? ['taskset', ['-c', cpu, ...args]] : [args[0], args.slice(1)];
-  const child = spawn(cmd, argv, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  child.on('exit', () => children.delete(child));
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8');
-  let err = '';
-  child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
-  child.stderrTail = () => err;
-  return child;
-}
-
-function stop(child) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const t = setTimeout(() => {
-      child.kill('SIGKILL');
-      resolve();
-    }, 5000);
-    child.once('exit', () => {
-      clearTimeout(t);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-function stopAll() {
-  for (const c of children) c.kill('SIGKILL');
-}
-process.on('exit', stopAll);
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
-
-/** The first stdout line of `child` that parses as JSON with a `url`. */
-function urlOf(child, what, timeoutMs = 15_000) {
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    const t = setTimeout(
-      () => reject(new Error(`${what}: no url within ${timeoutMs} ms\n${child.stderrTail()}`)),
-      timeoutMs,
-    );
-    child.on('exit', (code) =>
-      reject(new Error(`${what} exited (${code})\n${child.stderrTail()}`)),
-    );
-    child.stdout.on('data', (d) => {
-      buf += d;
-      for (const line of buf.split('\n')) {
-        try {
-          const url = JSON.parse(line).url;
-          if (url) {
-            clearTimeout(t);
-            resolve(url);
-            return;
-          }
-        } catch {
-          // not a JSON line yet
-        }
-      }
-    });
-  });
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `url` until it answers 200; the time it took from `since`, or throws. */
-async function waitReady(url, since, child, timeoutMs = 30_000) {
-  const until = performance.now() + timeoutMs;
-  while (performance.now() < until) {
-    if (child.exitCode !== null)
-      throw new Error(`exited before ready (${child.exitCode})\n${child.stderrTail()}`);
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
-      await res.arrayBuffer();
-      if (res.status === 200) return performance.now() - since;
-    } catch {
-      // not listening yet
-    }
-    await sleep(3);
-  }
-  throw new Error(`${url} not ready within ${timeoutMs} ms\n${child.stderrTail()}`);
 }
 
 /** A gateway from the compiled build, on a port picked here (its listening line is info-level). */
@@ -191,7 +99,7 @@ async function startGateway(spec, { env = {}, extraArgs = [], profileDir } = {})
     { env, cpu: SERVER_CPU },
   );
   const url = `http://127.0.0.1:${port}`;
-  const readyMs = await waitReady(`${url}/readyz`, t0, child);
+  const readyMs = await waitAnswer({ url: `${url}/readyz` }, t0, child);
   return { child, url, readyMs };
 }
 
@@ -202,61 +110,20 @@ async function startScript(file, env, what) {
 
 // ---------------------------------------------------------------- measurements
 
-/** utime + stime of a process, in ms (Linux; undefined elsewhere). */
-function cpuMs(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return undefined;
-  }
-}
-
-function rssMb(pid) {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** One window of load in its own autocannon process; server CPU per request beside it. */
-async function load(target, duration, serverPid) {
-  const cfg = { ...target.request, connections: CONNECTIONS, duration };
-  const cpu0 = serverPid && cpuMs(serverPid);
-  const child = launch(['node', join(BENCH, 'load.mjs'), JSON.stringify(cfg)], { cpu: LOAD_CPU });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  const code = await new Promise((r) => child.on('exit', r));
-  if (code !== 0) throw new Error(`load generator failed (${code}): ${child.stderrTail()}`);
-  const r = JSON.parse(out.trim().split('\n').pop());
-  const cpu1 = serverPid && cpuMs(serverPid);
-  if (r.errors || r.timeouts || r.non2xx)
-    throw new Error(
-      `${target.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`,
-    );
-  return {
-    ...r,
-    cpuUsPerReq: cpu0 !== undefined && r.total ? ((cpu1 - cpu0) * 1000) / r.total : undefined,
-  };
-}
-
-function stats(xs) {
-  const s = xs.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
-  if (s.length === 0) return undefined;
-  return { median: s[Math.floor(s.length / 2)], min: s[0], max: s[s.length - 1] };
+function load(target, duration, serverPid) {
+  return loadWindow(target.request, {
+    connections: CONNECTIONS,
+    duration,
+    serverPid,
+    cpu: LOAD_CPU,
+    what: target.name,
+  });
 }
 
 /** Checks one answer of `target` before it is measured: right status, right content. */
-async function verify(target) {
-  const { url, method = 'POST', headers = {}, body } = target.request;
-  const res = await fetch(url, { method, headers, ...(body !== undefined && { body }) });
-  const text = await res.text();
-  if (res.status !== 200 || !target.expect.test(text))
-    throw new Error(`${target.name}: unexpected answer ${res.status} ${text.slice(0, 300)}`);
-  return text;
+function verify(target) {
+  return verifyAnswer(target.request, target.expect, target.name);
 }
 
 /**
@@ -300,39 +167,6 @@ async function runGroup(name, floor, subjects) {
       runs: rs,
     };
   });
-}
-
-// ---------------------------------------------------------------- requests
-
-const MODERN = '2026-07-28';
-const META = {
-  'io.modelcontextprotocol/protocolVersion': MODERN,
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-const JSON_HEADERS = {
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-};
-
-function modernRequest(url, method, params = {}, name) {
-  return {
-    url: `${url}/mcp`,
-    headers: {
-      ...JSON_HEADERS,
-      'mcp-protocol-version': MODERN,
-      'mcp-method': method,
-      ...(name && { 'mcp-name': name }),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: META } }),
-  };
-}
-
-function legacyRequest(url, method, params) {
-  return {
-    url: `${url}/mcp`,
-    headers: { ...JSON_HEADERS, 'mcp-protocol-version': '2025-11-25' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, ...(params && { params }) }),
-  };
 }
 
 // ---------------------------------------------------------------- sections
@@ -650,10 +484,6 @@ async function setUpDatabase() {
 
 // ---------------------------------------------------------------- report
 
-const f0 = (x) => (x === undefined ? '–' : x.toFixed(0));
-const f1 = (x) => (x === undefined ? '–' : x.toFixed(1));
-const f2 = (x) => (x === undefined ? '–' : x.toFixed(2));
-const range = (s, f) => (s ? `${f(s.median)} (${f(s.min)}–${f(s.max)})` : '–');
 /** "met" or "**missed**" for a median against a target: at least `min`, or under `max`. */
 function verdict(s, { min, max }) {
   if (s === undefined) return '';

@@ -1,16 +1,18 @@
-// The loopback upstream of the HTTP grant benchmark: node:http answering every
-// request with the same small JSON document (no framework, no parsing).
+// The loopback upstream of the HTTP grant benchmarks: node:http answering every
+// request with the same JSON document (no framework, no parsing). BODY_BYTES pads the
+// document with a description to about that size (the peer benchmark uses 1 KB).
 import { createServer } from 'node:http';
 
-const BODY = Buffer.from(
-  JSON.stringify({
-    id: 42,
-    name: 'widget',
-    price_cents: 1999,
-    tags: ['blue', 'small'],
-    stock: { warehouse: 'north', count: 17 },
-  }),
-);
+const item = {
+  id: 42,
+  name: 'widget',
+  price_cents: 1999,
+  tags: ['blue', 'small'],
+  stock: { warehouse: 'north', count: 17 },
+};
+const pad = Number(process.env.BODY_BYTES ?? 0) - JSON.stringify(item).length - 18;
+if (pad > 0) item.description = 'A small blue widget. '.repeat(Math.ceil(pad / 21)).slice(0, pad);
+const BODY = Buffer.from(JSON.stringify(item));
 
 const server = createServer((req, res) => {
   req.resume();

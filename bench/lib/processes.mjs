@@ -1,0 +1,144 @@
+// Child processes of the benchmarks: each server and each load window runs in its own
+// process, optionally pinned to one CPU with taskset *before* exec (Go sizes its thread
+// pool at start, so pinning afterwards would leave it sized for the whole machine).
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { performance } from 'node:perf_hooks';
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export function hasCommand(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+}
+
+/** Whether launches are pinned (Linux with taskset, unless the caller said no). */
+export const canPin = process.platform === 'linux' && hasCommand('taskset');
+
+const children = new Set();
+
+/**
+ * Starts `args` (argv[0] is the program) with stdout/stderr piped; `cpu` pins it when
+ * `pin` is on. The child keeps the last 4 KB of its stderr for error messages.
+ */
+export function launch(args, { env = {}, cpu, pin = canPin, cwd } = {}) {
+  const [cmd, argv] =
+    pin && cpu !== undefined ? ['taskset', ['-c', cpu, ...args]] : [args[0], args.slice(1)];
+  const child = spawn(cmd, argv, {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  child.stdout.setEncoding('utf8');
+  child.stderr.setEncoding('utf8');
+  let err = '';
+  child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
+  child.stderrTail = () => err;
+  return child;
+}
+
+/** SIGTERM, then SIGKILL after 5 s. */
+export function stop(child) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const t = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve();
+    }, 5000);
+    child.once('exit', () => {
+      clearTimeout(t);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+export function stopAll() {
+  for (const c of children) c.kill('SIGKILL');
+}
+process.on('exit', stopAll);
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
+
+/** The first stdout line of `child` that parses as JSON with a `url`. */
+export function urlOf(child, what, timeoutMs = 15_000) {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const t = setTimeout(
+      () => reject(new Error(`${what}: no url within ${timeoutMs} ms\n${child.stderrTail()}`)),
+      timeoutMs,
+    );
+    child.on('exit', (code) =>
+      reject(new Error(`${what} exited (${code})\n${child.stderrTail()}`)),
+    );
+    child.stdout.on('data', (d) => {
+      buf += d;
+      for (const line of buf.split('\n')) {
+        try {
+          const url = JSON.parse(line).url;
+          if (url) {
+            clearTimeout(t);
+            resolve(url);
+            return;
+          }
+        } catch {
+          // not a JSON line yet
+        }
+      }
+    });
+  });
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Sends `request` ({url, method, headers, body}) until it answers 200 with a body that
+ * `expect` matches; the time it took from `since`, or throws after `timeoutMs`.
+ */
+export async function waitAnswer(request, since, child, { expect, timeoutMs = 30_000 } = {}) {
+  const until = performance.now() + timeoutMs;
+  const { url, method = request.body === undefined ? 'GET' : 'POST', headers, body } = request;
+  while (performance.now() < until) {
+    if (child.exitCode !== null)
+      throw new Error(`exited before ready (${child.exitCode})\n${child.stderrTail()}`);
+    try {
+      const res = await fetch(url, { method, headers, body, signal: AbortSignal.timeout(2000) });
+      const text = await res.text();
+      if (res.status === 200 && (!expect || expect.test(text))) return performance.now() - since;
+    } catch {
+      // not listening yet
+    }
+    await sleep(3);
+  }
+  throw new Error(`${url} not ready within ${timeoutMs} ms\n${child.stderrTail()}`);
+}
+
+/** utime + stime of a process, in ms (Linux; undefined elsewhere). */
+export function cpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return undefined;
+  }
+}
+
+export function rssMb(pid) {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,127 @@
+// How each subject of the peer benchmark is configured and started. Every subject gets
+// the same two tools (workload.mjs), the same Postgres schema and the same upstream, is
+// bound to 127.0.0.1 on a port picked here, and logs at warning level only.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, launch, urlOf } from '../lib/processes.mjs';
+import { toDbhubToml, toKdl, toolsOf, toToolboxYaml } from './workload.mjs';
+
+/**
+ * The subjects: `start(count)` writes the configuration for `count` tools and returns
+ * {child, url}. `workloads` lists what it can serve (DBHub has no HTTP tool type);
+ * `counts` the spec sizes measured at start-up.
+ */
+export function subjects(ctx) {
+  const { work, schema, databaseUrl, upstreamUrl, peers, main, root, binary } = ctx;
+  const cpu = ctx.serverCpu;
+  const at = (port) => `http://127.0.0.1:${port}`;
+  const kdl = (count) => {
+    const file = join(work, `bench-peers-${count}.mcp.kdl`);
+    writeFileSync(file, toKdl(toolsOf(count), { schema, upstreamUrl }));
+    return file;
+  };
+  const ours = (name, command) => ({
+    name,
+    ours: true,
+    workloads: ['tools', 'sql', 'http'],
+    async start(count) {
+      const port = await freePort();
+      const child = launch(
+        [
+          ...command,
+          'serve',
+          kdl(count),
+          '--http',
+          `127.0.0.1:${port}`,
+          '--log-level',
+          'warn',
+          '--no-watch',
+        ],
+        { env: { DATABASE_URL: databaseUrl }, cpu, cwd: root },
+      );
+      return { child, url: at(port) };
+    },
+  });
+  const list = [
+    ours('mcp-beaver', ['node', main]),
+    ...(binary ? [{ ...ours('mcp-beaver (single binary)', [binary]), startupOnly: true }] : []),
+    {
+      ...ours('mcp-beaver (npx mcp-beaver)', ['npx', '--no-install', 'mcp-beaver']),
+      startupOnly: true,
+    },
+    {
+      name: 'Google MCP Toolbox 1.12',
+      workloads: ['tools', 'sql', 'http'],
+      async start(count) {
+        const file = join(work, `toolbox-${count}.yaml`);
+        writeFileSync(file, toToolboxYaml(toolsOf(count), { schema, upstreamUrl }));
+        const port = await freePort();
+        const child = launch(
+          [
+            peers.toolbox,
+            '--config',
+            file,
+            '--address',
+            '127.0.0.1',
+            '--port',
+            String(port),
+            '--log-level',
+            'WARN',
+            '--disable-reload',
+            '--disable-version-check',
+          ],
+          { cpu },
+        );
+        return { child, url: at(port) };
+      },
+    },
+    {
+      name: 'DBHub 1.4',
+      workloads: ['tools', 'sql'],
+      async start(count) {
+        const file = join(work, `dbhub-${count}.toml`);
+        writeFileSync(file, toDbhubToml(toolsOf(count), { schema, databaseUrl }));
+        const port = await freePort();
+        // DBHub binds 0.0.0.0 unless it is given a host.
+        const child = launch(
+          [
+            'node',
+            peers.dbhub,
+            '--transport',
+            'http',
+            '--host',
+            '127.0.0.1',
+            '--port',
+            String(port),
+            `--config=${file}`,
+          ],
+          { cpu, cwd: work },
+        );
+        return { child, url: at(port) };
+      },
+    },
+    {
+      name: 'official SDK v2 server (hand-written tools)',
+      workloads: ['tools', 'sql', 'http'],
+      async start(count) {
+        const defs = toolsOf(count).map((t) => ({
+          name: t.name,
+          description: t.description,
+          param: t.param,
+          ...(t.statement ? { sql: t.statement(schema) } : { path: t.path }),
+        }));
+        const child = launch(['node', join(root, 'bench', 'servers', 'sdk-reference.mjs')], {
+          env: {
+            PEER_TOOLS: JSON.stringify(defs),
+            DATABASE_URL: databaseUrl,
+            UPSTREAM_URL: upstreamUrl,
+          },
+          cpu,
+          cwd: root,
+        });
+        return { child, url: await urlOf(child, 'sdk-reference') };
+      },
+    },
+  ];
+  return list;
+}
