@@ -59,6 +59,9 @@ export function prepareCatalogPage(template: string): CatalogPage {
     const known: readonly string[] = sign === '' ? SLOTS : FLAGS;
     if (!known.includes(name!)) throw new Error(`catalog.html: unknown {{${sign}${name}}}`);
   }
+  // Blocks do not nest: a marker left once every block is taken out has no partner.
+  const stray = /\{\{[#^/][\w-]+\}\}/.exec(text.replace(BLOCK, '$3'));
+  if (stray) throw new Error(`catalog.html: ${stray[0]} opens or closes no block`);
   return (spec, opts) => {
     const { server } = spec;
     const flags: Record<Flag, boolean> = {
