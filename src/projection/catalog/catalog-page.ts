@@ -8,7 +8,7 @@
 import type { CompiledSpec } from '../../spec/descriptor.js';
 
 /** Text for an HTML text node or a quoted attribute value. */
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
