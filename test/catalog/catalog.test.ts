@@ -128,6 +128,7 @@ describe('catalog page over HTTP', () => {
 
   it('escapes every spec string and has no inline script or style', async () => {
     const { text } = await get(`${gw.url}/`);
+    expect(text).not.toContain('<script>alert(1)</script>');
     expect(text).toContain('Catalog &lt;demo&gt; &amp; friends');
     expect(text).toContain('Never trust &lt;b&gt;markup&lt;/b&gt; in here.');
     expect(text).not.toContain('<b>markup</b>');
