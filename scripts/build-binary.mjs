@@ -10,6 +10,9 @@
  *   3. postject injects the blob into a copy of the node binary running this script,
  *      so the executable is that Node version, for this platform and architecture.
  *
+ * The catalog page's files (src/projection/catalog/assets/) go into the bundle as strings:
+ * catalog-assets.ts reads them from beside itself, and the binary has nothing beside it.
+ *
  * What the binary leaves out: the `demo` command and `database embedded` (both need
  * PGlite's WASM and data files, and the demo needs specs/); each stops with a message
  * saying to use the npm package. Run this script with another node binary to build on
@@ -21,6 +24,7 @@ import {
   copyFile,
   mkdir,
   mkdtemp,
+  readdir,
   readFile,
   rename,
   rm,
@@ -47,11 +51,15 @@ const STUBS = new Map([
   ],
 ]);
 const MAIN = join(root, 'src/cli/main.ts');
+/** Reads the catalog page's files at boot; the bundle gets them inlined instead. */
+const CATALOG_ASSETS = join(root, 'src/projection/catalog/catalog-assets.ts');
+const CATALOG_ASSETS_DIR = join(root, 'src/projection/catalog/assets');
 /** The last line of src/cli/main.ts runs the CLI with a top-level await, which CommonJS cannot hold; sea-entry.ts runs it instead. */
 const AUTO_RUN = /^process\.exitCode = await main\(process\.argv\.slice\(2\)\);?[ \t]*$/m;
 
 /** The stubs the bundle used: each must have been, or its module was renamed. */
 const stubbed = new Set();
+let catalogEmbedded = false;
 
 /** Stubs out what the binary cannot carry, and fails the build if anything else pulls it in. */
 const seaPlugin = {
@@ -84,6 +92,18 @@ const seaPlugin = {
         };
       }
       return { contents: source.replace(AUTO_RUN, ''), loader: 'ts' };
+    });
+    // The same export as catalog-assets.ts, with every file of its folder inlined.
+    b.onLoad({ filter: /[\\/]catalog-assets\.ts$/ }, async (args) => {
+      if (args.path !== CATALOG_ASSETS) return undefined;
+      catalogEmbedded = true;
+      const files = {};
+      for (const name of (await readdir(CATALOG_ASSETS_DIR)).sort())
+        files[name] = await readFile(join(CATALOG_ASSETS_DIR, name), 'utf8');
+      return {
+        contents: `export const CATALOG_FILES = Object.freeze(${JSON.stringify(files)});\n`,
+        loader: 'js',
+      };
     });
   },
 };
@@ -133,6 +153,10 @@ async function main() {
       plugins: [seaPlugin],
     });
 
+    if (!catalogEmbedded)
+      throw new Error(
+        `the bundle did not load ${relative(root, CATALOG_ASSETS)}; update CATALOG_ASSETS in scripts/build-binary.mjs`,
+      );
     for (const stub of STUBS.values()) {
       if (!stubbed.has(stub))
         throw new Error(

@@ -1,8 +1,8 @@
 /**
  * The catalog page (`GET /`): over plain HTTP (headers, escaping, no inline code, and
- * with access no tool at all), then in headless Chromium under its real CSP: tools
- * listed, the try-it form calls a tool and shows the envelope; with access, a token
- * lists exactly the tools its scopes allow; no console error or CSP violation.
+ * no tool at all: the script lists them from GET /api), then in headless Chromium under
+ * its real CSP: tools listed, the try-it form calls a tool and shows the envelope; with
+ * access, a token lists exactly the tools its scopes allow; no console error or CSP violation.
  * Screenshots are written to test-output/catalog.png, catalog-access.png and
  * catalog-access-401.png.
  */
@@ -13,7 +13,6 @@ import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exampleArguments } from '../../src/projection/catalog/catalog-shared.js';
 import type { JsonSchema } from '../../src/spec/field-schema.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
@@ -37,6 +36,12 @@ const API_KEY = 'catalog-key-7c1e90aa';
 const READ_KEY = 'catalog-reader-3b5d21f0';
 const ACCESS_ENV = { CATALOG_KEYS: API_KEY, CATALOG_READ_KEYS: READ_KEY };
 const ALL_TOOLS = ['get_item', 'create_thing', 'delete_thing'];
+/** The try-it example of each tool: the required fields and those with a default. */
+const EXAMPLES: Record<string, unknown> = {
+  get_item: { id: '' },
+  create_thing: { name: '', amount: 1, kind: 'gadget', due: '2025-01-01T00:00:00Z' },
+  delete_thing: { id: '' },
+};
 
 function catalogSpec(upstream: string, opts: { access?: boolean } = {}): string {
   return `
@@ -57,7 +62,7 @@ ${
 can get item {
     describe "One item by id. <script>alert(1)</script>"
     path "/items/{id}"
-    ${opts.access ? 'scope "items:read"' : ''}
+    scope "items:read"
 }
 can create thing {
     describe "Create a thing with a name."
@@ -102,7 +107,7 @@ describe('catalog page over HTTP', () => {
     await upstream?.close();
   });
 
-  it('serves GET / as HTML under a strict CSP, listing every tool', async () => {
+  it('serves GET / as HTML under a strict CSP, naming the server and leaving the tools to the script', async () => {
     const r = await get(`${gw.url}/`);
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -110,23 +115,13 @@ describe('catalog page over HTTP', () => {
     expect(r.headers.get('x-content-type-options')).toBe('nosniff');
     expect(r.headers.get('referrer-policy')).toBe('no-referrer');
     expect(r.headers.get('cache-control')).toBe('no-cache');
-    for (const name of ['get_item', 'create_thing', 'delete_thing']) {
-      expect(r.text).toContain(`id="tool-${name}"`);
-      expect(r.text).toContain(`action="/api/${name}"`);
-    }
     expect(r.text).toContain('<code>catalog-demo</code>');
     expect(r.text).toContain('version 2.3.4');
-    // Annotation badges follow the verbs.
-    expect(r.text).toContain('badge-read-only');
-    expect(r.text).toContain('badge-destructive');
-    // The example starts from the required fields and defaults only.
-    expect(r.text).toContain(
-      JSON.stringify(
-        { name: '', amount: 1, kind: 'gadget', due: '2025-01-01T00:00:00Z' },
-        null,
-        2,
-      ).replace(/"/g, '&quot;'),
-    );
+    // The cards are built in the browser from GET /api; without access the page adds the
+    // scopes each tool needs, which GET /api does not list.
+    expect(r.text).toContain('<div id="tool-list"></div>');
+    expect(r.text).not.toContain('<article');
+    expect(r.text).toContain('data-scopes="{&quot;get_item&quot;:[&quot;items:read&quot;]}"');
     // No access block: no token field.
     expect(r.text).not.toContain('id="bearer-token"');
   });
@@ -134,8 +129,8 @@ describe('catalog page over HTTP', () => {
   it('escapes every spec string and has no inline script or style', async () => {
     const { text } = await get(`${gw.url}/`);
     expect(text).not.toContain('<script>alert(1)</script>');
-    expect(text).toContain('One item by id. &lt;script&gt;alert(1)&lt;/script&gt;');
     expect(text).toContain('Catalog &lt;demo&gt; &amp; friends');
+    expect(text).toContain('Never trust &lt;b&gt;markup&lt;/b&gt; in here.');
     expect(text).not.toContain('<b>markup</b>');
     // Every <script> loads a same-origin file; nothing carries a style attribute or element.
     const scripts = text.match(/<script\b[^>]*>/gi) ?? [];
@@ -282,7 +277,23 @@ describe('catalog page in headless Chromium', () => {
     expect(await page.title()).toBe('Catalog <demo> & friends · tool catalog');
     await expect.poll(() => page.locator('article.tool').count()).toBe(3);
     const names = await page.locator('article.tool .tool-name').allTextContents();
-    expect(names).toEqual(['get_item', 'create_thing', 'delete_thing']);
+    expect(names).toEqual(ALL_TOOLS);
+    for (const name of ALL_TOOLS) {
+      const tool = page.locator(`article#tool-${name}`);
+      expect(await tool.locator('form.try').getAttribute('action')).toBe(`/api/${name}`);
+      // The example starts from the required fields and defaults only.
+      expect(await tool.locator('textarea').inputValue()).toBe(
+        JSON.stringify(EXAMPLES[name], null, 2),
+      );
+    }
+    // Annotation badges follow the verbs; without access a card names the scopes it needs.
+    expect(await page.locator('#tool-get_item .badge-read-only').textContent()).toBe('read-only');
+    expect(await page.locator('#tool-delete_thing .badge-destructive').count()).toBe(1);
+    expect(await page.locator('#tool-get_item .scopes').textContent()).toBe(
+      'Needs scope items:read',
+    );
+    expect(await page.locator('.scopes').count()).toBe(1);
+    expect(await page.locator('nav .toc a').count()).toBe(3);
     // The escaped description shows as text, and the script it spells never ran.
     await expect
       .poll(() => page.locator('#tool-get_item .prose').textContent())
@@ -389,9 +400,8 @@ describe('catalog page in headless Chromium', () => {
       expect(JSON.parse((await card.locator('details.schema pre').textContent()) ?? '')).toEqual(
         t.inputSchema,
       );
-      // The browser's example is the server's, from the same schema.
       expect(await card.locator('textarea').inputValue()).toBe(
-        JSON.stringify(exampleArguments(t.inputSchema), null, 2),
+        JSON.stringify(EXAMPLES[t.name], null, 2),
       );
       expect(await card.locator('form.try').getAttribute('action')).toBe(`/api/${t.name}`);
     }
@@ -399,6 +409,8 @@ describe('catalog page in headless Chromium', () => {
     expect(await page.locator('#tool-delete_thing .badge-destructive').count()).toBe(1);
     // The description's markup is text: nothing it spells became an element.
     expect(await page.locator('#tool-list script, #tool-list b').count()).toBe(0);
+    // With access a card names no scope.
+    expect(await page.locator('.scopes').count()).toBe(0);
 
     // Kept across a reload of the tab, in sessionStorage only, and listed again at once.
     await page.reload({ waitUntil: 'load' });

@@ -1,16 +1,16 @@
 /**
  * The catalog projection: `GET /` is a small HTML page listing the tools of the spec
  * served now, with the MCP URL to copy and a try-it form per tool that calls
- * `POST /api/<tool>`. Its script and stylesheet are same-origin static strings, so a
- * strict Content-Security-Policy (no inline code at all) holds.
+ * `POST /api/<tool>`. Its page, script, stylesheet and icon are the files of assets/,
+ * read once at boot and served same-origin, so a strict Content-Security-Policy (no
+ * inline code at all) holds.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CompiledSpec } from '../../spec/descriptor.js';
 import { MCP_PATH } from '../mcp/mcp-routes.js';
-import { renderCatalog, type CatalogAssets } from './catalog-page.js';
-import { CATALOG_SCRIPT } from './catalog-script.js';
-import { CATALOG_ICON, CATALOG_STYLE } from './catalog-style.js';
+import { CATALOG_FILES } from './catalog-assets.js';
+import { prepareCatalogPage, type CatalogOptions } from './catalog-page.js';
 
 /** What the catalog needs from the runtime serving now (it changes on reload). */
 export interface CatalogRuntime {
@@ -40,12 +40,17 @@ function staticAsset(path: string, type: string, text: string): StaticAsset {
   return { path, type, body, etag: `"${hash}"` };
 }
 
-const SCRIPT = staticAsset('/catalog.js', 'text/javascript; charset=utf-8', CATALOG_SCRIPT);
-const STYLE = staticAsset('/catalog.css', 'text/css; charset=utf-8', CATALOG_STYLE);
-const ICON = staticAsset('/catalog.svg', 'image/svg+xml', CATALOG_ICON);
+const SCRIPT = staticAsset(
+  '/catalog.js',
+  'text/javascript; charset=utf-8',
+  CATALOG_FILES['catalog.js'],
+);
+const STYLE = staticAsset('/catalog.css', 'text/css; charset=utf-8', CATALOG_FILES['catalog.css']);
+const ICON = staticAsset('/catalog.svg', 'image/svg+xml', CATALOG_FILES['catalog.svg']);
+const renderCatalog = prepareCatalogPage(CATALOG_FILES['catalog.html']);
 
 /** The page names each asset by its content hash, so an upgrade never meets a stale copy. */
-const ASSETS: CatalogAssets = {
+const ASSETS: CatalogOptions['assets'] = {
   script: `${SCRIPT.path}?v=${SCRIPT.etag.slice(1, -1)}`,
   style: `${STYLE.path}?v=${STYLE.etag.slice(1, -1)}`,
   icon: `${ICON.path}?v=${ICON.etag.slice(1, -1)}`,

@@ -1,0 +1,487 @@
+/**
+ * The catalog page's behaviour, served as /catalog.js: plain browser JavaScript, no build
+ * step, no framework, nothing loaded from elsewhere. It fills in the MCP URL and copies it,
+ * keeps the bearer token in sessionStorage, lists the tools from `GET /api` (the caller's
+ * tools: with access, those of the token in the field) as cards built from text nodes only,
+ * never markup from the spec, and turns each try-it form into a `fetch` POST to
+ * /api/<tool> whose status and envelope it shows.
+ *
+ * A classic script (the page loads it with `defer`), so everything lives in one function.
+ */
+(() => {
+  'use strict';
+
+  const TOKEN_KEY = 'mcp-beaver:bearer-token';
+  const TOOLS_HINT =
+    'Tools appear once a token is entered: each token sees the tools its scopes allow.';
+
+  /** The annotation badges, in the order a card shows them; the label is also the class. */
+  const BADGES = [
+    { hint: 'readOnlyHint', label: 'read-only', explain: 'Does not change anything upstream.' },
+    {
+      hint: 'destructiveHint',
+      label: 'destructive',
+      explain: 'May delete or overwrite data upstream.',
+    },
+    {
+      hint: 'idempotentHint',
+      label: 'idempotent',
+      explain: 'Calling it again with the same arguments has no further effect.',
+    },
+    {
+      hint: 'openWorldHint',
+      label: 'open-world',
+      explain: 'Talks to a system outside this gateway.',
+    },
+  ];
+
+  /** The try-it example nests no deeper than this. */
+  const EXAMPLE_MAX_DEPTH = 8;
+
+  const FORMAT_EXAMPLES = {
+    'date-time': '2025-01-01T00:00:00Z',
+    date: '2025-01-01',
+    time: '00:00:00Z',
+    email: 'someone@example.com',
+    uri: 'https://example.com/',
+    url: 'https://example.com/',
+    uuid: '00000000-0000-4000-8000-000000000000',
+  };
+
+  const body = document.body;
+  const byId = (id) => document.getElementById(id);
+  const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const has = (o, key) => Object.prototype.hasOwnProperty.call(o, key);
+  const errorText = (e) => (e && e.message ? e.message : e);
+  const httpLabel = (res) => `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
+
+  /** An element with a class and text (text, never markup: it may come from the spec). */
+  function el(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  function storage() {
+    try {
+      return window.sessionStorage;
+    } catch {
+      return null;
+    }
+  }
+
+  // --- The MCP URL as this browser reaches the gateway (right behind a proxy too). ---
+
+  const mcpInput = byId('mcp-url');
+  const copyStatus = byId('copy-status');
+  mcpInput.value = window.location.origin + (body.getAttribute('data-mcp-path') || '/mcp');
+  mcpInput.addEventListener('focus', () => mcpInput.select());
+
+  byId('copy-mcp-url').addEventListener('click', () => {
+    const done = (ok) => {
+      copyStatus.textContent = ok ? 'Copied.' : 'Select the URL and copy it.';
+    };
+    const fallback = () => {
+      mcpInput.focus();
+      mcpInput.select();
+      let ok;
+      try {
+        ok = document.execCommand('copy');
+      } catch {
+        ok = false;
+      }
+      done(ok);
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(mcpInput.value).then(() => done(true), fallback);
+    } else {
+      fallback();
+    }
+  });
+
+  // --- The bearer token (with access only): this tab only, never in the URL. ---
+
+  const tokenInput = byId('bearer-token');
+  const store = storage();
+  const currentToken = () => (tokenInput ? tokenInput.value.trim() : '');
+  if (tokenInput) {
+    if (store) tokenInput.value = store.getItem(TOKEN_KEY) || '';
+    tokenInput.addEventListener('input', () => {
+      if (!store) return;
+      const value = tokenInput.value.trim();
+      if (value) store.setItem(TOKEN_KEY, value);
+      else store.removeItem(TOKEN_KEY);
+    });
+    // A token is taken on Enter, on leaving the field changed, or with the button.
+    tokenInput.addEventListener('change', () => loadTools(false));
+    tokenInput.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') {
+        event.preventDefault();
+        loadTools(true);
+      }
+    });
+    byId('use-token').addEventListener('click', () => loadTools(true));
+    byId('forget-token').addEventListener('click', () => {
+      tokenInput.value = '';
+      if (store) store.removeItem(TOKEN_KEY);
+      loadTools(true);
+      tokenInput.focus();
+    });
+  }
+
+  // --- The try-it form of one card: POST /api/<tool>, then its status and envelope. ---
+
+  function show(form, state, statusText, bodyText) {
+    const status = form.querySelector('.call-status');
+    const pre = form.querySelector('.envelope');
+    const code = pre.querySelector('code');
+    status.textContent = statusText;
+    status.className = `call-status ${state}`;
+    pre.className = `envelope ${state}`;
+    if (bodyText === null) {
+      pre.hidden = true;
+      code.textContent = '';
+    } else {
+      code.textContent = bodyText;
+      pre.hidden = false;
+    }
+  }
+
+  function pretty(text) {
+    try {
+      return JSON.stringify(JSON.parse(text), null, 2);
+    } catch {
+      return text;
+    }
+  }
+
+  function call(form) {
+    const tool = form.getAttribute('data-tool');
+    const textarea = form.querySelector('textarea');
+    const button = form.querySelector('button[type="submit"]');
+    const raw = textarea.value.trim() === '' ? '{}' : textarea.value;
+    let args;
+    try {
+      args = JSON.parse(raw);
+    } catch (e) {
+      show(form, 'error', `The arguments are not valid JSON: ${e.message}`, null);
+      textarea.focus();
+      return;
+    }
+    if (!isObject(args)) {
+      show(form, 'error', 'The arguments must be a JSON object.', null);
+      textarea.focus();
+      return;
+    }
+    const headers = { 'content-type': 'application/json', accept: 'application/json' };
+    const token = currentToken();
+    if (token) headers.authorization = `Bearer ${token}`;
+    button.disabled = true;
+    form.setAttribute('aria-busy', 'true');
+    show(form, 'pending', `Calling ${tool}…`, null);
+    const started = Date.now();
+    fetch('/api/' + encodeURIComponent(tool), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(args),
+      credentials: 'omit',
+      cache: 'no-store',
+      redirect: 'error',
+    })
+      .then((res) =>
+        res.text().then((text) => {
+          const ms = Date.now() - started;
+          show(form, res.ok ? 'ok' : 'error', `${httpLabel(res)} · ${ms} ms`, pretty(text));
+        }),
+      )
+      .catch((e) => show(form, 'error', `The call did not complete: ${errorText(e)}`, null))
+      .then(() => {
+        button.disabled = false;
+        form.removeAttribute('aria-busy');
+      });
+  }
+
+  function wire(form) {
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      call(form);
+    });
+    const textarea = form.querySelector('textarea');
+    textarea.addEventListener('input', () => {
+      // A complaint about the text just replaced no longer applies.
+      const pre = form.querySelector('.envelope');
+      const status = form.querySelector('.call-status');
+      if (pre.hidden && status.className.indexOf('error') >= 0) show(form, '', '', null);
+    });
+    textarea.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        call(form);
+      }
+    });
+  }
+
+  // --- The try-it example: a starting point built from the input schema. ---
+
+  /**
+   * The required properties and those with a default, each filled with its default, first
+   * enum value, or a plain value of its type.
+   */
+  function exampleValue(schema, depth) {
+    if (!isObject(schema)) return null;
+    if (has(schema, 'default')) return schema.default;
+    if (has(schema, 'const')) return schema.const;
+    if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+    const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+    switch (type) {
+      case 'object': {
+        const out = {};
+        if (depth > EXAMPLE_MAX_DEPTH) return out;
+        const props = isObject(schema.properties) ? schema.properties : {};
+        const required = Array.isArray(schema.required) ? schema.required : [];
+        for (const [name, sub] of Object.entries(props)) {
+          if (required.includes(name) || (isObject(sub) && has(sub, 'default')))
+            out[name] = exampleValue(sub, depth + 1);
+        }
+        return out;
+      }
+      case 'array':
+        return [];
+      case 'integer':
+      case 'number':
+        if (typeof schema.minimum === 'number') return schema.minimum;
+        if (typeof schema.exclusiveMinimum === 'number')
+          return Math.floor(schema.exclusiveMinimum) + 1;
+        return 0;
+      case 'boolean':
+        return false;
+      case 'string':
+        return typeof schema.format === 'string' && has(FORMAT_EXAMPLES, schema.format)
+          ? FORMAT_EXAMPLES[schema.format]
+          : '';
+      default:
+        return null;
+    }
+  }
+
+  function exampleArguments(schema) {
+    const v = exampleValue(schema, 0);
+    return isObject(v) ? v : {};
+  }
+
+  // --- The tool cards, from GET /api. ---
+
+  const toolList = byId('tool-list');
+  const toolsStatus = byId('tools-status');
+  const toolCount = byId('tool-count');
+  /** The scopes of each tool, named by the page only without access (everyone sees all). */
+  const scopesOf = (() => {
+    try {
+      const parsed = JSON.parse(byId('tools').getAttribute('data-scopes') || '{}');
+      return isObject(parsed) ? parsed : {};
+    } catch {
+      return {};
+    }
+  })();
+
+  function toolCard(t) {
+    const name = t.name;
+    const id = `tool-${name}`;
+    const article = el('article', 'tool');
+    article.id = id;
+    article.setAttribute('aria-labelledby', `${id}-name`);
+
+    const header = el('header', 'tool-header');
+    const h3 = el('h3');
+    h3.id = `${id}-name`;
+    h3.append(el('code', 'tool-name', name), ' ', el('span', 'tool-title', t.title ?? name));
+    header.append(h3);
+    const annotations = isObject(t.annotations) ? t.annotations : {};
+    const badges = BADGES.filter((b) => annotations[b.hint]).map((b) => {
+      const li = el('li', `badge badge-${b.label}`, b.label);
+      li.title = b.explain;
+      return li;
+    });
+    if (badges.length > 0) {
+      const ul = el('ul', 'badges');
+      ul.setAttribute('aria-label', 'Annotations');
+      ul.append(...badges);
+      header.append(ul);
+    }
+    article.append(header);
+
+    if (typeof t.description === 'string') article.append(el('p', 'prose', t.description));
+    const scopes = has(scopesOf, name) && Array.isArray(scopesOf[name]) ? scopesOf[name] : [];
+    if (scopes.length > 0) {
+      const p = el('p', 'scopes', 'Needs scope ');
+      scopes.forEach((scope, i) => {
+        if (i > 0) p.append(' ');
+        p.append(el('code', '', scope));
+      });
+      article.append(p);
+    }
+
+    const details = el('details', 'schema');
+    const schemaPre = el('pre');
+    schemaPre.append(el('code', '', JSON.stringify(t.inputSchema, null, 2)));
+    details.append(el('summary', '', 'Input schema'), schemaPre);
+    article.append(details);
+
+    const form = el('form', 'try');
+    form.method = 'post';
+    form.action = '/api/' + encodeURIComponent(name);
+    form.setAttribute('data-tool', name);
+    const label = el('label', '', 'Try it: arguments (JSON)');
+    label.htmlFor = `${id}-args`;
+    const example = JSON.stringify(exampleArguments(t.inputSchema), null, 2);
+    const textarea = el('textarea', '', example);
+    textarea.id = `${id}-args`;
+    textarea.name = 'arguments';
+    textarea.rows = Math.min(16, Math.max(3, example.split('\n').length + 1));
+    textarea.spellcheck = false;
+    textarea.setAttribute('autocomplete', 'off');
+    const actions = el('div', 'actions');
+    const button = el('button', '', 'Call');
+    button.type = 'submit';
+    const status = el('span', 'call-status');
+    status.setAttribute('role', 'status');
+    status.setAttribute('aria-live', 'polite');
+    actions.append(button, status);
+    const envelope = el('pre', 'envelope');
+    envelope.hidden = true;
+    envelope.append(el('code'));
+    form.append(label, textarea, actions, envelope);
+    article.append(form);
+    wire(form);
+    return article;
+  }
+
+  function toolsNotice(state, text) {
+    toolsStatus.className = `notice${state ? ` ${state}` : ''}`;
+    toolsStatus.textContent = text;
+    toolsStatus.hidden = text === '';
+  }
+
+  function clearTools() {
+    toolList.replaceChildren();
+    toolCount.textContent = '';
+  }
+
+  function showTools(tools) {
+    clearTools();
+    toolCount.textContent = String(tools.length);
+    toolsNotice('', tools.length === 0 && tokenInput ? 'This token may call no tool.' : '');
+    if (tools.length > 1) {
+      const nav = el('nav');
+      nav.setAttribute('aria-label', 'Tools');
+      const toc = el('ul', 'toc');
+      for (const t of tools) {
+        const a = el('a');
+        a.href = '#tool-' + encodeURIComponent(t.name);
+        a.append(el('code', '', t.name));
+        const li = el('li');
+        li.append(a);
+        toc.append(li);
+      }
+      nav.append(toc);
+      toolList.append(nav);
+    }
+    toolList.append(...tools.map(toolCard));
+    // A link to one tool, followed before its card existed.
+    const hash = window.location.hash;
+    if (hash.length > 1) {
+      let target;
+      try {
+        target = byId(decodeURIComponent(hash.slice(1)));
+      } catch {
+        target = null;
+      }
+      if (target && toolList.contains(target)) target.scrollIntoView();
+    }
+  }
+
+  function listingError(res, text) {
+    let message = '';
+    try {
+      const parsed = JSON.parse(text);
+      if (isObject(parsed) && isObject(parsed.error) && typeof parsed.error.message === 'string')
+        message = parsed.error.message;
+    } catch {
+      message = '';
+    }
+    const lead =
+      res.status === 401
+        ? `The gateway did not accept this token (${httpLabel(res)})`
+        : `The tools could not be listed (${httpLabel(res)})`;
+    return lead + (message ? `: ${message}` : '.');
+  }
+
+  // The token of the listing asked for last; an older answer is dropped.
+  const asked = { seq: 0, token: null, pending: false };
+
+  // Lists the caller's tools (with access, those of the token in the field); again only when
+  // asked to (again is never while the same token's listing is on its way).
+  function loadTools(again) {
+    const token = currentToken();
+    if (token === asked.token && (asked.pending || !again)) return;
+    const seq = ++asked.seq;
+    asked.token = token;
+    clearTools();
+    if (tokenInput && !token) {
+      asked.pending = false;
+      toolsNotice('', TOOLS_HINT);
+      return;
+    }
+    asked.pending = true;
+    if (tokenInput) toolsNotice('pending', 'Listing the tools this token may call…');
+    toolList.setAttribute('aria-busy', 'true');
+    const done = () => {
+      if (seq !== asked.seq) return false;
+      asked.pending = false;
+      toolList.removeAttribute('aria-busy');
+      return true;
+    };
+    const headers = { accept: 'application/json' };
+    if (token) headers.authorization = `Bearer ${token}`;
+    fetch('/api', {
+      method: 'GET',
+      headers,
+      credentials: 'omit',
+      // Each token sees its own list: never an answer cached for another.
+      cache: 'no-store',
+      redirect: 'error',
+    })
+      .then((res) =>
+        res.text().then((text) => {
+          if (!done()) return;
+          if (!res.ok) {
+            toolsNotice('error', listingError(res, text));
+            return;
+          }
+          let listing;
+          try {
+            listing = JSON.parse(text);
+          } catch {
+            listing = null;
+          }
+          if (!isObject(listing) || !Array.isArray(listing.tools)) {
+            toolsNotice(
+              'error',
+              'The gateway answered GET /api with something other than a tool list.',
+            );
+            return;
+          }
+          showTools(listing.tools.filter((t) => isObject(t) && typeof t.name === 'string'));
+        }),
+      )
+      .catch((e) => {
+        if (!done()) return;
+        toolsNotice('error', `The tools could not be listed: ${errorText(e)}`);
+      });
+  }
+
+  // Without access the page lists every tool at once; with access, a token kept from earlier
+  // in this tab lists its tools straight away.
+  if (!tokenInput || currentToken()) loadTools(true);
+})();
