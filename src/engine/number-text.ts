@@ -1,0 +1,257 @@
+/**
+ * Numbers as the caller wrote them. JSON.parse makes every number a double, so
+ * `12345678901234567890` becomes ...7000, `1e400` becomes Infinity (sent as null) and
+ * `-0` loses its sign; yet `raw` is forwarded verbatim (spec-language.md) and a typed
+ * number must never be rounded silently. Node 20's JSON.parse gives no source text,
+ * so a body that may hold such a number (a regular expression over the text decides,
+ * cheaply) is read a second time by the small parser below, which keeps the text of
+ * each number a double does not give back unchanged. The text lives beside the
+ * parsed value, by container and key, in a WeakMap: validation still sees plain JSON
+ * values, the serializers write the kept text back, and the typed-number guard
+ * refuses values a double cannot hold.
+ */
+
+interface KeptNumber {
+  readonly text: string;
+  /** The double JSON.parse made of it: the text applies only while the value is this. */
+  readonly value: number;
+}
+
+type Key = string | number;
+
+const KEPT = new WeakMap<object, Map<Key, KeptNumber>>();
+/** Containers holding a kept number, themselves or deeper down. */
+const HOLDERS = new WeakSet<object>();
+
+/**
+ * A number token (after `:`, `,` or `[`) that may not be canonical: `-0`, an exponent,
+ * 16 or more digits (a double carries 15 exactly), a fraction ending in 0, or a value
+ * below 1e-6 (written with an exponent by JavaScript). A string that looks like one
+ * only costs the second read; it never changes a value.
+ */
+const MAY_HOLD_INEXACT =
+  /[:,[]\s*(?:-0(?![.\d])|-?(?:\d+(?:\.\d+)?[eE]|(?:\d\.?){16}|\d+\.\d*0(?!\d)|0\.0{6}))/;
+
+/**
+ * JSON.parse, with the text of every non-canonical number kept. Callers bound the
+ * nesting depth first (json-depth.ts): the second read recurses.
+ */
+export function parseJson(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  if (!MAY_HOLD_INEXACT.test(text)) return value;
+  const reader = new KeepingReader(text);
+  const kept = reader.value();
+  return reader.keptAny ? kept : value;
+}
+
+/** Whether `v` (an object or array) holds a kept number text at any depth. */
+export function holdsNumberText(v: unknown): boolean {
+  return v !== null && typeof v === 'object' && HOLDERS.has(v);
+}
+
+/** The caller's text of the number at `container[key]`, when it was kept and is still there. */
+export function numberTextAt(container: object, key: Key, value: unknown): string | undefined {
+  const kept = KEPT.get(container)?.get(key);
+  return kept !== undefined && Object.is(kept.value, value) ? kept.text : undefined;
+}
+
+/** Makes `to` (a copy of `from`) carry the number texts `from` carries. */
+export function carryNumberText(from: object, to: object): void {
+  const kept = KEPT.get(from);
+  if (kept) KEPT.set(to, kept);
+  if (HOLDERS.has(from)) HOLDERS.add(to);
+}
+
+/**
+ * JSON text of `v`, writing kept numbers as the caller wrote them. `exact` is whether
+ * anything kept can be inside (the arguments it was built from hold a kept number);
+ * otherwise this is JSON.stringify.
+ */
+export function stringifyJson(v: unknown, exact = holdsNumberText(v)): string {
+  return exact ? (writeExact(v) ?? 'null') : JSON.stringify(v);
+}
+
+function writeExact(v: unknown): string | undefined {
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  const kept = KEPT.get(v);
+  const member = (container: object, key: Key, x: unknown): string | undefined =>
+    (kept && typeof x === 'number' && numberTextAt(container, key, x)) || writeExact(x);
+  if (Array.isArray(v)) {
+    const parts: string[] = [];
+    for (let i = 0; i < v.length; i++) parts.push(member(v, i, v[i]) ?? 'null');
+    return `[${parts.join(',')}]`;
+  }
+  const parts: string[] = [];
+  for (const k of Object.keys(v)) {
+    const text = member(v, k, (v as Record<string, unknown>)[k]);
+    if (text !== undefined) parts.push(`${JSON.stringify(k)}:${text}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+/**
+ * Whether the value a number text denotes differs from the double made of it
+ * (`9007199254740993` → ...992, `1e400` → Infinity, `1e-400` → 0). `1.50`, `1E2`
+ * and `-0` are the same values as their doubles and do not differ.
+ */
+export function differsFromDouble(text: string): boolean {
+  const n = Number(text);
+  if (!Number.isFinite(n)) return true;
+  return decimalKey(text) !== decimalKey(String(n));
+}
+
+/** A decimal as sign, significant digits and exponent: equal keys, equal values. */
+function decimalKey(s: string): string {
+  const neg = s.startsWith('-');
+  const e = s.search(/[eE]/);
+  const mantissa = s.slice(neg ? 1 : 0, e < 0 ? s.length : e);
+  const dot = mantissa.indexOf('.');
+  const int = dot < 0 ? mantissa : mantissa.slice(0, dot);
+  let digits = dot < 0 ? mantissa : int + mantissa.slice(dot + 1);
+  // An exponent beyond what the double can follow is caught by isFinite or by the digits.
+  let point = int.length + (e < 0 ? 0 : Number(s.slice(e + 1)));
+  const lead = /^0*/.exec(digits)![0].length;
+  digits = digits.slice(lead).replace(/0+$/, '');
+  point -= lead;
+  if (digits === '') return '0';
+  return `${neg ? '-' : ''}${digits}e${point}`;
+}
+
+/** A second read of text JSON.parse accepted: builds the same values, keeps number texts. */
+class KeepingReader {
+  private i = 0;
+  private readonly path: object[] = [];
+  keptAny = false;
+
+  constructor(private readonly text: string) {}
+
+  value(): unknown {
+    this.space();
+    const c = this.text.charCodeAt(this.i);
+    if (c === 0x7b) return this.object();
+    if (c === 0x5b) return this.array();
+    if (c === 0x22) return this.string();
+    if (c === 0x74) return this.word(4, true);
+    if (c === 0x66) return this.word(5, false);
+    if (c === 0x6e) return this.word(4, null);
+    return this.number().value;
+  }
+
+  private word<T>(length: number, v: T): T {
+    this.i += length;
+    return v;
+  }
+
+  private space(): void {
+    const t = this.text;
+    for (;;) {
+      const c = t.charCodeAt(this.i);
+      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return;
+      this.i++;
+    }
+  }
+
+  private string(): string {
+    const t = this.text;
+    const start = this.i;
+    let escaped = false;
+    let j = start + 1;
+    for (;;) {
+      const c = t.charCodeAt(j);
+      if (c === 0x22) break;
+      if (c === 0x5c) {
+        escaped = true;
+        j++;
+      }
+      j++;
+    }
+    this.i = j + 1;
+    return escaped ? (JSON.parse(t.slice(start, j + 1)) as string) : t.slice(start + 1, j);
+  }
+
+  private number(): KeptNumber {
+    const t = this.text;
+    const start = this.i;
+    let j = start;
+    for (;;) {
+      const c = t.charCodeAt(j);
+      // digits, '+', '-', '.', 'e', 'E'
+      if ((c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e || (c | 0x20) === 0x65)
+        j++;
+      else break;
+    }
+    this.i = j;
+    const text = t.slice(start, j);
+    return { text, value: Number(text) };
+  }
+
+  /** A member value; a number whose text a double does not give back is kept. */
+  private member(container: object, key: Key): unknown {
+    this.space();
+    const c = this.text.charCodeAt(this.i);
+    if (!((c >= 0x30 && c <= 0x39) || c === 0x2d)) return this.value();
+    const n = this.number();
+    let kept = KEPT.get(container);
+    if (JSON.stringify(n.value) !== n.text) {
+      if (!kept) KEPT.set(container, (kept = new Map()));
+      kept.set(key, n);
+      if (!this.keptAny || !HOLDERS.has(container)) {
+        this.keptAny = true;
+        HOLDERS.add(container);
+        for (const p of this.path) HOLDERS.add(p);
+      }
+    } else kept?.delete(key); // a repeated key: the last value is the one that counts
+    return n.value;
+  }
+
+  private object(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    this.path.push(out);
+    this.i++;
+    this.space();
+    if (this.text.charCodeAt(this.i) === 0x7d) {
+      this.i++;
+      this.path.pop();
+      return out;
+    }
+    for (;;) {
+      this.space();
+      const key = this.string();
+      this.space();
+      this.i++; // ':'
+      const v = this.member(out, key);
+      if (key === '__proto__')
+        // JSON.parse makes an own member of it; plain assignment would set the prototype.
+        Object.defineProperty(out, key, {
+          value: v,
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
+      else out[key] = v;
+      this.space();
+      if (this.text.charCodeAt(this.i++) === 0x7d) break; // else ','
+    }
+    this.path.pop();
+    return out;
+  }
+
+  private array(): unknown[] {
+    const out: unknown[] = [];
+    this.path.push(out);
+    this.i++;
+    this.space();
+    if (this.text.charCodeAt(this.i) === 0x5d) {
+      this.i++;
+      this.path.pop();
+      return out;
+    }
+    for (;;) {
+      out.push(this.member(out, out.length));
+      this.space();
+      if (this.text.charCodeAt(this.i++) === 0x5d) break; // else ','
+    }
+    this.path.pop();
+    return out;
+  }
+}
