@@ -22,6 +22,12 @@ type Key = string | number;
 const KEPT = new WeakMap<object, Map<Key, KeptNumber>>();
 /** Containers holding a kept number, themselves or deeper down. */
 const HOLDERS = new WeakSet<object>();
+/**
+ * Containers the second read made: one of them outside HOLDERS holds no kept text, so
+ * the writer hands it to JSON.stringify whole. A container built later (a body) is
+ * not here and is walked, since a raw value inside it may hold one.
+ */
+const READ = new WeakSet<object>();
 
 /**
  * A number token (after `:`, `,` or `[`) that may not be canonical: `-0`, an exponent,
@@ -60,6 +66,7 @@ export function carryNumberText(from: object, to: object): void {
   const kept = KEPT.get(from);
   if (kept) KEPT.set(to, kept);
   if (HOLDERS.has(from)) HOLDERS.add(to);
+  if (READ.has(from)) READ.add(to);
 }
 
 /**
@@ -72,7 +79,8 @@ export function stringifyJson(v: unknown, exact = holdsNumberText(v)): string {
 }
 
 function writeExact(v: unknown): string | undefined {
-  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (v === null || typeof v !== 'object' || (READ.has(v) && !HOLDERS.has(v)))
+    return JSON.stringify(v);
   const kept = KEPT.get(v);
   const member = (container: object, key: Key, x: unknown): string | undefined =>
     (kept && typeof x === 'number' && numberTextAt(container, key, x)) || writeExact(x);
@@ -206,6 +214,7 @@ class KeepingReader {
 
   private object(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
+    READ.add(out);
     this.path.push(out);
     this.i++;
     this.space();
@@ -238,6 +247,7 @@ class KeepingReader {
 
   private array(): unknown[] {
     const out: unknown[] = [];
+    READ.add(out);
     this.path.push(out);
     this.i++;
     this.space();
