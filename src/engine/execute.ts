@@ -1,7 +1,7 @@
 /**
  * The one pipeline every surface calls (architecture.md, "The data path"):
- * scopes → rate limit → metachar gate → restrict → schema → exclusive groups → claims → backend →
- * envelope. Each guard returns an expected failure as a value; the first one ends
+ * scopes → rate limit → metachar gate → restrict → schema → exact numbers → exclusive groups →
+ * claims → backend → envelope. Each guard returns an expected failure as a value; the first one ends
  * the call before anything leaves the gateway.
  *
  * Scopes run first, ahead of the order in the engine issue: a caller who may not
