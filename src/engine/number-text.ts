@@ -11,15 +11,11 @@
  * refuses values a double cannot hold.
  */
 
-interface KeptNumber {
-  readonly text: string;
-  /** The double JSON.parse made of it: the text applies only while the value is this. */
-  readonly value: number;
-}
-
 type Key = string | number;
 
-const KEPT = new WeakMap<object, Map<Key, KeptNumber>>();
+/** The caller's text of each kept number, by container and key (arrays: by index). */
+type Texts = Map<string, string> | (string | undefined)[];
+const KEPT = new WeakMap<object, Texts>();
 /** Containers holding a kept number, themselves or deeper down. */
 const HOLDERS = new WeakSet<object>();
 /**
@@ -57,8 +53,10 @@ export function holdsNumberText(v: unknown): boolean {
 
 /** The caller's text of the number at `container[key]`, when it was kept and is still there. */
 export function numberTextAt(container: object, key: Key, value: unknown): string | undefined {
-  const kept = KEPT.get(container)?.get(key);
-  return kept !== undefined && Object.is(kept.value, value) ? kept.text : undefined;
+  const texts = KEPT.get(container);
+  const text = Array.isArray(texts) ? texts[key as number] : texts?.get(key as string);
+  // The text applies only while the value is still the double made of it.
+  return text !== undefined && Object.is(Number(text), value) ? text : undefined;
 }
 
 /** Makes `to` (a copy of `from`) carry the number texts `from` carries. */
@@ -142,7 +140,7 @@ class KeepingReader {
     if (c === 0x74) return this.word(4, true);
     if (c === 0x66) return this.word(5, false);
     if (c === 0x6e) return this.word(4, null);
-    return this.number().value;
+    return this.number();
   }
 
   private word<T>(length: number, v: T): T {
@@ -177,7 +175,10 @@ class KeepingReader {
     return escaped ? (JSON.parse(t.slice(start, j + 1)) as string) : t.slice(start + 1, j);
   }
 
-  private number(): KeptNumber {
+  /** The caller's text of the number just read, when a double does not give it back. */
+  private numberText: string | undefined;
+
+  private number(): number {
     const t = this.text;
     const start = this.i;
     let j = start;
@@ -190,26 +191,26 @@ class KeepingReader {
     }
     this.i = j;
     const text = t.slice(start, j);
-    return { text, value: Number(text) };
+    const value = Number(text);
+    // String(-0) is "0" and String(Infinity) is no JSON number: both differ from any text.
+    this.numberText = String(value) === text ? undefined : text;
+    return value;
   }
 
-  /** A member value; a number whose text a double does not give back is kept. */
-  private member(container: object, key: Key): unknown {
+  /** A member value; `numberText` says whether it is a number whose text is kept. */
+  private member(): unknown {
     this.space();
     const c = this.text.charCodeAt(this.i);
-    if (!((c >= 0x30 && c <= 0x39) || c === 0x2d)) return this.value();
-    const n = this.number();
-    let kept = KEPT.get(container);
-    if (JSON.stringify(n.value) !== n.text) {
-      if (!kept) KEPT.set(container, (kept = new Map()));
-      kept.set(key, n);
-      if (!this.keptAny || !HOLDERS.has(container)) {
-        this.keptAny = true;
-        HOLDERS.add(container);
-        for (const p of this.path) HOLDERS.add(p);
-      }
-    } else kept?.delete(key); // a repeated key: the last value is the one that counts
-    return n.value;
+    this.numberText = undefined;
+    return (c >= 0x30 && c <= 0x39) || c === 0x2d ? this.number() : this.value();
+  }
+
+  /** The kept texts of `container`, made on its first kept number; marks it and its parents. */
+  private keptOf<T extends Texts>(container: object, kept: T): T {
+    KEPT.set(container, kept);
+    this.keptAny = true;
+    for (const p of this.path) HOLDERS.add(p);
+    return kept;
   }
 
   private object(): Record<string, unknown> {
@@ -223,12 +224,16 @@ class KeepingReader {
       this.path.pop();
       return out;
     }
+    let kept: Map<string, string> | undefined;
     for (;;) {
       this.space();
       const key = this.string();
       this.space();
       this.i++; // ':'
-      const v = this.member(out, key);
+      const v = this.member();
+      if (this.numberText !== undefined)
+        (kept ??= this.keptOf(out, new Map())).set(key, this.numberText);
+      else kept?.delete(key); // a repeated key: its last value is the one that counts
       if (key === '__proto__')
         // JSON.parse makes an own member of it; plain assignment would set the prototype.
         Object.defineProperty(out, key, {
@@ -256,8 +261,12 @@ class KeepingReader {
       this.path.pop();
       return out;
     }
+    let kept: (string | undefined)[] | undefined;
     for (;;) {
-      out.push(this.member(out, out.length));
+      const v = this.member();
+      if (this.numberText !== undefined)
+        (kept ??= this.keptOf(out, []))[out.length] = this.numberText;
+      out.push(v);
       this.space();
       if (this.text.charCodeAt(this.i++) === 0x5d) break; // else ','
     }
