@@ -59,6 +59,18 @@ export function numberTextAt(container: object, key: Key, value: unknown): strin
   return text !== undefined && Object.is(Number(text), value) ? text : undefined;
 }
 
+/** The kept texts of one container as a lookup like numberTextAt's, or undefined for none. */
+export function numberTextsOf(
+  container: object,
+): ((key: Key, value: unknown) => string | undefined) | undefined {
+  const texts = KEPT.get(container);
+  if (texts === undefined) return undefined;
+  return (key, value) => {
+    const text = Array.isArray(texts) ? texts[key as number] : texts.get(key as string);
+    return text !== undefined && Object.is(Number(text), value) ? text : undefined;
+  };
+}
+
 /** Makes `to` (a copy of `from`) carry the number texts `from` carries. */
 export function carryNumberText(from: object, to: object): void {
   const kept = KEPT.get(from);
@@ -101,6 +113,9 @@ function writeExact(v: unknown): string | undefined {
  * and `-0` are the same values as their doubles and do not differ.
  */
 export function differsFromDouble(text: string): boolean {
+  // Up to 15 significant digits without an exponent always survive a double (DBL_DIG).
+  const marks = (text.charCodeAt(0) === 0x2d ? 1 : 0) + (text.includes('.') ? 1 : 0);
+  if (text.length - marks <= 15 && !/[eE]/.test(text)) return false;
   const n = Number(text);
   if (!Number.isFinite(n)) return true;
   return decimalKey(text) !== decimalKey(String(n));

@@ -8,7 +8,7 @@
  */
 import type { JsonSchema } from '../../spec/field-schema.js';
 import { engineError, type EngineError } from '../error-catalogue.js';
-import { differsFromDouble, holdsNumberText, numberTextAt } from '../number-text.js';
+import { differsFromDouble, holdsNumberText, numberTextsOf } from '../number-text.js';
 
 export type ExactNumberCheck = (input: Record<string, unknown>) => EngineError | undefined;
 
@@ -38,23 +38,25 @@ function inexact(
   const items = schema.items as JsonSchema | undefined;
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   const container = value as Record<string, unknown>;
-  const keys: (string | number)[] = Array.isArray(value)
-    ? items
-      ? [...value.keys()]
-      : []
-    : properties
-      ? Object.keys(value as object).filter((k) => Object.hasOwn(properties, k))
-      : [];
-  for (const key of keys) {
-    const child = container[key as string];
-    const childSchema = items ?? properties![key as string]!;
-    const field = `${at}/${key}`;
-    if (typeof child === 'number') {
-      const text = numberTextAt(container, key, child);
-      if (text !== undefined && differsFromDouble(text)) return { field, text };
-    } else {
-      const deeper = inexact(child, childSchema, field);
-      if (deeper) return deeper;
+  const textOf = numberTextsOf(container);
+  const visit = (key: string | number, child: unknown, childSchema: JsonSchema) => {
+    if (typeof child !== 'number') return inexact(child, childSchema, `${at}/${key}`);
+    const text = textOf?.(key, child);
+    return text !== undefined && differsFromDouble(text)
+      ? { field: `${at}/${key}`, text }
+      : undefined;
+  };
+  if (Array.isArray(value)) {
+    if (!items) return undefined;
+    for (let i = 0; i < value.length; i++) {
+      const found = visit(i, value[i], items);
+      if (found) return found;
+    }
+  } else if (properties) {
+    for (const k of Object.keys(value as object)) {
+      if (!Object.hasOwn(properties, k)) continue;
+      const found = visit(k, container[k], properties[k]!);
+      if (found) return found;
     }
   }
   return undefined;
