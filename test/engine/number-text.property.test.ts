@@ -83,6 +83,28 @@ describe('JSON with the caller’s number texts', () => {
     );
   });
 
+  it('says a value differs from its double exactly when the decimals differ (BigInt oracle)', () => {
+    /** A decimal text as an exact rational m × 10^e, compared after scaling. */
+    const rational = (t: string): [bigint, number] => {
+      const [mant, exp = '0'] = t.toLowerCase().split('e');
+      const [int, frac = ''] = mant!.split('.');
+      return [BigInt(`${int}${frac}`.replace(/^(-?)0+(?=\d)/, '$1')), Number(exp) - frac.length];
+    };
+    const same = (a: string, b: string): boolean => {
+      const [ma, ea] = rational(a);
+      const [mb, eb] = rational(b);
+      const e = Math.min(ea, eb);
+      return ma * 10n ** BigInt(ea - e) === mb * 10n ** BigInt(eb - e);
+    };
+    fc.assert(
+      fc.property(numberText, (t) => {
+        const n = Number(t);
+        expect(differsFromDouble(t)).toBe(!Number.isFinite(n) || !same(t, String(n)));
+      }),
+      { numRuns: RUNS * 3 },
+    );
+  });
+
   it('tells values a double cannot hold from texts that only look different', () => {
     expect(
       ['9007199254740993', '1e400', '-1e400', '1e-400', '0.10000000000000000001'].map(
