@@ -1,7 +1,7 @@
 /**
  * `npx tsx bench/number-text.ts`: what keeping the caller's number texts costs the
  * request path. parseJson against JSON.parse on bodies without such numbers (the
- * common path: one regular expression over the text) and with one (a second read),
+ * common path: one scan of the text outside its strings) and with one (a second read),
  * and the argument writer against JSON.stringify.
  */
 import { performance } from 'node:perf_hooks';

@@ -3,7 +3,7 @@
  * `12345678901234567890` becomes ...7000, `1e400` becomes Infinity (sent as null) and
  * `-0` loses its sign; yet `raw` is forwarded verbatim (spec-language.md) and a typed
  * number must never be rounded silently. Node 20's JSON.parse gives no source text,
- * so a body that may hold such a number (a regular expression over the text decides,
+ * so a body that may hold such a number (a scan of the text outside its strings decides,
  * cheaply) is read a second time by the small parser below, which keeps the text of
  * each number a double does not give back unchanged. The text lives beside the
  * parsed value, by container and key, in a WeakMap: validation still sees plain JSON
@@ -26,13 +26,51 @@ const HOLDERS = new WeakSet<object>();
 const READ = new WeakSet<object>();
 
 /**
- * A number token (after `:`, `,` or `[`) that may not be canonical: `-0`, an exponent,
- * 16 or more digits (a double carries 15 exactly), a fraction ending in 0, or a value
- * below 1e-6 (written with an exponent by JavaScript). A string that looks like one
- * only costs the second read; it never changes a value.
+ * Whether valid JSON text holds a number a double may not give back as written:
+ * `-0`, an exponent, 16 or more digits (a double carries 15 exactly), a fraction
+ * ending in 0, or a value below 1e-6 (JavaScript writes those with an exponent).
+ * Strings are skipped with indexOf, so a body of text costs little more than its
+ * structure; a number that only looks odd costs the second read, never a value.
  */
-const MAY_HOLD_INEXACT =
-  /[:,[]\s*(?:-0(?![.\d])|-?(?:\d+(?:\.\d+)?[eE]|(?:\d\.?){16}|\d+\.\d*0(?!\d)|0\.0{6}))/;
+export function mayHoldOddNumber(t: string): boolean {
+  const n = t.length;
+  let i = 0;
+  while (i < n) {
+    const c = t.charCodeAt(i);
+    if (c === 0x22) {
+      // To the closing quote: one with an even run of backslashes before it.
+      let j = i;
+      for (;;) {
+        j = t.indexOf('"', j + 1);
+        let b = j - 1;
+        while (t.charCodeAt(b) === 0x5c) b--;
+        if ((j - 1 - b) % 2 === 0) break;
+      }
+      i = j + 1;
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      const start = i;
+      let digits = 0;
+      let dot = -1;
+      let last = 0;
+      for (; i < n; i++) {
+        const d = t.charCodeAt(i);
+        if (d >= 0x30 && d <= 0x39) {
+          digits++;
+          last = d;
+        } else if (d === 0x2e) dot = i;
+        else if ((d | 0x20) === 0x65) return true;
+        else if (d !== 0x2d) break;
+      }
+      if (digits >= 16) return true;
+      if (dot >= 0 && last === 0x30) return true;
+      const lead = c === 0x2d ? start + 1 : start;
+      if (c === 0x2d && digits === 1 && last === 0x30 && dot < 0) return true;
+      if (dot === lead + 1 && t.charCodeAt(lead) === 0x30 && t.startsWith('000000', dot + 1))
+        return true;
+    } else i++;
+  }
+  return false;
+}
 
 /**
  * JSON.parse, with the text of every non-canonical number kept. Callers bound the
@@ -40,7 +78,7 @@ const MAY_HOLD_INEXACT =
  */
 export function parseJson(text: string): unknown {
   const value: unknown = JSON.parse(text);
-  if (!MAY_HOLD_INEXACT.test(text)) return value;
+  if (!mayHoldOddNumber(text)) return value;
   const reader = new KeepingReader(text);
   const kept = reader.value();
   return reader.keptAny ? kept : value;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   differsFromDouble,
   holdsNumberText,
+  mayHoldOddNumber,
   parseJson,
   stringifyJson,
 } from '../../src/engine/number-text.js';
@@ -103,6 +104,22 @@ describe('JSON with the caller’s number texts', () => {
       }),
       { numRuns: RUNS * 3 },
     );
+  });
+
+  it('looks for odd numbers outside strings only, escaped quotes included', () => {
+    expect(
+      mayHoldOddNumber('{"a":"1e5 -0 1.50 12345678901234567","b\\"":"\\"1E2","c":[1,2.5]}'),
+    ).toBe(false);
+    for (const odd of [
+      '-0',
+      '1e5',
+      '2E-3',
+      '1.50',
+      '0.0000001',
+      '1234567890123456',
+      '1.234567890123456',
+    ])
+      expect(mayHoldOddNumber(`{"s":"\\\\","n":[0,${odd}]}`), odd).toBe(true);
   });
 
   it('tells values a double cannot hold from texts that only look different', () => {
