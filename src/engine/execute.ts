@@ -1,7 +1,7 @@
 /**
  * The one pipeline every surface calls (architecture.md, "The data path"):
- * scopes → rate limit → metachar gate → restrict → schema → exclusive groups → claims → backend →
- * envelope. Each guard returns an expected failure as a value; the first one ends
+ * scopes → rate limit → metachar gate → restrict → schema → exact numbers → exclusive groups →
+ * claims → backend → envelope. Each guard returns an expected failure as a value; the first one ends
  * the call before anything leaves the gateway.
  *
  * Scopes run first, ahead of the order in the engine issue: a caller who may not
@@ -14,6 +14,7 @@ import type { Caller } from './caller.js';
 import { engineError, type EngineError } from './error-catalogue.js';
 import { gatePathValues } from './guards/metachar.js';
 import { checkScopes } from './guards/scopes.js';
+import { withoutPrototypes } from './null-prototype.js';
 import type { Operation } from './operation.js';
 import type { FieldType } from '../spec/spec-types.js';
 
@@ -45,17 +46,22 @@ export async function execute(
       }),
     );
   }
-  const args = input as Record<string, unknown>;
+  // A grant with an argument named like `toString` reads its arguments from objects
+  // without a prototype, so an omitted one is absent (null-prototype.ts).
+  const args = (op.nullPrototype ? withoutPrototypes(input) : input) as Record<string, unknown>;
   const gated = gatePathValues(op.pathArgs, args);
   if (gated) return fail(gated);
   const restricted = op.restrict?.(args);
   if (restricted) return fail(restricted);
   const invalid = op.validate(args);
   if (invalid) return fail(invalid);
+  const rounded = op.exactNumbers(args);
+  if (rounded) return fail(rounded);
   const exclusive = op.exclusive?.(args);
   if (exclusive) return fail(exclusive);
   for (const { arg, claim, type } of op.claims) {
-    const value = caller.claims?.[claim];
+    const value =
+      caller.claims && Object.hasOwn(caller.claims, claim) ? caller.claims[claim] : undefined;
     if (value === undefined)
       return fail(
         engineError(

@@ -11,6 +11,8 @@ import type { Caller } from './caller.js';
 import { engineError } from './error-catalogue.js';
 import { execute, type Outcome } from './execute.js';
 import { prepareExclusive } from './guards/exclusive.js';
+import { prepareExactNumbers } from './guards/exact-numbers.js';
+import { declaresInheritedName } from './null-prototype.js';
 import { prepareRestrict } from './guards/restrict.js';
 import { createAjv, prepareValidator } from './guards/validate.js';
 import type { Operation } from './operation.js';
@@ -122,6 +124,11 @@ export class Gateway {
           ...(rateLimit && { rateLimit }),
           ...(restrict && { restrict }),
           validate: prepareValidator(fastAjv, fullAjv, d),
+          exactNumbers: prepareExactNumbers(d.name, d.inputSchema),
+          nullPrototype: declaresInheritedName(
+            d.inputSchema,
+            d.arguments.map((a) => a.name),
+          ),
           ...(exclusive && { exclusive }),
           claims: d.arguments
             .filter((a) => a.fromClaim !== undefined)

@@ -6,6 +6,7 @@ import type { Descriptor } from '../spec/descriptor.js';
 import type { FieldType } from '../spec/spec-types.js';
 import type { PreparedBackend } from './backends/backend.js';
 import type { ExclusiveCheck } from './guards/exclusive.js';
+import type { ExactNumberCheck } from './guards/exact-numbers.js';
 import type { RateCheck } from './rate-limit/rate-limiter.js';
 import type { RestrictMatcher } from './guards/restrict.js';
 import type { Validator } from './guards/validate.js';
@@ -19,6 +20,10 @@ export interface Operation {
   readonly rateLimit?: RateCheck;
   readonly restrict?: RestrictMatcher;
   readonly validate: Validator;
+  /** Typed numbers a double cannot hold are refused (raw keeps the caller's digits). */
+  readonly exactNumbers: ExactNumberCheck;
+  /** The grant declares a name such as `toString`: arguments are copied without prototypes. */
+  readonly nullPrototype: boolean;
   readonly exclusive?: ExclusiveCheck;
   /** [argument, claim] pairs bound from the caller's verified token. */
   readonly claims: readonly ClaimBinding[];

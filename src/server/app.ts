@@ -21,6 +21,7 @@ import { registerCatalogRoutes } from '../projection/catalog/catalog-routes.js';
 import type { Runtime } from './runtime.js';
 import type { Metrics } from './metrics.js';
 import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../engine/json-depth.js';
+import { parseJson } from '../engine/number-text.js';
 
 export const BODY_LIMIT = 4 * 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -63,8 +64,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   });
   app.server.headersTimeout = 10_000;
 
-  // Our own JSON parser: plain JSON.parse (duplicate keys: last wins, and the engine
-  // forwards only the re-serialized validated object), errors mapped to the catalogue.
+  // Our own JSON parser: JSON.parse, keeping the text of numbers a double would change
+  // (number-text.ts; duplicate keys: last wins, and the engine forwards only the
+  // re-serialized validated object), errors mapped to the catalogue.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     /^application\/([\w.+-]+\+)?json\s*(;.*)?$/i,
@@ -80,7 +82,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
         return done(e, undefined);
       }
       try {
-        done(null, JSON.parse(text));
+        done(null, parseJson(text));
       } catch (err) {
         const e = Object.assign(
           new Error(`request body is not valid JSON: ${(err as Error).message}`),

@@ -5,7 +5,12 @@ import { PATH_PARAM_MAX_LENGTH } from './field-schema.js';
 import { checkFieldValues, exclusiveGroups, type GrantBuilder } from './grant-builder.js';
 import { callerBodyPaths, compileBody, isPrefix } from './compile-body.js';
 import { headerProblem } from './headers.js';
-import { isScalarOrScalarArray, isScalarType } from './parse-field.js';
+import {
+  isScalarOrScalarArray,
+  isScalarType,
+  RESERVED_NAME,
+  reservedMessage,
+} from './parse-field.js';
 import { parseTemplate } from './path-template.js';
 import type { FieldSpec, GrantSpec } from './spec-types.js';
 import type { HttpMethod } from './verbs.js';
@@ -52,6 +57,10 @@ export function compileHttp(
     }
   }
   for (const name of template.params) {
+    if (name === RESERVED_NAME) {
+      diag.error('SPEC_RESERVED_NAME', g.path.at, subject, reservedMessage('path param', name));
+      continue;
+    }
     const given = declared.get(name);
     if (given) {
       const here = [...subject, `path param ${name}`];

@@ -11,6 +11,17 @@ import type { Position } from './diagnostics.js';
 /** Argument names: safe as JSON keys and as identifiers in every client we know. */
 export const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
+/**
+ * The one name FIELD_NAME allows that no JSON key may carry through a JavaScript
+ * object: assigning `__proto__` sets a prototype. Other Object.prototype names
+ * (`toString`, `constructor`) are ordinary names (engine/null-prototype.ts).
+ */
+export const RESERVED_NAME = '__proto__';
+
+export function reservedMessage(what: string, name: string): string {
+  return `${what} ${JSON.stringify(name)} is reserved: it names a JavaScript object's prototype, which JSON readers (this gateway's and many upstreams') treat specially`;
+}
+
 const NUMERIC = new Set<FieldType>(['integer', 'number', 'integer[]', 'number[]']);
 const STRINGY = new Set<FieldType>(['string', 'string[]']);
 const ARRAYS = new Set<FieldType>(['string[]', 'integer[]', 'number[]', 'boolean[]', 'object[]']);
@@ -78,7 +89,11 @@ function parseField(r: NodeReader, ctx: FieldContext): FieldSpec | undefined {
   const subject = [...ctx.subject, `${ctx.label} ${r.name}`];
   const { diag } = ctx;
   const view = new NodeReader(r.node, diag, subject);
-  if (!FIELD_NAME.test(view.name) || view.name === '__proto__') {
+  if (view.name === RESERVED_NAME) {
+    diag.error('SPEC_RESERVED_NAME', view.at, ctx.subject, reservedMessage(ctx.label, view.name));
+    return undefined;
+  }
+  if (!FIELD_NAME.test(view.name)) {
     diag.error(
       'SPEC_VALUE_TYPE',
       view.at,
@@ -133,6 +148,20 @@ function parseField(r: NodeReader, ctx: FieldContext): FieldSpec | undefined {
   const fromClaim = claim === undefined ? undefined : { claim, at: view.propAt('from-claim') };
   const kind = applies('kind') ? parseKind(view, subject) : undefined;
   view.finish();
+  // Every name a value travels under (upstream key, projected argument, claim).
+  for (const [prop, name] of [
+    ['as', as],
+    ['arg', argName],
+    ['from-claim', claim],
+  ] as const) {
+    if (name === RESERVED_NAME)
+      diag.error(
+        'SPEC_RESERVED_NAME',
+        view.propAt(prop),
+        subject,
+        reservedMessage(`${prop}=`, name),
+      );
+  }
 
   if (min !== undefined && max !== undefined && min > max) {
     diag.error('SPEC_VALUE_TYPE', view.propAt('max'), subject, `max=${max} is below min=${min}`);

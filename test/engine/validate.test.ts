@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileSpecFile } from '../../src/spec/load-spec.js';
+import { compileSpecFile, compileSpecText } from '../../src/spec/load-spec.js';
 import { createAjv, prepareValidator, schemaProblems } from '../../src/engine/guards/validate.js';
 import type { Descriptor } from '../../src/spec/descriptor.js';
 
@@ -32,5 +32,26 @@ describe('input schema compilation', () => {
     expect(validate({ owner: 'acme', repo: 'rocket', number: '1' })?.code).toBe(
       'INVALID_ARGUMENTS',
     );
+  });
+
+  it('bounds integer fields named like schema keywords (default, type) to the safe range', () => {
+    const { compiled } = compileSpecText(
+      `wrap "t" version="1"
+base-url "https://api.example.com"
+can list things {
+    describe "d"
+    path "/things"
+    query {
+        default "integer"
+        type "integer"
+    }
+}
+`,
+      'keywords.mcp.kdl',
+    );
+    const validate = prepareValidator(createAjv(false), createAjv(true), compiled!.tools[0]!);
+    expect(validate({ default: 9007199254740991, type: 1 })).toBeUndefined();
+    expect(validate({ default: 9007199254740992 })?.message).toContain('default must be <=');
+    expect(validate({ type: 9007199254740992 })?.message).toContain('type must be <=');
   });
 });

@@ -1495,6 +1495,114 @@ const BAD: readonly BadSpec[] = [
       },
     ],
   },
+  // ---- Reserved names -----------------------------------------------------------------
+  {
+    name: 'refuses a body field named __proto__, at the top and nested',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can create thing {
+          describe "d"
+          path "/things"
+          body {
+              __proto__ "raw"
+              meta "object" {
+                  __proto__ "string"
+              }
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_RESERVED_NAME',
+        line: 7,
+        column: 9,
+        says: 'grant create_thing: body field "__proto__" is reserved',
+      },
+      {
+        code: 'SPEC_RESERVED_NAME',
+        line: 9,
+        column: 13,
+        says: 'grant create_thing: body field meta: field "__proto__" is reserved',
+      },
+    ],
+  },
+  {
+    name: 'refuses a path param and a sql param named __proto__',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      database embedded
+      can get thing {
+          describe "d"
+          path "/things/{__proto__}"
+      }
+      can query other {
+          describe "d"
+          sql "SELECT 1"
+          params {
+              __proto__ "string"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_RESERVED_NAME',
+        line: 6,
+        column: 10,
+        says: 'grant get_thing: path param "__proto__" is reserved',
+      },
+      {
+        code: 'SPEC_RESERVED_NAME',
+        line: 12,
+        column: 9,
+        says: 'grant query_other: param "__proto__" is reserved',
+      },
+    ],
+  },
+  {
+    name: 'refuses __proto__ as the value of as=, from-claim= and arg=',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      access {
+          oauth issuer="https://idp.example.com" audience="https://t.example.com/mcp" jwks-uri="https://idp.example.com/jwks.json"
+      }
+      can create thing {
+          describe "d"
+          path "/things"
+          query {
+              q "string" as="__proto__"
+              user "string" from-claim="__proto__"
+          }
+          body {
+              commit "object" {
+                  message "string" required=#true arg="__proto__"
+              }
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_RESERVED_NAME',
+        line: 10,
+        column: 20,
+        says: 'grant create_thing: query field q: as= "__proto__" is reserved',
+      },
+      {
+        code: 'SPEC_RESERVED_NAME',
+        line: 11,
+        column: 23,
+        says: 'query field user: from-claim= "__proto__" is reserved',
+      },
+      {
+        code: 'SPEC_RESERVED_NAME',
+        line: 15,
+        column: 45,
+        says: 'body field commit: field message: arg= "__proto__" is reserved',
+      },
+    ],
+  },
 ];
 
 // Near misses of the rows above that the manual allows: they must load without errors.
@@ -1583,6 +1691,22 @@ const ALLOWED: readonly { name: string; text: string }[] = [
               commit "object" {
                   message "string" required=#true arg="commit_message"
               }
+          }
+      }
+    `,
+  },
+  {
+    name: 'allows fields named like built-in object members',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list things {
+          describe "d"
+          path "/things/{constructor}"
+          query {
+              toString "string"
+              valueOf "integer" default=3
+              hasOwnProperty "boolean"
           }
       }
     `,

@@ -145,6 +145,16 @@ can query sleep {
     }
 }
 
+can query exact-numbers {
+    describe "Echoes numbers as Postgres reads them."
+    sql "SELECT $1::numeric::text AS n, $2::bigint::text AS big, ($3::jsonb -> 'id')::text AS raw_id, ($3::jsonb -> 'x')::text AS raw_x"
+    params {
+        n "number"
+        big "integer"
+        raw "raw" kind="object"
+    }
+}
+
 can query slow-sleep {
     describe "Sleeps with a longer statement timeout."
     sql "SELECT 1 AS done FROM pg_sleep($1)"
@@ -471,6 +481,51 @@ describe('sql grants over REST', () => {
       ...before,
       { id: 100, label: "'; DROP TABLE x; --" },
     ]);
+  });
+});
+
+describe('numbers reach Postgres exactly as sent', () => {
+  const echoed = (res: { json: unknown }): Record<string, unknown> =>
+    ((res.json as EnvelopeBody).result as Record<string, unknown>[])[0]!;
+
+  it('refuses a number param a double cannot hold instead of binding it rounded', async () => {
+    const res = await postJson(`${gw.url}/api/query_exact_numbers`, '{"n":9007199254740993}');
+    expect(res.status).toBe(400);
+    const { error } = res.json as ErrorBody;
+    expect(error.code).toBe('INVALID_ARGUMENTS');
+    expect(error.message).toContain('n is 9007199254740993');
+    expect(error.details).toEqual([{ field: '/n', message: expect.stringContaining('n is') }]);
+    const big = await postJson(`${gw.url}/api/query_exact_numbers`, '{"big":9007199254740993}');
+    expect((big.json as ErrorBody).error.code).toBe('INVALID_ARGUMENTS');
+  });
+
+  it('binds numbers a double holds with their value', async () => {
+    const res = await postJson(
+      `${gw.url}/api/query_exact_numbers`,
+      '{"n":0.1,"big":9007199254740991}',
+    );
+    expect(res.status).toBe(200);
+    expect(echoed(res)).toMatchObject({ n: '0.1', big: '9007199254740991' });
+  });
+
+  it('binds a raw value to jsonb with the caller’s digits, over REST and MCP', async () => {
+    const args = '{"raw":{"id":12345678901234567890,"x":0.10000000000000000001}}';
+    const rest = await postJson(`${gw.url}/api/query_exact_numbers`, args);
+    expect(rest.status).toBe(200);
+    expect(echoed(rest)).toMatchObject({
+      raw_id: '12345678901234567890',
+      raw_x: '0.10000000000000000001',
+    });
+    const mcp = await postJson(
+      `${gw.url}/mcp`,
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"query_exact_numbers","arguments":${args}}}`,
+      { accept: 'application/json, text/event-stream' },
+    );
+    const result = (mcp.json as { result: { structuredContent: EnvelopeBody } }).result;
+    expect((result.structuredContent.result as Record<string, unknown>[])[0]).toMatchObject({
+      raw_id: '12345678901234567890',
+      raw_x: '0.10000000000000000001',
+    });
   });
 });
 

@@ -9,7 +9,7 @@ export function prepareExclusive(
   if (groups.length === 0) return undefined;
   return function exclusiveCheck(input) {
     for (const group of groups) {
-      const given = group.filter((n) => input[n] !== undefined);
+      const given = group.filter((n) => Object.hasOwn(input, n) && input[n] !== undefined);
       if (given.length > 1) {
         return engineError(
           'EXCLUSIVE_ARGUMENTS',

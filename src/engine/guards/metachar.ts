@@ -35,7 +35,7 @@ export function gatePathValues(
 ): EngineError | undefined {
   const details: { field: string; message: string }[] = [];
   for (const name of pathArgs) {
-    const v = input[name];
+    const v = Object.hasOwn(input, name) ? input[name] : undefined;
     if (typeof v !== 'string') continue; // the schema check reports non-strings
     const problem = pathValueProblem(v);
     if (problem) details.push({ field: `/${name}`, message: `path argument ${name} ${problem}` });

@@ -47,11 +47,23 @@ function withSafeIntegers(schema: unknown): unknown {
   if (schema === null || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema))
-    out[k] = k === 'enum' || k === 'default' ? v : withSafeIntegers(v);
+    out[k] =
+      k === 'enum' || k === 'default'
+        ? v
+        : k === 'properties'
+          ? eachProperty(v as Record<string, unknown>)
+          : withSafeIntegers(v);
   if (out.type === 'integer') {
     out.minimum = Math.max(Number(out.minimum ?? -Infinity), Number.MIN_SAFE_INTEGER);
     out.maximum = Math.min(Number(out.maximum ?? Infinity), Number.MAX_SAFE_INTEGER);
   }
+  return out;
+}
+
+/** `properties` maps field names to schemas: a field named `default` or `type` is no keyword. */
+function eachProperty(properties: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(properties)) out[name] = withSafeIntegers(schema);
   return out;
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Gateway } from '../../engine/gateway.js';
 import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../../engine/json-depth.js';
+import { parseJson } from '../../engine/number-text.js';
 import type { Caller } from '../../engine/caller.js';
 import type { Cancellation } from '../../engine/backends/backend.js';
 import { ACCEPTED, errorReply, isValidId, RPC, type RpcId, type RpcReply } from './jsonrpc.js';
@@ -60,7 +61,8 @@ export async function handleMessage(
   }
   let msg: unknown;
   try {
-    msg = JSON.parse(text);
+    // Arguments' numbers keep the caller's text where a double would change it.
+    msg = parseJson(text);
   } catch (err) {
     return errorReply(400, null, RPC.PARSE_ERROR, `Parse error: ${(err as Error).message}`);
   }

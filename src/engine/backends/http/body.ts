@@ -9,14 +9,22 @@ import type {
   BodyFieldDescriptor,
   HttpBackend,
 } from '../../../spec/descriptor.js';
+import { holdsNumberText, numberTextAt, stringifyJson } from '../../number-text.js';
 
 type Obj = Record<string, unknown>;
+
+/** An own member only: a caller's object never lends `toString` from its prototype. */
+function own(o: Obj, key: string): unknown {
+  return Object.hasOwn(o, key) ? o[key] : undefined;
+}
 
 function obj(): Obj {
   return Object.create(null) as Obj;
 }
 
 function reshape(f: BodyFieldDescriptor, v: unknown): unknown {
+  // A typed array is sent by value (1.50 as 1.5); only raw keeps the caller's digits.
+  if (f.type !== 'raw' && Array.isArray(v) && !f.fields && holdsNumberText(v)) return [...v];
   if (!f.fields || v === null || typeof v !== 'object') return v;
   if (Array.isArray(v))
     return f.type === 'object[]' ? v.map((item) => reshapeObject(f.fields!, item)) : v;
@@ -27,7 +35,10 @@ function reshapeObject(fields: readonly BodyFieldDescriptor[], v: unknown): unkn
   if (v === null || typeof v !== 'object') return v;
   const src = v as Obj;
   const out = obj();
-  for (const c of fields) if (src[c.name] !== undefined) out[c.upstream] = reshape(c, src[c.name]);
+  for (const c of fields) {
+    const v = own(src, c.name);
+    if (v !== undefined) out[c.upstream] = reshape(c, v);
+  }
   return out;
 }
 
@@ -67,15 +78,20 @@ export function planBody(
 export function buildBody(plan: BodyPlan, args: Obj): { contentType: string; payload: string } {
   const out = obj();
   for (const { arg, field } of plan.fields) {
-    if (args[arg] !== undefined) out[field.upstream] = reshape(field, args[arg]);
+    const v = own(args, arg);
+    if (v !== undefined) out[field.upstream] = reshape(field, v);
   }
-  for (const p of plan.projections)
-    if (args[p.name] !== undefined) setPath(out, p.bodyPath!, args[p.name]);
+  for (const p of plan.projections) {
+    const v = own(args, p.name);
+    if (v !== undefined) setPath(out, p.bodyPath!, v);
+  }
   for (const s of plan.setBody) setPath(out, s.path, s.value);
+  // `raw` values keep their identity through reshape, so their numbers' texts are found.
+  const exact = holdsNumberText(args);
   if (plan.encoding === 'json')
-    return { contentType: 'application/json', payload: JSON.stringify(out) };
+    return { contentType: 'application/json', payload: stringifyJson(out, exact) };
   const form = new URLSearchParams();
-  flattenForm(out, '', form, { in: 0, out: 0 });
+  flattenForm(out, '', form, { in: 0, out: 0 }, exact ? undefined : null);
   return { contentType: 'application/x-www-form-urlencoded', payload: form.toString() };
 }
 
@@ -100,18 +116,35 @@ function flattenForm(
   name: string,
   form: URLSearchParams,
   size: { in: number; out: number },
+  /** The caller's text of this number; null when no number text is kept at all. */
+  written: string | undefined | null,
 ): void {
+  const exact = written !== null;
   if (Array.isArray(value)) {
     const scalars = value.every((v) => v === null || typeof v !== 'object');
     size.in += value.length + 2;
-    value.forEach((v, i) => flattenForm(v, scalars ? `${name}[]` : `${name}[${i}]`, form, size));
+    value.forEach((v, i) =>
+      flattenForm(
+        v,
+        scalars ? `${name}[]` : `${name}[${i}]`,
+        form,
+        size,
+        exact ? numberTextAt(value, i, v) : null,
+      ),
+    );
   } else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
       size.in += k.length + 4;
-      flattenForm(v, name ? `${name}[${k}]` : k, form, size);
+      flattenForm(
+        v,
+        name ? `${name}[${k}]` : k,
+        form,
+        size,
+        exact ? numberTextAt(value, k, v) : null,
+      );
     }
   } else {
-    const text = value === null || value === undefined ? '' : String(value);
+    const text = written ?? (value === null || value === undefined ? '' : String(value));
     size.in += text.length;
     size.out += name.length + text.length + 2;
     if (size.out > FORM_MAX_BYTES || size.out > FORM_SLACK + FORM_GROWTH * size.in)

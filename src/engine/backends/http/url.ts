@@ -51,7 +51,7 @@ export function buildTarget(plan: UrlPlan, args: Record<string, unknown>): strin
   if (plan.query.length === 0 && plan.fixedQuery.length === 0) return path;
   const qs = new URLSearchParams();
   for (const a of plan.query) {
-    const v = args[a.name];
+    const v = Object.hasOwn(args, a.name) ? args[a.name] : undefined;
     if (v === undefined) continue;
     if (Array.isArray(v)) for (const item of v) qs.append(a.upstream, String(item));
     else qs.append(a.upstream, String(v));

@@ -4,6 +4,7 @@
  * base64. Parsers are installed once per pool, not per row.
  */
 import pg from 'pg';
+import { stringifyJson } from '../../number-text.js';
 
 const OID = {
   BYTEA: 17,
@@ -115,9 +116,12 @@ export const jsonTypes: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-/** A bound parameter: objects and raw JSON as JSON text, scalars and scalar arrays as they are. */
+/**
+ * A bound parameter: objects and raw JSON as JSON text (a raw number with the caller's
+ * digits, which jsonb keeps), scalars and scalar arrays as they are.
+ */
 export function bindValue(type: string, v: unknown): unknown {
   if (v === undefined || v === null) return null;
-  if (type === 'object' || type === 'object[]' || type === 'raw') return JSON.stringify(v);
+  if (type === 'object' || type === 'object[]' || type === 'raw') return stringifyJson(v);
   return v;
 }

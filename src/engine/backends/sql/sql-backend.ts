@@ -61,7 +61,9 @@ function prepareSqlGrant(
   const name = `mcpb_${createHash('sha1').update(`${d.name}\0${statement}`).digest('hex').slice(0, 16)}`;
   return {
     async call(args): Promise<BackendOutcome> {
-      const values = params.map((p) => bindValue(p.type, args[p.name]));
+      const values = params.map((p) =>
+        bindValue(p.type, Object.hasOwn(args, p.name) ? args[p.name] : undefined),
+      );
       const out = await executor.run({
         name,
         text: statement,
