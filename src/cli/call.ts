@@ -10,7 +10,7 @@ import { remoteCommand } from './remote-args.js';
 import { commandMessages, readableError } from './output.js';
 
 const { usage, badValue } = commandMessages('call', CALL_HELP);
-export const CALL_COMMAND = remoteCommand('call', CALL_HELP);
+const CALL_COMMAND = remoteCommand('call', CALL_HELP);
 
 export async function runCall(argv: string[]): Promise<number> {
   const parsed = parseCommand(CALL_COMMAND, argv);

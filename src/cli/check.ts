@@ -7,7 +7,7 @@ import { CHECK_HELP } from './help.js';
 import { defineCommand, parseCommand } from './flags.js';
 import { readableError } from './output.js';
 
-export const CHECK_COMMAND = defineCommand({
+const CHECK_COMMAND = defineCommand({
   name: 'check',
   help: CHECK_HELP,
   flags: { quiet: { type: 'boolean' } },

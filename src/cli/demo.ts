@@ -17,7 +17,7 @@ import { defineCommand, parseCommand } from './flags.js';
 
 export const DEMO_SPEC = fileURLToPath(new URL('../../specs/demo.mcp.kdl', import.meta.url));
 
-export const DEMO_COMMAND = defineCommand({
+const DEMO_COMMAND = defineCommand({
   name: 'demo',
   help: DEMO_HELP,
   flags: { http: { type: 'string' }, 'log-level': { type: 'string' } },

@@ -12,7 +12,7 @@ import { defineCommand, parseCommand } from './flags.js';
 import { commandMessages } from './output.js';
 
 const { usage, badValue } = commandMessages('discover', DISCOVER_HELP);
-export const DISCOVER_COMMAND = defineCommand({
+const DISCOVER_COMMAND = defineCommand({
   name: 'discover',
   help: DISCOVER_HELP,
   flags: REMOTE_ARG_OPTIONS,

@@ -4,7 +4,7 @@ import { OPENAPI_HELP } from './help.js';
 import { defineCommand, parseCommand } from './flags.js';
 import { loadSpecOrReport } from './output.js';
 
-export const OPENAPI_COMMAND = defineCommand({
+const OPENAPI_COMMAND = defineCommand({
   name: 'openapi',
   help: OPENAPI_HELP,
   flags: { 'server-url': { type: 'string' } },

@@ -9,7 +9,7 @@ import { SERVE_HELP } from './help.js';
 import { defineCommand, parseCommand } from './flags.js';
 import { loadSpecOrReport } from './output.js';
 
-export const SERVE_COMMAND = defineCommand({
+const SERVE_COMMAND = defineCommand({
   name: 'serve',
   help: SERVE_HELP,
   flags: {

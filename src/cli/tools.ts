@@ -16,7 +16,7 @@ import { remoteCommand } from './remote-args.js';
 import { commandMessages, loadSpecOrReport } from './output.js';
 
 const { usage, badValue } = commandMessages('tools', TOOLS_HELP);
-export const TOOLS_COMMAND = remoteCommand('tools', TOOLS_HELP);
+const TOOLS_COMMAND = remoteCommand('tools', TOOLS_HELP);
 
 export async function runTools(argv: string[]): Promise<number> {
   const parsed = parseCommand(TOOLS_COMMAND, argv);
