@@ -5,14 +5,26 @@
  * --dry-run` reads package.json and package-lock.json only: no download, no install.
  */
 import { execFile } from 'node:child_process';
+import { existsSync, realpathSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 const exec = promisify(execFile);
 const ROOT = join(import.meta.dirname, '..', '..');
+
+/** The npm on PATH, as its JavaScript entry (the `npm` command links to bin/npm-cli.js). */
+function npmCliScript(): string {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const npm = join(dir, 'npm');
+    if (!dir || !existsSync(npm)) continue;
+    const real = realpathSync(npm);
+    return real.endsWith('.js') ? real : join(dirname(real), 'npm-cli.js');
+  }
+  throw new Error('no npm on PATH');
+}
 
 describe(`the project's install on Node ${process.versions.node}`, () => {
   it('npm ci warns about no engine (the locked packages and the project admit this Node)', async () => {
@@ -21,14 +33,7 @@ describe(`the project's install on Node ${process.versions.node}`, () => {
       for (const f of ['package.json', 'package-lock.json'])
         await copyFile(join(ROOT, f), join(dir, f));
       // npm run by this node, so that npm compares the engines with this node's version.
-      const npmCli = join(
-        (await exec('npm', ['prefix', '-g'])).stdout.trim(),
-        'lib',
-        'node_modules',
-        'npm',
-        'bin',
-        'npm-cli.js',
-      );
+      const npmCli = npmCliScript();
       const { stdout, stderr } = await exec(
         process.execPath,
         [npmCli, 'ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund'],
