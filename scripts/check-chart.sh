@@ -9,8 +9,10 @@
 #   4. helm template must FAIL for values that break the chart's promises (schema and
 #      template guards): root user, writable root file system, a grace period shorter than
 #      the drain, no spec, unknown keys.
-#   5. node charts/validate.mjs on every rendered document (Kubernetes schemas through
-#      kubernetes-models, unknown fields, the chart's own invariants, the spec compiles).
+#   5. charts/validate.mjs on every rendered document (Kubernetes schemas through
+#      kubernetes-models, unknown fields, the chart's own invariants, the spec compiles),
+#      run on the repository's Node 24 (scripts/node24.sh): kubernetes-models needs
+#      Node >= 22, so it lives in charts/package.json, installed by npm on that Node 24.
 # Exits non-zero on any problem. Every external command is bounded by a timeout.
 # KEEP_RENDERED=1 keeps the rendered manifests and prints where they are.
 set -euo pipefail
@@ -72,7 +74,13 @@ open(os.path.join(sys.argv[2], "helm"), "wb").write(zipfile.ZipFile(sys.argv[1])
 get_helm
 "$HELM" version --short | grep -q '^v4\.' || die "$HELM is not Helm v4"
 echo "helm $("$HELM" version --short)"
-[ -d node_modules/kubernetes-models ] || die "node_modules is missing: run npm ci"
+[ -d node_modules/typescript ] || die "node_modules is missing: run npm ci"
+NODE24="$(bash scripts/node24.sh)" || die "no Node 24 for the validation"
+if [ ! -d charts/node_modules/kubernetes-models ]; then
+  step "installing the Kubernetes models (charts/package.json) on Node $("$NODE24" --version)"
+  PATH="$(dirname "$NODE24"):$PATH" timeout 300 npm ci --prefix charts --no-audit --no-fund ||
+    die "npm ci --prefix charts failed"
+fi
 
 OUT="$(mktemp -d -t mcp-beaver-chart.XXXXXX)"
 if [ "${KEEP_RENDERED:-0}" = 1 ]; then
@@ -139,7 +147,7 @@ refuse "an image digest that is not sha256" --set image.digest=latest
 
 step "validate rendered objects (kubernetes-models)"
 if [ "${#rendered[@]}" -gt 0 ]; then
-  timeout 300 node charts/validate.mjs "${rendered[@]}" || status=1
+  timeout 300 "$NODE24" charts/validate.mjs "${rendered[@]}" || status=1
 else
   echo "nothing rendered"
   status=1

@@ -5,14 +5,15 @@ import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js'
 import { clientErrorLine } from '../client/errors.js';
 import { formatCallResult, type CallResult } from '../client/print.js';
 import { CALL_HELP } from './help.js';
-import { parseRemoteCommand } from './remote-args.js';
+import { parseCommand } from './flags.js';
+import { remoteCommand } from './remote-args.js';
 import { commandMessages, readableError } from './output.js';
 
-const messages = commandMessages('call', CALL_HELP);
-const { usage, badValue } = messages;
+const { usage, badValue } = commandMessages('call', CALL_HELP);
+const CALL_COMMAND = remoteCommand('call', CALL_HELP);
 
 export async function runCall(argv: string[]): Promise<number> {
-  const parsed = parseRemoteCommand(argv, CALL_HELP, messages);
+  const parsed = parseCommand(CALL_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
   const [target, tool, argText, ...extra] = positionals;

@@ -1,22 +1,22 @@
 /** `mcp-beaver check`: compile specs, print a summary or every error. */
-import { parseArgs } from 'node:util';
 import { formatDiagnostic } from '../spec/diagnostics.js';
 import type { Descriptor } from '../spec/descriptor.js';
 import { compileSpecFile } from '../spec/load-spec.js';
 import { schemaProblems } from '../engine/guards/validate.js';
 import { CHECK_HELP } from './help.js';
+import { defineCommand, parseCommand } from './flags.js';
 import { readableError } from './output.js';
 
+const CHECK_COMMAND = defineCommand({
+  name: 'check',
+  help: CHECK_HELP,
+  flags: { quiet: { type: 'boolean' } },
+});
+
 export async function runCheck(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { quiet: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-  if (values.help) {
-    process.stdout.write(CHECK_HELP);
-    return 0;
-  }
+  const parsed = parseCommand(CHECK_COMMAND, argv);
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
   if (positionals.length === 0) {
     process.stderr.write(`mcp-beaver check: name a spec file\n\n${CHECK_HELP}`);
     return 2;

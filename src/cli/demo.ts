@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { startDemoApi } from '../demo/demo-api.js';
 import { StartupError } from '../engine/startup-error.js';
 import { formatDiagnostic } from '../spec/diagnostics.js';
@@ -14,22 +13,24 @@ import { parseListen } from '../server/listen-address.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/start.js';
 import { DEMO_HELP } from './help.js';
+import { defineCommand, parseCommand } from './flags.js';
 
 export const DEMO_SPEC = fileURLToPath(new URL('../../specs/demo.mcp.kdl', import.meta.url));
 
+const DEMO_COMMAND = defineCommand({
+  name: 'demo',
+  help: DEMO_HELP,
+  flags: { http: { type: 'string' }, 'log-level': { type: 'string' } },
+});
+
 export async function runDemo(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      http: { type: 'string', default: '127.0.0.1:8080' },
-      'log-level': { type: 'string', default: 'warn' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(DEMO_HELP);
-    return 0;
+  const parsed = parseCommand(DEMO_COMMAND, argv);
+  if (typeof parsed === 'number') return parsed;
+  if (parsed.positionals.length > 0) {
+    process.stderr.write(`mcp-beaver demo: takes no arguments\n\n${DEMO_HELP}`);
+    return 2;
   }
+  const values = { http: '127.0.0.1:8080', 'log-level': 'warn', ...parsed.values };
   const listen = parseListen(values.http);
   if (typeof listen === 'string') {
     process.stderr.write(`mcp-beaver demo: ${listen}\n`);

@@ -1,5 +1,4 @@
 /** `mcp-beaver discover <url>`: what a remote MCP server says about itself. */
-import { parseArgs } from 'node:util';
 import { withConnection } from '../client/connect.js';
 import {
   REMOTE_ARG_OPTIONS,
@@ -9,26 +8,20 @@ import {
 } from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
 import { DISCOVER_HELP } from './help.js';
-import { commandMessages, readableError } from './output.js';
+import { defineCommand, parseCommand } from './flags.js';
+import { commandMessages } from './output.js';
 
 const { usage, badValue } = commandMessages('discover', DISCOVER_HELP);
+const DISCOVER_COMMAND = defineCommand({
+  name: 'discover',
+  help: DISCOVER_HELP,
+  flags: REMOTE_ARG_OPTIONS,
+});
 
 export async function runDiscover(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { ...REMOTE_ARG_OPTIONS, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (err) {
-    return usage(readableError(err));
-  }
+  const parsed = parseCommand(DISCOVER_COMMAND, argv);
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(DISCOVER_HELP);
-    return 0;
-  }
   const target = positionals[0];
   if (target === undefined || positionals.length > 1) return usage('name exactly one server URL');
   if (!isRemoteTarget(target)) return usage(`${JSON.stringify(target)} is not an http(s) URL`);

@@ -45,4 +45,18 @@ async function version(): Promise<string> {
   return pkg.version;
 }
 
+/**
+ * A reader that stops reading (`mcp-beaver tools spec | head`) closes the pipe: what it
+ * wanted was delivered, so the command ends quietly with 0 instead of a stack trace.
+ * Other write errors stay fatal.
+ */
+function endQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(0);
+  });
+}
+endQuietlyOnClosedPipe(process.stdout);
+endQuietlyOnClosedPipe(process.stderr);
+
 process.exitCode = await main(process.argv.slice(2));

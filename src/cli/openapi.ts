@@ -1,26 +1,19 @@
 /** `mcp-beaver openapi <spec>`: the OpenAPI 3.1 document of the REST surface, as GET /openapi.json serves it. */
-import { parseArgs } from 'node:util';
 import { buildOpenApi } from '../projection/rest/openapi.js';
 import { OPENAPI_HELP } from './help.js';
-import { loadSpecOrReport, readableError } from './output.js';
+import { defineCommand, parseCommand } from './flags.js';
+import { loadSpecOrReport } from './output.js';
+
+const OPENAPI_COMMAND = defineCommand({
+  name: 'openapi',
+  help: OPENAPI_HELP,
+  flags: { 'server-url': { type: 'string' } },
+});
 
 export async function runOpenApi(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { 'server-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (err) {
-    process.stderr.write(`mcp-beaver openapi: ${readableError(err)}\n\n${OPENAPI_HELP}`);
-    return 2;
-  }
+  const parsed = parseCommand(OPENAPI_COMMAND, argv);
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(OPENAPI_HELP);
-    return 0;
-  }
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) {
     process.stderr.write(`mcp-beaver openapi: name exactly one spec file\n\n${OPENAPI_HELP}`);

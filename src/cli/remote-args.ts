@@ -1,34 +1,12 @@
-/** The flags of the commands that talk to a server (`tools <url>`, `call`): one parser. */
-import { parseArgs } from 'node:util';
+/** The flag tables of the commands that talk to a server (`tools <url>`, `call`, `discover`). */
 import { REMOTE_ARG_OPTIONS } from '../client/options.js';
-import { readableError, type CommandMessages } from './output.js';
+import { defineCommand, type CommandSpec, type FlagValues } from './flags.js';
 
-const REMOTE_COMMAND = {
-  allowPositionals: true,
-  options: {
-    ...REMOTE_ARG_OPTIONS,
-    json: { type: 'boolean' },
-    help: { type: 'boolean', short: 'h' },
-  },
-} as const;
+const REMOTE_FLAGS = { ...REMOTE_ARG_OPTIONS, json: { type: 'boolean' } } as const;
 
-export type RemoteCommandArgs = ReturnType<typeof parseArgs<typeof REMOTE_COMMAND>>;
+export type RemoteCommandValues = FlagValues<typeof REMOTE_FLAGS>;
 
-/** The parsed flags, or the exit code after printing usage (or help, exit 0). */
-export function parseRemoteCommand(
-  argv: string[],
-  help: string,
-  messages: CommandMessages,
-): RemoteCommandArgs | number {
-  let parsed: RemoteCommandArgs;
-  try {
-    parsed = parseArgs({ ...REMOTE_COMMAND, args: argv });
-  } catch (err) {
-    return messages.usage(readableError(err));
-  }
-  if (parsed.values.help) {
-    process.stdout.write(help);
-    return 0;
-  }
-  return parsed;
+/** `tools` and `call`: the remote flags and --json. */
+export function remoteCommand(name: string, help: string): CommandSpec<typeof REMOTE_FLAGS> {
+  return defineCommand({ name, help, flags: REMOTE_FLAGS });
 }

@@ -1,5 +1,4 @@
 /** `mcp-beaver serve <spec>`: compile, prepare, listen, and drain on SIGTERM/SIGINT. */
-import { parseArgs } from 'node:util';
 import { StartupError } from '../engine/startup-error.js';
 import { DEFAULT_LISTEN, parseListen } from '../server/listen-address.js';
 import { createLogger } from '../server/logger.js';
@@ -7,29 +6,30 @@ import { startServer } from '../server/start.js';
 import { watchSpecFile } from '../server/spec-watcher.js';
 import { parseDuration } from '../spec/values.js';
 import { SERVE_HELP } from './help.js';
+import { defineCommand, parseCommand } from './flags.js';
 import { loadSpecOrReport } from './output.js';
 
+const SERVE_COMMAND = defineCommand({
+  name: 'serve',
+  help: SERVE_HELP,
+  flags: {
+    http: { type: 'string' },
+    'log-level': { type: 'string' },
+    'insecure-no-auth': { type: 'boolean' },
+    'allowed-host': { type: 'string', multiple: true },
+    'max-in-flight': { type: 'string' },
+    grace: { type: 'string' },
+    'public-url': { type: 'string' },
+    'base-url': { type: 'string' },
+    'no-watch': { type: 'boolean' },
+  },
+});
+
 export async function runServe(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      http: { type: 'string', default: DEFAULT_LISTEN },
-      'log-level': { type: 'string', default: 'info' },
-      'insecure-no-auth': { type: 'boolean' },
-      'allowed-host': { type: 'string', multiple: true },
-      'max-in-flight': { type: 'string' },
-      grace: { type: 'string', default: '10s' },
-      'public-url': { type: 'string' },
-      'base-url': { type: 'string' },
-      'no-watch': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    process.stdout.write(SERVE_HELP);
-    return 0;
-  }
+  const parsed = parseCommand(SERVE_COMMAND, argv);
+  if (typeof parsed === 'number') return parsed;
+  const { values: given, positionals } = parsed;
+  const values = { http: DEFAULT_LISTEN, 'log-level': 'info', grace: '10s', ...given };
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) {
     process.stderr.write(`mcp-beaver serve: name exactly one spec file\n\n${SERVE_HELP}`);

@@ -11,14 +11,15 @@ import {
 } from '../client/options.js';
 import { toolList, type ToolDefinition } from '../projection/mcp/tool-definition.js';
 import { TOOLS_HELP } from './help.js';
-import { parseRemoteCommand } from './remote-args.js';
+import { parseCommand } from './flags.js';
+import { remoteCommand } from './remote-args.js';
 import { commandMessages, loadSpecOrReport } from './output.js';
 
-const messages = commandMessages('tools', TOOLS_HELP);
-const { usage, badValue } = messages;
+const { usage, badValue } = commandMessages('tools', TOOLS_HELP);
+const TOOLS_COMMAND = remoteCommand('tools', TOOLS_HELP);
 
 export async function runTools(argv: string[]): Promise<number> {
-  const parsed = parseRemoteCommand(argv, TOOLS_HELP, messages);
+  const parsed = parseCommand(TOOLS_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
   const file = positionals[0];

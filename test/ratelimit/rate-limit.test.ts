@@ -388,6 +388,56 @@ async function startRedis(port: number): Promise<ChildProcess> {
   return child;
 }
 
+describe('what a rate limit counts (spec-language.md, "rate-limit")', () => {
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    gw = await startGateway(
+      `wrap "rl-counts" version="1.0.0"
+base-url "${upstream.url}/api"
+rate-limit "2/m"
+access {
+    api-key env="KEY_A"
+}
+can list counted {
+    path "/counted"
+    query { limit "integer" min=1 }
+}
+can list other {
+    path "/other"
+}`,
+      { env: { KEY_A } },
+    );
+  });
+
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it('counts a call refused for its arguments, and not a call without credentials', async () => {
+    const before = upstreamCalls('/api/counted');
+    // No key: 401 before the pipeline, so the caller's allowance is untouched.
+    for (let i = 0; i < 3; i++) expect((await rest(gw.url, 'list_counted')).status).toBe(401);
+    // An argument refused by the schema still spends one call of the allowance.
+    const invalid = await postJson(
+      `${gw.url}/api/list_counted`,
+      { limit: 0 },
+      { authorization: `Bearer ${KEY_A}` },
+    );
+    expect(invalid.status).toBe(400);
+    expect((await rest(gw.url, 'list_counted', KEY_A)).status).toBe(200);
+    expect((await rest(gw.url, 'list_counted', KEY_A)).status).toBe(429);
+    expect(upstreamCalls('/api/counted') - before).toBe(1);
+  });
+
+  it('gives every grant its own allowance of the top-level default', async () => {
+    // list_counted is spent above; list_other has two calls of its own.
+    expect((await rest(gw.url, 'list_other', KEY_A)).status).toBe(200);
+    expect((await rest(gw.url, 'list_other', KEY_A)).status).toBe(200);
+    expect((await rest(gw.url, 'list_other', KEY_A)).status).toBe(429);
+  });
+});
+
 describe('two gateway processes sharing Redis', () => {
   const tool = `items_${randomBytes(4).toString('hex')}`;
   const gws: GatewayProcess[] = [];

@@ -1,4 +1,6 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -147,5 +149,26 @@ describe('the demo (npm start)', () => {
       comment: 'quick & helpful',
       source: 'mcp-beaver-demo',
     });
+  });
+
+  it("answers the README's 2026-07-28 curl as written (the demo's address aside)", async () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Protocol eras'));
+    const block = /```sh\n(curl [^`]*?)```/.exec(section)?.[1];
+    expect(block, 'a curl block in the Protocol eras section').toBeDefined();
+    const script = block!.replaceAll('http://127.0.0.1:8080', base);
+    const { stdout } = await exec('bash', ['-c', script]);
+    const reply = JSON.parse(stdout) as {
+      result: {
+        isError?: boolean;
+        resultType?: string;
+        structuredContent: { result: { items: { status: string }[] } };
+      };
+    };
+    expect(reply.result.isError).toBe(false);
+    expect(reply.result.resultType).toBe('complete');
+    const items = reply.result.structuredContent.result.items;
+    expect(items.length).toBeGreaterThan(0);
+    expect(items.every((t) => t.status === 'open')).toBe(true);
   });
 });

@@ -1,0 +1,208 @@
+/**
+ * The npm package as `npm i -g mcp-beaver` / `npx mcp-beaver` users get it: `npm pack`
+ * (which builds through `prepack`) in a copy of the checkout without dist/, then the
+ * tarball installed into an empty folder with production dependencies only, and the
+ * installed command run from there. Slow (a TypeScript build and an npm install), so its
+ * timeouts are generous; the install prefers the machine's npm cache.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { cpSync, existsSync, realpathSync, symlinkSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+/** Not part of a checkout as cloned (git-ignored output, a build that must not leak in). */
+const SKIP = new Set(['.git', 'dist', 'dist-bin', '.tools', 'coverage', '.ci/out', 'test-output']);
+const cloned = (src: string): boolean =>
+  basename(src) !== 'node_modules' && !SKIP.has(relative(ROOT, src));
+
+let work: string;
+let app: string;
+let packed: string[];
+let install: { code: number | null; output: string };
+const installed = (): string => join(app, 'node_modules', 'mcp-beaver');
+const bin = (): string => join(app, 'node_modules', '.bin', 'mcp-beaver');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A user's shell: none of the test runner's NODE_OPTIONS, loaders or npm_* variables. */
+function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? work, ...extra };
+}
+
+function run(command: string, args: string[], cwd: string, timeout = 60_000): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd, env: userEnv(), timeout, maxBuffer: 64 << 20 }, (err, o, e) =>
+      resolve({
+        code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
+        stdout: o,
+        stderr: e,
+      }),
+    );
+  });
+}
+
+/** The installed command, run by this node (its shebang would pick the PATH's). */
+const mcpBeaver = (args: string[]): Promise<Run> => run(process.execPath, [bin(), ...args], app);
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'mcp-beaver-pack-'));
+  // A checkout as cloned: the tracked layout, no dist/, the dev dependencies installed.
+  const checkout = join(work, 'checkout');
+  cpSync(ROOT, checkout, {
+    recursive: true,
+    filter: cloned,
+  });
+  symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(checkout, 'node_modules'));
+
+  const pack = await run(
+    'npm',
+    ['pack', '--json', '--pack-destination', work, '--no-audit', '--no-fund'],
+    checkout,
+    240_000,
+  );
+  expect(pack.code, `npm pack\n${pack.stdout}\n${pack.stderr}`).toBe(0);
+  const [report] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('['))) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
+  packed = report!.files.map((f) => f.path);
+  const tarball = join(work, report!.filename);
+
+  app = join(work, 'app');
+  await mkdir(app);
+  await writeFile(join(app, 'package.json'), '{ "name": "app", "private": true }\n');
+  const r = await run(
+    'npm',
+    ['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', tarball],
+    app,
+    240_000,
+  );
+  install = { code: r.code, output: `${r.stdout}\n${r.stderr}` };
+}, 500_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('the npm package (npm pack, then npm install --omit=dev of the tarball)', () => {
+  it('ships the compiled code, the bin, the specs and the docs, and no sources or tests', () => {
+    expect(packed).toEqual(expect.arrayContaining(['bin/mcp-beaver.js', 'dist/cli/main.js']));
+    expect(packed).toEqual(
+      expect.arrayContaining(['specs/demo.mcp.kdl', 'README.md', 'LICENSE', 'package.json']),
+    );
+    const unexpected = packed.filter(
+      (p) =>
+        !/^(bin|dist|specs|docs)\//.test(p) &&
+        !['README.md', 'LICENSE', 'package.json'].includes(p),
+    );
+    expect(unexpected).toEqual([]);
+    expect(packed.filter((p) => p.endsWith('.map') || p.endsWith('.ts'))).toEqual([]);
+  });
+
+  it('installs with production dependencies only, without engine warnings on this Node', () => {
+    expect(install.code, install.output).toBe(0);
+    expect(install.output).not.toContain('EBADENGINE');
+    for (const dev of ['tsx', 'typescript', 'vitest']) {
+      expect(existsSync(join(app, 'node_modules', dev)), dev).toBe(false);
+    }
+    expect(existsSync(join(installed(), 'src')), 'src/').toBe(false);
+  });
+
+  it('prints the help and the version', async () => {
+    const help = await mcpBeaver(['--help']);
+    expect(help).toMatchObject({ code: 0, stderr: '' });
+    expect(help.stdout).toContain('mcp-beaver <command> [options]');
+    const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+    expect(await mcpBeaver(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it('checks the spec it ships', async () => {
+    const spec = relative(app, join(installed(), 'specs', 'github-issues.mcp.kdl'));
+    const r = await mcpBeaver(['check', spec]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('list_issues');
+  });
+
+  it('serves the spec and answers tools/list, then stops on SIGTERM', async () => {
+    const spec = join(installed(), 'specs', 'github-issues.mcp.kdl');
+    const child = spawn(process.execPath, [bin(), 'serve', spec, '--http', '127.0.0.1:0'], {
+      cwd: app,
+      env: userEnv({ GITHUB_TOKEN: 'ghp_package_test' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (b: Buffer) => (output += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (output += b.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', () => {
+          const line = output.split('\n').find((l) => l.includes('"mcp-beaver listening"'));
+          if (line) resolve((JSON.parse(line) as { url: string }).url);
+        });
+        void exited.then((code) => reject(new Error(`serve exited with ${code}:\n${output}`)));
+      });
+      const res = await fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      const text = await res.text();
+      expect(res.status, `${text}\n${output}`).toBe(200);
+      const body = JSON.parse(text) as { result: { tools: { name: string }[] } };
+      expect(body.result.tools.map((t) => t.name)).toContain('list_issues');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited, output).toBe(0);
+  }, 60_000);
+
+  it('runs the demo (npx mcp-beaver demo): its REST API answers from the installed package', async () => {
+    const child = spawn(process.execPath, [bin(), 'demo', '--http', '127.0.0.1:0'], {
+      cwd: app,
+      env: userEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (b: Buffer) => (output += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (output += b.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      const base = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', () => {
+          const m = /REST:\s+(http:\/\/127\.0\.0\.1:\d+)\/api/.exec(output);
+          if (m) resolve(m[1]!);
+        });
+        void exited.then((code) => reject(new Error(`demo exited with ${code}:\n${output}`)));
+      });
+      const tickets = await fetch(`${base}/api/list_tickets`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"status":"open"}',
+      });
+      expect(tickets.status, output).toBe(200);
+      const orders = await fetch(`${base}/api/list_customers`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(orders.status, `${await orders.clone().text()}\n${output}`).toBe(200);
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await exited, output).toBe(0);
+  }, 90_000);
+});
