@@ -35,6 +35,11 @@ export interface Redactor {
   /** `text` with every spelling of every secret replaced by [REDACTED]. */
   text(text: string): string;
   /**
+   * The same for a text cut at a byte cap: also a spelling cut short at its end (three
+   * characters of it or more) is replaced, so that no cut leaves the front of a secret.
+   */
+  cutText(text: string): string;
+  /**
    * A JSON value with every string and key redacted; the same value when nothing was
    * found. Objects are rebuilt only along the way to a redacted string.
    */
@@ -45,17 +50,30 @@ const IDENTITY: Redactor = {
   active: false,
   found: () => false,
   text: (text) => text,
+  cutText: (text) => text,
   value: (v) => v,
 };
+
+/** Characters of a spelling that a cut must leave at a text's end to be replaced. */
+const MIN_CUT_PARTS = 3;
+/** How far back from the end of a cut text a spelling cut short is looked for. */
+const CUT_WINDOW = 4096;
 
 export function makeRedactor(
   secrets: readonly string[],
   sentValues: readonly string[] = [],
 ): Redactor {
-  const sources = redactionPatterns(secrets, sentValues);
-  if (sources.length === 0) return IDENTITY;
+  const forms = redactionForms(secrets, sentValues);
+  if (forms.length === 0) return IDENTITY;
+  const sources = sourcesOf(forms, (f) => f.parts.join(''));
+  // Cut short: the first MIN_CUT_PARTS characters, then each further one optional, to the end.
+  const cutSources = sourcesOf(forms, (f) => cutPattern(f.parts)).map((src) => `(?:${src})$`);
+  const cuts = cutSources.map((src) => new RegExp(src));
   const probes = sources.map((s) => new RegExp(s));
   const globals = sources.map((s) => new RegExp(s, 'g'));
+  // A RegExp is compiled on its first use and to machine code on a later one: both now,
+  // at boot, rather than in the first call that leaves.
+  for (const re of [...probes, ...probes, ...cuts]) re.test('');
   const found =
     probes.length === 1
       ? (t: string): boolean => probes[0]!.test(t)
@@ -65,6 +83,13 @@ export function makeRedactor(
     for (let i = 0; i < probes.length; i++)
       if (probes[i]!.test(out)) out = out.replace(globals[i]!, REDACTED);
     return out;
+  };
+  const cutText = (t: string): string => {
+    const out = text(t);
+    const from = Math.max(0, out.length - CUT_WINDOW);
+    let tail = out.slice(from);
+    for (const re of cuts) tail = tail.replace(re, REDACTED);
+    return from === 0 ? tail : out.slice(0, from) + tail;
   };
   const value = (v: unknown): unknown => {
     if (typeof v === 'string') return text(v);
@@ -87,7 +112,7 @@ export function makeRedactor(
     // fromEntries defines own properties, so a key "__proto__" stays a key.
     return changed ? Object.fromEntries(entries) : v;
   };
-  return { active: true, found, text, value: <T>(v: T): T => value(v) as T };
+  return { active: true, found, text, cutText, value: <T>(v: T): T => value(v) as T };
 }
 
 /**
@@ -108,19 +133,40 @@ export function redactionPatterns(
   secrets: readonly string[],
   sentValues: readonly string[] = [],
 ): string[] {
+  return sourcesOf(redactionForms(secrets, sentValues), (f) => f.parts.join(''));
+}
+
+/** One alternation per kind of form (or more, past MAX_SOURCE), base64 first. */
+function sourcesOf(forms: readonly Form[], source: (f: Form) => string): string[] {
+  return (['base64', 'escaped'] as const).flatMap((kind) =>
+    alternations(
+      forms.filter((f) => f.kind === kind).map((f) => ({ source: source(f), length: f.length })),
+    ),
+  );
+}
+
+function redactionForms(secrets: readonly string[], sentValues: readonly string[]): Form[] {
   const escaped: Form[] = [];
   const base64: Form[] = [];
   for (const s of secrets) {
     if (s.length < MIN_SECRET_LENGTH) continue;
-    escaped.push({ source: spellings(s), length: s.length });
+    escaped.push({ parts: spellings(s), kind: 'escaped', length: s.length });
     base64.push(...base64Forms(s));
   }
   for (const s of sentValues) if (s.length >= MIN_SECRET_LENGTH) base64.push(...base64Forms(s));
-  return [...alternations(base64), ...alternations(escaped)];
+  return [...base64, ...escaped];
+}
+
+/** `a(?:b(?:c)?)?` for parts a b c, at least MIN_CUT_PARTS of them. */
+function cutPattern(parts: readonly string[]): string {
+  const head = parts.slice(0, MIN_CUT_PARTS).join('');
+  let rest = '';
+  for (let i = parts.length - 1; i >= MIN_CUT_PARTS; i--) rest = `(?:${parts[i]}${rest})?`;
+  return head + rest;
 }
 
 /** Forms longest first (so the longest of overlapping forms wins), in sources under MAX_SOURCE. */
-function alternations(forms: readonly Form[]): string[] {
+function alternations(forms: readonly Source[]): string[] {
   const unique = new Map<string, number>();
   for (const f of forms) unique.set(f.source, Math.max(f.length, unique.get(f.source) ?? 0));
   const sorted = [...unique].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
@@ -137,9 +183,16 @@ function alternations(forms: readonly Form[]): string[] {
   return out;
 }
 
-interface Form {
+interface Source {
   readonly source: string;
   /** Characters of the encoded form, for the longest-first order. */
+  readonly length: number;
+}
+
+/** One form: a regex source per character (a spelling group, or a literal). */
+interface Form {
+  readonly parts: readonly string[];
+  readonly kind: 'base64' | 'escaped';
   readonly length: number;
 }
 
@@ -155,14 +208,12 @@ function base64Forms(secret: string): Form[] {
     const enc = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
     const [from, to] = base64Core(bytes.length, offset, enc.length);
     if (from < 0 || to - from < MIN_BASE64_CORE) continue;
-    let source = '';
-    for (const ch of enc.slice(from, to)) source += base64Spelling(ch);
+    const parts = [...enc.slice(from, to)].map(base64Spelling);
     if (offset === 0 && to < enc.length) {
-      let tail = '';
-      for (const ch of enc.slice(to).replace(/=+$/, '')) tail += base64Spelling(ch);
-      source += `(?:${tail}(?:${PAD}){0,2})?`;
+      const tail = [...enc.slice(to).replace(/=+$/, '')].map(base64Spelling).join('');
+      parts.push(`(?:${tail}(?:${PAD}){0,2})?`);
     }
-    out.push({ source, length: enc.length - offset });
+    out.push({ parts, kind: 'base64', length: enc.length - offset });
   }
   return out;
 }
@@ -207,16 +258,14 @@ function base64Spelling(ch: string): string {
   return ch;
 }
 
-/** A regex source matching `form` with each character in any of its spellings. */
-function spellings(form: string): string {
-  let out = '';
-  for (const ch of form) out += charSpellings(ch);
-  return out;
+/** Regex sources matching each character of `form` in any of its spellings. */
+function spellings(form: string): string[] {
+  return [...form].map(charSpellings);
 }
 
 const SHORT_ESCAPES: Readonly<Record<string, string>> = {
   '"': '"',
-  '\\': '\\\\',
+  '\\': '\\',
   '/': '/',
   '\b': 'b',
   '\f': 'f',
@@ -285,6 +334,7 @@ export function composeRedactors(list: readonly Redactor[]): Redactor {
     active: true,
     found: (t) => active.some((r) => r.found(t)),
     text: (t) => active.reduce((out, r) => r.text(out), t),
+    cutText: (t) => active.reduce((out, r) => r.cutText(out), t),
     value: <T>(v: T): T => active.reduce((out, r) => r.value(out), v),
   };
 }

@@ -50,6 +50,22 @@ export function spellingsOf(v: string): string[] {
 }
 
 /**
+ * The part of base64(x + v + y) that depends on v alone, for x of 1 and 2 bytes: without
+ * the first group of four characters (it holds bits of x) and the last (bits of y).
+ */
+export function embeddedBase64(v: string): string[] {
+  const out: string[] = [];
+  for (const offset of [1, 2]) {
+    for (const alphabet of ['base64', 'base64url'] as const) {
+      const enc = Buffer.concat([Buffer.alloc(offset), Buffer.from(v, 'utf8')]).toString(alphabet);
+      const core = enc.slice(4, Math.floor((enc.length - 1) / 4) * 4);
+      if (core.length >= 8) out.push(core);
+    }
+  }
+  return out;
+}
+
+/**
  * Every text a caller can read out of a reply: the bytes, every string in the parsed
  * JSON, and the strings of JSON held in those strings (MCP's text content).
  */
@@ -80,11 +96,15 @@ export function readableTexts(body: string): string[] {
   return out;
 }
 
-/** The spellings of any of `values` found in `body`, for an expect(...).toEqual([]). */
+/**
+ * The spellings of any of `values` found in `body` (also inside the base64 of a longer
+ * text), for an expect(...).toEqual([]).
+ */
 export function leaksIn(body: string, values: readonly string[]): string[] {
   const texts = readableTexts(body);
   const found = new Set<string>();
   for (const v of values)
-    for (const s of spellingsOf(v)) if (texts.some((t) => t.includes(s))) found.add(s);
+    for (const s of [...spellingsOf(v), ...embeddedBase64(v)])
+      if (texts.some((t) => t.includes(s))) found.add(s);
   return [...found];
 }

@@ -54,13 +54,15 @@ export function resolveCredential(auth: UpstreamAuth | undefined, env: Env): Cre
       const user = read(env, auth.usernameEnv);
       const pass = read(env, auth.passwordEnv);
       const pair = `${user}:${pass}`;
-      const header = `Basic ${Buffer.from(pair).toString('base64')}`;
+      const encoded = Buffer.from(pair).toString('base64');
+      const header = `Basic ${encoded}`;
       return {
         headers: [['authorization', header]],
         query: [],
         // The user name is not a secret: redacting every "admin" in results would hurt.
-        // The header's base64 is the pair's, which redaction finds from `sent`.
-        secrets: [pass],
+        // The encoded pair is one too, so that it is found in every spelling, not only
+        // as the base64 of `sent`.
+        secrets: [pass, encoded],
         sent: [pair, header],
       };
     }

@@ -22,7 +22,7 @@ import { resolveCredential, type Credential } from './credentials.js';
 import { decodeUtf8Prefix } from './read-body.js';
 import { buildTarget, planUrl, targetEscapes } from './url.js';
 import { classifyFailure, upstreamStatusError } from './upstream-errors.js';
-import { exchange } from './exchange.js';
+import { EXCERPT_BYTES, exchange } from './exchange.js';
 
 const USER_AGENT = 'mcp-beaver/0.1';
 /** Bodies are read up to this multiple of max-bytes, so JSON can be parsed and then cut cleanly. */
@@ -117,11 +117,13 @@ function prepareHttpGrant(
       switch (read.kind) {
         case 'failed':
           return { ok: false, error: failure(read.err, read.timedOut, timeoutMs, ctx.cancel) };
-        case 'status':
-          return {
-            ok: false,
-            error: upstreamStatusError(read.status, redact.text(decodeUtf8Prefix(read.excerpt))),
-          };
+        case 'status': {
+          // An excerpt at the cap may end inside a spelling of a secret: cutText.
+          const text = decodeUtf8Prefix(read.excerpt);
+          const clean =
+            read.excerpt.length >= EXCERPT_BYTES ? redact.cutText(text) : redact.text(text);
+          return { ok: false, error: upstreamStatusError(read.status, clean) };
+        }
         case 'encoded':
           return {
             ok: false,
@@ -204,7 +206,9 @@ function interpret(
     return { ok: true, value: { result: parsed, resultJson: json } };
   }
   if (bytes.length === 0) return { ok: true, value: { result: null } };
-  const text = redact.text(overflow ? decodeUtf8Prefix(bytes) : bytes.toString('utf8'));
+  const text = overflow
+    ? redact.cutText(decodeUtf8Prefix(bytes))
+    : redact.text(bytes.toString('utf8'));
   return { ok: true, value: { result: text, ...(overflow && { alreadyTruncated: true }) } };
 }
 
