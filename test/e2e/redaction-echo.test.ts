@@ -179,6 +179,40 @@ describe('an upstream echoing the bearer token', () => {
   });
 });
 
+describe('an echo outside the body', () => {
+  it('is redacted from an error message built from an upstream header (Content-Encoding)', async () => {
+    upstream.handle((_req, res: ServerResponse) => {
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': BEARER.replace('/', '\\/'),
+      });
+      res.end('{}');
+    });
+    const r = await callBoth(bearer);
+    expect(restError(r.rest).code).toBe('UPSTREAM_BAD_RESPONSE');
+    expect(restError(r.rest).message).toContain('Bearer [REDACTED]');
+    expectNoLeak(r, bearer, BEARER_VALUES);
+  });
+
+  it('is redacted from every log line, whatever logged it', async () => {
+    bearer.app.log.warn(
+      {
+        err: {
+          message: `boom ${BEARER.replace('+', '\\u002b')}`,
+          url: encodeURIComponent(UP_TOKEN),
+        },
+      },
+      `echo ${Buffer.from(BEARER).toString('base64')}`,
+    );
+    const last = bearer.logs().trim().split('\n').at(-1)!;
+    expect(JSON.parse(last)).toMatchObject({
+      err: { message: 'boom Bearer [REDACTED]', url: '[REDACTED]' },
+      msg: 'echo [REDACTED]',
+    });
+    expect(leaksIn(bearer.logs(), BEARER_VALUES)).toEqual([]);
+  });
+});
+
 describe('an upstream echoing the URL of an `auth query` grant', () => {
   it('sent the key form-encoded (~ ( ! as %7E %28 %21, space as +), and echoing that URL leaks nothing', async () => {
     answer(200, 'application/json', (req) => JSON.stringify({ url: req.url }));
