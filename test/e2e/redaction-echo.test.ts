@@ -5,7 +5,10 @@
  * a 2xx text, a 2xx JSON or an invalid-JSON excerpt. Nothing of the credential may reach
  * the caller on either surface (REST, and MCP's text and structured content), nor the logs.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { formEncoded, leaksIn } from '../helpers/leaks.js';
@@ -210,6 +213,32 @@ describe('an echo outside the body', () => {
       msg: 'echo [REDACTED]',
     });
     expect(leaksIn(bearer.logs(), BEARER_VALUES)).toEqual([]);
+  });
+});
+
+describe('a reload that changes the credential', () => {
+  it('redacts the log lines of both the new spec’s and the draining spec’s secrets', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcpb-redact-reload-'));
+    const file = join(dir, 'echo.mcp.kdl');
+    const OLD = 'old-token/before+reload_1a2b';
+    const NEW = 'new-token/after+reload_3c4d';
+    writeFileSync(file, spec(upstream.url, 'auth bearer env="OLD_TOKEN"'));
+    const gw = await startGateway(spec(upstream.url, 'auth bearer env="OLD_TOKEN"'), {
+      env: { OLD_TOKEN: OLD, NEW_TOKEN: NEW },
+      specFile: file,
+    });
+    try {
+      writeFileSync(file, spec(upstream.url, 'auth bearer env="NEW_TOKEN"'));
+      await expect(gw.reload()).resolves.toMatchObject({ ok: true, generation: 2 });
+      // The old runtime is still retiring (its calls may still log): both are redacted.
+      gw.app.log.warn({ old: OLD.replace('/', '\\/'), now: encodeURIComponent(NEW) }, 'echo');
+      const last = gw.logs().trim().split('\n').at(-1)!;
+      expect(JSON.parse(last)).toMatchObject({ old: '[REDACTED]', now: '[REDACTED]' });
+      expect(leaksIn(gw.logs(), [OLD, NEW])).toEqual([]);
+    } finally {
+      await gw.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
