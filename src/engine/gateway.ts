@@ -8,7 +8,7 @@ import { createHttpKind } from './backends/http/http-backend.js';
 import { createSqlKind } from './backends/sql/sql-backend.js';
 import type { Logger } from 'pino';
 import type { Caller } from './caller.js';
-import { engineError } from './error-catalogue.js';
+import { engineError, type EngineError } from './error-catalogue.js';
 import { execute, type Outcome } from './execute.js';
 import { prepareExclusive } from './guards/exclusive.js';
 import { prepareExactNumbers } from './guards/exact-numbers.js';
@@ -107,6 +107,12 @@ export class Gateway {
           await factory({ env, descriptors, spec, ...(opts.log && { log: opts.log }) }),
         );
       }
+      // One matcher for every secret of every kind and the inbound API keys, built before
+      // any grant is prepared: backends redact with it where upstream bytes become text.
+      const redact = makeRedactor(
+        [...[...kinds.values()].flatMap((k) => k.secrets()), ...(opts.extraSecrets ?? [])],
+        [...kinds.values()].flatMap((k) => k.sentValues?.() ?? []),
+      );
       const fastAjv = createAjv(false);
       const fullAjv = createAjv(true);
       const operations = new Map<string, Operation>();
@@ -136,13 +142,9 @@ export class Gateway {
           claimPathArgs: d.arguments
             .filter((a) => a.in === 'path' && a.fromClaim !== undefined)
             .map((a) => a.name),
-          backend: kinds.get(d.backend.kind)!.prepare(d),
+          backend: kinds.get(d.backend.kind)!.prepare(d, redact),
         });
       }
-      const redact = makeRedactor([
-        ...[...kinds.values()].flatMap((k) => k.secrets()),
-        ...(opts.extraSecrets ?? []),
-      ]);
       return new Gateway(
         spec,
         operations,
@@ -179,7 +181,10 @@ export class Gateway {
     ctx: CallContext = {},
   ): Promise<Outcome> {
     const started = performance.now();
-    const out = await this.admitAndRun(op, input, caller, ctx);
+    const ran = await this.admitAndRun(op, input, caller, ctx);
+    // Errors are redacted once more where they leave for both surfaces: a message may quote
+    // anything (an upstream header, a database error), whatever built it.
+    const out = ran.ok ? ran : { ok: false as const, error: this.redactError(ran.error) };
     if (this.observer) {
       const upstream = out.ok
         ? out.upstreamStatus
@@ -200,6 +205,15 @@ export class Gateway {
       });
     }
     return out;
+  }
+
+  private redactError(e: EngineError): EngineError {
+    if (!this.redact.active) return e;
+    const message = this.redact.text(e.message);
+    const details = this.redact.value(e.details);
+    return message === e.message && details === e.details
+      ? e
+      : { ...e, message, ...(details !== undefined && { details }) };
   }
 
   private async admitAndRun(

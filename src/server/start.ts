@@ -13,9 +13,11 @@ import type { SpecOverrides } from '../spec/compile-spec.js';
 import type { CompiledSpec } from '../spec/descriptor.js';
 import { formatDiagnostic, type Diagnostic } from '../spec/diagnostics.js';
 import { compileSpecFile } from '../spec/load-spec.js';
+import { composeRedactors } from '../engine/redact.js';
 import { buildApp } from './app.js';
 import { createCallObserver } from './audit.js';
 import type { ListenAddress } from './listen-address.js';
+import { redactLogLines } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { buildRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 
@@ -121,6 +123,14 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     await rateLimiter.close();
     throw err;
   }
+  /** Replaced runtimes still finishing their calls; shutdown closes them too. */
+  const retiring = new Set<Runtime>();
+  // Log lines are redacted with the secrets of every runtime that may still write one.
+  const redactLogs = (): void => {
+    if (logger)
+      redactLogLines(logger, composeRedactors([current, ...retiring].map((r) => r.gateway.redact)));
+  };
+  redactLogs();
   metrics.setInFlight(() => current.gateway.busy);
   const app = buildApp({
     current: () => current,
@@ -157,8 +167,6 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   };
   let reloading: Promise<ReloadResult> | undefined;
   let closing: Promise<void> | undefined;
-  /** Replaced runtimes still finishing their calls; shutdown closes them too. */
-  const retiring = new Set<Runtime>();
 
   async function reloadOnce(): Promise<ReloadResult> {
     if (closing) return failReload('the gateway is shutting down');
@@ -206,7 +214,11 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       );
     // Calls that started on the old runtime finish there; then its pools close.
     retiring.add(old);
-    void retire(old).finally(() => retiring.delete(old));
+    redactLogs();
+    void retire(old).finally(() => {
+      retiring.delete(old);
+      redactLogs();
+    });
     return { ok: true, generation: next.generation };
   }
 

@@ -5,6 +5,7 @@
 import type { Descriptor } from '../../spec/descriptor.js';
 import type { EngineError } from '../error-catalogue.js';
 import type { EnvelopeInput } from '../../envelope/envelope.js';
+import type { Redactor } from '../redact.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -66,9 +67,12 @@ export interface PreparedBackend {
 
 /** Resources shared by all grants of one kind (an HTTP agent, a database pool). */
 export interface BackendKind {
-  prepare(d: Descriptor): PreparedBackend;
+  /** `redact` knows every secret of the gateway: what the backend returns goes through it. */
+  prepare(d: Descriptor, redact: Redactor): PreparedBackend;
   /** Secrets this kind holds, for redaction everywhere. */
   secrets(): readonly string[];
+  /** Whole values sent with them (`Bearer <t>`), whose base64 is redacted too. */
+  sentValues?(): readonly string[];
   ready?(): Promise<boolean>;
   close(): Promise<void>;
 }

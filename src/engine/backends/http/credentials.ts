@@ -6,15 +6,21 @@
 import type { UpstreamAuth } from '../../../spec/descriptor.js';
 import { StartupError } from '../../startup-error.js';
 import type { Env } from '../backend.js';
+import { formComponent } from './url.js';
 
 export interface Credential {
   readonly headers: readonly (readonly [string, string])[];
   readonly query: readonly (readonly [string, string])[];
-  /** Every form in which the secret could be echoed back, for redaction. */
+  /**
+   * The secret values, for redaction in every spelling (redact.ts), and the exact text
+   * sent where it differs (a query value as the URL carries it).
+   */
   readonly secrets: readonly string[];
+  /** Whole values as sent (`Bearer <t>`, `user:pass`), for redaction of their base64. */
+  readonly sent: readonly string[];
 }
 
-const NONE: Credential = { headers: [], query: [], secrets: [] };
+const NONE: Credential = { headers: [], query: [], secrets: [], sent: [] };
 
 function read(env: Env, name: string): string {
   const v = env[name];
@@ -31,33 +37,44 @@ export function resolveCredential(auth: UpstreamAuth | undefined, env: Env): Cre
   switch (auth.kind) {
     case 'bearer': {
       const token = read(env, auth.env);
-      return { headers: [['authorization', `Bearer ${token}`]], query: [], secrets: [token] };
+      const header = `Bearer ${token}`;
+      return { headers: [['authorization', header]], query: [], secrets: [token], sent: [header] };
     }
     case 'header': {
       const value = read(env, auth.env);
+      const header = `${auth.prefix}${value}`;
       return {
-        headers: [[auth.header.toLowerCase(), `${auth.prefix}${value}`]],
+        headers: [[auth.header.toLowerCase(), header]],
         query: [],
         secrets: [value],
+        sent: [header],
       };
     }
     case 'basic': {
       const user = read(env, auth.usernameEnv);
       const pass = read(env, auth.passwordEnv);
-      const encoded = Buffer.from(`${user}:${pass}`).toString('base64');
+      const pair = `${user}:${pass}`;
+      const encoded = Buffer.from(pair).toString('base64');
+      const header = `Basic ${encoded}`;
       return {
-        headers: [['authorization', `Basic ${encoded}`]],
+        headers: [['authorization', header]],
         query: [],
         // The user name is not a secret: redacting every "admin" in results would hurt.
-        secrets: [encoded, pass],
+        // The encoded pair is one too, so that it is found in every spelling, not only
+        // as the base64 of `sent`.
+        secrets: [pass, encoded],
+        sent: [pair, header],
       };
     }
     case 'query': {
       const value = read(env, auth.env);
+      // The URL carries formComponent(value) (url.ts builds the query with it): the
+      // exact text sent is a secret of its own, from the same function.
       return {
         headers: [],
         query: [[auth.param, value]],
-        secrets: [value, encodeURIComponent(value)],
+        secrets: [value, formComponent(value)],
+        sent: [`${formComponent(auth.param)}=${formComponent(value)}`],
       };
     }
   }

@@ -19,7 +19,7 @@ export type Exchange =
     };
 
 /** Bytes of a non-2xx body kept for the error excerpt. */
-const EXCERPT_BYTES = 2048;
+export const EXCERPT_BYTES = 2048;
 
 /**
  * One request through undici's dispatch API, its body collected straight from the

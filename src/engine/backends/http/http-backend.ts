@@ -7,7 +7,7 @@
 import { Agent, errors as undiciErrors } from 'undici';
 import type { Descriptor, HttpBackend } from '../../../spec/descriptor.js';
 import { engineError, type EngineError } from '../../error-catalogue.js';
-import { makeRedactor, type Redactor } from '../../redact.js';
+import type { Redactor } from '../../redact.js';
 import { MAX_RESULT_DEPTH, nestsDeeperThan } from '../../json-depth.js';
 import type {
   BackendKind,
@@ -22,7 +22,7 @@ import { resolveCredential, type Credential } from './credentials.js';
 import { decodeUtf8Prefix } from './read-body.js';
 import { buildTarget, planUrl, targetEscapes } from './url.js';
 import { classifyFailure, upstreamStatusError } from './upstream-errors.js';
-import { exchange } from './exchange.js';
+import { EXCERPT_BYTES, exchange } from './exchange.js';
 
 const USER_AGENT = 'mcp-beaver/0.1';
 /** Bodies are read up to this multiple of max-bytes, so JSON can be parsed and then cut cleanly. */
@@ -42,20 +42,22 @@ export function createHttpKind(env: Env, descriptors: readonly Descriptor[]): Ba
   });
   const credentials = new Map<HttpBackend['auth'], Credential>();
   const secrets: string[] = [];
+  const sent: string[] = [];
   // Resolve the credential once (every grant of a spec shares the same `auth`).
   for (const d of descriptors) {
     if (d.backend.kind !== 'http' || credentials.has(d.backend.auth)) continue;
     const c = resolveCredential(d.backend.auth, env);
     credentials.set(d.backend.auth, c);
     secrets.push(...c.secrets);
+    sent.push(...c.sent);
   }
-  const redact = makeRedactor(secrets);
   return {
-    prepare(d) {
+    prepare(d, redact) {
       if (d.backend.kind !== 'http') throw new Error(`grant ${d.name} is not an HTTP grant`);
       return prepareHttpGrant(d, d.backend, credentials.get(d.backend.auth)!, agent, redact);
     },
     secrets: () => secrets,
+    sentValues: () => sent,
     close: () => agent.close(),
   };
 }
@@ -115,11 +117,13 @@ function prepareHttpGrant(
       switch (read.kind) {
         case 'failed':
           return { ok: false, error: failure(read.err, read.timedOut, timeoutMs, ctx.cancel) };
-        case 'status':
-          return {
-            ok: false,
-            error: upstreamStatusError(read.status, redact(decodeUtf8Prefix(read.excerpt))),
-          };
+        case 'status': {
+          // An excerpt at the cap may end inside a spelling of a secret: cutText.
+          const text = decodeUtf8Prefix(read.excerpt);
+          const clean =
+            read.excerpt.length >= EXCERPT_BYTES ? redact.cutText(text) : redact.text(text);
+          return { ok: false, error: upstreamStatusError(read.status, clean) };
+        }
         case 'encoded':
           return {
             ok: false,
@@ -168,32 +172,43 @@ function interpret(
         ),
       };
     }
-    const text = redact(raw);
+    let parsed: unknown;
     try {
-      const parsed = JSON.parse(text) as unknown;
-      // Redact again after parsing: an upstream may escape characters of the echoed
-      // credential (\/ or \u002b) that parsing turns back into the plain secret.
-      const json = JSON.stringify(parsed);
-      const clean = redact(json);
-      return {
-        ok: true,
-        value:
-          clean === json
-            ? { result: parsed, resultJson: json }
-            : { result: JSON.parse(clean) as unknown, resultJson: clean },
-      };
+      parsed = JSON.parse(raw) as unknown;
     } catch {
+      // The whole text is redacted before it is cut, so no cut leaves half a secret.
+      const excerpt = redact.text(raw).slice(0, 200);
       return {
         ok: false,
         error: engineError(
           'UPSTREAM_BAD_RESPONSE',
-          `upstream said ${contentType} but sent invalid JSON: ${JSON.stringify(text.slice(0, 200))}`,
+          `upstream said ${contentType} but sent invalid JSON: ${JSON.stringify(excerpt)}`,
         ),
       };
     }
+    // Searched in the JSON that leaves (one scan): a string that parsing decoded from
+    // escapes (\/, \u002b) is found as the secret it is now, spanning structure too.
+    let json = JSON.stringify(parsed);
+    if (redact.found(json)) {
+      parsed = redact.value(parsed);
+      json = JSON.stringify(parsed);
+      if (redact.found(json)) {
+        // Only a secret spelled across keys and values is left: nothing of it is sent.
+        return {
+          ok: false,
+          error: engineError(
+            'UPSTREAM_BAD_RESPONSE',
+            'upstream JSON holds a credential of the gateway across its structure; the result is withheld',
+          ),
+        };
+      }
+    }
+    return { ok: true, value: { result: parsed, resultJson: json } };
   }
   if (bytes.length === 0) return { ok: true, value: { result: null } };
-  const text = redact(overflow ? decodeUtf8Prefix(bytes) : bytes.toString('utf8'));
+  const text = overflow
+    ? redact.cutText(decodeUtf8Prefix(bytes))
+    : redact.text(bytes.toString('utf8'));
   return { ok: true, value: { result: text, ...(overflow && { alreadyTruncated: true }) } };
 }
 

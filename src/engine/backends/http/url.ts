@@ -12,8 +12,11 @@ export interface UrlPlan {
   readonly prefix: string;
   readonly backend: HttpBackend;
   readonly query: readonly ArgumentDescriptor[];
-  /** Fixed pairs appended after the caller's: set { query } then the credential. */
-  readonly fixedQuery: readonly (readonly [string, string])[];
+  /**
+   * Fixed pairs appended after the caller's (set { query } then the credential),
+   * encoded once at boot with formComponent: `k=v&k2=v2`, '' for none.
+   */
+  readonly fixedQuery: string;
   /** How many `/`-separated parts a built path has (the template's). */
   readonly pathParts: number;
 }
@@ -33,9 +36,20 @@ export function planUrl(
     fixedQuery: [
       ...backend.setQuery.map(([k, v]) => [k, scalarText(v)] as const),
       ...credentialQuery,
-    ],
+    ]
+      .map(([k, v]) => `${formComponent(k)}=${formComponent(v)}`)
+      .join('&'),
     pathParts: (prefix + backend.pathTemplate).split('/').length,
   };
+}
+
+/**
+ * A query key or value as the upstream URL carries it: URLSearchParams' encoding
+ * (application/x-www-form-urlencoded: space as `+`, `~ ! ' ( )` percent-encoded). The
+ * credential's redaction takes the text sent from here too (credentials.ts).
+ */
+export function formComponent(s: string): string {
+  return new URLSearchParams([['', s]]).toString().slice(1);
 }
 
 function scalarText(v: JsonScalar): string {
@@ -48,7 +62,7 @@ export function buildTarget(plan: UrlPlan, args: Record<string, unknown>): strin
   for (const part of plan.backend.path) {
     path += 'literal' in part ? part.literal : encodeURIComponent(String(args[part.param]));
   }
-  if (plan.query.length === 0 && plan.fixedQuery.length === 0) return path;
+  if (plan.query.length === 0) return plan.fixedQuery ? `${path}?${plan.fixedQuery}` : path;
   const qs = new URLSearchParams();
   for (const a of plan.query) {
     const v = Object.hasOwn(args, a.name) ? args[a.name] : undefined;
@@ -56,8 +70,11 @@ export function buildTarget(plan: UrlPlan, args: Record<string, unknown>): strin
     if (Array.isArray(v)) for (const item of v) qs.append(a.upstream, String(item));
     else qs.append(a.upstream, String(v));
   }
-  for (const [k, v] of plan.fixedQuery) qs.append(k, v);
-  const query = qs.toString();
+  const callerQuery = qs.toString();
+  const query =
+    callerQuery && plan.fixedQuery
+      ? `${callerQuery}&${plan.fixedQuery}`
+      : callerQuery || plan.fixedQuery;
   return query ? `${path}?${query}` : path;
 }
 

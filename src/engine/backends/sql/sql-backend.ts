@@ -11,6 +11,7 @@ import type { BackendKind, BackendOutcome, Env, PreparedBackend } from '../backe
 import type { Logger } from 'pino';
 import { bindValue } from './pg-values.js';
 import type { SqlExecutor } from './sql-executor.js';
+import type { Redactor } from '../../redact.js';
 
 export async function createSqlKind(
   env: Env,
@@ -39,7 +40,7 @@ export async function createSqlKind(
     executor = await createEmbeddedExecutor({ ...(seed !== undefined && { seedFile: seed }) });
   }
   return {
-    prepare: (d) => prepareSqlGrant(d, executor, db.statementTimeoutMs),
+    prepare: (d, redact) => prepareSqlGrant(d, executor, db.statementTimeoutMs, redact),
     secrets: () => executor.secrets(),
     ready: () => executor.ready(),
     close: () => executor.close(),
@@ -50,6 +51,7 @@ function prepareSqlGrant(
   d: Descriptor,
   executor: SqlExecutor,
   defaultTimeoutMs: number,
+  redact: Redactor,
 ): PreparedBackend {
   if (d.backend.kind !== 'sql') throw new Error(`grant ${d.name} is not a sql grant`);
   const { statement, readOnly, maxRows } = d.backend;
@@ -75,10 +77,14 @@ function prepareSqlGrant(
       if (!out.ok) return out;
       const { run } = out;
       if (!run.returnsRows) return { ok: true, value: { result: { rowCount: run.rowCount ?? 0 } } };
-      return {
-        ok: true,
-        value: { result: run.rows, rows: run.total, alreadyTruncated: run.total > run.rows.length },
-      };
+      const rows = { rows: run.total, alreadyTruncated: run.total > run.rows.length };
+      if (!redact.active) return { ok: true, value: { result: run.rows, ...rows } };
+      // A row may hold a credential the gateway knows (an API key stored in a table): the
+      // JSON that leaves is searched once, and serves the envelope too.
+      const json = JSON.stringify(run.rows);
+      if (!redact.found(json))
+        return { ok: true, value: { result: run.rows, resultJson: json, ...rows } };
+      return { ok: true, value: { result: redact.value(run.rows), ...rows } };
     },
   };
 }
