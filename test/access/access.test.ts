@@ -1145,4 +1145,40 @@ describe('binding safety of mcp-beaver serve', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('insecure-no-auth');
   });
+  it('serves /metrics only on the --metrics-http listener, which the listening line names', async () => {
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', specFile, '--http', '127.0.0.1:0', '--metrics-http', '127.0.0.1:0'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      const listening = await new Promise<{ url: string; metrics?: string }>((resolve, reject) => {
+        let stdout = '';
+        child.stdout.on('data', (b: Buffer) => {
+          stdout += b.toString();
+          const line = stdout.split('\n').find((l) => l.includes('"mcp-beaver listening"'));
+          if (line) resolve(JSON.parse(line) as { url: string; metrics?: string });
+        });
+        child.on('error', reject);
+        child.on('close', (code) => reject(new Error(`serve exited ${code}: ${stdout}`)));
+      });
+      expect(listening.metrics).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      const scraped = await fetch(listening.metrics!);
+      expect(scraped.status).toBe(200);
+      expect(await scraped.text()).toContain('mcp_beaver_spec_generation 1');
+      const main = await fetch(`${listening.url}/metrics`);
+      expect(main.status).toBe(404);
+      expect(await main.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+    } finally {
+      const closed = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await closed;
+    }
+  });
+
+  it('refuses a --metrics-http that is not [host]:port with exit 2, naming the flag', async () => {
+    const r = await runCli(['serve', specFile, '--metrics-http', 'nowhere']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--metrics-http "nowhere"');
+  });
 });
