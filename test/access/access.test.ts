@@ -719,6 +719,49 @@ describe('credentials before bodies', () => {
     expect(r.json).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
   });
 
+  it('checks the key again when a reload that dropped it came while the body was arriving', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-beaver-auth-reload-'));
+    const file = join(dir, 'keys.mcp.kdl');
+    const specWith = (env: string) =>
+      keysSpec(upstream.url).replace('api-key env="KEYS_READ"', `api-key env="${env}"`);
+    writeFileSync(file, specWith('KEYS_READ'));
+    const gw = await startGateway(specWith('KEYS_READ'), {
+      env: { ...KEY_ENV, KEYS_OTHER: 'another-key-2b7c9e' },
+      specFile: file,
+    });
+    try {
+      const body = JSON.stringify(GOOD_ARGS);
+      const { hostname, port } = new URL(gw.url);
+      const started = new Promise<void>((resolve) =>
+        gw.app.server.once('request', () => resolve()),
+      );
+      let received = '';
+      const socket = connect({ host: hostname, port: Number(port) }, () => {
+        socket.write(
+          `POST /api/list_issues HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n` +
+            `authorization: Bearer ${READ_KEY_1}\r\ncontent-length: ${body.length}\r\n\r\n` +
+            body.slice(0, 5),
+        );
+      });
+      socket.setEncoding('utf8');
+      socket.on('data', (c: string) => (received += c));
+      const answered = new Promise<void>((resolve) => socket.on('data', () => resolve()));
+      await started;
+      // The key was valid when the head arrived; the new spec no longer reads KEYS_READ.
+      writeFileSync(file, specWith('KEYS_OTHER'));
+      expect(await gw.reload()).toMatchObject({ ok: true });
+      const before = upstream.requests.length;
+      socket.write(body.slice(5));
+      await answered;
+      socket.destroy();
+      expect(received).toMatch(/^HTTP\/1\.1 401 /);
+      expect(upstream.requests.length).toBe(before);
+    } finally {
+      await gw.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('keeps the caller found before the body for the call: a valid key is served', async () => {
     const r = await upstreamDelta(1, () => viaRest(gwKeys, READ_KEY_2, 'list_issues', GOOD_ARGS));
     expect(r.status).toBe(200);
