@@ -144,6 +144,8 @@ refuse "an unknown values key" --set replicas=3
 refuse "an unknown log level" --set server.logLevel=verbose
 refuse "HPA max below min" --set autoscaling.minReplicas=5 --set autoscaling.maxReplicas=2
 refuse "an image digest that is not sha256" --set image.digest=latest
+refuse "metrics on the gateway port without a metrics:read key" --set serviceMonitor.enabled=true --set server.metricsPort=0
+refuse "the metrics port the same as the gateway port" --set server.metricsPort=8080
 
 step "validate rendered objects (kubernetes-models)"
 if [ "${#rendered[@]}" -gt 0 ]; then

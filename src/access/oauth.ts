@@ -3,7 +3,8 @@
  * against the issuer's JWKS (fetched and cached by jose, refetched on an unknown
  * `kid` at most once per cooldown), with pinned asymmetric algorithms (no `none`,
  * no HS* that a public key could forge), the issuer, this server as audience
- * (RFC 8707), and `exp`/`nbf` with a small clock skew.
+ * (RFC 8707), and `exp`/`nbf`/`iat` with a small clock skew: a token issued in the
+ * future is refused (jose checks `iat` only against a maximum age, which we do not set).
  */
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { Caller } from '../engine/caller.js';
@@ -53,6 +54,9 @@ export function createOAuthVerifier(cfg: OAuthConfig): OAuthVerifier {
           clockTolerance: CLOCK_SKEW_S,
           requiredClaims: ['exp'],
         });
+        // jose has checked that iat, when present, is a number.
+        if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + CLOCK_SKEW_S)
+          return { ok: false, reason: "the token's iat claim is in the future" };
         return { ok: true, caller: callerOf(payload) };
       } catch (err) {
         return { ok: false, reason: reasonOf(err) };

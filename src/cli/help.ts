@@ -172,6 +172,9 @@ Options:
   --base-url URL         Replace the spec's base-url (a staging upstream, a local mock).
   --public-url URL       The gateway's URL as clients reach it (behind a proxy or Service),
                          used in OAuth metadata and 401 challenges.
+  --metrics-http [host]:port
+                         Serve GET /metrics on this listener only (e.g. ":9090" for a
+                         Prometheus scraping pod IPs), not on the gateway's port.
   --no-watch             Do not reload when the spec file changes (SIGHUP still reloads).
   --log-level LEVEL      trace, debug, info (default), warn, error. Logs are JSON on stdout.
   -h, --help             Show this help
@@ -182,7 +185,9 @@ missing one stops start-up and names it.
 The spec is reloaded on SIGHUP and when its file changes (a Kubernetes ConfigMap update
 included): a spec that does not compile is refused with a logged error and the last good
 one keeps serving; calls in flight finish on the grant they started with.
-GET /metrics serves Prometheus metrics; logs carry one access line per request and one
+GET /metrics serves Prometheus metrics: on the --metrics-http listener when given, else on
+the gateway's port, where with \`access\` it needs a key or token holding the scope
+metrics:read (they name every tool). Logs carry one access line per request and one
 audit line per tool call (no argument values).
 
 Example:

@@ -20,6 +20,7 @@ const SERVE_COMMAND = defineCommand({
     'max-in-flight': { type: 'string' },
     grace: { type: 'string' },
     'public-url': { type: 'string' },
+    'metrics-http': { type: 'string' },
     'base-url': { type: 'string' },
     'no-watch': { type: 'boolean' },
   },
@@ -36,18 +37,24 @@ export async function runServe(argv: string[]): Promise<number> {
     return 2;
   }
   const listen = parseListen(values.http);
+  const metricsListen =
+    values['metrics-http'] === undefined
+      ? undefined
+      : parseListen(values['metrics-http'], '--metrics-http');
   const graceMs = parseDuration(values.grace);
   const maxInFlight =
     values['max-in-flight'] === undefined ? undefined : Number(values['max-in-flight']);
   const usage =
     typeof listen === 'string'
       ? listen
-      : graceMs === undefined
-        ? `--grace ${JSON.stringify(values.grace)} is not a duration like 10s`
-        : maxInFlight !== undefined && !(Number.isInteger(maxInFlight) && maxInFlight > 0)
-          ? '--max-in-flight takes a positive whole number'
-          : undefined;
-  if (usage !== undefined || typeof listen === 'string') {
+      : typeof metricsListen === 'string'
+        ? metricsListen
+        : graceMs === undefined
+          ? `--grace ${JSON.stringify(values.grace)} is not a duration like 10s`
+          : maxInFlight !== undefined && !(Number.isInteger(maxInFlight) && maxInFlight > 0)
+            ? '--max-in-flight takes a positive whole number'
+            : undefined;
+  if (usage !== undefined || typeof listen === 'string' || typeof metricsListen === 'string') {
     process.stderr.write(`mcp-beaver serve: ${usage}\n`);
     return 2;
   }
@@ -69,6 +76,7 @@ export async function runServe(argv: string[]): Promise<number> {
       allowedHosts: values['allowed-host'] ?? [],
       ...(maxInFlight !== undefined && { maxInFlight }),
       ...(values['public-url'] !== undefined && { publicUrl: values['public-url'] }),
+      ...(metricsListen && { metricsListen }),
     });
   } catch (err) {
     if (err instanceof StartupError) {
@@ -111,6 +119,7 @@ export async function runServe(argv: string[]): Promise<number> {
       url: server.url,
       mcp: `${server.url}/mcp`,
       api: `${server.url}/api`,
+      ...(server.metricsUrl && { metrics: `${server.metricsUrl}/metrics` }),
       tools: tools.length,
       spec: file,
       server: info.name,

@@ -53,6 +53,18 @@ export const ERROR_CATALOGUE = {
       'A browser Origin that is not allowed, or a Host that is not this gateway (DNS rebinding).',
   },
   UNKNOWN_TOOL: { status: 404, mcp: 'jsonrpc', summary: 'No grant has this tool name.' },
+  NOT_FOUND: {
+    status: 404,
+    mcp: 'jsonrpc',
+    summary:
+      'Nothing is served at this path (an unknown path, a malformed %-escape, an over-long path segment).',
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    mcp: 'jsonrpc',
+    summary:
+      'The path is served, but not for this method; the Allow header names the one it takes.',
+  },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     mcp: 'jsonrpc',
@@ -62,6 +74,24 @@ export const ERROR_CATALOGUE = {
     status: 415,
     mcp: 'jsonrpc',
     summary: 'The request body is not application/json.',
+  },
+  MALFORMED_REQUEST: {
+    status: 400,
+    mcp: 'jsonrpc',
+    summary:
+      'The HTTP request itself could not be read (request line, header or chunk framing); the connection is closed.',
+  },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    mcp: 'jsonrpc',
+    summary:
+      "The request's headers are over the server's header size limit; the connection is closed.",
+  },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    mcp: 'jsonrpc',
+    summary:
+      'The request headers did not arrive within 10 s, or the whole request within the request timeout; the connection is closed.',
   },
   UPSTREAM_STATUS: {
     status: 502,

@@ -4,6 +4,7 @@
  * (never the framework's own error bodies).
  */
 import { randomUUID } from 'node:crypto';
+import type { Socket } from 'node:net';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -19,11 +20,26 @@ import { restError } from '../projection/rest/rest-error.js';
 import { registerMetadataRoutes } from '../access/metadata-routes.js';
 import { registerCatalogRoutes } from '../projection/catalog/catalog-routes.js';
 import type { Runtime } from './runtime.js';
-import type { Metrics } from './metrics.js';
+import { METRICS_SCOPE, type Metrics } from './metrics.js';
 import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../engine/json-depth.js';
 import { parseJson } from '../engine/number-text.js';
+import {
+  authenticateFirst,
+  authenticatedCaller,
+  declareCallerSlot,
+} from '../access/authenticate.js';
+import { missingScopes } from '../engine/guards/scopes.js';
+import { answerClientError } from './client-errors.js';
 
 export const BODY_LIMIT = 4 * 1024 * 1024;
+/** Slowloris: the whole header block of a request must arrive within this. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/**
+ * How often node looks for requests over their header or request timeout. Node's default
+ * (30 s) let a slow-header socket live 10 to 40 s; checked every second, the header
+ * timeout holds to within a second.
+ */
+const TIMEOUT_CHECK_MS = 1_000;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export interface AppOptions {
@@ -35,6 +51,11 @@ export interface AppOptions {
   readonly publicUrl?: string;
   /** The longest grant deadline, which bounds how long a request may take. */
   readonly longestCallMs: number;
+  /**
+   * Serve GET /metrics on this port too (false when --metrics-http gives metrics a
+   * listener of their own). With `access`, reading them here needs the metrics:read scope.
+   */
+  readonly metricsHere: boolean;
 }
 
 export function buildApp(opts: AppOptions): FastifyInstance {
@@ -44,6 +65,12 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     // One access line per request comes from our onResponse hook, not fastify's pair.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
+    // Node's own refusals (malformed request, headers too large, timeouts) in the catalogue's shape.
+    // fastify calls it with itself as `this`.
+    clientErrorHandler(this: FastifyInstance, err: Error & { code?: string }, socket: Socket) {
+      answerClientError(err, socket, this.log);
+    },
     // Slowloris: a request must arrive whole quickly; a call may take its grant's timeout.
     requestTimeout: opts.longestCallMs + 15_000,
     connectionTimeout: opts.longestCallMs + 20_000,
@@ -53,7 +80,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     // error handler; without this fastify answers them with its own body (414 and 400).
     frameworkErrors: (_err, req, reply) => {
       const r = restError(
-        engineError('UNKNOWN_TOOL', `nothing is served at ${req.method} ${req.url.split('?')[0]}`),
+        engineError('NOT_FOUND', `nothing is served at ${req.method} ${req.url.split('?')[0]}`),
       );
       void (reply as FastifyReply).code(r.status).headers(r.headers).send(r.body);
     },
@@ -62,7 +89,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
   });
-  app.server.headersTimeout = 10_000;
+  declareCallerSlot(app);
 
   // Our own JSON parser: JSON.parse, keeping the text of numbers a double would change
   // (number-text.ts; duplicate keys: last wins, and the engine forwards only the
@@ -137,10 +164,10 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     (FastifyBaseLogger & { isLevelEnabled?(l: string): boolean }) | false;
   if (logger && (logger.isLevelEnabled?.('info') ?? true)) {
     app.addHook('onResponse', (req, reply, done) => {
-      // Path only: a query string may carry something a caller should not have sent.
+      // Path only: a query string may carry something a caller should not have sent. The
+      // request logger already binds reqId.
       req.log.info(
         {
-          reqId: req.id,
           method: req.method,
           path: req.url.split('?')[0],
           status: reply.statusCode,
@@ -152,10 +179,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     });
   }
 
-  app.get('/metrics', async (_req, reply) => {
-    const { registry } = opts.metrics;
-    return reply.type(registry.contentType).send(await registry.metrics());
-  });
+  if (opts.metricsHere) registerMetricsRoute(app, current, opts.metrics);
 
   registerRestRoutes(app, current);
   registerMcpRoutes(app, current, BODY_LIMIT);
@@ -164,17 +188,62 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   app.setNotFoundHandler((req, reply) => {
     const r = restError(
-      engineError('UNKNOWN_TOOL', `nothing is served at ${req.method} ${req.url.split('?')[0]}`),
+      engineError('NOT_FOUND', `nothing is served at ${req.method} ${req.url.split('?')[0]}`),
     );
     return reply.code(404).headers(r.headers).send(r.body);
   });
   app.setErrorHandler((err: FastifyError, req, reply) => {
+    // The caller went away mid-upload: nobody is left to answer, and it is no fault of ours.
+    if (req.raw.aborted || (err.code === 'ECONNRESET' && req.raw.destroyed)) {
+      req.log.info({ code: err.code }, 'client closed the connection before its body arrived');
+      return reply;
+    }
     const mapped = mapFrameworkError(err);
     if (mapped.code === 'INTERNAL') req.log.error({ err }, 'unhandled error');
     const r = restError(mapped);
     return reply.code(r.status).headers(r.headers).send(r.body);
   });
   return app;
+}
+
+/**
+ * GET /metrics on the main port. Tool names, counts and outcome codes say what a
+ * gateway serves: with `access`, only a caller holding metrics:read reads them (a
+ * stranger gets 401, a key without the scope 403); without it, as any other route.
+ */
+function registerMetricsRoute(
+  app: FastifyInstance,
+  current: () => Runtime,
+  metrics: Metrics,
+): void {
+  const send = (reply: FastifyReply, e: EngineError, headers?: Record<string, string>) => {
+    const r = restError(e);
+    return reply
+      .code(r.status)
+      .headers({ ...r.headers, ...headers })
+      .send(r.body);
+  };
+  const onRequest = authenticateFirst(current, (reply, who) =>
+    send(reply, who.error, { 'www-authenticate': who.challenge }),
+  );
+  app.get('/metrics', { onRequest }, async (req, reply) => {
+    const { access } = current();
+    const who = await authenticatedCaller(req, access);
+    if (!who.ok) return send(reply, who.error, { 'www-authenticate': who.challenge });
+    if (missingScopes([METRICS_SCOPE], who.caller).length > 0)
+      return send(
+        reply,
+        engineError('INSUFFICIENT_SCOPE', `reading /metrics needs scope ${METRICS_SCOPE}`, {
+          details: { required: [METRICS_SCOPE], missing: [METRICS_SCOPE] },
+        }),
+        { 'www-authenticate': access.scopeChallenge(req, [METRICS_SCOPE]) },
+      );
+    const { registry } = metrics;
+    return reply
+      .header('cache-control', 'no-store')
+      .type(registry.contentType)
+      .send(await registry.metrics());
+  });
 }
 
 function mapFrameworkError(err: FastifyError): EngineError {

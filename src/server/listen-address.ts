@@ -9,8 +9,8 @@ export interface ListenAddress {
 
 export const DEFAULT_LISTEN = '127.0.0.1:8080';
 
-/** `:8080` = all interfaces; `8080` = loopback; `host:port`; `[::1]:8080`. */
-export function parseListen(text: string): ListenAddress | string {
+/** `:8080` = all interfaces; `8080` = loopback; `host:port`; `[::1]:8080`. `flag` names it in errors. */
+export function parseListen(text: string, flag = '--http'): ListenAddress | string {
   let host: string;
   let portText: string;
   const v6 = /^\[([^\]]+)\]:(\d+)$/.exec(text);
@@ -23,15 +23,15 @@ export function parseListen(text: string): ListenAddress | string {
   } else {
     const i = text.lastIndexOf(':');
     if (i < 0)
-      return `--http ${JSON.stringify(text)}: expected [host]:port, e.g. :8080 or 127.0.0.1:8080`;
+      return `${flag} ${JSON.stringify(text)}: expected [host]:port, e.g. :8080 or 127.0.0.1:8080`;
     host = text.slice(0, i) || '0.0.0.0';
     portText = text.slice(i + 1);
   }
   const port = Number(portText);
   if (!/^\d+$/.test(portText) || port > 65535)
-    return `--http ${JSON.stringify(text)}: ${JSON.stringify(portText)} is not a port`;
+    return `${flag} ${JSON.stringify(text)}: ${JSON.stringify(portText)} is not a port`;
   if (host !== 'localhost' && isIP(host) === 0 && !/^[a-z0-9.-]+$/i.test(host))
-    return `--http ${JSON.stringify(text)}: ${JSON.stringify(host)} is not a host`;
+    return `${flag} ${JSON.stringify(text)}: ${JSON.stringify(host)} is not a host`;
   return { host, port, loopback: isLoopbackHost(host) };
 }
 

@@ -7,6 +7,9 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CallEvent } from '../engine/gateway.js';
 
+/** The scope that reads /metrics on the main port when the spec has `access`. */
+export const METRICS_SCOPE = 'metrics:read';
+
 export interface Metrics {
   readonly registry: Registry;
   observeCall(e: CallEvent): void;

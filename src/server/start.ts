@@ -19,6 +19,7 @@ import { createCallObserver } from './audit.js';
 import type { ListenAddress } from './listen-address.js';
 import { redactLogLines } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
+import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 import { buildRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 
 export interface StartOptions {
@@ -35,6 +36,8 @@ export interface StartOptions {
   /** Where reloads read the spec from (`serve` passes its file). */
   readonly specFile?: string;
   readonly overrides?: SpecOverrides;
+  /** `--metrics-http`: serve GET /metrics here, and not on the gateway's own port. */
+  readonly metricsListen?: ListenAddress;
 }
 
 export type ReloadResult =
@@ -49,6 +52,8 @@ export interface RunningServer {
   readonly metrics: Metrics;
   /** http://host:port of the bound socket. */
   readonly url: string;
+  /** http://host:port of the metrics listener, with --metrics-http. */
+  readonly metricsUrl?: string;
   /** Compile the spec file again and swap it in; a bad spec leaves the current one serving. */
   reload(): Promise<ReloadResult>;
   /** Drain (readiness fails at once, in-flight calls finish) and close within `graceMs`. */
@@ -137,6 +142,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     metrics,
     logger: logger ? (logger as unknown as FastifyBaseLogger) : false,
     longestCallMs: longestCallMs(spec),
+    metricsHere: opts.metricsListen === undefined,
     ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
   });
   try {
@@ -147,6 +153,18 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     throw new StartupError(
       `cannot listen on ${listen.host}:${listen.port}: ${(err as Error).message}`,
     );
+  }
+  let metricsListener: MetricsListener | undefined;
+  if (opts.metricsListen) {
+    try {
+      metricsListener = await startMetricsListener(opts.metricsListen, metrics);
+    } catch (err) {
+      await app.close();
+      await current.gateway.close();
+      await rateLimiter.close();
+      const { host: mh, port: mp } = opts.metricsListen;
+      throw new StartupError(`cannot listen for metrics on ${mh}:${mp}: ${(err as Error).message}`);
+    }
   }
   const addr = app.server.address();
   const port = typeof addr === 'object' && addr ? addr.port : listen.port;
@@ -232,6 +250,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       return current;
     },
     url: `http://${host}:${port}`,
+    ...(metricsListener && { metricsUrl: metricsListener.url }),
     reload() {
       // One reload at a time; a reload asked for meanwhile waits for it, then runs.
       const run = (reloading ?? Promise.resolve()).then(reloadOnce, reloadOnce);
@@ -251,6 +270,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
           ...[...retiring].map((r) => r.gateway.close()),
         ]);
         await rateLimiter.close();
+        // Last: the drain itself stays observable.
+        await metricsListener?.close();
       })();
       return closing;
     },

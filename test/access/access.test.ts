@@ -8,6 +8,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -269,6 +270,13 @@ describe('OAuth bearer tokens', () => {
         }),
     ],
     [
+      'a token whose iat is beyond the clock skew in the future',
+      () =>
+        jwks.sign({
+          claims: { scope: 'issues:read', iat: nowSeconds() + 300, exp: nowSeconds() + 900 },
+        }),
+    ],
+    [
       'a token for another audience',
       () => jwks.sign({ claims: { aud: 'https://other.example/mcp', scope: 'issues:read' } }),
     ],
@@ -394,8 +402,12 @@ describe('OAuth bearer tokens', () => {
     );
   });
 
-  it('accepts a token whose nbf or exp is off by less than the 30 s clock skew', async () => {
-    for (const claims of [{ nbf: nowSeconds() + 10 }, { exp: nowSeconds() - 10 }]) {
+  it('accepts a token whose nbf, iat or exp is off by less than the 30 s clock skew', async () => {
+    for (const claims of [
+      { nbf: nowSeconds() + 10 },
+      { iat: nowSeconds() + 10 },
+      { exp: nowSeconds() - 10 },
+    ]) {
       const token = await jwks.sign({ claims: { scope: 'issues:read', ...claims } });
       const r = await upstreamDelta(1, () => viaRest(gwOAuth, token, 'list_issues', GOOD_ARGS));
       expect(r.status).toBe(200);
@@ -629,6 +641,130 @@ describe('API keys', () => {
     );
     expect(r.status).toBe(401);
     expect(r.headers.get('www-authenticate')).not.toContain('error=');
+  });
+});
+
+// ---------------------------------------------------------------------------------
+
+/** Sends `head` and then `body` on a raw socket; resolves with all it received once closed. */
+function rawExchange(url: string, head: string, body = ''): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    let received = '';
+    const socket = connect({ host: hostname, port: Number(port) }, () => {
+      socket.write(head);
+      if (body) socket.write(body);
+    });
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(received));
+  });
+}
+
+describe('credentials before bodies', () => {
+  const OVER_LIMIT = `[${'1,'.repeat(2_600_000)}1]`; // about 5.2 MB, over the 4 MiB limit
+  const ENDPOINTS: [string, string, Record<string, string>][] = [
+    ['POST /api/<tool>', '/api/list_issues', {}],
+    ['POST /mcp', '/mcp', LEGACY_HEADERS],
+  ];
+
+  it.each(ENDPOINTS)(
+    '%s answers a stranger sending a body over 4 MiB with 401, not 413',
+    async (_name, path, headers) => {
+      for (const auth of [{}, bearer(WRONG_KEY)]) {
+        const r = await upstreamDelta(0, () =>
+          postJson(`${gwKeys.url}${path}`, OVER_LIMIT, { ...headers, ...auth }),
+        );
+        expect(r.status).toBe(401);
+        expect(r.headers.get('www-authenticate')).toMatch(/^Bearer /);
+        if (path !== '/mcp') expect(r.json).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
+        else expect(r.json).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
+      }
+    },
+  );
+
+  it.each(ENDPOINTS)(
+    '%s answers a stranger sending a body that is not JSON with 401, not 400',
+    async (_name, path, headers) => {
+      const r = await upstreamDelta(0, () =>
+        postJson(`${gwKeys.url}${path}`, '{"owner": "acme", ', {
+          ...headers,
+          ...bearer(WRONG_KEY),
+        }),
+      );
+      expect(r.status).toBe(401);
+    },
+  );
+
+  it.each(ENDPOINTS)(
+    '%s answers a stranger 401 before the body it announced has arrived, and closes the connection',
+    async (_name, path) => {
+      const head =
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n` +
+        'accept: application/json, text/event-stream\r\ncontent-length: 1000000\r\n\r\n';
+      // Ten bytes of a million: the answer cannot have waited for the rest.
+      const answer = await rawExchange(gwKeys.url, head, '{"owner":"');
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+      expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+      expect(answer).toMatch(/\r\nwww-authenticate: Bearer /i);
+    },
+  );
+
+  it('still answers a caller with a valid key and a body over 4 MiB with 413 PAYLOAD_TOO_LARGE', async () => {
+    const r = await upstreamDelta(0, () =>
+      postJson(`${gwKeys.url}/api/list_issues`, OVER_LIMIT, bearer(READ_KEY_1)),
+    );
+    expect(r.status).toBe(413);
+    expect(r.json).toMatchObject({ error: { code: 'PAYLOAD_TOO_LARGE' } });
+  });
+
+  it('checks the key again when a reload that dropped it came while the body was arriving', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcp-beaver-auth-reload-'));
+    const file = join(dir, 'keys.mcp.kdl');
+    const specWith = (env: string) =>
+      keysSpec(upstream.url).replace('api-key env="KEYS_READ"', `api-key env="${env}"`);
+    writeFileSync(file, specWith('KEYS_READ'));
+    const gw = await startGateway(specWith('KEYS_READ'), {
+      env: { ...KEY_ENV, KEYS_OTHER: 'another-key-2b7c9e' },
+      specFile: file,
+    });
+    try {
+      const body = JSON.stringify(GOOD_ARGS);
+      const { hostname, port } = new URL(gw.url);
+      const started = new Promise<void>((resolve) =>
+        gw.app.server.once('request', () => resolve()),
+      );
+      let received = '';
+      const socket = connect({ host: hostname, port: Number(port) }, () => {
+        socket.write(
+          `POST /api/list_issues HTTP/1.1\r\nHost: 127.0.0.1\r\ncontent-type: application/json\r\n` +
+            `authorization: Bearer ${READ_KEY_1}\r\ncontent-length: ${body.length}\r\n\r\n` +
+            body.slice(0, 5),
+        );
+      });
+      socket.setEncoding('utf8');
+      socket.on('data', (c: string) => (received += c));
+      const answered = new Promise<void>((resolve) => socket.on('data', () => resolve()));
+      await started;
+      // The key was valid when the head arrived; the new spec no longer reads KEYS_READ.
+      writeFileSync(file, specWith('KEYS_OTHER'));
+      expect(await gw.reload()).toMatchObject({ ok: true });
+      const before = upstream.requests.length;
+      socket.write(body.slice(5));
+      await answered;
+      socket.destroy();
+      expect(received).toMatch(/^HTTP\/1\.1 401 /);
+      expect(upstream.requests.length).toBe(before);
+    } finally {
+      await gw.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the caller found before the body for the call: a valid key is served', async () => {
+    const r = await upstreamDelta(1, () => viaRest(gwKeys, READ_KEY_2, 'list_issues', GOOD_ARGS));
+    expect(r.status).toBe(200);
   });
 });
 
@@ -1051,5 +1187,41 @@ describe('binding safety of mcp-beaver serve', () => {
     expect(r.listening).toBe(true);
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain('insecure-no-auth');
+  });
+  it('serves /metrics only on the --metrics-http listener, which the listening line names', async () => {
+    const child = spawn(
+      process.execPath,
+      [BIN, 'serve', specFile, '--http', '127.0.0.1:0', '--metrics-http', '127.0.0.1:0'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    try {
+      const listening = await new Promise<{ url: string; metrics?: string }>((resolve, reject) => {
+        let stdout = '';
+        child.stdout.on('data', (b: Buffer) => {
+          stdout += b.toString();
+          const line = stdout.split('\n').find((l) => l.includes('"mcp-beaver listening"'));
+          if (line) resolve(JSON.parse(line) as { url: string; metrics?: string });
+        });
+        child.on('error', reject);
+        child.on('close', (code) => reject(new Error(`serve exited ${code}: ${stdout}`)));
+      });
+      expect(listening.metrics).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+      const scraped = await fetch(listening.metrics!);
+      expect(scraped.status).toBe(200);
+      expect(await scraped.text()).toContain('mcp_beaver_spec_generation 1');
+      const main = await fetch(`${listening.url}/metrics`);
+      expect(main.status).toBe(404);
+      expect(await main.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+    } finally {
+      const closed = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await closed;
+    }
+  });
+
+  it('refuses a --metrics-http that is not [host]:port with exit 2, naming the flag', async () => {
+    const r = await runCli(['serve', specFile, '--metrics-http', 'nowhere']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--metrics-http "nowhere"');
   });
 });

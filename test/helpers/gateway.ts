@@ -21,6 +21,8 @@ export async function startGateway(
     maxInFlight?: number;
     file?: string;
     specFile?: string;
+    /** Serve /metrics on a listener of its own on 127.0.0.1:0 (`--metrics-http`). */
+    metricsListener?: boolean;
   } = {},
 ): Promise<TestGateway> {
   // `file` places the spec (relative paths in it, like an embedded seed, resolve from there).
@@ -41,6 +43,9 @@ export async function startGateway(
     ...(opts.maxInFlight && { maxInFlight: opts.maxInFlight }),
     // Reloads read this file (its text, not specText, after the first load).
     ...(opts.specFile && { specFile: opts.specFile }),
+    ...(opts.metricsListener && {
+      metricsListen: { host: '127.0.0.1', port: 0, loopback: true },
+    }),
   });
   // The server's getters (gateway, runtime) must stay live across reloads: inherit, do not copy.
   const gw = Object.create(server) as TestGateway;

@@ -1,9 +1,11 @@
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
 const UPSTREAM_TOKEN = 'upstream-token-Zq8Lw3Xv9Kp2';
 const API_KEY = 'caller-key-Hn4Tr7Ye1Wm6';
+const METRICS_KEY = 'metrics-key-Pc5Ug2Rb8Dx3';
 
 function spec(upstream: string): string {
   return `
@@ -13,6 +15,7 @@ auth bearer env="OPS_TOKEN"
 limits max-bytes=2000 budget-bytes=500
 access {
     api-key env="OPS_KEYS" scopes="read"
+    api-key env="OPS_METRICS_KEYS" scopes="metrics:read"
 }
 can list things {
     describe "List things."
@@ -48,7 +51,7 @@ beforeAll(async () => {
     );
   });
   gw = await startGateway(spec(upstream.url), {
-    env: { OPS_TOKEN: UPSTREAM_TOKEN, OPS_KEYS: API_KEY },
+    env: { OPS_TOKEN: UPSTREAM_TOKEN, OPS_KEYS: API_KEY, OPS_METRICS_KEYS: METRICS_KEY },
   });
 });
 
@@ -94,7 +97,9 @@ describe('metrics at /metrics', () => {
     );
     expect(mcp.status).toBe(200);
 
-    const res = await fetch(`${gw.url}/metrics`);
+    const res = await fetch(`${gw.url}/metrics`, {
+      headers: { authorization: `Bearer ${METRICS_KEY}` },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/plain');
     const text = await res.text();
@@ -145,6 +150,103 @@ describe('metrics at /metrics', () => {
     expect(text).toMatch(/^mcp_beaver_calls_in_flight 0$/m);
     expect(text).toContain('mcp_beaver_nodejs_eventloop_lag_p99_seconds');
     expect(text).toContain('mcp_beaver_process_resident_memory_bytes');
+  });
+});
+
+describe('metrics behind access', () => {
+  const TOOL_NAMES = ['list_things', 'get_thing'];
+
+  it('tell a caller without a valid credential nothing: 401 with a challenge, no tool name, no count', async () => {
+    await postJson(`${gw.url}/api/list_things`, {}, auth); // something to count
+    for (const headers of [{}, { authorization: 'Bearer not-a-key-at-all' }] as Record<
+      string,
+      string
+    >[]) {
+      const res = await fetch(`${gw.url}/metrics`, { headers });
+      const text = await res.text();
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
+      expect(JSON.parse(text)).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
+      for (const name of TOOL_NAMES) expect(text).not.toContain(name);
+      expect(text).not.toContain('mcp_beaver_');
+    }
+  });
+
+  it('refuse a key without the metrics:read scope with 403 INSUFFICIENT_SCOPE naming the scope', async () => {
+    const res = await fetch(`${gw.url}/metrics`, { headers: auth });
+    const text = await res.text();
+    expect(res.status).toBe(403);
+    expect(res.headers.get('www-authenticate')).toMatch(
+      /^Bearer error="insufficient_scope", scope="metrics:read"/,
+    );
+    expect(JSON.parse(text)).toMatchObject({ error: { code: 'INSUFFICIENT_SCOPE' } });
+    for (const name of TOOL_NAMES) expect(text).not.toContain(name);
+  });
+
+  it('with a metrics listener, are served there only: the gateway port answers 404 NOT_FOUND even to the metrics key', async () => {
+    const own = await startGateway(spec(upstream.url), {
+      env: { OPS_TOKEN: UPSTREAM_TOKEN, OPS_KEYS: API_KEY, OPS_METRICS_KEYS: METRICS_KEY },
+      metricsListener: true,
+    });
+    try {
+      expect(own.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(own.metricsUrl).not.toBe(own.url);
+      expect((await postJson(`${own.url}/api/list_things`, {}, auth)).status).toBe(200);
+
+      for (const headers of [{}, { authorization: `Bearer ${METRICS_KEY}` }] as Record<
+        string,
+        string
+      >[]) {
+        const main = await fetch(`${own.url}/metrics`, { headers });
+        const text = await main.text();
+        expect(main.status).toBe(404);
+        expect(JSON.parse(text)).toMatchObject({ error: { code: 'NOT_FOUND' } });
+        expect(text).not.toContain('list_things');
+      }
+
+      const scraped = await fetch(`${own.metricsUrl!}/metrics`);
+      expect(scraped.status).toBe(200);
+      expect(scraped.headers.get('content-type')).toContain('text/plain');
+      const text = await scraped.text();
+      expect(
+        metric(text, 'mcp_beaver_tool_calls_total', {
+          tool: 'list_things',
+          surface: 'rest',
+          outcome: 'ok',
+        }),
+      ).toBe(1);
+
+      // Nothing but metrics on that listener, and no DNS-rebinding page reads them.
+      const other = await fetch(`${own.metricsUrl!}/api`);
+      expect(other.status).toBe(404);
+      expect(await other.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
+      const rebound = await request(`${own.metricsUrl!}/metrics`, {
+        headers: { host: 'evil.example:9090' },
+      });
+      expect(rebound.statusCode).toBe(403);
+      expect(await rebound.body.text()).not.toContain('list_things');
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('without access on loopback, are served on the gateway port to anyone, as before', async () => {
+    const open = await startGateway(
+      `wrap "ops-open" version="1.0.0"
+base-url "${upstream.url}/v1"
+can list things {
+    path "/things"
+}
+`,
+    );
+    try {
+      expect((await postJson(`${open.url}/api/list_things`, {})).status).toBe(200);
+      const res = await fetch(`${open.url}/metrics`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('tool="list_things"');
+    } finally {
+      await open.close();
+    }
   });
 });
 
@@ -213,16 +315,18 @@ describe('logs', () => {
     expect(sent).not.toContain('b7ad6b7169203331');
   });
 
-  it('write one access line per request with its request id, and no query string', async () => {
+  it('write one access line per request with its request id once, and no query string', async () => {
     const res = await fetch(`${gw.url}/healthz?token=should-not-be-logged`, {
       headers: { 'x-request-id': 'req-abc-123' },
     });
     expect(res.headers.get('x-request-id')).toBe('req-abc-123');
-    const access = gw
+    const lines = gw
       .logs()
       .split('\n')
-      .filter((l) => l.includes('"req-abc-123"'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+      .filter((l) => l.includes('"req-abc-123"'));
+    // JSON.parse keeps the last of duplicate keys: count them in the raw line.
+    expect(lines.map((l) => l.match(/"reqId":/g)?.length)).toEqual([1]);
+    const access = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(access).toHaveLength(1);
     expect(access[0]).toMatchObject({
       msg: 'request',

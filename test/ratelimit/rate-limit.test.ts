@@ -35,6 +35,7 @@ import { LEGACY } from '../helpers/mcp-wire.js';
 
 const KEY_A = 'rate-key-a-2f9c41d7';
 const KEY_B = 'rate-key-b-8e13b6a0';
+const KEY_METRICS = 'rate-key-metrics-5d0e7c12';
 const SHARED_REDIS = 'redis://127.0.0.1:6379/13';
 
 let upstream: Upstream;
@@ -76,8 +77,12 @@ async function mcpCall(url: string, tool: string, key?: string): Promise<ToolRes
   return (r.json as { result: ToolResult }).result;
 }
 
-async function metricValue(url: string, name: string): Promise<number | undefined> {
-  const text = await (await fetch(`${url}/metrics`)).text();
+async function metricValue(
+  url: string,
+  name: string,
+  headers: Record<string, string> = {},
+): Promise<number | undefined> {
+  const text = await (await fetch(`${url}/metrics`, { headers })).text();
   const line = text.split('\n').find((l) => l.startsWith(`${name} `));
   return line === undefined ? undefined : Number(line.slice(name.length + 1));
 }
@@ -203,6 +208,7 @@ base-url "${upstream.url}/api"
 access {
     api-key env="KEY_A"
     api-key env="KEY_B"
+    api-key env="KEY_METRICS" scopes="metrics:read"
 }
 can list items {
     path "/items"
@@ -211,7 +217,7 @@ can list items {
 can get status {
     path "/status"
 }`,
-      { env: { KEY_A, KEY_B } },
+      { env: { KEY_A, KEY_B, KEY_METRICS } },
     );
   });
 
@@ -254,9 +260,11 @@ can get status {
   });
 
   it('counts refusals in the call metrics and reports no fallback', async () => {
-    const text = await (await fetch(`${gw.url}/metrics`)).text();
+    // With access, /metrics needs the metrics:read scope.
+    const headers = { authorization: `Bearer ${KEY_METRICS}` };
+    const text = await (await fetch(`${gw.url}/metrics`, { headers })).text();
     expect(text).toMatch(/mcp_beaver_tool_calls_total\{[^}]*outcome="RATE_LIMITED"[^}]*\} [1-9]/);
-    expect(await metricValue(gw.url, 'mcp_beaver_rate_limit_fallback')).toBe(0);
+    expect(await metricValue(gw.url, 'mcp_beaver_rate_limit_fallback', headers)).toBe(0);
   });
 });
 

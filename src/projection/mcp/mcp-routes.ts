@@ -11,6 +11,7 @@ import { Cancellation } from '../../engine/backends/backend.js';
 import { handleMessage } from './handle-message.js';
 import { errorText, RPC, type RpcReply } from './jsonrpc.js';
 import type { Payloads } from './payloads.js';
+import { authenticateFirst, authenticatedCaller } from '../../access/authenticate.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -45,7 +46,16 @@ export function registerMcpRoutes(
         .send(errorText(null, status === 500 ? RPC.INTERNAL_ERROR : RPC.INVALID_REQUEST, message));
     });
 
-    scope.post(MCP_PATH, async (req, reply) => {
+    // Every request carries its token (protocol.md, "Authorization"): no session remembers
+    // one. It is checked before the body is read.
+    const onRequest = authenticateFirst(current, (reply, who) =>
+      reply
+        .code(401)
+        .header('www-authenticate', who.challenge)
+        .type('application/json')
+        .send(errorText(null, RPC.INVALID_REQUEST, `Unauthorized: ${who.error.message}`)),
+    );
+    scope.post(MCP_PATH, { onRequest }, async (req, reply) => {
       // The caller's cancellation is made on first use: only tools/call needs one, and a
       // close listener on every request showed in profiles.
       let cancel: Cancellation | undefined;
@@ -63,8 +73,7 @@ export function registerMcpRoutes(
       };
       // One runtime for the whole call: a reload meanwhile does not change its grant.
       const { gateway, access, mcpPayloads: payloads } = current();
-      // Every request carries its token (protocol.md, "Authorization"): no session remembers one.
-      const who = await access.resolve(req);
+      const who = await authenticatedCaller(req, access);
       if (!who.ok) {
         return reply
           .code(401)

@@ -66,6 +66,12 @@ const APPLIES: Partial<Record<ErrorCode, (d: Descriptor, spec: CompiledSpec) => 
   SQL_ERROR: (d) => d.backend.kind === 'sql',
   POOL_EXHAUSTED: (d) => d.backend.kind === 'sql',
   DATABASE_UNAVAILABLE: (d) => d.backend.kind === 'sql',
+  // The server's own answers, before any grant is involved: not part of a call.
+  NOT_FOUND: () => false,
+  METHOD_NOT_ALLOWED: () => false,
+  MALFORMED_REQUEST: () => false,
+  HEADERS_TOO_LARGE: () => false,
+  REQUEST_TIMEOUT: () => false,
 };
 
 const CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];

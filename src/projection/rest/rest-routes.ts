@@ -14,6 +14,7 @@ import { restError } from './rest-error.js';
 import { buildOpenApi, OPENAPI_PATH } from './openapi.js';
 import { continueTrace } from '../../engine/trace-context.js';
 import { Cancellation } from '../../engine/backends/backend.js';
+import { authenticateFirst, authenticatedCaller } from '../../access/authenticate.js';
 
 /** The tool listing of GET /api, prepared once per loaded spec. */
 export interface RestListing {
@@ -65,9 +66,13 @@ export function prepareRestListing(gateway: Gateway): RestListing {
 const LISTING_CACHE_MAX = 256;
 
 export function registerRestRoutes(app: FastifyInstance, current: () => RestRuntime): void {
-  app.get('/api', async (req, reply) => {
+  // Every route here needs a caller: it is known (or refused) before any body is read.
+  const onRequest = authenticateFirst(current, (reply, who) =>
+    sendError(reply, who.error, { 'www-authenticate': who.challenge }),
+  );
+  app.get('/api', { onRequest }, async (req, reply) => {
     const { access, restListing } = current();
-    const who = await access.resolve(req);
+    const who = await authenticatedCaller(req, access);
     if (!who.ok) return sendError(reply, who.error, { 'www-authenticate': who.challenge });
     const body = restListing.forCaller(who.caller);
     return reply
@@ -78,10 +83,10 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
 
   // The document per runtime, per set of visible tools and base URL; a reload starts afresh.
   const openApiCache = new WeakMap<RestRuntime, Map<string, string>>();
-  app.get(OPENAPI_PATH, async (req, reply) => {
+  app.get(OPENAPI_PATH, { onRequest }, async (req, reply) => {
     const runtime = current();
     const { access, gateway } = runtime;
-    const who = await access.resolve(req);
+    const who = await authenticatedCaller(req, access);
     if (!who.ok) return sendError(reply, who.error, { 'www-authenticate': who.challenge });
     const visible = new Set(
       [...gateway.operations.values()]
@@ -107,10 +112,10 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
       .send(body);
   });
 
-  app.post<{ Params: { tool: string } }>('/api/:tool', async (req, reply) => {
+  app.post<{ Params: { tool: string } }>('/api/:tool', { onRequest }, async (req, reply) => {
     // One runtime for the whole call: a reload meanwhile does not change its grant.
     const { gateway, access } = current();
-    const who = await access.resolve(req);
+    const who = await authenticatedCaller(req, access);
     if (!who.ok) return sendError(reply, who.error, { 'www-authenticate': who.challenge });
     const op = gateway.operation(req.params.tool);
     if (!op)
@@ -143,6 +148,22 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
       return sendError(reply, out.error, challenge);
     }
     return reply.code(200).type('application/json; charset=utf-8').send(out.envelope.json);
+  });
+
+  // A tool is called with POST; any name gets the same answer, so it tells no stranger
+  // which tools exist (HEAD comes with GET).
+  app.route({
+    method: ['GET', 'PUT', 'PATCH', 'DELETE'],
+    url: '/api/:tool',
+    handler: (_req, reply) =>
+      sendError(
+        reply,
+        engineError(
+          'METHOD_NOT_ALLOWED',
+          'call a tool with POST /api/<tool> and its arguments as a JSON body; GET /api lists the tools',
+        ),
+        { allow: 'POST' },
+      ),
   });
 }
 
