@@ -7,7 +7,15 @@ import { headerProblem } from '../../spec/headers.js';
 import type { DraftAuth } from './draft-types.js';
 import { isObject, type JsonObject } from './json.js';
 import type { Operation } from './select-operations.js';
-import { words } from './name-tools.js';
+
+/** Title words as written: `GitHub` is one word here, not `git hub`. */
+function titleWords(title: string): string[] {
+  return title
+    .replace(/['’]s\b/g, '')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
 
 /** Words in a title that say what kind of document it is, not which API. */
 const GENERIC = new Set(
@@ -19,7 +27,7 @@ const GENERIC = new Set(
 /** `GitHub's official OpenAPI spec` → GITHUB; `Train Travel API` → TRAIN_TRAVEL. */
 export function envPrefix(title: string): string {
   const kept: string[] = [];
-  for (const w of words(title.replace(/['’]s\b/g, ''))) {
+  for (const w of titleWords(title)) {
     if (GENERIC.has(w) || /^v?\d+$/.test(w)) {
       if (kept.length > 0) break;
       continue;
@@ -30,13 +38,9 @@ export function envPrefix(title: string): string {
   return kept.length > 0 ? kept.join('_') : 'API';
 }
 
-/** `GitHub v3 REST API` → github-v3-rest-api (the `wrap` name). */
+/** `GitHub's official OpenAPI spec` → github (the `wrap` name: the API's own words). */
 export function serverName(title: string): string {
-  const slug = words(title.replace(/['’]s\b/g, ''))
-    .join('-')
-    .slice(0, 64)
-    .replace(/-+$/, '');
-  return slug === '' ? 'imported-api' : slug;
+  return envPrefix(title).toLowerCase().replace(/_/g, '-');
 }
 
 export interface AuthChoice {

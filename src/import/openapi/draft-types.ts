@@ -47,6 +47,8 @@ export interface DraftGrant {
   readonly describe: string;
   readonly path: string;
   readonly pathParams: readonly DraftField[];
+  /** `//` lines inside the path block (a parameter left a plain string). */
+  readonly pathNotes: readonly string[];
   readonly query: DraftBlock;
   readonly body?: DraftBlock & { readonly encoding: 'json' | 'form' };
   /** `//` lines at grant level (header and cookie parameters, deprecation). */

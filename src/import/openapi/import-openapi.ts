@@ -94,6 +94,7 @@ export async function importOpenApi(file: string, options: ImportOptions): Promi
       describe: mapped.describe,
       path: mapped.path,
       pathParams: mapped.pathParams,
+      pathNotes: mapped.pathNotes,
       query: mapped.query,
       ...(mapped.body && { body: mapped.body }),
       notes: mapped.notes,
@@ -153,6 +154,7 @@ function countLeftOut(g: DraftGrant): number {
   ): number => fs.reduce((a, f) => a + count(f.notes) + fields((f.fields ?? []) as typeof fs), 0);
   return (
     count(g.notes) +
+    g.pathNotes.length +
     count(g.query.notes) +
     count(g.body?.notes) +
     fields(g.body?.fields ?? []) +

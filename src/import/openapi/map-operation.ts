@@ -19,6 +19,7 @@ export interface MappedOperation {
   readonly path: string;
   readonly describe: string;
   readonly pathParams: DraftField[];
+  readonly pathNotes: string[];
   readonly query: DraftBlock;
   readonly body?: DraftBlock & { readonly encoding: 'json' | 'form' };
   readonly notes: string[];
@@ -54,7 +55,8 @@ export function mapOperation(
 
   // Path: each {param} renamed to an argument name; the segment it fills is the same.
   const renamed = new Map<string, string>();
-  const path = o.path.replace(/\{([^{}]*)\}/g, (_all, name: string) => {
+  // A `#fragment` in a path key is a document's way to list one URL twice; it is never sent.
+  const path = o.path.replace(/#.*$/, '').replace(/\{([^{}]*)\}/g, (_all, name: string) => {
     const arg = uniqueName(fieldName(name), taken);
     taken.add(arg);
     renamed.set(name, arg);
@@ -67,6 +69,7 @@ export function mapOperation(
       `path ${JSON.stringify(o.path)} cannot be a template: it ${template.reason}`,
     );
   const pathParams: DraftField[] = [];
+  const pathNotes: string[] = [];
   for (const p of params.list.filter((p) => p.in === 'path')) {
     const arg = renamed.get(p.name);
     if (arg === undefined) continue; // declared but not in the template: nothing to fill
@@ -81,6 +84,11 @@ export function mapOperation(
       place: 'path',
       depth: 1,
     });
+    if (!m.ok && /\bpattern\b/.test(m.reason)) {
+      // Left undeclared, the {param} is a plain string: one segment, 1 to 1024 characters.
+      pathNotes.push(`path parameter ${p.name} is a plain string: ${m.reason}`);
+      continue;
+    }
     if (!m.ok)
       return skip(
         m.reason.startsWith('it is an')
@@ -148,6 +156,7 @@ export function mapOperation(
       path,
       describe: operationDescription(o.op.summary, o.op.description, `${o.method} ${o.path}.`),
       pathParams,
+      pathNotes,
       query: { fields: query, notes: queryNotes },
       ...(body && { body }),
       notes,
@@ -237,7 +246,7 @@ function mapBody(
       reason: `its request body ${picked.reason}`,
       category: `its request body ${picked.reason.replace(/:.*$/, '')}`,
     };
-  const block = mapper.properties(picked.s, 1);
+  const block = mapper.within(picked.origins, () => mapper.properties(picked.s, 1));
   // Body fields share the tool's argument names with path and query: rename on a clash.
   const fields = block.fields.map((f) => {
     if (!taken.has(f.name)) {
@@ -256,9 +265,9 @@ function objectSchema(
   schema: unknown,
   mapper: SchemaMapper,
   notes: string[],
-): { s: JsonObject } | { reason: string } {
+): { s: JsonObject; origins: readonly JsonObject[] } | { reason: string } {
   const flat = mapper.flatten(schema);
-  if (flat.kind === 'fail') return { reason: flat.reason };
+  if (flat.kind === 'fail') return { reason: `cannot be typed: ${flat.reason}` };
   if (flat.kind === 'raw') {
     const r = mapper.deref(schema);
     const alts = r.s ? ((r.s.oneOf ?? r.s.anyOf) as unknown) : undefined;
@@ -269,7 +278,7 @@ function objectSchema(
           notes.push(
             `the body takes one of ${alts.length} shapes; this grant sends the first object one`,
           );
-          return { s: f.s };
+          return f;
         }
       }
     }
@@ -285,5 +294,5 @@ function objectSchema(
           : `is a JSON ${Array.isArray(t) ? t.join('|') : String(t)}, not an object of named fields`,
     };
   }
-  return { s };
+  return flat;
 }

@@ -26,7 +26,7 @@ const SCALARS = new Set<string>(['string', 'integer', 'number', 'boolean']);
 
 /** A schema with `$ref`, `allOf` and `oneOf`/`anyOf` taken apart, or why it cannot be. */
 type Flat =
-  | { kind: 'schema'; s: JsonObject }
+  | { kind: 'schema'; s: JsonObject; origins: readonly JsonObject[] }
   | { kind: 'raw'; as?: 'object' | 'array'; why: string }
   | { kind: 'fail'; reason: string; union?: readonly (string | undefined)[] };
 
@@ -57,29 +57,34 @@ export class SchemaMapper {
     return isObject(cur) ? { s: cur } : {};
   }
 
-  /** Expands `s` with `f` while it is on the stack (what is below it may not refer back). */
-  private within<T>(s: object, f: () => T): T {
-    const added = !this.stack.has(s);
-    if (added) this.stack.add(s);
+  /**
+   * Runs `f` with these schemas on the stack: what is expanded below them may not
+   * refer back to them. `origins` are the schemas a flattened one was merged from.
+   */
+  within<T>(origins: readonly object[], f: () => T): T {
+    const added = origins.filter((s) => !this.stack.has(s));
+    for (const s of added) this.stack.add(s);
     try {
       return f();
     } finally {
-      if (added) this.stack.delete(s);
+      for (const s of added) this.stack.delete(s);
     }
   }
 
   flatten(schema: unknown): Flat {
     const r = this.deref(schema);
     if (r.dangling) return { kind: 'fail', reason: `its $ref ${r.dangling} does not resolve` };
-    if (!r.s) return { kind: 'schema', s: {} };
+    if (!r.s) return { kind: 'schema', s: {}, origins: [] };
     if (r.cycle)
       return { kind: 'raw', ...kindOf(r.s), why: 'its schema refers to itself (a $ref cycle)' };
     const s = r.s;
-    return this.within(s, () => this.flattenResolved(s));
+    const f = this.within([s], () => this.flattenResolved(s));
+    return f.kind === 'schema' ? { ...f, origins: [s, ...f.origins] } : f;
   }
 
   private flattenResolved(s: JsonObject): Flat {
     let merged: JsonObject = s;
+    const origins: JsonObject[] = [];
     if (Array.isArray(s.allOf)) {
       const { allOf: parts, ...own } = s;
       merged = own;
@@ -87,26 +92,29 @@ export class SchemaMapper {
         const f = this.flatten(part);
         if (f.kind !== 'schema') return f;
         merged = mergeSchemas(merged, f.s);
+        origins.push(...f.origins);
       }
     }
     for (const key of ['oneOf', 'anyOf'] as const) {
       const alts = merged[key];
       if (!Array.isArray(alts)) continue;
       const { [key]: _drop, ...own } = merged;
-      const flats: JsonObject[] = [];
+      const flats: { s: JsonObject; origins: readonly JsonObject[] }[] = [];
       for (const alt of alts as unknown[]) {
         const f = this.flatten(alt);
         if (f.kind === 'fail') return f;
-        if (f.kind === 'raw') flats.push({ type: f.as ?? ['object', 'array'] });
-        else if (!isNullOnly(f.s)) flats.push(f.s);
+        if (f.kind === 'raw') flats.push({ s: { type: f.as ?? ['object', 'array'] }, origins: [] });
+        else if (!isNullOnly(f.s)) flats.push(f);
       }
-      const shaped = flats.filter(hasShape);
+      const shapedAlts = flats.filter((f) => hasShape(f.s));
+      const shaped = shapedAlts.map((f) => f.s);
       if (shaped.length === 0) {
         merged = own; // alternatives that only say which fields are required
         continue;
       }
       if (shaped.length === 1) {
         merged = mergeSchemas(own, shaped[0]!);
+        origins.push(...shapedAlts[0]!.origins);
         continue;
       }
       const kinds = new Set(shaped.map(typeOf));
@@ -128,7 +136,7 @@ export class SchemaMapper {
         union: [...kinds],
       };
     }
-    return { kind: 'schema', s: merged };
+    return { kind: 'schema', s: merged, origins };
   }
 
   field(input: FieldInput): Mapped {
@@ -162,7 +170,15 @@ export class SchemaMapper {
         },
       };
     }
-    const s = flat.s;
+    return this.within(flat.origins, () => this.typed(base, flat.s, describe, input));
+  }
+
+  private typed(
+    base: Partial<DraftField> & { name: string },
+    s: JsonObject,
+    describe: string | undefined,
+    input: FieldInput,
+  ): Mapped {
     const desc = describe ?? fieldDescription(s.description, s.title);
     const type = typeOf(s);
     if (type === undefined || SCALARS.has(type)) {
@@ -251,7 +267,7 @@ export class SchemaMapper {
       return { ok: true, field: withEnum(field, it.enum, itemType as ScalarType) };
     }
     if (itemType === 'object' && input.place === 'body') {
-      const obj = this.object(base, it, describe, input);
+      const obj = this.within(items.origins, () => this.object(base, it, describe, input));
       if (!obj.ok) return obj;
       if (obj.field.type === 'raw')
         return rawArray(
@@ -288,7 +304,7 @@ export class SchemaMapper {
     if (!isObject(s.properties) || Object.keys(s.properties).length === 0)
       return raw('a free-form object');
     if (input.depth > MAX_OBJECT_DEPTH) return raw(`nested deeper than ${MAX_OBJECT_DEPTH} levels`);
-    const block = this.within(s, () => this.properties(s, input.depth + 1));
+    const block = this.properties(s, input.depth + 1);
     if (block.fields.length === 0) return raw('none of its fields can be typed');
     return {
       ok: true,
@@ -304,6 +320,10 @@ export class SchemaMapper {
 
   /** The fields of an object schema (request side: readOnly properties are not input). */
   properties(s: JsonObject, depth: number): { fields: DraftField[]; notes: string[] } {
+    return this.within([s], () => this.ownProperties(s, depth));
+  }
+
+  private ownProperties(s: JsonObject, depth: number): { fields: DraftField[]; notes: string[] } {
     const required = new Set(Array.isArray(s.required) ? (s.required as unknown[]) : []);
     const fields: DraftField[] = [];
     const notes: string[] = [];

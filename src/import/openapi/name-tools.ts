@@ -89,12 +89,15 @@ export function nameOperation(op: NamedOperation): ToolNaming {
         : DEFAULT_VERB[op.method];
   }
   const nouns: string[] = [];
+  // `create` makes one of the collection: POST /orders → create order.
+  const oneOf = methodOfVerb(verb) === 'POST' && !isParam(segments[segments.length - 1] ?? '{}');
   segments.forEach((segment, i) => {
     if (isParam(segment) || i === verbSegment) return;
     let w = words(segment);
     if (VERSION.test(segment) || (nouns.length === 0 && segment.toLowerCase() === 'api')) return;
     if (w[0] === verb && w.length > 1) w = w.slice(1);
-    if (isParam(segments[i + 1] ?? '') && w.length > 0)
+    const last = i === segments.length - 1;
+    if ((isParam(segments[i + 1] ?? '') || (last && oneOf)) && w.length > 0)
       w[w.length - 1] = singular(w[w.length - 1]!);
     for (const x of w) if (nouns[nouns.length - 1] !== x) nouns.push(x);
   });

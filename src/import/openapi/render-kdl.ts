@@ -87,11 +87,13 @@ function grantLines(g: DraftGrant): string[] {
   lines.push(`${INDENT}describe ${kdlString(g.describe)}`);
   for (const n of g.notes) lines.push(`${INDENT}${comment(n)}`);
   if (g.method) lines.push(`${INDENT}method ${kdlString(g.method)}`);
-  if (g.pathParams.length === 0) lines.push(`${INDENT}path ${kdlString(g.path)}`);
+  if (g.pathParams.length === 0 && g.pathNotes.length === 0)
+    lines.push(`${INDENT}path ${kdlString(g.path)}`);
   else
     lines.push(
       `${INDENT}path ${kdlString(g.path)} {`,
       ...g.pathParams.flatMap((f) => fieldLines(f, 2)),
+      ...g.pathNotes.map((n) => `${INDENT}${INDENT}${comment(n)}`),
       `${INDENT}}`,
     );
   lines.push(...block('query', g.query));

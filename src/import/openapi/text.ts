@@ -54,13 +54,7 @@ export function operationDescription(
     return text === '' ? fallback : asSentence(text);
   }
   const extra = firstSentences(d, 1, 200);
-  const norm = (t: string): string =>
-    t
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, ' ')
-      .trim();
-  if (extra === '' || norm(extra).startsWith(norm(s)) || norm(s).startsWith(norm(extra)))
-    return asSentence(s);
+  if (extra === '' || sameWords(extra, s)) return asSentence(s);
   return `${asSentence(s)} ${asSentence(extra)}`;
 }
 
@@ -72,4 +66,31 @@ export function fieldDescription(...candidates: unknown[]): string | undefined {
     if (text !== '') return asSentence(text);
   }
   return undefined;
+}
+
+const FILLER = new Set([
+  'a',
+  'an',
+  'the',
+  'of',
+  'in',
+  'on',
+  'for',
+  'to',
+  'by',
+  'and',
+  'or',
+  'with',
+]);
+
+/** Whether every word of `a` is already in `b` ("List issues in a repository" / "List repository issues"). */
+function sameWords(a: string, b: string): boolean {
+  const bag = (t: string): string[] =>
+    t
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((w) => w && !FILLER.has(w))
+      .map((w) => w.replace(/s$/, ''));
+  const have = new Set(bag(b));
+  return bag(a).every((w) => have.has(w));
 }
