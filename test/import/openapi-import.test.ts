@@ -163,8 +163,8 @@ describe('importing the shop fixture (YAML, relative-file $refs, a $ref cycle)',
 
   it('takes the verb from the operationId when its hints are as cautious as the method', () => {
     // cancelOrder is a DELETE: `cancel` is ours and implies DELETE, so no method line.
-    expect(grantText(writes.text, 'DELETE /orders/{order_id} (cancelOrder)')).toMatch(
-      /^can cancel order \{\n    describe "Cancel an order."\n    path/m,
+    expect(grantText(writes.text, 'DELETE /orders/{order_id} (cancelOrder)')).toContain(
+      'can cancel order {\n    describe "Cancel an order."\n    path',
     );
     // updateOrder is a PUT: `update` (PATCH) is as cautious, so it stays, with the method written.
     expect(grantText(writes.text, 'PUT /orders/{order_id} (updateOrder)')).toContain(
