@@ -29,13 +29,17 @@ export function draft(file: string, options: Partial<ImportOptions> = {}) {
   return importOpenApi(file, { include: [], exclude: [], tags: [], writes: false, ...options });
 }
 
-/** Every error `check` would print for this text (compile errors and input schemas that do not compile). */
-export function checkErrors(text: string): string[] {
+/** What `check` says of a draft: every error it would print, and the tools it would list. */
+export function check(text: string): { errors: string[]; names: string[] } {
   const r = compileSpecText(text, 'draft.mcp.kdl');
   const errors = r.diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic);
-  if (r.compiled)
-    errors.push(...schemaProblems(r.compiled.tools).map((p) => `${p.tool}: ${p.message}`));
-  return errors;
+  if (!r.compiled) return { errors, names: [] };
+  errors.push(...schemaProblems(r.compiled.tools).map((p) => `${p.tool}: ${p.message}`));
+  return { errors, names: r.compiled.tools.map((t) => t.name) };
+}
+
+export function checkErrors(text: string): string[] {
+  return check(text).errors;
 }
 
 /** The tool names the draft serves, in order. */

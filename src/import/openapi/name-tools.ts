@@ -41,7 +41,8 @@ export function words(text: string): string[] {
 export function singular(word: string): string {
   if (word.length <= 3 || /(ss|us|is|ics|news)$/.test(word)) return word;
   if (word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-  if (/(ches|shes|xes|sses|zzes)$/.test(word)) return word.slice(0, -2);
+  if (/aches$/.test(word)) return word.slice(0, -1); // caches → cache
+  if (/(ss|sh|ch|x|z|us)es$/.test(word)) return word.slice(0, -2); // branches, statuses
   if (word.endsWith('s')) return word.slice(0, -1);
   return word;
 }
