@@ -204,6 +204,10 @@ describe('selecting operations', () => {
     ]);
   });
 
+  it('matches a pattern that starts with / against the path alone', async () => {
+    expect(await names({ include: ['/categories*'] })).toEqual(['list_categories', 'get_category']);
+  });
+
   it('treats --tag and --include as a union and lets --exclude win over both', async () => {
     expect(await names({ tags: ['catalogue'], include: ['getOrder'] })).toEqual([
       'get_order',
@@ -350,6 +354,41 @@ describe('documents of each version', () => {
     expect(cookie.text).toContain(
       '// The first server, "/relative/base", is not an absolute http(s) URL: set the upstream here, or import with --base-url.',
     );
+  });
+
+  it('renames fields called exclusive or enum, which a block would read as its own nodes', async () => {
+    const file = tempDoc(
+      'keywords.json',
+      JSON.stringify({
+        openapi: '3.0.0',
+        info: { title: 'Keywords', version: '1' },
+        servers: [{ url: 'https://api.example.com' }],
+        paths: {
+          '/items': {
+            post: {
+              parameters: [{ name: 'exclusive', in: 'query', schema: { type: 'boolean' } }],
+              requestBody: {
+                content: {
+                  'application/json': {
+                    schema: {
+                      type: 'object',
+                      properties: {
+                        spec: { type: 'object', properties: { enum: { type: 'string' } } },
+                      },
+                    },
+                  },
+                },
+              },
+              responses: { '200': { description: 'ok' } },
+            },
+          },
+        },
+      }),
+    );
+    const r = await draft(file, { writes: true });
+    expect(checkErrors(r.text)).toEqual([]);
+    expect(r.text).toContain('        exclusive_ "boolean" as="exclusive"\n');
+    expect(r.text).toContain('            enum_ "string" as="enum"\n');
   });
 
   it('uses --base-url instead of the first server', async () => {

@@ -1,7 +1,11 @@
 /** Argument names from upstream names: `created[gte]` → `created_gte` (sent with `as=`). */
 import { FIELD_NAME } from '../../spec/parse-field.js';
 
+/** Node names a block reads as something else: `exclusive` groups, `enum` values. */
+const KEYWORDS = new Set(['exclusive', 'enum']);
+
 export function fieldName(upstream: string): string {
+  if (KEYWORDS.has(upstream)) return `${upstream}_`;
   if (FIELD_NAME.test(upstream) && upstream !== '__proto__') return upstream;
   let name = upstream
     .replace(/[^A-Za-z0-9_]+/g, '_')

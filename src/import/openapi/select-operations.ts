@@ -1,7 +1,7 @@
 /**
  * Which operations become grants: GET and HEAD unless `--writes`; `--tag` and `--include`
  * are unions (an operation matching either is in), `--exclude` wins over both. Patterns
- * match `METHOD /path` or the operationId, `*` standing for any text.
+ * match `METHOD /path`, the path alone or the operationId, `*` standing for any text.
  */
 import { isObject, resolvePointer, type JsonObject } from './json.js';
 
@@ -50,7 +50,7 @@ export function selectOperations(doc: JsonObject, sel: Selection): Selected {
       const method = m.toUpperCase();
       const id = typeof op.operationId === 'string' ? op.operationId : undefined;
       const tags = Array.isArray(op.tags) ? op.tags.filter((t) => typeof t === 'string') : [];
-      const keys = [`${method} ${path}`, ...(id ? [id] : [])];
+      const keys = [`${method} ${path}`, path, ...(id ? [id] : [])];
       const matches = (res: RegExp[]): boolean => res.some((re) => keys.some((k) => re.test(k)));
       const chosen =
         (include.length === 0 && sel.tags.length === 0) ||
