@@ -124,7 +124,7 @@ describe('importing the shop fixture (YAML, relative-file $refs, a $ref cycle)',
       '        // passed through as raw: a free-form object\n        metadata "raw" kind="object"',
     );
     expect(g).toContain(
-      '        // field "priority" left out: it is one of several types (string, integer); a field has one',
+      '        // narrowed to string: the document also allows integer\n        priority "string"\n',
     );
   });
 

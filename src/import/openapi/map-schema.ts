@@ -144,11 +144,27 @@ export class SchemaMapper {
     if (flat.kind === 'fail') {
       const text =
         flat.union && input.place !== 'body' ? textUnion(flat.union, input.place) : undefined;
-      if (!text) return { ok: false, reason: flat.reason };
-      return this.field({
-        ...input,
-        schema: { type: text, ...(text === 'array' && { items: { type: 'string' } }) },
-      });
+      if (text)
+        return this.field({
+          ...input,
+          schema: { type: text, ...(text === 'array' && { items: { type: 'string' } }) },
+        });
+      // In a body, a union that allows a string is drafted as a string: narrower than the
+      // upstream accepts, never wider, and a required field stays in the grant.
+      if (flat.union?.includes('string')) {
+        const narrowed = this.field({ ...input, schema: { type: 'string' } });
+        if (!narrowed.ok) return narrowed;
+        const others = flat.union.filter((k) => k !== 'string').join(', ');
+        return {
+          ok: true,
+          field: {
+            ...narrowed.field,
+            ...(input.describe && { describe: input.describe }),
+            lead: [`narrowed to string: the document also allows ${others}`],
+          },
+        };
+      }
+      return { ok: false, reason: flat.reason };
     }
     const describe = input.describe;
     const base = {

@@ -11,6 +11,7 @@ export function plainText(markdown: string): string {
     .replace(/<[^>\n]{1,200}>/g, ' ')
     .replace(/!?\[([^\]\n]*)\]\([^)\s]*\)/g, '$1')
     .replace(/\*\*([^*\n]+)\*\*/g, '$1')
+    .replace(/(^|[\s(])_(\S(?:[^_\n]*\S)?)_(?=$|[\s.,;:!?)])/g, '$1$2') // _emphasis_
     .replace(/\s+/g, ' ')
     .trim();
 }
