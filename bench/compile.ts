@@ -50,3 +50,36 @@ for (const n of [50, 500, 2000]) {
     `${String(n).padStart(6)} | ${cold.toFixed(1).padStart(15)} | ${warm.toFixed(1).padStart(14)} | ${floor.toFixed(1).padStart(19)} | ${(warm / floor).toFixed(2).padStart(13)} | ${((warm / n) * 1000).toFixed(0).padStart(12)}`,
   );
 }
+
+// `mcp-beaver import openapi` on GitHub's REST description (13 MB, 1,223 operations),
+// then `check` of the draft: compile plus the input schemas compiled as serve compiles them.
+{
+  const { join } = await import('node:path');
+  const github = join(
+    import.meta.dirname,
+    '..',
+    'node_modules',
+    '@octokit',
+    'openapi',
+    'generated',
+    'api.github.com.json',
+  );
+  const i0 = performance.now();
+  const { importOpenApi } = await import('../src/import/openapi/import-openapi.js');
+  const { schemaProblems } = await import('../src/engine/guards/validate.js');
+  const tImport = performance.now() - i0;
+  console.log(`\nimport openapi (module load ${tImport.toFixed(0)} ms), GitHub's description:`);
+  console.log('mode      | grants | import ms | check ms (compile + schemas)');
+  for (const writes of [false, true]) {
+    const a = performance.now();
+    const draft = await importOpenApi(github, { include: [], exclude: [], tags: [], writes });
+    const b = performance.now();
+    const result = compileSpecText(draft.text, 'github.mcp.kdl');
+    if (!result.compiled || schemaProblems(result.compiled.tools).length > 0)
+      throw new Error('the GitHub draft did not pass check');
+    const c = performance.now();
+    console.log(
+      `${(writes ? '--writes' : 'read-only').padEnd(9)} | ${String(result.compiled.tools.length).padStart(6)} | ${(b - a).toFixed(0).padStart(9)} | ${(c - b).toFixed(0).padStart(8)}`,
+    );
+  }
+}

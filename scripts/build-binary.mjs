@@ -14,8 +14,9 @@
  * catalog-assets.ts reads them from beside itself, and the binary has nothing beside it.
  *
  * What the binary leaves out: the `demo` command and `database embedded` (both need
- * PGlite's WASM and data files, and the demo needs specs/); each stops with a message
- * saying to use the npm package. Run this script with another node binary to build on
+ * PGlite's WASM and data files, and the demo needs specs/), and `import` (its OpenAPI
+ * parsers read their own files at run time); each stops with a message saying to use
+ * the npm package. Run this script with another node binary to build on
  * that version: `/path/to/node scripts/build-binary.mjs`.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -45,6 +46,7 @@ const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 /** Modules the binary replaces with a stub: source (as imported, .js) → stub. */
 const STUBS = new Map([
   [join(root, 'src/cli/demo.js'), join(root, 'scripts/sea-stubs/demo.ts')],
+  [join(root, 'src/cli/import.js'), join(root, 'scripts/sea-stubs/import.ts')],
   [
     join(root, 'src/engine/backends/sql/embedded-executor.js'),
     join(root, 'scripts/sea-stubs/embedded-executor.ts'),

@@ -12,6 +12,7 @@ Commands:
   check <spec>...        Compile specs; list the tools, or every error with file:line:col
   tools <spec> [--json]  Show the tools exactly as MCP tools/list will serve them
   openapi <spec>         Print the OpenAPI 3.1 document of the REST surface
+  import openapi <file>  Draft a guarded spec from an OpenAPI 3.x or Swagger 2.0 document
 
 Talking to a running gateway, or any MCP server over Streamable HTTP:
   tools <url> [--json]   List the server's tools
@@ -28,6 +29,7 @@ Examples:
   mcp-beaver check specs/github-issues.mcp.kdl
   mcp-beaver tools specs/orders-db.mcp.kdl --json
   mcp-beaver openapi specs/github-issues.mcp.kdl > openapi.json
+  mcp-beaver import openapi petstore.yaml -o petstore.mcp.kdl
   mcp-beaver call http://127.0.0.1:8080/mcp list_issues '{"owner":"acme","repo":"rocket"}'
 
 The spec language is described in docs/spec-language.md.
@@ -204,4 +206,52 @@ Options:
   --http [host]:port   Where the gateway listens (default 127.0.0.1:8080)
   --log-level LEVEL    Gateway logs on stdout (default warn)
   -h, --help           Show this help
+`;
+
+export const IMPORT_HELP = `Usage: mcp-beaver import openapi <file> [-o out.mcp.kdl] [options]
+
+Drafts a spec from an OpenAPI 3.0 or 3.1 or Swagger 2.0 document (JSON or YAML;
+$refs to other files are followed, relative to the document). The draft is guarded
+from the start: read-only unless you ask for writes, typed arguments with the
+document's bounds, enums and formats, nothing undeclared forwarded, the upstream
+credential read from an environment variable. Review it, tighten it, then serve it.
+
+  - One grant per selected operation, named for an agent to read:
+    GET /repos/{owner}/{repo}/issues becomes list_repo_issues.
+  - Only GET operations unless --writes. (HEAD is selected too, and reported as
+    skipped: grants call GET, POST, PUT, PATCH or DELETE.)
+  - Each grant starts with a comment naming its source, e.g.
+    // GET /repos/{owner}/{repo}/issues (issues/list-for-repo)
+  - What the language cannot express is left out with a // comment saying why: a
+    header or cookie parameter, a pattern our safety check refuses, a field of
+    several types; an operation that cannot be expressed at all (a multipart body,
+    a path like /compare/{base}...{head}) is skipped whole, with its reason.
+  - The summary goes to stderr: imported N of M operations; K skipped, with each
+    reason counted and every tool name that had to be made unique.
+
+Options:
+  -o, --output FILE    Write the draft here (default: stdout)
+  --include PATTERN    Only operations matching: "GET /repos/*", "/users/*" or an
+                       operationId such as "issues/*" (* matches any text). Repeatable.
+  --tag TAG            Only operations with this tag. Repeatable; --tag and --include
+                       together select what either one selects.
+  --exclude PATTERN    Leave out matching operations; wins over --include and --tag.
+  --writes             Draft POST, PUT, PATCH and DELETE operations too
+  --base-url URL       The upstream URL (default: the document's first server)
+  -h, --help           Show this help
+
+Exit codes: 0 the draft was written; 1 the document cannot be imported (no such
+file, not JSON or YAML, not OpenAPI, a $ref to a file that does not exist), said in
+one line; 2 the command line is wrong.
+
+Next steps:
+  mcp-beaver check draft.mcp.kdl           every draft passes; read the // comments
+  mcp-beaver tools draft.mcp.kdl           see the tools as an agent will
+Then tighten it (docs/spec-language.md, "Importing an OpenAPI document"): delete the
+grants you do not need, add restrict allowlists, scope and rate-limit.
+
+Examples:
+  mcp-beaver import openapi api.github.com.json --tag issues -o issues.mcp.kdl
+  mcp-beaver import openapi petstore.yaml --writes --exclude "DELETE *" -o petstore.mcp.kdl
+  mcp-beaver import openapi openapi.json --include "GET /orders*" --base-url http://127.0.0.1:9000
 `;

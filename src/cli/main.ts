@@ -15,6 +15,8 @@ const COMMANDS: Record<string, Command> = {
   call: async (argv) => (await import('./call.js')).runCall(argv),
   discover: async (argv) => (await import('./discover.js')).runDiscover(argv),
   openapi: runOpenApi,
+  // The importer loads its document parsers; no other command should pay for them.
+  import: async (argv) => (await import('./import.js')).runImport(argv),
   serve: runServe,
   demo: runDemo,
 };

@@ -146,6 +146,9 @@ describe('the single executable (npm run build:binary)', () => {
     const demo = await run(['demo']);
     expect(demo.code).toBe(1);
     expect(demo.stderr).toContain('npx mcp-beaver demo');
+    const imported = await run(['import', 'openapi', 'openapi.json']);
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toContain('npx mcp-beaver import openapi <file>');
     const embedded = await run(['serve', 'embedded.mcp.kdl', '--http', '127.0.0.1:0']);
     expect(embedded.code).toBe(1);
     expect(embedded.stderr).toContain('mcp-beaver serve: embedded databases');

@@ -1,0 +1,83 @@
+/** `mcp-beaver import openapi <file>`: draft a guarded spec from an OpenAPI document. */
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { IMPORT_HELP } from './help.js';
+import { readableError } from './output.js';
+
+export async function runImport(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        output: { type: 'string', short: 'o' },
+        include: { type: 'string', multiple: true },
+        exclude: { type: 'string', multiple: true },
+        tag: { type: 'string', multiple: true },
+        writes: { type: 'boolean' },
+        'base-url': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`mcp-beaver import: ${readableError(err)}\n\n${IMPORT_HELP}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(IMPORT_HELP);
+    return 0;
+  }
+  const [format, file, ...extra] = positionals;
+  if (format !== 'openapi' || file === undefined || extra.length > 0) {
+    const why =
+      format === undefined || format === 'openapi'
+        ? 'name exactly one OpenAPI document: mcp-beaver import openapi <file>'
+        : `unknown format ${JSON.stringify(format)} (known: openapi)`;
+    process.stderr.write(`mcp-beaver import: ${why}\n\n${IMPORT_HELP}`);
+    return 2;
+  }
+  const baseUrl = values['base-url'];
+  if (baseUrl !== undefined && !/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/.test(baseUrl)) {
+    process.stderr.write(
+      `mcp-beaver import: --base-url must be an http:// or https:// URL without query or fragment\n`,
+    );
+    return 2;
+  }
+  // The importer (and its parser packages) loads only for this command.
+  const { importOpenApi } = await import('../import/openapi/import-openapi.js');
+  const { ImportError } = await import('../import/openapi/load-document.js');
+  const { formatSummary } = await import('../import/openapi/summary.js');
+  let result;
+  try {
+    result = await importOpenApi(file, {
+      include: values.include ?? [],
+      exclude: values.exclude ?? [],
+      tags: values.tag ?? [],
+      writes: values.writes ?? false,
+      ...(baseUrl !== undefined && { baseUrl }),
+    });
+  } catch (err) {
+    if (err instanceof ImportError) {
+      process.stderr.write(`mcp-beaver import: ${err.message}\n`);
+      return err.exitCode;
+    }
+    process.stderr.write(`mcp-beaver import: ${file}: ${readableError(err).split('\n')[0]}\n`);
+    return 1;
+  }
+  if (values.output !== undefined) {
+    try {
+      await writeFile(values.output, result.text);
+    } catch (err) {
+      process.stderr.write(
+        `mcp-beaver import: cannot write ${values.output}: ${readableError(err)}\n`,
+      );
+      return 1;
+    }
+  } else process.stdout.write(result.text);
+  process.stderr.write(formatSummary(result.summary));
+  if (values.output !== undefined)
+    process.stderr.write(`wrote ${values.output}; next: mcp-beaver check ${values.output}\n`);
+  return 0;
+}

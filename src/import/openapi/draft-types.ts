@@ -1,0 +1,87 @@
+/**
+ * The draft spec the importer builds before it writes KDL: grants and fields as the
+ * `.mcp.kdl` language knows them, plus the `//` notes that say what was left out.
+ */
+import type { FieldType, Format } from '../../spec/spec-types.js';
+
+export type Scalar = string | number | boolean;
+
+export interface DraftField {
+  /** The argument name (FIELD_NAME); `as` holds the upstream name when they differ. */
+  readonly name: string;
+  readonly type: FieldType;
+  readonly required?: boolean;
+  readonly default?: Scalar;
+  readonly min?: number;
+  readonly max?: number;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly pattern?: string;
+  readonly format?: Format;
+  readonly minItems?: number;
+  readonly maxItems?: number;
+  readonly as?: string;
+  readonly kind?: 'object' | 'array';
+  readonly describe?: string;
+  readonly enum?: readonly Scalar[];
+  readonly fields?: readonly DraftField[];
+  /** `//` lines written inside this field's block (its left-out children). */
+  readonly notes?: readonly string[];
+  /** `//` lines written just above this field (why it is narrower than upstream). */
+  readonly lead?: readonly string[];
+}
+
+export interface DraftBlock {
+  readonly fields: readonly DraftField[];
+  /** `//` lines for what was left out of this block. */
+  readonly notes: readonly string[];
+}
+
+export interface DraftGrant {
+  /** `GET /repos/{owner}/{repo}/issues (issues/list-for-repo)`. */
+  readonly source: string;
+  readonly verb: string;
+  readonly resource: string;
+  /** Written only when the verb does not imply the operation's method. */
+  readonly method?: string;
+  readonly describe: string;
+  readonly path: string;
+  readonly pathParams: readonly DraftField[];
+  /** `//` lines inside the path block (a parameter left a plain string). */
+  readonly pathNotes: readonly string[];
+  readonly query: DraftBlock;
+  readonly body?: DraftBlock & { readonly encoding: 'json' | 'form' };
+  /** `//` lines at grant level (header and cookie parameters, deprecation). */
+  readonly notes: readonly string[];
+}
+
+/** One selected operation that could not become a grant, and why. */
+export interface SkippedOperation {
+  readonly source: string;
+  readonly reason: string;
+}
+
+/** Every selected operation, in document order: a grant or the reason it is not one. */
+export type DraftEntry =
+  | { readonly kind: 'grant'; readonly grant: DraftGrant }
+  | { readonly kind: 'skipped'; readonly skipped: SkippedOperation };
+
+export type DraftAuth =
+  | { readonly kind: 'bearer'; readonly env: string }
+  | { readonly kind: 'basic'; readonly usernameEnv: string; readonly passwordEnv: string }
+  | { readonly kind: 'header'; readonly header: string; readonly env: string }
+  | { readonly kind: 'query'; readonly param: string; readonly env: string };
+
+export interface DraftSpec {
+  readonly name: string;
+  readonly version: string;
+  readonly title: string;
+  readonly describe: string;
+  readonly baseUrl: string;
+  readonly baseUrlNotes: readonly string[];
+  readonly auth?: DraftAuth;
+  readonly authNotes: readonly string[];
+  /** The header comment lines of the file. */
+  readonly preamble: readonly string[];
+  readonly entries: readonly DraftEntry[];
+}

@@ -1,0 +1,163 @@
+/**
+ * `mcp-beaver import openapi`: an OpenAPI document in, a guarded draft spec out. Each
+ * selected operation becomes one grant (or a `//` line saying why it could not), in
+ * document order, so the same document always gives the same bytes.
+ */
+import { basename } from 'node:path';
+import type { DraftEntry, DraftGrant, DraftSpec } from './draft-types.js';
+import { chooseAuth, chooseBaseUrl, envPrefix, serverName } from './auth-and-server.js';
+import { isObject } from './json.js';
+import { loadDocument } from './load-document.js';
+import { mapOperation, type MappedOperation } from './map-operation.js';
+import { SchemaMapper } from './map-schema.js';
+import {
+  nameOperation,
+  uniqueToolNames,
+  type NamedOperation,
+  type ToolNaming,
+} from './name-tools.js';
+import { renderKdl } from './render-kdl.js';
+import { selectOperations, type Operation, type Selection } from './select-operations.js';
+import { headline, type ImportSummary } from './summary.js';
+import { firstSentences } from './text.js';
+
+export interface ImportOptions extends Selection {
+  /** Replaces the first server's URL. */
+  readonly baseUrl?: string;
+}
+
+export interface ImportResult {
+  readonly text: string;
+  readonly summary: ImportSummary;
+}
+
+export async function importOpenApi(file: string, options: ImportOptions): Promise<ImportResult> {
+  const { doc, sourceVersion } = await loadDocument(file);
+  const info = isObject(doc.info) ? doc.info : {};
+  const title =
+    typeof info.title === 'string' && info.title.trim() ? info.title.trim() : basename(file);
+  const version =
+    typeof info.version === 'string' || typeof info.version === 'number'
+      ? String(info.version)
+      : '0.0.0';
+  const prefix = envPrefix(title);
+  const { operations, writesLeftOut } = selectOperations(doc, options);
+  const authChoice = chooseAuth(doc, operations, prefix);
+  const credential = {
+    ...(authChoice.auth?.kind === 'query' && { queryParam: authChoice.auth.param }),
+    ...(authChoice.auth?.kind === 'header' && { header: authChoice.auth.header }),
+    ...((authChoice.auth?.kind === 'bearer' || authChoice.auth?.kind === 'basic') && {
+      header: 'Authorization',
+    }),
+  };
+  const mapper = new SchemaMapper(doc);
+
+  type Pending = {
+    o: Operation;
+    mapped: MappedOperation;
+    naming: ToolNaming;
+    op: NamedOperation;
+    source: string;
+  };
+  const slots: ({ pending: Pending } | { skipped: DraftEntry })[] = [];
+  const skipped = new Map<string, number>();
+  for (const o of operations) {
+    const r = mapOperation(o, mapper, credential);
+    if (!r.ok) {
+      skipped.set(r.category, (skipped.get(r.category) ?? 0) + 1);
+      slots.push({ skipped: { kind: 'skipped', skipped: { source: o.source, reason: r.reason } } });
+      continue;
+    }
+    const id = typeof o.op.operationId === 'string' ? o.op.operationId : undefined;
+    const op: NamedOperation = {
+      method: r.mapped.method,
+      path: o.path,
+      ...(id && { operationId: id }),
+    };
+    slots.push({
+      pending: { o, mapped: r.mapped, naming: nameOperation(op), op, source: o.source },
+    });
+  }
+  const pending = slots.flatMap((s) => ('pending' in s ? [s.pending] : []));
+  const { namings, renames } = uniqueToolNames(pending);
+  let next = 0;
+  let leftOut = 0;
+  const entries: DraftEntry[] = slots.map((s) => {
+    if ('skipped' in s) return s.skipped;
+    const { mapped, source } = s.pending;
+    const naming = namings[next++]!;
+    const grant: DraftGrant = {
+      source,
+      verb: naming.verb,
+      resource: naming.resource,
+      ...(naming.method && { method: naming.method }),
+      describe: mapped.describe,
+      path: mapped.path,
+      pathParams: mapped.pathParams,
+      pathNotes: mapped.pathNotes,
+      query: mapped.query,
+      ...(mapped.body && { body: mapped.body }),
+      notes: mapped.notes,
+    };
+    leftOut += countLeftOut(grant);
+    return { kind: 'grant', grant };
+  });
+
+  const summary: ImportSummary = {
+    seen: countOperations(doc),
+    selected: operations.length,
+    imported: pending.length,
+    skipped,
+    leftOut,
+    writesLeftOut,
+    renames,
+  };
+  const base = chooseBaseUrl(doc, options.baseUrl);
+  const describe =
+    (typeof info.description === 'string' && firstSentences(info.description, 2, 300)) ||
+    `Drafted from ${title} ${version}.`;
+  const draft: DraftSpec = {
+    name: serverName(title),
+    version,
+    title,
+    describe,
+    baseUrl: base.url,
+    baseUrlNotes: base.notes,
+    ...(authChoice.auth && { auth: authChoice.auth }),
+    authNotes: authChoice.notes,
+    preamble: [
+      `Drafted by \`mcp-beaver import openapi\` from ${basename(file)}: ${title} ${version} (${sourceVersion.startsWith('2') ? 'Swagger' : 'OpenAPI'} ${sourceVersion}).`,
+      'Review it before serving: every grant is a tool an agent can call. Tighten it with',
+      'restrict (allowlists), scope (who may call what) and rate-limit; see docs/spec-language.md.',
+      `${headline(summary)}.`,
+    ],
+    entries,
+  };
+  return { text: renderKdl(draft), summary };
+}
+
+function countOperations(doc: Record<string, unknown>): number {
+  let n = 0;
+  const methods = new Set(['get', 'head', 'post', 'put', 'patch', 'delete', 'options', 'trace']);
+  for (const item of Object.values(isObject(doc.paths) ? doc.paths : {}))
+    if (isObject(item))
+      for (const k of Object.keys(item)) if (methods.has(k) && isObject(item[k])) n++;
+  return n;
+}
+
+/** Left-out notes of a grant (each `left out` line is one parameter or field). */
+function countLeftOut(g: DraftGrant): number {
+  const count = (notes: readonly string[] | undefined): number =>
+    (notes ?? []).filter((n) => n.includes('left out')).length;
+  const fields = (
+    fs: readonly { notes?: readonly string[]; fields?: readonly unknown[] }[],
+  ): number => fs.reduce((a, f) => a + count(f.notes) + fields((f.fields ?? []) as typeof fs), 0);
+  return (
+    count(g.notes) +
+    g.pathNotes.length +
+    count(g.query.notes) +
+    count(g.body?.notes) +
+    fields(g.body?.fields ?? []) +
+    fields(g.query.fields)
+  );
+}

@@ -1,0 +1,534 @@
+/**
+ * One OpenAPI schema → one field of the grant language: types, required, defaults,
+ * enums, bounds, lengths, safe patterns and known formats; objects nested to depth 3,
+ * `raw` beyond and for what a field cannot type (free-form objects, unions of shapes,
+ * schemas that refer to themselves). Internal `$ref`s are resolved here, with the
+ * schemas being expanded kept on a stack: a `$ref` back into the stack is a cycle and
+ * becomes `raw`, so a recursive schema never recurses.
+ */
+import { scalarMisfit } from '../../spec/field-schema.js';
+import { checkPattern } from '../../spec/pattern-safety.js';
+import type { FieldSpec, FieldType, Format } from '../../spec/spec-types.js';
+import { FORMATS } from '../../spec/spec-types.js';
+import type { DraftField, Scalar } from './draft-types.js';
+import { isObject, resolvePointer, type JsonObject } from './json.js';
+import { fieldName, uniqueName } from './name-fields.js';
+import { fieldDescription } from './text.js';
+
+/** Objects are typed down to this depth (a block's own fields are depth 1). */
+export const MAX_OBJECT_DEPTH = 3;
+
+export type Place = 'path' | 'query' | 'body';
+export type Mapped = { ok: true; field: DraftField } | { ok: false; reason: string };
+
+type ScalarType = 'string' | 'integer' | 'number' | 'boolean';
+const SCALARS = new Set<string>(['string', 'integer', 'number', 'boolean']);
+
+/** A schema with `$ref`, `allOf` and `oneOf`/`anyOf` taken apart, or why it cannot be. */
+type Flat =
+  | { kind: 'schema'; s: JsonObject; origins: readonly JsonObject[] }
+  | { kind: 'raw'; as?: 'object' | 'array'; why: string }
+  | { kind: 'fail'; reason: string; union?: readonly (string | undefined)[] };
+
+export interface FieldInput {
+  readonly name: string;
+  readonly upstream: string;
+  readonly schema: unknown;
+  readonly required: boolean;
+  readonly describe?: string;
+  readonly place: Place;
+  readonly depth: number;
+}
+
+export class SchemaMapper {
+  private readonly stack = new Set<object>();
+
+  constructor(private readonly root: JsonObject) {}
+
+  /** Follows `$ref`s; a target already being expanded is a cycle. */
+  deref(schema: unknown): { s?: JsonObject; cycle?: boolean; dangling?: string } {
+    let cur = schema;
+    for (let hops = 0; isObject(cur) && typeof cur.$ref === 'string'; hops++) {
+      const target = resolvePointer(this.root, cur.$ref);
+      if (!isObject(target)) return { dangling: cur.$ref };
+      if (this.stack.has(target) || hops > 32) return { s: target, cycle: true };
+      cur = target;
+    }
+    return isObject(cur) ? { s: cur } : {};
+  }
+
+  /**
+   * Runs `f` with these schemas on the stack: what is expanded below them may not
+   * refer back to them. `origins` are the schemas a flattened one was merged from.
+   */
+  within<T>(origins: readonly object[], f: () => T): T {
+    const added = origins.filter((s) => !this.stack.has(s));
+    for (const s of added) this.stack.add(s);
+    try {
+      return f();
+    } finally {
+      for (const s of added) this.stack.delete(s);
+    }
+  }
+
+  flatten(schema: unknown): Flat {
+    const r = this.deref(schema);
+    if (r.dangling) return { kind: 'fail', reason: `its $ref ${r.dangling} does not resolve` };
+    if (!r.s) return { kind: 'schema', s: {}, origins: [] };
+    if (r.cycle)
+      return { kind: 'raw', ...kindOf(r.s), why: 'its schema refers to itself (a $ref cycle)' };
+    const s = r.s;
+    const f = this.within([s], () => this.flattenResolved(s));
+    return f.kind === 'schema' ? { ...f, origins: [s, ...f.origins] } : f;
+  }
+
+  private flattenResolved(s: JsonObject): Flat {
+    let merged: JsonObject = s;
+    const origins: JsonObject[] = [];
+    if (Array.isArray(s.allOf)) {
+      const { allOf: parts, ...own } = s;
+      merged = own;
+      for (const part of parts as unknown[]) {
+        const f = this.flatten(part);
+        if (f.kind !== 'schema') return f;
+        merged = mergeSchemas(merged, f.s);
+        origins.push(...f.origins);
+      }
+    }
+    for (const key of ['oneOf', 'anyOf'] as const) {
+      const alts = merged[key];
+      if (!Array.isArray(alts)) continue;
+      const { [key]: _drop, ...own } = merged;
+      const flats: { s: JsonObject; origins: readonly JsonObject[] }[] = [];
+      for (const alt of alts as unknown[]) {
+        const f = this.flatten(alt);
+        if (f.kind === 'fail') return f;
+        if (f.kind === 'raw') flats.push({ s: { type: f.as ?? ['object', 'array'] }, origins: [] });
+        else if (!isNullOnly(f.s)) flats.push(f);
+      }
+      const shapedAlts = flats.filter((f) => hasShape(f.s));
+      const shaped = shapedAlts.map((f) => f.s);
+      if (shaped.length === 0) {
+        merged = own; // alternatives that only say which fields are required
+        continue;
+      }
+      if (shaped.length === 1) {
+        merged = mergeSchemas(own, shaped[0]!);
+        origins.push(...shapedAlts[0]!.origins);
+        continue;
+      }
+      const kinds = new Set(shaped.map(typeOf));
+      if (kinds.size === 1 && SCALARS.has([...kinds][0]!)) {
+        merged = { ...own, type: [...kinds][0] };
+        continue;
+      }
+      if ([...kinds].every((k) => k === 'integer' || k === 'number')) {
+        merged = { ...own, type: 'number' };
+        continue;
+      }
+      if ([...kinds].every((k) => k === 'object' || k === 'array')) {
+        const as = kinds.size === 1 ? ([...kinds][0] as 'object' | 'array') : undefined;
+        return { kind: 'raw', ...(as && { as }), why: `it is one of ${shaped.length} shapes` };
+      }
+      return {
+        kind: 'fail',
+        reason: `it is one of several types (${[...kinds].map((k) => k ?? 'any').join(', ')}); a field has one`,
+        union: [...kinds],
+      };
+    }
+    return { kind: 'schema', s: merged, origins };
+  }
+
+  field(input: FieldInput): Mapped {
+    const flat = this.flatten(input.schema);
+    if (flat.kind === 'fail') {
+      const text =
+        flat.union && input.place !== 'body' ? textUnion(flat.union, input.place) : undefined;
+      if (text)
+        return this.field({
+          ...input,
+          schema: { type: text, ...(text === 'array' && { items: { type: 'string' } }) },
+        });
+      // In a body, a union that allows a string is drafted as a string: narrower than the
+      // upstream accepts, never wider, and a required field stays in the grant.
+      if (flat.union?.includes('string')) {
+        const narrowed = this.field({ ...input, schema: { type: 'string' } });
+        if (!narrowed.ok) return narrowed;
+        const others = flat.union.filter((k) => k !== 'string').join(', ');
+        return {
+          ok: true,
+          field: {
+            ...narrowed.field,
+            ...(input.describe && { describe: input.describe }),
+            lead: [`narrowed to string: the document also allows ${others}`],
+          },
+        };
+      }
+      return { ok: false, reason: flat.reason };
+    }
+    const describe = input.describe;
+    const base = {
+      name: input.name,
+      ...(input.name !== input.upstream && { as: input.upstream }),
+      ...(input.required && { required: true }),
+    };
+    if (flat.kind === 'raw') {
+      if (input.place !== 'body')
+        return { ok: false, reason: `${flat.why}; ${input.place} parameters take scalars` };
+      return {
+        ok: true,
+        field: {
+          ...base,
+          type: 'raw',
+          ...(flat.as && { kind: flat.as }),
+          ...(describe && { describe }),
+          lead: [`passed through as raw: ${flat.why}`],
+        },
+      };
+    }
+    return this.within(flat.origins, () => this.typed(base, flat.s, describe, input));
+  }
+
+  private typed(
+    base: Partial<DraftField> & { name: string },
+    s: JsonObject,
+    describe: string | undefined,
+    input: FieldInput,
+  ): Mapped {
+    const desc = describe ?? fieldDescription(s.description, s.title);
+    const type = typeOf(s);
+    if (type === undefined || SCALARS.has(type)) {
+      if (type === undefined && input.place === 'body')
+        return { ok: false, reason: 'its schema gives no type' };
+      return this.scalar(base, (type ?? 'string') as ScalarType, s, desc, input);
+    }
+    if (type === 'array') return this.array(base, s, desc, input);
+    if (type === 'object') return this.object(base, s, desc, input);
+    if (type.includes('|'))
+      return {
+        ok: false,
+        reason: `it is one of several types (${type.split('|').join(', ')}); a field has one`,
+      };
+    return { ok: false, reason: `type ${JSON.stringify(type)} is not one a field can hold` };
+  }
+
+  private scalar(
+    base: Partial<DraftField> & { name: string },
+    type: ScalarType,
+    s: JsonObject,
+    describe: string | undefined,
+    input: FieldInput,
+  ): Mapped {
+    const c = constraints(s, type);
+    if ('reason' in c) return { ok: false, reason: c.reason };
+    let field: DraftField = { ...base, type, ...c.props, ...(describe && { describe }) };
+    field = withEnum(field, s.enum, type);
+    if (input.place !== 'path' && !input.required) field = withDefault(field, s.default);
+    return { ok: true, field };
+  }
+
+  private array(
+    base: Partial<DraftField> & { name: string },
+    s: JsonObject,
+    describe: string | undefined,
+    input: FieldInput,
+  ): Mapped {
+    if (input.place === 'path')
+      return { ok: false, reason: 'it is an array; a path segment holds one value' };
+    const bounds = {
+      ...(nonNegative(s.minItems) !== undefined && { minItems: nonNegative(s.minItems) }),
+      ...(nonNegative(s.maxItems) !== undefined && { maxItems: nonNegative(s.maxItems) }),
+    };
+    if (bounds.minItems !== undefined && bounds.maxItems !== undefined) {
+      if (bounds.minItems > bounds.maxItems) delete bounds.maxItems;
+    }
+    const items = s.items === undefined ? undefined : this.flatten(s.items);
+    const rawArray = (why: string): Mapped =>
+      input.place === 'query'
+        ? { ok: false, reason: `${why}; query parameters take scalars and arrays of scalars` }
+        : {
+            ok: true,
+            field: {
+              ...base,
+              type: 'raw',
+              kind: 'array',
+              ...(describe && { describe }),
+              lead: [`passed through as raw: ${why}`],
+            },
+          };
+    if (items === undefined)
+      return input.place === 'query'
+        ? {
+            ok: true,
+            field: { ...base, type: 'string[]', ...bounds, ...(describe && { describe }) },
+          }
+        : rawArray('its items have no schema');
+    if (items.kind === 'fail')
+      return items.union && input.place === 'body'
+        ? rawArray(`its items are one of several types (${items.union.join(', ')})`)
+        : { ok: false, reason: `its items: ${items.reason}` };
+    if (items.kind === 'raw') return rawArray(`its items: ${items.why}`);
+    const it = items.s;
+    const itemType = typeOf(it) ?? (input.place === 'query' ? 'string' : undefined);
+    if (itemType !== undefined && SCALARS.has(itemType)) {
+      const c = constraints(it, itemType as ScalarType);
+      if ('reason' in c) return { ok: false, reason: `its items: ${c.reason}` };
+      const field: DraftField = {
+        ...base,
+        type: `${itemType}[]` as FieldType,
+        ...c.props,
+        ...bounds,
+        ...(describe && { describe }),
+      };
+      return { ok: true, field: withEnum(field, it.enum, itemType as ScalarType) };
+    }
+    if (itemType === 'object' && input.place === 'body') {
+      const obj = this.within(items.origins, () => this.object(base, it, describe, input));
+      if (!obj.ok) return obj;
+      if (obj.field.type === 'raw')
+        return rawArray(
+          obj.field.lead?.[0]?.replace(/^passed through as raw: /, '') ?? 'free-form items',
+        );
+      return { ok: true, field: { ...obj.field, type: 'object[]', ...bounds } };
+    }
+    return rawArray(
+      itemType === 'array' ? 'it is an array of arrays' : 'its items are not scalars',
+    );
+  }
+
+  private object(
+    base: Partial<DraftField> & { name: string },
+    s: JsonObject,
+    describe: string | undefined,
+    input: FieldInput,
+  ): Mapped {
+    if (input.place !== 'body')
+      return {
+        ok: false,
+        reason: `it is an object; ${input.place} parameters take scalars${input.place === 'query' ? ' and arrays of scalars' : ''}`,
+      };
+    const raw = (why: string): Mapped => ({
+      ok: true,
+      field: {
+        ...base,
+        type: 'raw',
+        kind: 'object',
+        ...(describe && { describe }),
+        lead: [`passed through as raw: ${why}`],
+      },
+    });
+    if (!isObject(s.properties) || Object.keys(s.properties).length === 0)
+      return raw('a free-form object');
+    if (input.depth > MAX_OBJECT_DEPTH) return raw(`nested deeper than ${MAX_OBJECT_DEPTH} levels`);
+    const block = this.properties(s, input.depth + 1);
+    if (block.fields.length === 0) return raw('none of its fields can be typed');
+    return {
+      ok: true,
+      field: {
+        ...base,
+        type: 'object',
+        ...(describe && { describe }),
+        fields: block.fields,
+        ...(block.notes.length > 0 && { notes: block.notes }),
+      },
+    };
+  }
+
+  /** The fields of an object schema (request side: readOnly properties are not input). */
+  properties(s: JsonObject, depth: number): { fields: DraftField[]; notes: string[] } {
+    return this.within([s], () => this.ownProperties(s, depth));
+  }
+
+  private ownProperties(s: JsonObject, depth: number): { fields: DraftField[]; notes: string[] } {
+    const required = new Set(Array.isArray(s.required) ? (s.required as unknown[]) : []);
+    const fields: DraftField[] = [];
+    const notes: string[] = [];
+    const taken = new Set<string>();
+    for (const [key, prop] of Object.entries(isObject(s.properties) ? s.properties : {})) {
+      const r = this.deref(prop);
+      if (r.s?.readOnly === true || (isObject(prop) && prop.readOnly === true)) continue;
+      const name = uniqueName(fieldName(key), taken);
+      const mapped = this.field({
+        name,
+        upstream: key,
+        schema: prop,
+        required: required.has(key),
+        ...(isObject(prop) && typeof prop.description === 'string'
+          ? { describe: fieldDescription(prop.description) }
+          : {}),
+        place: 'body',
+        depth,
+      });
+      if (mapped.ok) {
+        taken.add(name);
+        fields.push(mapped.field);
+      } else notes.push(`field ${JSON.stringify(key)} left out: ${mapped.reason}`);
+    }
+    return { fields, notes };
+  }
+}
+
+/**
+ * A path segment or query value is text whatever its type: a union of scalars is sent
+ * as a string, and in a query a union of a scalar and an array of them as strings.
+ */
+function textUnion(kinds: readonly (string | undefined)[], place: Place): string | undefined {
+  if (kinds.every((k) => k !== undefined && SCALARS.has(k))) return 'string';
+  if (place === 'query' && kinds.every((k) => k === 'array' || (k !== undefined && SCALARS.has(k))))
+    return 'array';
+  return undefined;
+}
+
+function kindOf(s: JsonObject): { as?: 'object' | 'array' } {
+  const t = typeOf(s);
+  return t === 'object' || t === 'array' ? { as: t } : {};
+}
+
+function isNullOnly(s: JsonObject): boolean {
+  return s.type === 'null' || (Array.isArray(s.type) && s.type.every((t) => t === 'null'));
+}
+
+/** Whether an alternative says what the value is (not only which fields are required). */
+function hasShape(s: JsonObject): boolean {
+  return (
+    s.type !== undefined ||
+    s.properties !== undefined ||
+    s.items !== undefined ||
+    s.enum !== undefined ||
+    s.const !== undefined
+  );
+}
+
+/** The JSON type a schema says, `null` taken out (3.1 `["string","null"]`, 3.0 nullable). */
+export function typeOf(s: JsonObject): string | undefined {
+  let t = s.type;
+  if (Array.isArray(t)) {
+    const rest = t.filter((x) => x !== 'null');
+    if (rest.length === 1) t = rest[0];
+    else if (rest.length === 2 && rest.includes('integer') && rest.includes('number')) t = 'number';
+    else if (rest.length === 0) t = undefined;
+    else return `${rest.join('|')}`;
+  }
+  if (typeof t === 'string') return t;
+  if (s.properties !== undefined || s.additionalProperties !== undefined) return 'object';
+  if (s.items !== undefined) return 'array';
+  const values = Array.isArray(s.enum) ? s.enum : s.const !== undefined ? [s.const] : [];
+  const kinds = new Set(values.filter((v) => v !== null).map((v) => typeof v));
+  if (kinds.size === 1) {
+    const k = [...kinds][0]!;
+    if (k === 'string' || k === 'boolean') return k;
+    if (k === 'number')
+      return values.every((v) => v === null || Number.isInteger(v)) ? 'integer' : 'number';
+  }
+  return undefined;
+}
+
+function mergeSchemas(a: JsonObject, b: JsonObject): JsonObject {
+  const out: JsonObject = { ...b, ...a };
+  if (isObject(a.properties) || isObject(b.properties))
+    out.properties = {
+      ...(isObject(b.properties) ? b.properties : {}),
+      ...(isObject(a.properties) ? a.properties : {}),
+    };
+  const req = [
+    ...(Array.isArray(a.required) ? a.required : []),
+    ...(Array.isArray(b.required) ? b.required : []),
+  ];
+  if (req.length > 0) out.required = [...new Set(req)];
+  if (a.type === undefined && b.type !== undefined) out.type = b.type;
+  return out;
+}
+
+function nonNegative(x: unknown): number | undefined {
+  return typeof x === 'number' && Number.isSafeInteger(x) && x >= 0 ? x : undefined;
+}
+
+function finite(x: unknown): number | undefined {
+  return typeof x === 'number' && Number.isFinite(x) ? x : undefined;
+}
+
+type Props = Partial<
+  Pick<DraftField, 'min' | 'max' | 'minLength' | 'maxLength' | 'pattern' | 'format'>
+>;
+
+/** Bounds, lengths, pattern and format of a scalar schema; a refused pattern refuses the field. */
+function constraints(s: JsonObject, type: ScalarType): { props: Props } | { reason: string } {
+  const props: { -readonly [K in keyof Props]: Props[K] } = {};
+  if (type === 'integer' || type === 'number') {
+    let min = finite(s.minimum);
+    let max = finite(s.maximum);
+    // 3.1 gives exclusive bounds as numbers, 3.0 as booleans beside minimum/maximum.
+    const exMin = s.exclusiveMinimum === true ? min : finite(s.exclusiveMinimum);
+    const exMax = s.exclusiveMaximum === true ? max : finite(s.exclusiveMaximum);
+    if (exMin !== undefined)
+      min = type === 'integer' && Number.isInteger(exMin) ? exMin + 1 : exMin;
+    if (exMax !== undefined)
+      max = type === 'integer' && Number.isInteger(exMax) ? exMax - 1 : exMax;
+    if (type === 'integer') {
+      if (min !== undefined) min = Math.ceil(min);
+      if (max !== undefined) max = Math.floor(max);
+    }
+    if (min !== undefined && max !== undefined && min > max) min = max = undefined;
+    if (min !== undefined) props.min = min;
+    if (max !== undefined) props.max = max;
+  }
+  if (type === 'string') {
+    const minLength = nonNegative(s.minLength);
+    const maxLength = nonNegative(s.maxLength);
+    if (minLength !== undefined && (maxLength === undefined || minLength <= maxLength))
+      props.minLength = minLength;
+    if (maxLength !== undefined && (minLength === undefined || minLength <= maxLength))
+      props.maxLength = maxLength;
+    if (typeof s.pattern === 'string') {
+      const check = checkPattern(s.pattern);
+      if (!check.ok)
+        return {
+          reason: `its pattern ${JSON.stringify(s.pattern)} ${check.unsafe ? 'fails our safety check' : 'is not a valid regular expression here'} (${check.reason})`,
+        };
+      props.pattern = s.pattern;
+    }
+    if (typeof s.format === 'string' && (FORMATS as readonly string[]).includes(s.format))
+      props.format = s.format as Format;
+  }
+  return { props };
+}
+
+/** The spec compiler's own check of one value against a field (type, bounds, pattern, enum). */
+function misfit(field: DraftField, value: Scalar, ignoreEnum: boolean): boolean {
+  const at = { line: 1, column: 1 };
+  const spec: FieldSpec = {
+    name: field.name,
+    type: field.type,
+    at,
+    required: false,
+    ...(field.min !== undefined && { min: field.min }),
+    ...(field.max !== undefined && { max: field.max }),
+    ...(field.minLength !== undefined && { minLength: field.minLength }),
+    ...(field.maxLength !== undefined && { maxLength: field.maxLength }),
+    ...(field.pattern !== undefined && { pattern: { source: field.pattern, at } }),
+    ...(field.format !== undefined && { format: field.format }),
+    ...(field.enum && { enum: field.enum.map((value) => ({ value, at })) }),
+  };
+  return scalarMisfit(spec, value, { ignoreEnum }) !== undefined;
+}
+
+function fitsType(v: unknown, type: ScalarType): v is Scalar {
+  if (type === 'string') return typeof v === 'string';
+  if (type === 'boolean') return typeof v === 'boolean';
+  if (type === 'integer') return typeof v === 'number' && Number.isSafeInteger(v);
+  return typeof v === 'number' && Number.isFinite(v);
+}
+
+/** The enum values that fit the field; a list with a value that breaks a bound is dropped. */
+function withEnum(field: DraftField, values: unknown, type: ScalarType): DraftField {
+  if (!Array.isArray(values)) return field;
+  const fit = [...new Set(values.filter((v): v is Scalar => fitsType(v, type)))];
+  if (fit.length === 0 || fit.some((v) => misfit(field, v, true))) return field;
+  return { ...field, enum: fit };
+}
+
+function withDefault(field: DraftField, value: unknown): DraftField {
+  const type = field.type.replace('[]', '') as ScalarType;
+  if (field.type.endsWith('[]') || !fitsType(value, type)) return field;
+  return misfit(field, value, false) ? field : { ...field, default: value };
+}

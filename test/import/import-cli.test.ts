@@ -1,0 +1,136 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+import { ImportError } from '../../src/import/openapi/load-document.js';
+import { draft, EXAMPLES, FIXTURES } from './draft-helpers.js';
+
+const SHOP = join(FIXTURES, 'shop', 'openapi.yaml');
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'beaver-import-cli-'));
+}
+
+describe('mcp-beaver import openapi', () => {
+  it(
+    'writes the draft with -o, the summary on stderr, and check accepts the file',
+    { timeout: 60_000 },
+    async () => {
+      const out = join(tempDir(), 'shop.mcp.kdl');
+      const r = await runCli(['import', 'openapi', SHOP, '--writes', '-o', out]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.split('\n')[0]).toBe('imported 9 of 12 operations; 3 skipped');
+      expect(r.stderr).toContain(`wrote ${out}; next: mcp-beaver check ${out}`);
+      const checked = await runCli(['check', out]);
+      expect(checked.code).toBe(0);
+      expect(checked.stdout).toContain(`${out}: 9 tools`);
+      expect(checked.stderr).toBe('');
+    },
+  );
+
+  it(
+    'prints the draft on stdout without -o, the same bytes as -o writes',
+    { timeout: 60_000 },
+    async () => {
+      const file = join(EXAMPLES, '3.0', 'yaml', 'petstore.yaml');
+      const out = join(tempDir(), 'pet.mcp.kdl');
+      const [a, b] = await Promise.all([
+        runCli(['import', 'openapi', file, '--tag', 'store', '--include', 'GET /user/*']),
+        runCli([
+          'import',
+          'openapi',
+          file,
+          '--tag',
+          'store',
+          '--include',
+          'GET /user/*',
+          '-o',
+          out,
+        ]),
+      ]);
+      expect(a.code).toBe(0);
+      expect(b.code).toBe(0);
+      expect(a.stdout).toBe(readFileSync(out, 'utf8'));
+      expect(a.stdout).toContain('can get store-order {');
+      expect(a.stdout).toContain('can list user-login {');
+      expect(a.stdout).not.toContain('can get pet {');
+    },
+  );
+
+  it('says in one line why a document cannot be imported', async () => {
+    const dir = tempDir();
+    const notYaml = join(dir, 'broken.yaml');
+    writeFileSync(notYaml, 'openapi: 3.0.0\npaths: {\n  /x: [unclosed\n');
+    const notOpenApi = join(dir, 'package.json');
+    writeFileSync(notOpenApi, '{"name": "not-an-api", "version": "1.0.0"}');
+    const oldSwagger = join(dir, 'old.json');
+    writeFileSync(oldSwagger, '{"swagger": "1.2", "apis": []}');
+    const cases: [string, string][] = [
+      [join(dir, 'missing.json'), `${join(dir, 'missing.json')}: no such file`],
+      [notYaml, `${notYaml}: not JSON or YAML (`],
+      [
+        notOpenApi,
+        `${notOpenApi}: not an OpenAPI document (no "openapi: 3.x" or "swagger: \\"2.0\\"" at the top)`,
+      ],
+      [
+        oldSwagger,
+        `${oldSwagger}: OpenAPI version "1.2" is not one we import (3.0, 3.1 or Swagger 2.0)`,
+      ],
+      [
+        join(FIXTURES, 'broken-ref.yaml'),
+        `${join(FIXTURES, 'broken-ref.yaml')}: a $ref points to parameters/missing.yaml, which does not exist`,
+      ],
+    ];
+    for (const [file, message] of cases) {
+      const err = await draft(file).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err, file).toBeInstanceOf(ImportError);
+      expect((err as ImportError).exitCode).toBe(1);
+      expect((err as ImportError).message.startsWith(message), (err as Error).message).toBe(true);
+      expect((err as ImportError).message).not.toContain('\n');
+    }
+  });
+
+  it('exits 1 with that line on stderr and no stack trace', async () => {
+    const broken = join(FIXTURES, 'broken-ref.yaml');
+    const r = await runCli(['import', 'openapi', broken, '-o', join(tempDir(), 'never.mcp.kdl')]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `mcp-beaver import: ${broken}: a $ref points to parameters/missing.yaml, which does not exist\n`,
+    );
+  }, 60_000);
+
+  it('answers a wrong command line with the help and exit 2', async () => {
+    const noFormat = await runCli(['import']);
+    expect(noFormat.code).toBe(2);
+    expect(noFormat.stderr).toContain(
+      'name exactly one OpenAPI document: mcp-beaver import openapi <file>',
+    );
+    expect(noFormat.stderr).toContain('Usage: mcp-beaver import openapi');
+    const badUrl = await runCli(['import', 'openapi', SHOP, '--base-url', 'ftp://x']);
+    expect(badUrl.code).toBe(2);
+    expect(badUrl.stderr).toBe(
+      'mcp-beaver import: --base-url must be an http:// or https:// URL without query or fragment\n',
+    );
+  }, 60_000);
+
+  it(
+    'teaches the command in --help and lists it in the main help',
+    { timeout: 60_000 },
+    async () => {
+      const [help, main] = await Promise.all([runCli(['import', '--help']), runCli(['--help'])]);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain(
+        'Usage: mcp-beaver import openapi <file> [-o out.mcp.kdl] [options]',
+      );
+      expect(help.stdout).toContain('GET /repos/{owner}/{repo}/issues becomes list_repo_issues');
+      expect(help.stdout).toContain('--writes');
+      expect(main.stdout).toContain('import openapi <file>  Draft a guarded spec');
+    },
+  );
+});

@@ -1,0 +1,102 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ImportResult } from '../../src/import/openapi/import-openapi.js';
+import { formatSummary, skippedCount } from '../../src/import/openapi/summary.js';
+import { check, draft, GITHUB, grantText } from './draft-helpers.js';
+
+// GitHub's REST description (@octokit/openapi): 13 MB, 1,223 operations. Imported
+// in-process once per mode here; every test reads these drafts.
+describe("importing GitHub's REST description", () => {
+  let reads: ImportResult;
+  let writes: ImportResult;
+  let again: ImportResult;
+  let checked: { reads: ReturnType<typeof check>; writes: ReturnType<typeof check> };
+  beforeAll(async () => {
+    reads = await draft(GITHUB);
+    writes = await draft(GITHUB, { writes: true });
+    again = await draft(GITHUB);
+    checked = { reads: check(reads.text), writes: check(writes.text) };
+  }, 180_000);
+
+  it('drafts specs that check accepts with no errors, read-only and with --writes', () => {
+    expect(checked.reads.errors).toEqual([]);
+    expect(checked.writes.errors).toEqual([]);
+    expect(checked.reads.names).toHaveLength(reads.summary.imported);
+  });
+
+  it('makes grants of at least 90% of the selected operations in both modes', () => {
+    expect(reads.summary.seen).toBe(1223);
+    for (const { summary: s } of [reads, writes]) {
+      expect(s.imported + skippedCount(s)).toBe(s.selected);
+      expect(s.imported / s.selected).toBeGreaterThanOrEqual(0.9);
+    }
+    expect(reads.summary.selected + reads.summary.writesLeftOut).toBe(writes.summary.selected);
+  });
+
+  it('gives the same bytes on a second run', () => {
+    expect(again.text).toBe(reads.text);
+  });
+
+  it('names tools as an agent reads them, and reports the names it had to make unique', () => {
+    const names = new Set(checked.writes.names);
+    for (const n of [
+      'list_repo_issues',
+      'get_repo_issue',
+      'create_repo_issue',
+      'create_repo_issue_comment',
+      'get_repo',
+      'delete_repo',
+      'list_repo_pulls',
+      'search_issues',
+      'delete_repo_actions_cache',
+    ])
+      expect(names, n).toContain(n);
+    expect(names.size).toBe(writes.summary.imported);
+    const renames = reads.summary.renames;
+    expect(renames).toContainEqual({
+      source: 'GET /user/repos (repos/list-for-authenticated-user)',
+      from: 'list_user_repos',
+      to: 'list_user_repos_for_authenticated',
+    });
+    expect(formatSummary(reads.summary)).toContain(
+      `${renames.length} tool names collided and were made unique:`,
+    );
+  });
+
+  it('drafts list_repo_issues with its source comment and typed, documented query fields', () => {
+    const g = grantText(reads.text, 'GET /repos/{owner}/{repo}/issues (issues/list-for-repo)');
+    expect(g.split('\n').slice(0, 10)).toEqual([
+      '// GET /repos/{owner}/{repo}/issues (issues/list-for-repo)',
+      'can list repo-issues {',
+      '    describe "List repository issues."',
+      '    path "/repos/{owner}/{repo}/issues" {',
+      '        owner "string" describe="The account owner of the repository."',
+      '        repo "string" describe="The name of the repository without the `.git` extension."',
+      '    }',
+      '    query {',
+      '        milestone "string" describe="If an `integer` is passed, it should refer to a milestone by its `number` field."',
+      '        state "string" default="open" describe="Indicates the state of the issues to return." {',
+    ]);
+    expect(g).toContain('        since "string" format="date-time" describe=');
+    expect(g).toContain(
+      '        per_page "integer" default=30 describe="The number of results per page (max 100)."',
+    );
+  });
+
+  it('says the document declares no security scheme and suggests auth with GITHUB_TOKEN', () => {
+    expect(reads.text).toContain(
+      'base-url "https://api.github.com"\n// The document declares no security scheme. If the API takes a credential, add one, e.g.\n// auth bearer env="GITHUB_TOKEN"\n',
+    );
+  });
+
+  it('skips only what a grant cannot express, each with its reason where the grant would be', () => {
+    expect([...reads.summary.skipped]).toEqual([
+      [
+        'its path cannot be a template: it must give each {param} a whole segment (a value fills exactly one segment)',
+        1,
+      ],
+    ]);
+    expect(reads.text).toContain(
+      '// GET /repos/{owner}/{repo}/compare/{basehead} (repos/compare-commits-with-basehead)\ncan ',
+    );
+  });
+});
