@@ -7,6 +7,7 @@
  *   --name value | --name=value   a string flag (a next word starting with "-" is not
  *                                 taken as its value: `--http --no-watch` is a missing value)
  *   --name                        a boolean flag (`--name=x` is an error)
+ *   -x value                      a flag's one-letter alias, where its table gives one
  *   -h, --help                    the command's help, wherever it appears
  *   --                            everything after it is a positional
  * A string flag given twice keeps the last value unless it is `multiple`.
@@ -16,6 +17,8 @@ export interface FlagSpec {
   readonly type: 'string' | 'boolean';
   /** Repeatable: the values are collected in order. */
   readonly multiple?: boolean;
+  /** A one-letter alias (`o` for `-o`), for the flags people type most. */
+  readonly short?: string;
 }
 
 export type FlagTable = Readonly<Record<string, FlagSpec>>;
@@ -69,7 +72,9 @@ export function readFlags<F extends FlagTable>(
       continue;
     }
     const eq = arg.indexOf('=');
-    const name = arg.startsWith('--') ? arg.slice(2, eq < 0 ? undefined : eq) : '';
+    const name = arg.startsWith('--')
+      ? arg.slice(2, eq < 0 ? undefined : eq)
+      : (Object.keys(flags).find((k) => arg.length === 2 && flags[k]!.short === arg[1]) ?? '');
     const spec = name !== '' && Object.hasOwn(flags, name) ? flags[name] : undefined;
     if (spec === undefined) {
       error = `unknown option ${eq < 0 ? arg : arg.slice(0, eq)}`;

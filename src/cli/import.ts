@@ -1,34 +1,26 @@
 /** `mcp-beaver import openapi <file>`: draft a guarded spec from an OpenAPI document. */
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { defineCommand, parseCommand } from './flags.js';
 import { IMPORT_HELP } from './help.js';
 import { readableError } from './output.js';
 
+const IMPORT_COMMAND = defineCommand({
+  name: 'import',
+  help: IMPORT_HELP,
+  flags: {
+    output: { type: 'string', short: 'o' },
+    include: { type: 'string', multiple: true },
+    exclude: { type: 'string', multiple: true },
+    tag: { type: 'string', multiple: true },
+    writes: { type: 'boolean' },
+    'base-url': { type: 'string' },
+  },
+});
+
 export async function runImport(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        output: { type: 'string', short: 'o' },
-        include: { type: 'string', multiple: true },
-        exclude: { type: 'string', multiple: true },
-        tag: { type: 'string', multiple: true },
-        writes: { type: 'boolean' },
-        'base-url': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (err) {
-    process.stderr.write(`mcp-beaver import: ${readableError(err)}\n\n${IMPORT_HELP}`);
-    return 2;
-  }
+  const parsed = parseCommand(IMPORT_COMMAND, argv);
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(IMPORT_HELP);
-    return 0;
-  }
   const [format, file, ...extra] = positionals;
   if (format !== 'openapi' || file === undefined || extra.length > 0) {
     const why =

@@ -7,6 +7,7 @@ const FLAGS = {
   http: { type: 'string' },
   header: { type: 'string', multiple: true },
   quiet: { type: 'boolean' },
+  output: { type: 'string', short: 'o' },
 } as const;
 
 describe('readFlags (the one parser every command uses)', () => {
@@ -23,6 +24,16 @@ describe('readFlags (the one parser every command uses)', () => {
     expect(
       readFlags(FLAGS, ['--header', 'A: 1', '--header', 'B: 2', '--http', 'x', '--http=y']),
     ).toMatchObject({ values: { header: ['A: 1', 'B: 2'], http: 'y' } });
+  });
+
+  it('reads a one-letter alias where the table gives one, and only there', () => {
+    expect(readFlags(FLAGS, ['-o', 'out.kdl', 'in.json'])).toEqual({
+      values: { output: 'out.kdl' },
+      positionals: ['in.json'],
+    });
+    expect(() => readFlags(FLAGS, ['-oout.kdl'])).toThrow(
+      new FlagError('unknown option -oout.kdl'),
+    );
   });
 
   it('takes everything after -- as positionals, dashes included', () => {
@@ -46,6 +57,7 @@ describe('readFlags (the one parser every command uses)', () => {
     [['--http'], '--http needs a value'],
     [['--http', '--quiet'], '--http needs a value'],
     [['--quiet=yes'], '--quiet takes no value'],
+    [['-q'], 'unknown option -q'],
   ])('refuses %j naming the flag: %s', (argv, message) => {
     expect(() => readFlags(FLAGS, argv)).toThrow(new FlagError(message));
   });
@@ -66,6 +78,7 @@ const COMMANDS: [command: string[], valueFlag: string | undefined][] = [
   [['openapi', 'specs/demo.mcp.kdl'], '--server-url'],
   [['call', 'http://127.0.0.1:9/mcp', 'some_tool'], '--timeout'],
   [['discover', 'http://127.0.0.1:9/mcp'], '--header'],
+  [['import', 'openapi', 'test/fixtures/openapi/shop/openapi.yaml'], '--tag'],
 ];
 
 describe('every command line is checked by one parser', () => {
