@@ -23,6 +23,7 @@ import { decodeUtf8Prefix } from './read-body.js';
 import { buildTarget, planUrl, targetEscapes } from './url.js';
 import { classifyFailure, upstreamStatusError } from './upstream-errors.js';
 import { exchange } from './exchange.js';
+import { ADMITTED, ConnectionGate, type GateRefusal } from '../connection-gate.js';
 
 const USER_AGENT = 'mcp-beaver/0.1';
 /** Bodies are read up to this multiple of max-bytes, so JSON can be parsed and then cut cleanly. */
@@ -34,12 +35,28 @@ export function readCapFor(maxBytes: number): number {
   return Math.min(Math.max(maxBytes * READ_FACTOR, READ_CAP_MIN), READ_CAP_MAX);
 }
 
-export function createHttpKind(env: Env, descriptors: readonly Descriptor[]): BackendKind {
+/** Connections per upstream origin unless the spec says `base-url … connections=N`. */
+export const DEFAULT_UPSTREAM_CONNECTIONS = 256;
+
+export function createHttpKind(
+  env: Env,
+  descriptors: readonly Descriptor[],
+  connections = DEFAULT_UPSTREAM_CONNECTIONS,
+): BackendKind {
   const agent = new Agent({
     keepAliveTimeout: 10_000,
-    connections: 256,
+    connections,
     connect: { timeout: 5_000 },
   });
+  // One gate per origin with as many slots as undici opens connections to it: a call
+  // goes to undici only once a connection is its own, so undici's queue stays empty
+  // and a call that cannot be served within its deadline is refused here, at once.
+  const gates = new Map<string, ConnectionGate>();
+  const gateFor = (origin: string): ConnectionGate => {
+    let gate = gates.get(origin);
+    if (!gate) gates.set(origin, (gate = new ConnectionGate(connections)));
+    return gate;
+  };
   const credentials = new Map<HttpBackend['auth'], Credential>();
   const secrets: string[] = [];
   // Resolve the credential once (every grant of a spec shares the same `auth`).
@@ -53,7 +70,14 @@ export function createHttpKind(env: Env, descriptors: readonly Descriptor[]): Ba
   return {
     prepare(d) {
       if (d.backend.kind !== 'http') throw new Error(`grant ${d.name} is not an HTTP grant`);
-      return prepareHttpGrant(d, d.backend, credentials.get(d.backend.auth)!, agent, redact);
+      return prepareHttpGrant(
+        d,
+        d.backend,
+        credentials.get(d.backend.auth)!,
+        agent,
+        gateFor(new URL(d.backend.baseUrl).origin),
+        redact,
+      );
     },
     secrets: () => secrets,
     close: () => agent.close(),
@@ -65,6 +89,7 @@ function prepareHttpGrant(
   backend: HttpBackend,
   credential: Credential,
   agent: Agent,
+  gate: ConnectionGate,
   redact: Redactor,
 ): PreparedBackend {
   const url = planUrl(backend, d.arguments, credential.query);
@@ -97,21 +122,35 @@ function prepareHttpGrant(
       if (payload) reqHeaders['content-type'] = payload.contentType;
       if (ctx.traceparent) reqHeaders.traceparent = ctx.traceparent;
 
-      const read = await exchange(
-        agent,
-        {
-          origin: url.origin,
-          path: target,
-          method: backend.method,
-          headers: reqHeaders,
-          ...(payload && { body: payload.payload }),
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-        },
-        readCap,
-        timeoutMs,
-        ctx.cancel,
-      );
+      // The deadline covers the wait for a connection too: a call that waited starts
+      // with what is left of it.
+      const arrived = performance.now();
+      let entry = gate.enter({ budgetMs: timeoutMs, mustFinish: true, cancel: ctx.cancel });
+      if (entry instanceof Promise) entry = await entry;
+      if (entry !== ADMITTED) return { ok: false, error: refusalError(entry, timeoutMs) };
+      const started = performance.now();
+      const leftMs = Math.max(1, timeoutMs - (started - arrived));
+      let read;
+      try {
+        read = await exchange(
+          agent,
+          {
+            origin: url.origin,
+            path: target,
+            method: backend.method,
+            headers: reqHeaders,
+            ...(payload && { body: payload.payload }),
+            headersTimeout: leftMs,
+            bodyTimeout: leftMs,
+          },
+          readCap,
+          leftMs,
+          ctx.cancel,
+        );
+      } finally {
+        // A call its caller cancelled says nothing about how fast the upstream serves.
+        gate.leave(ctx.cancel?.cancelled ? undefined : performance.now() - started);
+      }
       switch (read.kind) {
         case 'failed':
           return { ok: false, error: failure(read.err, read.timedOut, timeoutMs, ctx.cancel) };
@@ -195,6 +234,17 @@ function interpret(
   if (bytes.length === 0) return { ok: true, value: { result: null } };
   const text = redact(overflow ? decodeUtf8Prefix(bytes) : bytes.toString('utf8'));
   return { ok: true, value: { result: text, ...(overflow && { alreadyTruncated: true }) } };
+}
+
+function refusalError(refusal: GateRefusal, timeoutMs: number): EngineError {
+  if (refusal.kind === 'cancelled')
+    return engineError('UPSTREAM_UNREACHABLE', 'the call was cancelled by the caller');
+  return engineError(
+    'OVERLOADED',
+    `all ${refusal.slots} upstream connections are busy and ${refusal.waiting} calls wait for one: ` +
+      `this call could not start in time to finish within its ${timeoutMs} ms deadline; retry shortly`,
+    { retryAfter: refusal.retryAfter },
+  );
 }
 
 function failure(
