@@ -2,7 +2,8 @@
  * A probe in a process of its own, so that the load generator's event loop does not
  * colour what it measures: every `interval` ms it asks GET <url>/healthz (one at a
  * time, each on a new connection like a kubelet when `fresh`, else on one kept-alive
- * connection) and reads the resident set of `pid` from /proc. On SIGTERM it prints
+ * connection; a probe waits up to 60 s, so a slow answer is measured, not lost) and
+ * reads the resident set of `pid` from /proc. On SIGTERM it prints
  * one JSON line: every probe's latency and status, and the RSS samples.
  *
  *   node probe.mjs <url> <pid> <interval-ms> <fresh|keep>
@@ -32,8 +33,8 @@ async function probe() {
   try {
     const res = await request(`${url}/healthz`, {
       dispatcher,
-      headersTimeout: 5_000,
-      bodyTimeout: 5_000,
+      headersTimeout: 60_000,
+      bodyTimeout: 60_000,
     });
     await res.body.text();
     status = res.statusCode;
