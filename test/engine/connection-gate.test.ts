@@ -60,11 +60,14 @@ describe('connection gate', () => {
     const gate = new ConnectionGate(2);
     teach(gate, 200);
     const s = gate.serviceEstimateMs!;
-    expect(s).toBeGreaterThanOrEqual(200);
+    const t = gate.smoothedServiceMs!;
+    expect(s).toBeGreaterThanOrEqual(t);
     gate.enter(call);
     gate.enter(call);
-    // Position q starts after ceil((q + 1) / 2) × s at the latest and must then finish.
-    const fit = Math.floor(1_000 / s - 1) * 2;
+    // Position q starts after about ceil((q + 1) / 2) × t and must then finish within s.
+    let fit = 0;
+    while (Math.ceil((fit + 1) / 2) * t + s <= 1_000) fit += 1;
+    expect(fit).toBeGreaterThan(0);
     const entries = Array.from({ length: fit + 1 }, () => gate.enter(call));
     expect(entries.slice(0, fit).every((e) => e instanceof Promise)).toBe(true);
     expect(entries[fit]).toMatchObject({ kind: 'shed' });

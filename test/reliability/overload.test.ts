@@ -204,4 +204,4 @@ it('sheds 2,000 concurrent calls beyond the cap of 200 with 503 while the admitt
 
   await gw.stop();
   expect((await gw.exited).code).toBe(0);
-}, 60_000);
+}, 240_000);

@@ -138,4 +138,4 @@ it('answers calls a small upstream pool cannot serve in time with 503 and Retry-
   expect(after[0]).toMatchObject({ status: 200, echoed: String(2 * CALLS) });
   await gw.stop();
   expect((await gw.exited).code).toBe(0);
-}, 60_000);
+}, 180_000);

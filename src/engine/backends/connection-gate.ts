@@ -6,17 +6,20 @@
  * upstream").
  *
  * At most `slots` calls hold a connection; the rest wait here, first come first served.
- * With `slots` connections each busy for about S, the queue drains by `slots` calls every
- * S, so the call at queue position q (0-based) starts at the latest after
- * ceil((q + 1) / slots) × S: every call in service may have only just started. A call is
- * refused on arrival when that start is later than the latest start it can use, and a
- * waiting call is refused the moment its latest start passes. When a connection frees,
- * a waiter that can no longer make it is refused and the next one served.
+ * With `slots` connections each busy for a smoothed service time T, the queue drains by
+ * `slots` calls every T, so the call at queue position q (0-based) starts after about
+ * ceil((q + 1) / slots) × T (every call in service may have only just started). Its
+ * latest start is the end of its budget, less S, a pessimistic service time, when it
+ * must also finish within the budget (an HTTP deadline; a pool checkout-timeout only
+ * bounds the wait). A call is refused on arrival when its start would come after its
+ * latest start, and a waiting call is refused the moment its latest start passes. When a
+ * connection frees, a waiter that can no longer make it is refused and the next served.
  *
- * S is a pessimistic service time: the smoothed time a call held its connection plus
- * four times its smoothed deviation, as TCP estimates its retransmission timeout
- * (RFC 6298). Before the first call has finished S is unknown; then at most `slots`
- * calls wait, the bound on a queue that nothing has measured yet.
+ * T is the smoothed time a call held its connection, S that plus four times its smoothed
+ * deviation, as TCP estimates its retransmission timeout (RFC 6298): the queue's pace is
+ * judged by the mean, whether a call can still finish by a near worst case. Before the
+ * first call has finished both are unknown; then at most `slots` calls wait, the bound
+ * on a queue that nothing has measured yet.
  *
  * A call finding a free connection always starts, whatever S says: the estimate only
  * decides how long a queue is worth keeping, and a call that goes out is also the only
@@ -80,6 +83,11 @@ export class ConnectionGate {
     return this.active;
   }
 
+  /** The smoothed service time T in ms, or undefined before the first observation. */
+  get smoothedServiceMs(): number | undefined {
+    return this.srtt;
+  }
+
   /** The pessimistic service time S in ms, or undefined before the first observation. */
   get serviceEstimateMs(): number | undefined {
     return this.srtt === undefined ? undefined : this.srtt + 4 * this.rttvar;
@@ -100,9 +108,9 @@ export class ConnectionGate {
     const startBy = now + opts.budgetMs - (opts.mustFinish && s !== undefined ? s : 0);
     const position = this.waiting;
     const fits =
-      s === undefined
+      this.srtt === undefined
         ? position < this.slots
-        : now + Math.ceil((position + 1) / this.slots) * s <= startBy;
+        : now + Math.ceil((position + 1) / this.slots) * this.srtt <= startBy;
     if (!fits) return this.refusal();
     return new Promise<GateEntry>((resolve) => {
       const w: Waiter = {
