@@ -328,5 +328,5 @@ describe('amplification: memory and CPU per request byte', () => {
       if (!f.name.includes('refused')) expect(f.cpuBuildX, f.name).toBeLessThan(100);
       expect(f.gatewayMs, f.name).toBeLessThan(5_000);
     }
-  }, 300_000);
+  }, 600_000);
 });
