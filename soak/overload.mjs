@@ -195,7 +195,7 @@ async function atTheDoor(calls, cap, problems) {
         `  shed inside the gateway (access log): ${dist(inside)}\n` +
         `  shed as the client saw it: ${dist(shed.map((s) => s.ms))}; every excess call answered ${figures.excessAnsweredAfterMs} ms after the first was sent\n` +
         `  /healthz, new connection each: during the burst ${dist(figures.healthzFresh.burst)}; while held ${dist(figures.healthzFresh.held)}\n` +
-        `  /healthz, kept-alive: during the burst ${dist(figures.healthzKeep.burst)}; while held ${dist(figures.healthzKeep.held)}\n` +
+        `  /healthz, kept-alive: during the burst ${dist(figures.healthzKeep.burst)}; while held ${dist(figures.healthzKeep.held)}; ${keep.resets} keep-alive resets\n` +
         `  RSS ${figures.rssMb.before.toFixed(0)} MB before, peak ${figures.rssMb.peak.toFixed(0)} MB, ${figures.rssMb.after.toFixed(0)} MB after; fds ${before.fds} / ${peak.fds} / ${after.fds}`,
     );
     return figures;

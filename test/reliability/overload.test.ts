@@ -72,6 +72,8 @@ can get slow {
 interface ProbeReport {
   probes: { at: number; ms: number; status: number | string }[];
   rss: number[];
+  /** Kept-alive connection resets under a probe (each probe asked again once). */
+  resets: number;
 }
 
 async function startProbe(url: string, pid: number, mode: 'fresh' | 'keep') {
@@ -191,7 +193,7 @@ it('sheds 2,000 concurrent calls beyond the cap of 200 with 503 while the admitt
       `  shed inside the gateway (access log durationMs, n=${gatewayShedMs.length}): p50 ${percentile(gatewayShedMs, 50).toFixed(2)} ms, p99 ${percentile(gatewayShedMs, 99).toFixed(2)} ms, max ${Math.max(...gatewayShedMs).toFixed(2)} ms\n` +
       `  shed as the client saw it (connect, queue, answer): p50 ${percentile(shedMs, 50).toFixed(0)} ms, p99 ${percentile(shedMs, 99).toFixed(0)} ms; every excess call answered ${burstEnd - burstStart} ms after the first was sent\n` +
       `  /healthz, new connection each: during the burst ${stats(fresh!, burstStart, burstEnd)}; while ${CAP} calls are held ${stats(fresh!, burstEnd, Infinity)}\n` +
-      `  /healthz, kept-alive connection: during the burst ${stats(keep!, burstStart, burstEnd)}; while ${CAP} calls are held ${stats(keep!, burstEnd, Infinity)}\n` +
+      `  /healthz, kept-alive connection: during the burst ${stats(keep!, burstStart, burstEnd)}; while ${CAP} calls are held ${stats(keep!, burstEnd, Infinity)}; ${keep!.resets} keep-alive resets\n` +
       `  gateway RSS ${(before.rss / MB).toFixed(0)} MB before, peak ${(peakRss / MB).toFixed(0)} MB, ${(after.rss / MB).toFixed(0)} MB after; open fds ${before.fds} before, ${peak.fds} with the calls held, ${after.fds} after`,
   );
 

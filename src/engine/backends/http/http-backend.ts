@@ -130,27 +130,23 @@ function prepareHttpGrant(
       if (entry !== ADMITTED) return { ok: false, error: refusalError(entry, timeoutMs) };
       const started = performance.now();
       const leftMs = Math.max(1, timeoutMs - (started - arrived));
-      let read;
-      try {
-        read = await exchange(
-          agent,
-          {
-            origin: url.origin,
-            path: target,
-            method: backend.method,
-            headers: reqHeaders,
-            ...(payload && { body: payload.payload }),
-            headersTimeout: leftMs,
-            bodyTimeout: leftMs,
-          },
-          readCap,
-          leftMs,
-          ctx.cancel,
-        );
-      } finally {
-        // A call its caller cancelled says nothing about how fast the upstream serves.
-        gate.leave(ctx.cancel?.cancelled ? undefined : performance.now() - started);
-      }
+      const read = await exchange(
+        agent,
+        {
+          origin: url.origin,
+          path: target,
+          method: backend.method,
+          headers: reqHeaders,
+          ...(payload && { body: payload.payload }),
+          headersTimeout: leftMs,
+          bodyTimeout: leftMs,
+        },
+        readCap,
+        leftMs,
+        ctx.cancel,
+        // The connection goes back on every path. A call its caller cancelled says
+        // nothing about how fast the upstream serves.
+      ).finally(() => gate.leave(ctx.cancel?.cancelled ? undefined : performance.now() - started));
       switch (read.kind) {
         case 'failed':
           return { ok: false, error: failure(read.err, read.timedOut, timeoutMs, ctx.cancel) };
