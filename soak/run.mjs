@@ -25,6 +25,7 @@
  *   npm run soak -- --pg-restart          (restart Postgres mid-run; takes the shared lock)
  *   npm run soak -- --no-sql              (HTTP grants only; Postgres not needed)
  *   npm run soak -- --json out.json       (the figures as JSON too)
+ *   npm run soak -- --overload            (burst figures instead: soak/overload.mjs)
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -43,6 +44,13 @@ import {
   waitForPostgres,
 } from '../test/helpers/postgres.ts';
 import { EXPECTED_OUTCOME, FAULTS, parseMix, rng, startFaultUpstream } from './fault-upstream.mjs';
+
+// `--overload`: the burst figures (shedding, health probes, upstream admission) instead
+// of the soak; see soak/overload.mjs.
+if (process.argv.includes('--overload')) {
+  const { runOverload } = await import('./overload.mjs');
+  process.exit(await runOverload(process.argv.slice(2).filter((a) => a !== '--overload')));
+}
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'bin', 'mcp-beaver.js');

@@ -31,7 +31,7 @@ export interface KindContext {
 export type KindFactory = (ctx: KindContext) => BackendKind | Promise<BackendKind>;
 
 export const BACKEND_KINDS: Record<string, KindFactory> = {
-  http: ({ env, descriptors }) => createHttpKind(env, descriptors),
+  http: ({ env, descriptors, spec }) => createHttpKind(env, descriptors, spec.upstreamConnections),
   sql: ({ env, spec, log }) => createSqlKind(env, spec, log),
 };
 

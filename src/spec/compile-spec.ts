@@ -120,6 +120,9 @@ export function compileSpec(
       },
     }),
     ...(spec.limits.redisEnv !== undefined && { redisEnv: spec.limits.redisEnv }),
+    ...(spec.baseUrl?.connections !== undefined && {
+      upstreamConnections: spec.baseUrl.connections,
+    }),
   });
 }
 

@@ -148,4 +148,6 @@ export interface CompiledSpec {
   readonly database?: DatabaseDescriptor;
   readonly access?: AccessDescriptor;
   readonly redisEnv?: string;
+  /** `base-url … connections=N`; without it the HTTP backend's default. */
+  readonly upstreamConnections?: number;
 }

@@ -106,9 +106,15 @@ export function parseSpec(text: string, file: string): ParseResult {
       }
       case 'base-url': {
         const url = r.string(0, 'an absolute http(s) URL');
+        const connections = r.propInteger('connections', 1);
         r.finish();
         r.noChildren();
-        if (url !== undefined) spec.baseUrl = { url, at: r.argAt(0) };
+        if (url !== undefined)
+          spec.baseUrl = {
+            url,
+            at: r.argAt(0),
+            ...(connections !== undefined && { connections }),
+          };
         break;
       }
       case 'auth': {

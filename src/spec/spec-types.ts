@@ -170,7 +170,12 @@ export interface Spec {
     readonly title?: string;
     readonly describe?: string;
   };
-  readonly baseUrl?: { readonly url: string; readonly at: Position };
+  readonly baseUrl?: {
+    readonly url: string;
+    readonly at: Position;
+    /** `connections=N`: the most connections open to the upstream origin at once. */
+    readonly connections?: number;
+  };
   readonly auth?: AuthSpec;
   readonly headers: readonly {
     readonly name: string;

@@ -476,33 +476,30 @@ describe('an unreachable JWKS', () => {
     },
   );
 
-  it('that hangs is given up after the 2 s fetch timeout: 401 on every surface within 5 s', async () => {
+  it('that hangs is given up after its fetch timeout: 401 on every surface, and /healthz answers meanwhile', async () => {
     const token = await jwks.sign({ claims: { scope: 'issues:read' } });
-    const started = Date.now();
-    const answers = await upstreamDelta(0, () =>
+    const before = hangingJwks.fetches;
+    let settled = false;
+    const pending = upstreamDelta(0, () =>
       Promise.all(SURFACES.map(([, call]) => call(gwHanging, token, 'list_issues', GOOD_ARGS))),
-    );
-    const elapsed = Date.now() - started;
-    for (const r of answers) {
+    ).finally(() => (settled = true));
+    // The key fetch is out and hanging: a probe is answered while the token calls wait on it.
+    while (hangingJwks.fetches === before) await new Promise((r) => setTimeout(r, 10));
+    expect((await fetch(`${gwHanging.url}/healthz`)).status).toBe(200);
+    expect(settled).toBe(false);
+    for (const r of await pending) {
       expectUnauthorized(gwHanging, r, 'invalid_token');
       expect(r.text).toContain('the issuer keys could not be fetched');
     }
-    expect(elapsed).toBeGreaterThanOrEqual(1_500);
-    expect(elapsed).toBeLessThan(5_000);
-    expect(hangingJwks.fetches).toBeGreaterThanOrEqual(1);
-    // Probes never wait on the JWKS.
-    const probe = Date.now();
-    expect((await fetch(`${gwHanging.url}/healthz`)).status).toBe(200);
-    expect(Date.now() - probe).toBeLessThan(500);
   });
 
-  it('that hangs does not hold up an API-key caller', async () => {
-    const started = Date.now();
+  it('that hangs does not hold up an API-key caller: its call never asks for the keys', async () => {
+    const before = hangingJwks.fetches;
     const r = await upstreamDelta(1, () =>
       viaRest(gwHanging, READ_KEY_1, 'list_issues', GOOD_ARGS),
     );
     expect(r.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(hangingJwks.fetches).toBe(before);
   });
 });
 

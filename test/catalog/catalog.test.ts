@@ -17,7 +17,21 @@ import type { JsonSchema } from '../../src/spec/field-schema.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
-const CHROMIUM = '/usr/bin/chromium';
+/** Debian's Chromium, or another build named by MCP_BEAVER_CHROMIUM. */
+const CHROMIUM = process.env.MCP_BEAVER_CHROMIUM || '/usr/bin/chromium';
+const INSTALL_HINT =
+  'apt-get install -y --no-install-recommends chromium fonts-liberation, or point MCP_BEAVER_CHROMIUM at a Chromium binary';
+/**
+ * A fresh machine may lack a browser: then the browser tests are skipped, and say why.
+ * CI sets MCP_BEAVER_REQUIRE_BROWSER=1, which turns a missing browser into a failure so
+ * that CI never skips them.
+ */
+const BROWSER_FOUND = existsSync(CHROMIUM);
+const BROWSER_REQUIRED = process.env.MCP_BEAVER_REQUIRE_BROWSER === '1';
+if (!BROWSER_FOUND && !BROWSER_REQUIRED)
+  console.warn(
+    `catalog.test.ts: skipping the headless Chromium tests: no browser at ${CHROMIUM} (${INSTALL_HINT}; set MCP_BEAVER_REQUIRE_BROWSER=1 to make this a failure)`,
+  );
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -211,7 +225,7 @@ describe('catalog page over HTTP', () => {
   });
 });
 
-describe('catalog page in headless Chromium', () => {
+describe.skipIf(!BROWSER_FOUND && !BROWSER_REQUIRED)('catalog page in headless Chromium', () => {
   let upstream: Upstream;
   let gw: TestGateway;
   let gwAccess: TestGateway;
@@ -219,10 +233,9 @@ describe('catalog page in headless Chromium', () => {
   let profile: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
+    if (!BROWSER_FOUND) {
       throw new Error(
-        `${CHROMIUM} is missing: the catalog browser test needs Debian's Chromium ` +
-          '(apt-get install -y --no-install-recommends chromium fonts-liberation)',
+        `${CHROMIUM} is missing and MCP_BEAVER_REQUIRE_BROWSER=1: the catalog browser test needs Chromium (${INSTALL_HINT})`,
       );
     }
     upstream = await startUpstream();

@@ -529,11 +529,9 @@ describe('errors: one readable line, exit 2', () => {
 
   it('no answer within --timeout', async () => {
     const url = `${rpcErrors.url}/mcp`;
-    const started = Date.now();
     const r = await runCli(['call', url, 'slow', '--timeout', '1s']);
     expect(r.code).toBe(2);
     expect(oneLine(r)).toMatch(new RegExp(`^mcp-beaver: ${escape(url)}: no answer within 1000 ms`));
-    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('nothing listening', async () => {

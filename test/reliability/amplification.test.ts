@@ -297,6 +297,8 @@ afterAll(() => {
 });
 
 describe('amplification: memory and CPU per request byte', () => {
+  // Resources, not time: memory held, and CPU time against the client's CPU time. The
+  // generous timeout is for a busy machine, where the same work takes minutes.
   it('stays under 100× N in memory and 100× the client CPU for the worst shapes found', async () => {
     // Start the next gateway while the current one is measured.
     let next: Promise<ServeProcess> | undefined = serveProcess(spec());
@@ -326,5 +328,5 @@ describe('amplification: memory and CPU per request byte', () => {
       if (!f.name.includes('refused')) expect(f.cpuBuildX, f.name).toBeLessThan(100);
       expect(f.gatewayMs, f.name).toBeLessThan(5_000);
     }
-  }, 90_000);
+  }, 600_000);
 });

@@ -6,6 +6,10 @@
  * fails cleanly, and once the database is reachable again the gateway recovers by
  * itself. The shared Postgres is never restarted here; the lock keeps another run from
  * restarting it under this test.
+ *
+ * Outcomes only (issue 14): readiness is probed until it reports the outage, however
+ * long that takes on a busy machine, and must then keep reporting it; how long it took
+ * is printed, not asserted.
  */
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -19,6 +23,7 @@ import {
 } from '../helpers/postgres.js';
 
 const WORKERS = 12;
+const POOL = 3;
 
 let unlock: (() => Promise<void>) | undefined;
 let schema: TestSchema | undefined;
@@ -35,7 +40,7 @@ beforeAll(async () => {
   gw = await startGateway(
     `
 wrap "outage" version="1.0.0"
-database env="DATABASE_URL" pool=3 statement-timeout="2s" checkout-timeout="1s"
+database env="DATABASE_URL" pool=${POOL} statement-timeout="2s" checkout-timeout="1s"
 can get item {
     describe "One item, slowly enough to keep the pool busy."
     sql "SELECT n FROM items, pg_sleep(0.02) WHERE n = $1"
@@ -103,20 +108,23 @@ it('under load: readiness fails while the database is down, calls fail cleanly, 
 
   const downAt = Date.now();
   await forwarder!.down();
-  const whileDown = await probe(2_000);
-  // Within a second readiness says not ready, and keeps saying it.
-  const firstDown = whileDown.indexOf(503);
-  expect(firstDown, JSON.stringify(whileDown)).toBeGreaterThanOrEqual(0);
-  expect(firstDown * 50).toBeLessThan(1_000);
+  // Readiness comes to say not ready, and keeps saying it while the database is down.
+  let notReadyAt: number | undefined;
+  while (notReadyAt === undefined) {
+    if ((await get('/readyz')).status === 503) notReadyAt = Date.now();
+    else await new Promise((r) => setTimeout(r, 50));
+  }
+  const whileDown = await probe(1_000);
+  expect(whileDown.length).toBeGreaterThan(0);
   expect(
-    whileDown.slice(firstDown + 2).every((s) => s === 503),
+    whileDown.slice(1).every((s) => s === 503),
     JSON.stringify(whileDown),
   ).toBe(true);
 
   const upAt = Date.now();
   await forwarder!.up();
   let recoveredAt: number | undefined;
-  while (Date.now() - upAt < 10_000) {
+  while (recoveredAt === undefined) {
     if (
       (await get('/readyz')).status === 200 &&
       outcomes.some((o) => o.at > Date.now() - 300 && o.code === 'ok')
@@ -129,7 +137,6 @@ it('under load: readiness fails while the database is down, calls fail cleanly, 
   running = false;
   await Promise.all(workers);
 
-  expect(recoveredAt, 'the gateway did not serve again within 10 s').toBeDefined();
   const during = outcomes.filter((o) => o.at >= downAt && o.at < upAt);
   const failed = during.filter((o) => o.code !== 'ok');
   expect(failed.length).toBeGreaterThan(0);
@@ -142,15 +149,27 @@ it('under load: readiness fails while the database is down, calls fail cleanly, 
         JSON.stringify(o),
       ).toContain(o.code);
   }
-  const after = outcomes.filter((o) => o.at > recoveredAt! + 500);
-  expect(
-    after.every((o) => o.code === 'ok'),
-    JSON.stringify(after.filter((o) => o.code !== 'ok')),
-  ).toBe(true);
+  // Recovered for good: every connection of the pool serves again (rounds of as many
+  // calls as it has connections, so none is refused for want of one).
+  const after: { status: number; text: string }[] = [];
+  for (let round = 0; round < 10; round++)
+    after.push(
+      ...(await Promise.all(
+        Array.from({ length: POOL }, (_, i) =>
+          request(`${gw!.url}/api/get_item`, {
+            method: 'POST',
+            dispatcher: agent,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ n: i + 1 }),
+          }).then(async (res) => ({ status: res.statusCode, text: await res.body.text() })),
+        ),
+      )),
+    );
+  expect(after.filter((r) => r.status !== 200)).toEqual([]);
   expect((await get('/healthz')).status).toBe(200);
   console.log(
     `database outage: ${outcomes.length} calls; while down (${upAt - downAt} ms) ${failed.length} failed cleanly ` +
-      `(${[...new Set(failed.map((o) => o.code))].join(', ')}); readiness 503 after ${firstDown * 50}–${(firstDown + 1) * 50} ms; ` +
+      `(${[...new Set(failed.map((o) => o.code))].join(', ')}); readiness 503 after ${notReadyAt - downAt} ms; ` +
       `serving again ${recoveredAt! - upAt} ms after the database came back`,
   );
-}, 60_000);
+}, 180_000);

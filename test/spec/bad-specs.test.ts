@@ -216,6 +216,25 @@ const BAD: readonly BadSpec[] = [
     ],
   },
   {
+    name: 'refuses a base-url with no connections to the upstream',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com" connections=0
+      can list issues {
+          describe "Issues."
+          path "/issues"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_VALUE_TYPE',
+        line: 2,
+        column: 36,
+        says: 'connections= must be at least 1, got 0',
+      },
+    ],
+  },
+  {
     name: 'refuses an integer literal beyond 2^53 rather than rounding it',
     text: kdl`
       wrap "t" version="1"

@@ -23,6 +23,7 @@ import { decodeUtf8Prefix } from './read-body.js';
 import { buildTarget, planUrl, targetEscapes } from './url.js';
 import { classifyFailure, upstreamStatusError } from './upstream-errors.js';
 import { EXCERPT_BYTES, exchange } from './exchange.js';
+import { ADMITTED, ConnectionGate, type GateRefusal } from '../connection-gate.js';
 
 const USER_AGENT = 'mcp-beaver/0.1';
 /** Bodies are read up to this multiple of max-bytes, so JSON can be parsed and then cut cleanly. */
@@ -34,12 +35,28 @@ export function readCapFor(maxBytes: number): number {
   return Math.min(Math.max(maxBytes * READ_FACTOR, READ_CAP_MIN), READ_CAP_MAX);
 }
 
-export function createHttpKind(env: Env, descriptors: readonly Descriptor[]): BackendKind {
+/** Connections per upstream origin unless the spec says `base-url … connections=N`. */
+export const DEFAULT_UPSTREAM_CONNECTIONS = 256;
+
+export function createHttpKind(
+  env: Env,
+  descriptors: readonly Descriptor[],
+  connections = DEFAULT_UPSTREAM_CONNECTIONS,
+): BackendKind {
   const agent = new Agent({
     keepAliveTimeout: 10_000,
-    connections: 256,
+    connections,
     connect: { timeout: 5_000 },
   });
+  // One gate per origin with as many slots as undici opens connections to it: a call
+  // goes to undici only once a connection is its own, so undici's queue stays empty
+  // and a call that cannot be served within its deadline is refused here, at once.
+  const gates = new Map<string, ConnectionGate>();
+  const gateFor = (origin: string): ConnectionGate => {
+    let gate = gates.get(origin);
+    if (!gate) gates.set(origin, (gate = new ConnectionGate(connections)));
+    return gate;
+  };
   const credentials = new Map<HttpBackend['auth'], Credential>();
   const secrets: string[] = [];
   const sent: string[] = [];
@@ -54,7 +71,14 @@ export function createHttpKind(env: Env, descriptors: readonly Descriptor[]): Ba
   return {
     prepare(d, redact) {
       if (d.backend.kind !== 'http') throw new Error(`grant ${d.name} is not an HTTP grant`);
-      return prepareHttpGrant(d, d.backend, credentials.get(d.backend.auth)!, agent, redact);
+      return prepareHttpGrant(
+        d,
+        d.backend,
+        credentials.get(d.backend.auth)!,
+        agent,
+        gateFor(new URL(d.backend.baseUrl).origin),
+        redact,
+      );
     },
     secrets: () => secrets,
     sentValues: () => sent,
@@ -67,6 +91,7 @@ function prepareHttpGrant(
   backend: HttpBackend,
   credential: Credential,
   agent: Agent,
+  gate: ConnectionGate,
   redact: Redactor,
 ): PreparedBackend {
   const url = planUrl(backend, d.arguments, credential.query);
@@ -99,6 +124,14 @@ function prepareHttpGrant(
       if (payload) reqHeaders['content-type'] = payload.contentType;
       if (ctx.traceparent) reqHeaders.traceparent = ctx.traceparent;
 
+      // The deadline covers the wait for a connection too: a call that waited starts
+      // with what is left of it.
+      const arrived = performance.now();
+      let entry = gate.enter({ budgetMs: timeoutMs, mustFinish: true, cancel: ctx.cancel });
+      if (entry instanceof Promise) entry = await entry;
+      if (entry !== ADMITTED) return { ok: false, error: refusalError(entry, timeoutMs) };
+      const started = performance.now();
+      const leftMs = Math.max(1, timeoutMs - (started - arrived));
       const read = await exchange(
         agent,
         {
@@ -107,13 +140,15 @@ function prepareHttpGrant(
           method: backend.method,
           headers: reqHeaders,
           ...(payload && { body: payload.payload }),
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
+          headersTimeout: leftMs,
+          bodyTimeout: leftMs,
         },
         readCap,
-        timeoutMs,
+        leftMs,
         ctx.cancel,
-      );
+        // The connection goes back on every path. A call its caller cancelled says
+        // nothing about how fast the upstream serves.
+      ).finally(() => gate.leave(ctx.cancel?.cancelled ? undefined : performance.now() - started));
       switch (read.kind) {
         case 'failed':
           return { ok: false, error: failure(read.err, read.timedOut, timeoutMs, ctx.cancel) };
@@ -210,6 +245,17 @@ function interpret(
     ? redact.cutText(decodeUtf8Prefix(bytes))
     : redact.text(bytes.toString('utf8'));
   return { ok: true, value: { result: text, ...(overflow && { alreadyTruncated: true }) } };
+}
+
+function refusalError(refusal: GateRefusal, timeoutMs: number): EngineError {
+  if (refusal.kind === 'cancelled')
+    return engineError('UPSTREAM_UNREACHABLE', 'the call was cancelled by the caller');
+  return engineError(
+    'OVERLOADED',
+    `all ${refusal.slots} upstream connections are busy and ${refusal.waiting} calls wait for one: ` +
+      `this call could not start in time to finish within its ${timeoutMs} ms deadline; retry shortly`,
+    { retryAfter: refusal.retryAfter },
+  );
 }
 
 function failure(

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { engineError, type EngineError } from '../../error-catalogue.js';
 import { jsonTypes } from './pg-values.js';
 import { sqlError } from './sql-errors.js';
+import { ADMITTED, ConnectionGate } from '../connection-gate.js';
 import type { SqlExecutor, SqlOutcome, SqlQuery, SqlRun } from './sql-executor.js';
 
 export interface PgExecutorOptions {
@@ -18,6 +19,20 @@ export interface PgExecutorOptions {
   readonly pool: number;
   readonly checkoutTimeoutMs: number;
   readonly log?: Pick<Logger, 'warn'>;
+}
+
+/** Outcomes of a call that never held a connection long enough to say how fast it serves. */
+const NOT_SERVED = new Set(['POOL_EXHAUSTED', 'DATABASE_UNAVAILABLE']);
+
+function exhausted(checkoutTimeoutMs: number): SqlOutcome {
+  return {
+    ok: false,
+    error: engineError(
+      'POOL_EXHAUSTED',
+      `every database connection stayed busy for ${checkoutTimeoutMs} ms; retry shortly`,
+      { retryAfter: 1 },
+    ),
+  };
 }
 
 export function createPgExecutor(opts: PgExecutorOptions): SqlExecutor {
@@ -43,6 +58,11 @@ export function createPgExecutor(opts: PgExecutorOptions): SqlExecutor {
       opts.log?.warn({ err: { message: err.message } }, 'database connection failed'),
     );
   });
+  // The gate, not pg's own queue, decides who waits for a connection: pg's queue is
+  // unbounded and every waiter in it waits the whole checkout-timeout before it is
+  // refused; the gate refuses at once a call that the pool, at the pace it is serving,
+  // cannot reach within checkout-timeout (connection-gate.ts).
+  const gate = new ConnectionGate(opts.pool);
   const password = safePassword(opts.connectionString);
   /** When a statement last succeeded, for readiness under load. */
   let lastOk = 0;
@@ -53,7 +73,8 @@ export function createPgExecutor(opts: PgExecutorOptions): SqlExecutor {
     return { ok: false, error };
   };
 
-  return {
+  /** One call on a connection of the pool, once the gate has admitted it. */
+  const onPool = {
     async run(q: SqlQuery): Promise<SqlOutcome> {
       let client: pg.PoolClient;
       const full = pool.totalCount >= opts.pool;
@@ -66,16 +87,8 @@ export function createPgExecutor(opts: PgExecutorOptions): SqlExecutor {
           full &&
           err instanceof Error &&
           /timeout exceeded when trying to connect/i.test(err.message)
-        ) {
-          return {
-            ok: false,
-            error: engineError(
-              'POOL_EXHAUSTED',
-              `every database connection stayed busy for ${opts.checkoutTimeoutMs} ms; retry shortly`,
-              { retryAfter: 1 },
-            ),
-          };
-        }
+        )
+          return exhausted(opts.checkoutTimeoutMs);
         return failed(sqlError(err, q.timeoutMs));
       }
       let discard = false;
@@ -96,6 +109,32 @@ export function createPgExecutor(opts: PgExecutorOptions): SqlExecutor {
         return failed(sqlError(err, q.timeoutMs));
       } finally {
         client.release(discard);
+      }
+    },
+  };
+
+  return {
+    async run(q: SqlQuery): Promise<SqlOutcome> {
+      let entry = gate.enter({ budgetMs: opts.checkoutTimeoutMs, mustFinish: false });
+      if (entry instanceof Promise) entry = await entry;
+      if (entry !== ADMITTED)
+        return {
+          ok: false,
+          error: engineError(
+            'POOL_EXHAUSTED',
+            `all ${opts.pool} database connections are busy and ${entry.kind === 'shed' ? entry.waiting : 0} calls wait for one: ` +
+              `this call could not get one within the ${opts.checkoutTimeoutMs} ms checkout-timeout; retry shortly`,
+            { retryAfter: entry.kind === 'shed' ? entry.retryAfter : 1 },
+          ),
+        };
+      const started = performance.now();
+      let out: SqlOutcome | undefined;
+      try {
+        return (out = await onPool.run(q));
+      } finally {
+        // A connect that failed (the database down, or exhausted) is not a service time.
+        const served = out && (out.ok || !NOT_SERVED.has(out.error.code));
+        gate.leave(served ? performance.now() - started : undefined);
       }
     },
     async ready() {
