@@ -34,6 +34,8 @@ export interface SpecContext {
   readonly auth?: UpstreamAuth;
   readonly authHeader?: string;
   readonly timeoutMs: number;
+  /** The database's statement-timeout: a sql grant's deadline unless it has its own. */
+  readonly statementTimeoutMs: number;
   readonly maxBytes: number;
   readonly budgetBytes: number;
   readonly rateLimit?: { readonly count: number; readonly windowMs: number };
@@ -127,7 +129,7 @@ export function compileGrant(g: GrantSpec, ctx: SpecContext): Descriptor | undef
       );
       ok = false;
     }
-    backend = compileSql(g, diag, subject, behaviour.readOnly, b);
+    backend = compileSql(g, diag, subject, behaviour.readOnly, b, ctx.statementTimeoutMs);
   } else {
     if (!ctx.hasBaseUrl) {
       diag.error(

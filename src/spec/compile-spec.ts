@@ -1,4 +1,5 @@
 /** Spec → CompiledSpec: spec-wide checks, every grant, then the cross-grant ones. */
+import { dirname, isAbsolute, join } from 'node:path';
 import type { Diagnostics, Position } from './diagnostics.js';
 import type { CompiledSpec, DatabaseDescriptor, Descriptor, UpstreamAuth } from './descriptor.js';
 import {
@@ -56,6 +57,7 @@ export function compileSpec(
       ...(auth && { auth }),
       ...(authHeader && { authHeader }),
       timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      statementTimeoutMs: spec.database?.statementTimeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxBytes: spec.limits.maxBytes ?? DEFAULT_MAX_BYTES,
       budgetBytes: spec.limits.budgetBytes ?? DEFAULT_BUDGET_BYTES,
       ...(spec.rateLimit && { rateLimit: spec.rateLimit }),
@@ -105,7 +107,7 @@ export function compileSpec(
       ...(wrap.describe !== undefined && { instructions: wrap.describe }),
     },
     tools,
-    ...(db && { database: databaseDescriptor(db) }),
+    ...(db && { database: databaseDescriptor(db, spec.file) }),
     ...(spec.access && {
       access: {
         apiKeys: spec.access.apiKeys.map((k) => ({ env: k.env, scopes: k.scopes })),
@@ -150,14 +152,16 @@ function normalizeBaseUrl(text: string, at: Position, diag: Diagnostics): string
   return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
-function databaseDescriptor(db: DatabaseSpec): DatabaseDescriptor {
+function databaseDescriptor(db: DatabaseSpec, file: string): DatabaseDescriptor {
   const common = {
     pool: db.pool,
     statementTimeoutMs: db.statementTimeoutMs,
     checkoutTimeoutMs: db.checkoutTimeoutMs,
   };
   if (db.kind === 'env') return { kind: 'env', env: db.env, ...common };
-  return { kind: 'embedded', ...(db.seed !== undefined && { seed: db.seed }), ...common };
+  const seed =
+    db.seed === undefined || isAbsolute(db.seed) ? db.seed : join(dirname(file), db.seed);
+  return { kind: 'embedded', ...(seed !== undefined && { seed }), ...common };
 }
 
 function upstreamAuth(a: AuthSpec): UpstreamAuth {

@@ -14,6 +14,7 @@ export function compileSql(
   subject: Subject,
   readOnly: boolean,
   b: GrantBuilder,
+  statementTimeoutMs: number,
 ): SqlBackend | undefined {
   if (!g.sql) return undefined;
   const params = g.params?.fields ?? [];
@@ -81,6 +82,6 @@ export function compileSql(
     statement: g.sql.statement,
     readOnly,
     maxRows: g.maxRows ?? DEFAULT_MAX_ROWS,
-    ...(g.timeoutMs !== undefined && { statementTimeoutMs: g.timeoutMs }),
+    timeoutMs: g.timeoutMs ?? statementTimeoutMs,
   };
 }

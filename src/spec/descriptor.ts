@@ -91,8 +91,8 @@ export interface SqlBackend {
   readonly statement: string;
   readonly readOnly: boolean;
   readonly maxRows: number;
-  /** Per-grant `timeout`, overriding the database's statement-timeout. */
-  readonly statementTimeoutMs?: number;
+  /** The grant's `timeout`, else the database's statement-timeout. */
+  readonly timeoutMs: number;
 }
 
 export interface Descriptor {
@@ -126,7 +126,7 @@ interface DatabaseCommon {
 
 export type DatabaseDescriptor =
   | (DatabaseCommon & { readonly kind: 'env'; readonly env: string })
-  /** `seed` as written; it is resolved against the spec file's folder at start-up. */
+  /** `seed` resolved against the spec file's folder (relative when the spec path is). */
   | (DatabaseCommon & { readonly kind: 'embedded'; readonly seed?: string });
 
 export interface AccessDescriptor {

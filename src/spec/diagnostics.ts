@@ -107,16 +107,3 @@ export class Diagnostics {
 export function formatDiagnostic(d: Diagnostic): string {
   return `${d.file}:${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}`;
 }
-
-/** Thrown when a spec that must load (serve, tools) does not; carries every diagnostic. */
-export class SpecLoadError extends Error {
-  constructor(readonly diagnostics: readonly Diagnostic[]) {
-    super(
-      diagnostics
-        .filter((d) => d.severity === 'error')
-        .map(formatDiagnostic)
-        .join('\n'),
-    );
-    this.name = 'SpecLoadError';
-  }
-}

@@ -39,11 +39,6 @@ export class NodeReader {
     this.at = positionOf(node);
   }
 
-  /** Subject for messages about this node's own values: "grant x: query field y". */
-  private say(): Subject {
-    return this.subject;
-  }
-
   argEntries(): Entry[] {
     return this.node.getArgumentEntries();
   }
@@ -57,7 +52,7 @@ export class NodeReader {
         this.diag.error(
           'SPEC_VALUE_TYPE',
           positionOf(entry),
-          this.say(),
+          this.subject,
           `${what} must be a string, got ${kindOf(value)}`,
         );
       } else {
@@ -83,7 +78,7 @@ export class NodeReader {
     this.usedArgs = Math.max(this.usedArgs, index + 1);
     const entry = this.argEntries()[index];
     if (!entry) {
-      this.diag.error('SPEC_MISSING', this.at, this.say(), `\`${this.name}\` needs ${what}`);
+      this.diag.error('SPEC_MISSING', this.at, this.subject, `\`${this.name}\` needs ${what}`);
       return undefined;
     }
     const value = entry.getValue();
@@ -91,7 +86,7 @@ export class NodeReader {
       this.diag.error(
         'SPEC_VALUE_TYPE',
         positionOf(entry),
-        this.say(),
+        this.subject,
         `${what} must be a string, got ${kindOf(value)}`,
       );
       return undefined;
@@ -108,7 +103,7 @@ export class NodeReader {
     this.usedArgs = Math.max(this.usedArgs, index + 1);
     const entry = this.argEntries()[index];
     if (!entry) {
-      this.diag.error('SPEC_MISSING', this.at, this.say(), `\`${this.name}\` needs ${what}`);
+      this.diag.error('SPEC_MISSING', this.at, this.subject, `\`${this.name}\` needs ${what}`);
       return undefined;
     }
     return this.checkInteger(entry, what, min);
@@ -132,7 +127,7 @@ export class NodeReader {
     const entry = this.propEntry(prop);
     if (!entry) {
       if (required)
-        this.diag.error('SPEC_MISSING', this.at, this.say(), `\`${this.name}\` needs ${prop}=`);
+        this.diag.error('SPEC_MISSING', this.at, this.subject, `\`${this.name}\` needs ${prop}=`);
       return undefined;
     }
     const value = entry.getValue();
@@ -140,7 +135,7 @@ export class NodeReader {
       this.diag.error(
         'SPEC_VALUE_TYPE',
         positionOf(entry),
-        this.say(),
+        this.subject,
         `${prop}= must be a string, got ${kindOf(value)}`,
       );
       return undefined;
@@ -161,7 +156,7 @@ export class NodeReader {
       this.diag.error(
         'SPEC_VALUE_TYPE',
         positionOf(entry),
-        this.say(),
+        this.subject,
         `${prop}= must be a number, got ${kindOf(value)}`,
       );
       return undefined;
@@ -170,7 +165,7 @@ export class NodeReader {
       this.diag.error(
         'SPEC_VALUE_TYPE',
         positionOf(entry),
-        this.say(),
+        this.subject,
         `${prop}=${written(entry)} is not a finite number`,
       );
       return undefined;
@@ -179,7 +174,7 @@ export class NodeReader {
       this.diag.error(
         'SPEC_VALUE_TYPE',
         positionOf(entry),
-        this.say(),
+        this.subject,
         `${prop}=${written(entry)} is beyond the exactly representable integers (±2^53-1)`,
       );
       return undefined;
@@ -195,7 +190,7 @@ export class NodeReader {
       this.diag.error(
         'SPEC_VALUE_TYPE',
         positionOf(entry),
-        this.say(),
+        this.subject,
         `${prop}= must be #true or #false, got ${kindOf(value)}`,
       );
       return undefined;
@@ -222,7 +217,7 @@ export class NodeReader {
       this.diag.error(
         'SPEC_UNKNOWN_NODE',
         positionOf(child),
-        this.say(),
+        this.subject,
         `\`${this.name}\` takes no children, found \`${child.getName()}\``,
       );
     }
@@ -236,7 +231,7 @@ export class NodeReader {
         this.diag.error(
           'SPEC_UNKNOWN_PROPERTY',
           positionOf(entry),
-          this.say(),
+          this.subject,
           `\`${this.name}\` has no property ${name}=`,
         );
       }
@@ -247,7 +242,7 @@ export class NodeReader {
       this.diag.error(
         'SPEC_UNKNOWN_PROPERTY',
         positionOf(entry),
-        this.say(),
+        this.subject,
         `\`${this.name}\` takes ${this.usedArgs} argument(s), found an extra one: ${JSON.stringify(entry.getValue())}`,
       );
     }
@@ -259,7 +254,7 @@ export class NodeReader {
       this.diag.error(
         'SPEC_VALUE_TYPE',
         positionOf(entry),
-        this.say(),
+        this.subject,
         `${what} must be a whole number, got ${written(entry)}`,
       );
       return undefined;
@@ -268,7 +263,7 @@ export class NodeReader {
       this.diag.error(
         'SPEC_VALUE_TYPE',
         positionOf(entry),
-        this.say(),
+        this.subject,
         `${what} ${written(entry)} is beyond the exactly representable integers (±2^53-1)`,
       );
       return undefined;
@@ -277,7 +272,7 @@ export class NodeReader {
       this.diag.error(
         'SPEC_VALUE_TYPE',
         positionOf(entry),
-        this.say(),
+        this.subject,
         `${what} must be at least ${min}, got ${value}`,
       );
       return undefined;
