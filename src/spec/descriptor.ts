@@ -112,22 +112,31 @@ export interface Descriptor {
   readonly limits: {
     readonly maxBytes: number;
     readonly budgetBytes: number;
-    readonly rateLimit?: { readonly count: number; readonly windowMs: number };
+    readonly rateLimit?: RateLimit;
   };
   readonly backend: HttpBackend | SqlBackend;
   readonly source: SourceRef;
 }
 
-interface DatabaseCommon {
+/** `60/m`: calls per window. */
+export interface RateLimit {
+  readonly count: number;
+  readonly windowMs: number;
+}
+
+export interface DatabaseSettings {
   readonly pool: number;
   readonly statementTimeoutMs: number;
+  /** How long a call waits for a free connection before a 503. */
   readonly checkoutTimeoutMs: number;
 }
 
-export type DatabaseDescriptor =
-  | (DatabaseCommon & { readonly kind: 'env'; readonly env: string })
+export type DatabaseTarget =
+  | { readonly kind: 'env'; readonly env: string }
   /** `seed` resolved against the spec file's folder (relative when the spec path is). */
-  | (DatabaseCommon & { readonly kind: 'embedded'; readonly seed?: string });
+  | { readonly kind: 'embedded'; readonly seed?: string };
+
+export type DatabaseDescriptor = DatabaseTarget & DatabaseSettings;
 
 export interface AccessDescriptor {
   readonly apiKeys: readonly { readonly env: string; readonly scopes: readonly string[] }[];

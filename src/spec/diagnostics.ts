@@ -52,6 +52,12 @@ export interface Position {
   readonly column: number;
 }
 
+/** A value of the spec with the place it is written, for messages that name the line. */
+export interface Located<T> {
+  readonly value: T;
+  readonly at: Position;
+}
+
 export interface Diagnostic {
   readonly severity: 'error' | 'warning';
   readonly code: SpecErrorCode | SpecWarningCode;
