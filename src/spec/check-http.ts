@@ -1,6 +1,6 @@
 /** The meaning of an HTTP grant: template, path params, query, body and set (spec-language.md). */
 import { checkExclusive, checkFieldValues } from './check-fields.js';
-import type { Claims, GrantScope } from './check-grant.js';
+import type { Claims, GrantScope } from './check-scope.js';
 import type { Subject } from './diagnostics.js';
 import {
   bodyPlacements,

@@ -3,11 +3,12 @@
  * holding everything later stages need (the MCP tool, the REST route, the engine's
  * argument placement) and nothing that runs. Golden tests pin them.
  */
-import type { FieldType } from './spec-types.js';
+import type { FieldType } from './field-types.js';
 import type { HttpMethod } from './verbs.js';
-import type { JsonSchema } from './field-schema.js';
 
 export type JsonScalar = string | number | boolean | null;
+
+export type JsonSchema = { readonly [key: string]: unknown };
 
 export interface SourceRef {
   readonly file: string;

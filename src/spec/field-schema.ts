@@ -8,7 +8,8 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { Scalar } from './kdl-reader.js';
 import type { FieldSpec, FieldType, Format } from './spec-types.js';
 
-export type JsonSchema = { readonly [key: string]: unknown };
+export type { JsonSchema } from './descriptor.js';
+import type { JsonSchema } from './descriptor.js';
 
 /** Path parameters fill one segment: never empty, never unbounded (security.md). */
 export const PATH_PARAM_MAX_LENGTH = 1024;

@@ -324,10 +324,6 @@ export function propAt(n: ReadNode, name: string): Position {
   return n.props.get(name)?.at ?? n.at;
 }
 
-export function located<T extends Scalar>(n: ReadNode, name: string): Located<T> | undefined {
-  return n.props.get(name) as Located<T> | undefined;
-}
-
 /** The properties read, under camelCase names (`max-bytes` → `maxBytes`), in row order. */
 export function camelProps(n: ReadNode, located = false): Record<string, unknown> {
   return Object.fromEntries(

@@ -12,25 +12,10 @@ import type {
   RateLimit,
   UpstreamAuth,
 } from './descriptor.js';
+import type { FieldType, Format } from './field-types.js';
 import type { Scalar } from './kdl-reader.js';
 
-export const FIELD_TYPES = [
-  'string',
-  'integer',
-  'number',
-  'boolean',
-  'string[]',
-  'integer[]',
-  'number[]',
-  'boolean[]',
-  'object',
-  'object[]',
-  'raw',
-] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
-
-export const FORMATS = ['date-time', 'date', 'email', 'uri', 'uuid'] as const;
-export type Format = (typeof FORMATS)[number];
+export { FIELD_TYPES, FORMATS, type FieldType, type Format } from './field-types.js';
 
 export interface FieldSpec {
   readonly name: string;
