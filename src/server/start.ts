@@ -83,14 +83,7 @@ function refuseOpenBind(
 }
 
 function longestCallMs(spec: CompiledSpec): number {
-  return Math.max(
-    10_000,
-    ...spec.tools.map((t) =>
-      t.backend.kind === 'http'
-        ? t.backend.timeoutMs
-        : (t.backend.statementTimeoutMs ?? spec.database?.statementTimeoutMs ?? 10_000),
-    ),
-  );
+  return Math.max(10_000, ...spec.tools.map((t) => t.backend.timeoutMs));
 }
 
 export async function startServer(opts: StartOptions): Promise<RunningServer> {

@@ -3,11 +3,12 @@
  * holding everything later stages need (the MCP tool, the REST route, the engine's
  * argument placement) and nothing that runs. Golden tests pin them.
  */
-import type { FieldType } from './spec-types.js';
+import type { FieldType } from './field-types.js';
 import type { HttpMethod } from './verbs.js';
-import type { JsonSchema } from './field-schema.js';
 
 export type JsonScalar = string | number | boolean | null;
+
+export type JsonSchema = { readonly [key: string]: unknown };
 
 export interface SourceRef {
   readonly file: string;
@@ -91,8 +92,8 @@ export interface SqlBackend {
   readonly statement: string;
   readonly readOnly: boolean;
   readonly maxRows: number;
-  /** Per-grant `timeout`, overriding the database's statement-timeout. */
-  readonly statementTimeoutMs?: number;
+  /** The grant's `timeout`, else the database's statement-timeout. */
+  readonly timeoutMs: number;
 }
 
 export interface Descriptor {
@@ -112,22 +113,31 @@ export interface Descriptor {
   readonly limits: {
     readonly maxBytes: number;
     readonly budgetBytes: number;
-    readonly rateLimit?: { readonly count: number; readonly windowMs: number };
+    readonly rateLimit?: RateLimit;
   };
   readonly backend: HttpBackend | SqlBackend;
   readonly source: SourceRef;
 }
 
-interface DatabaseCommon {
+/** `60/m`: calls per window. */
+export interface RateLimit {
+  readonly count: number;
+  readonly windowMs: number;
+}
+
+export interface DatabaseSettings {
   readonly pool: number;
   readonly statementTimeoutMs: number;
+  /** How long a call waits for a free connection before a 503. */
   readonly checkoutTimeoutMs: number;
 }
 
-export type DatabaseDescriptor =
-  | (DatabaseCommon & { readonly kind: 'env'; readonly env: string })
-  /** `seed` as written; it is resolved against the spec file's folder at start-up. */
-  | (DatabaseCommon & { readonly kind: 'embedded'; readonly seed?: string });
+export type DatabaseTarget =
+  | { readonly kind: 'env'; readonly env: string }
+  /** `seed` resolved against the spec file's folder (relative when the spec path is). */
+  | { readonly kind: 'embedded'; readonly seed?: string };
+
+export type DatabaseDescriptor = DatabaseTarget & DatabaseSettings;
 
 export interface AccessDescriptor {
   readonly apiKeys: readonly { readonly env: string; readonly scopes: readonly string[] }[];

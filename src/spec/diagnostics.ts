@@ -53,6 +53,12 @@ export interface Position {
   readonly column: number;
 }
 
+/** A value of the spec with the place it is written, for messages that name the line. */
+export interface Located<T> {
+  readonly value: T;
+  readonly at: Position;
+}
+
 export interface Diagnostic {
   readonly severity: 'error' | 'warning';
   readonly code: SpecErrorCode | SpecWarningCode;
@@ -107,17 +113,4 @@ export class Diagnostics {
 /** `file:line:col: error CODE: message`, the form every command prints. */
 export function formatDiagnostic(d: Diagnostic): string {
   return `${d.file}:${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}`;
-}
-
-/** Thrown when a spec that must load (serve, tools) does not; carries every diagnostic. */
-export class SpecLoadError extends Error {
-  constructor(readonly diagnostics: readonly Diagnostic[]) {
-    super(
-      diagnostics
-        .filter((d) => d.severity === 'error')
-        .map(formatDiagnostic)
-        .join('\n'),
-    );
-    this.name = 'SpecLoadError';
-  }
 }

@@ -8,7 +8,8 @@ import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { Scalar } from './kdl-reader.js';
 import type { FieldSpec, FieldType, Format } from './spec-types.js';
 
-export type JsonSchema = { readonly [key: string]: unknown };
+export type { JsonSchema } from './descriptor.js';
+import type { JsonSchema } from './descriptor.js';
 
 /** Path parameters fill one segment: never empty, never unbounded (security.md). */
 export const PATH_PARAM_MAX_LENGTH = 1024;
@@ -23,11 +24,11 @@ const ITEM_TYPE: Partial<Record<FieldType, string>> = {
 function scalarConstraints(f: FieldSpec, itemType: string): Record<string, unknown> {
   const s: Record<string, unknown> = { type: itemType };
   if (f.enum) s.enum = f.enum.map((e) => e.value);
-  if (f.min !== undefined) s.minimum = f.min;
-  if (f.max !== undefined) s.maximum = f.max;
-  if (f.minLength !== undefined) s.minLength = f.minLength;
-  if (f.maxLength !== undefined) s.maxLength = f.maxLength;
-  if (f.pattern) s.pattern = f.pattern.source;
+  if (f.min) s.minimum = f.min.value;
+  if (f.max) s.maximum = f.max.value;
+  if (f.minLength) s.minLength = f.minLength.value;
+  if (f.maxLength) s.maxLength = f.maxLength.value;
+  if (f.pattern) s.pattern = f.pattern.value;
   if (f.format) s.format = f.format;
   return s;
 }
@@ -54,8 +55,8 @@ export function fieldSchema(
   } else {
     s = scalarConstraints(f, f.type);
   }
-  if (f.minItems !== undefined) s.minItems = f.minItems;
-  if (f.maxItems !== undefined) s.maxItems = f.maxItems;
+  if (f.minItems) s.minItems = f.minItems.value;
+  if (f.maxItems) s.maxItems = f.maxItems.value;
   if (f.default !== undefined) s.default = f.default.value;
   if (f.describe !== undefined) s.description = f.describe;
   return s;
@@ -112,18 +113,18 @@ export function scalarMisfit(
       return `a ${f.type} field cannot hold ${JSON.stringify(value)}`;
   }
   if (typeof value === 'number') {
-    if (f.min !== undefined && value < f.min) return `${value} is below min=${f.min}`;
-    if (f.max !== undefined && value > f.max) return `${value} is above max=${f.max}`;
+    if (f.min && value < f.min.value) return `${value} is below min=${f.min.value}`;
+    if (f.max && value > f.max.value) return `${value} is above max=${f.max.value}`;
   }
   if (typeof value === 'string') {
     // JSON Schema counts code points, not UTF-16 units.
     const length = [...value].length;
-    if (f.minLength !== undefined && length < f.minLength)
-      return `${JSON.stringify(value)} is shorter than min-length=${f.minLength}`;
-    if (f.maxLength !== undefined && length > f.maxLength)
-      return `${JSON.stringify(value)} is longer than max-length=${f.maxLength}`;
-    if (f.pattern && !safeTest(f.pattern.source, value))
-      return `${JSON.stringify(value)} does not match pattern ${JSON.stringify(f.pattern.source)}`;
+    if (f.minLength && length < f.minLength.value)
+      return `${JSON.stringify(value)} is shorter than min-length=${f.minLength.value}`;
+    if (f.maxLength && length > f.maxLength.value)
+      return `${JSON.stringify(value)} is longer than max-length=${f.maxLength.value}`;
+    if (f.pattern && !safeTest(f.pattern.value, value))
+      return `${JSON.stringify(value)} does not match pattern ${JSON.stringify(f.pattern.value)}`;
     if (f.format && !formatOk(f.format, value))
       return `${JSON.stringify(value)} is not a valid ${f.format}`;
   }

@@ -1,4 +1,5 @@
 /** Upstream header rules shared by `header`, `set { header }` and `auth header`. */
+import type { UpstreamAuth } from './descriptor.js';
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -34,4 +35,11 @@ export function headerProblem(
     return `${name} carries the upstream credential from \`auth\`; it cannot also be set by hand`;
   }
   return undefined;
+}
+
+/** The header the upstream credential travels in, which no other header may set. */
+export function authHeaderName(a: UpstreamAuth | undefined): string | undefined {
+  if (!a) return undefined;
+  if (a.kind === 'bearer' || a.kind === 'basic') return 'Authorization';
+  return a.kind === 'header' ? a.header : undefined;
 }

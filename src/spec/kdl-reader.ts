@@ -1,7 +1,113 @@
+/**
+ * The one reader of KDL nodes. Every node kind is a row (`NodeKind`): its arguments and
+ * properties with their value types, its children (a `Table` of the kinds it may hold,
+ * which of them may repeat) and `build`, which turns what was read into the typed Spec.
+ * The reader refuses whatever the row does not list, with the table's own "known: ..."
+ * hint, and leaves out a value it reported, so the caller keeps going and one run
+ * lists every error of a file (spec-language.md, "Load errors").
+ */
 import { getLocation, type Entry, type Node } from '@bgotink/kdl';
-import type { Diagnostics, Position, Subject } from './diagnostics.js';
+import type { Diagnostics, Located, Position, Subject } from './diagnostics.js';
+import type { SpecErrorCode } from './diagnostics.js';
 
 export type Scalar = string | number | boolean | null;
+
+export interface ValueDecl {
+  readonly type: 'string' | 'scalar' | 'integer' | 'number' | 'boolean';
+  /** integer: the least value allowed (0 unless given). */
+  readonly min?: number;
+  readonly required?: boolean;
+}
+
+export interface ArgDecl extends ValueDecl {
+  /** How messages name the argument: "a verb (can list issues)". */
+  readonly what: string;
+}
+
+export interface ReadContext {
+  readonly diag: Diagnostics;
+  /** Prefix of the messages about this node: "grant list_issues". */
+  readonly subject: Subject;
+  /** How a free-named child (a field) is named in messages: "query field". */
+  readonly label?: string;
+}
+
+/** A row kind picked by one argument's value: auth kinds, database modes, field types. */
+export interface Variants {
+  readonly arg: number;
+  readonly kinds: Readonly<Record<string, Partial<NodeKind>>>;
+  /** The kind when the argument is absent; 'stop' reads no further. */
+  readonly missing?: string | 'stop';
+  /** Refusal of a value outside `kinds`; `stop` reads no further. */
+  readonly unknown: (value: string) => { code: SpecErrorCode; message: string; stop: boolean };
+  /** Subject of that refusal (default: the node's own subject). */
+  readonly subject?: (name: string, ctx: ReadContext) => Subject;
+}
+
+export interface NodeKind<T = unknown> {
+  readonly args?: readonly ArgDecl[];
+  /** Every argument after `args` (scope names, enum values). */
+  readonly rest?: ArgDecl;
+  readonly props?: Readonly<Record<string, ValueDecl>>;
+  /** Properties the kind knows but this variant refuses (SPEC_PROPERTY_TYPE), with why. */
+  readonly refused?: Readonly<Record<string, string>>;
+  readonly variants?: Variants;
+  /** Known children; absent: the node takes none. */
+  readonly children?: Table;
+  /** Whether a free-named node may be read at all (reports when not). */
+  readonly accepts?: (name: string, at: Position, ctx: ReadContext) => boolean;
+  /** Subject of the node's own messages (default: the parent's). */
+  readonly self?: (name: string, ctx: ReadContext) => Subject;
+  /** Subject of its children's messages; undefined (arguments missing) skips them. */
+  readonly inner?: (n: ReadNode, subject: Subject) => Subject | undefined;
+  readonly build: (n: ReadNode, ctx: ReadContext) => T | undefined;
+}
+
+export interface TableRow extends NodeKind {
+  /** May appear once; a function words the duplicate's refusal itself. */
+  readonly once?: true | ((name: string) => string);
+  /** Why the node is refused here (SPEC_PROPERTY_TYPE), e.g. enum on an object field. */
+  readonly refuse?: string;
+}
+
+export interface Table {
+  /** The kinds, in the order the "known: ..." hint lists them. */
+  readonly kinds: Readonly<Record<string, TableRow>>;
+  /** The kind of every other name (fields, restrict entries). */
+  readonly other?: TableRow;
+  /** "in a grant"; absent at the top level. */
+  readonly where?: string;
+  /** A second `once` node "may appear once" (default) or "is given twice". */
+  readonly twice?: string;
+  /** Replaces the unknown-node message. */
+  readonly unknown?: (name: string) => string;
+  readonly label?: string;
+}
+
+/** One node as read: valid values only, children already built. */
+export interface ReadNode {
+  readonly name: string;
+  readonly at: Position;
+  readonly node: Node;
+  /** The subject of the node's own messages. */
+  readonly subject: Subject;
+  /** The variant picked, when the kind has variants. */
+  readonly variant?: string;
+  /** Every required argument and property is there and valid. */
+  readonly complete: boolean;
+  /** Arguments by position (`rest` included); a reported one is undefined. */
+  readonly args: readonly (Located<Scalar> | undefined)[];
+  readonly props: ReadonlyMap<string, Located<Scalar>>;
+  readonly children: readonly Built[];
+}
+
+export interface Built {
+  readonly name: string;
+  readonly at: Position;
+  readonly value: unknown;
+  /** Read by the table's `other` row: a field, a restrict entry. */
+  readonly free: boolean;
+}
 
 export function positionOf(item: Node | Entry): Position {
   const target = item.type === 'node' ? item.name : item;
@@ -18,270 +124,221 @@ function kindOf(v: Scalar): string {
   return v === null ? 'null' : typeof v;
 }
 
-/**
- * A strict view of one KDL node: every argument and property read is marked, and
- * `finish()` refuses whatever was not (an unknown property is an error, never ignored).
- * Readers return `undefined` after reporting, so the caller keeps going and `check`
- * can list every error of a file, not just the first.
- */
-export class NodeReader {
-  readonly name: string;
-  readonly at: Position;
-  private readonly usedProps = new Set<string>();
-  private usedArgs = 0;
-
-  constructor(
-    readonly node: Node,
-    readonly diag: Diagnostics,
-    readonly subject: Subject,
-  ) {
-    this.name = node.getName();
-    this.at = positionOf(node);
-  }
-
-  /** Subject for messages about this node's own values: "grant x: query field y". */
-  private say(): Subject {
-    return this.subject;
-  }
-
-  argEntries(): Entry[] {
-    return this.node.getArgumentEntries();
-  }
-
-  /** All arguments, each required to be a string. */
-  stringArgs(what: string): { value: string; at: Position }[] {
-    const out: { value: string; at: Position }[] = [];
-    for (const entry of this.argEntries()) {
-      const value = entry.getValue();
-      if (typeof value !== 'string') {
-        this.diag.error(
-          'SPEC_VALUE_TYPE',
-          positionOf(entry),
-          this.say(),
-          `${what} must be a string, got ${kindOf(value)}`,
-        );
-      } else {
-        out.push({ value, at: positionOf(entry) });
-      }
-    }
-    this.usedArgs = this.argEntries().length;
-    return out;
-  }
-
-  /** All arguments as scalars (enum values, restrict allowlists). */
-  scalarArgs(): { value: Scalar; at: Position }[] {
-    this.usedArgs = this.argEntries().length;
-    return this.argEntries().map((entry) => ({ value: entry.getValue(), at: positionOf(entry) }));
-  }
-
-  argAt(index: number): Position {
-    const entry = this.argEntries()[index];
-    return entry ? positionOf(entry) : this.at;
-  }
-
-  string(index: number, what: string): string | undefined {
-    this.usedArgs = Math.max(this.usedArgs, index + 1);
-    const entry = this.argEntries()[index];
-    if (!entry) {
-      this.diag.error('SPEC_MISSING', this.at, this.say(), `\`${this.name}\` needs ${what}`);
+/** Why `entry` does not hold a `decl.type`, or undefined when it does. */
+function misfit(entry: Entry, decl: ValueDecl, what: string): string | undefined {
+  const value = entry.getValue();
+  switch (decl.type) {
+    case 'scalar':
       return undefined;
-    }
-    const value = entry.getValue();
-    if (typeof value !== 'string') {
-      this.diag.error(
-        'SPEC_VALUE_TYPE',
-        positionOf(entry),
-        this.say(),
-        `${what} must be a string, got ${kindOf(value)}`,
-      );
-      return undefined;
-    }
-    return value;
-  }
-
-  optionalString(index: number, what: string): string | undefined {
-    return this.argEntries()[index] ? this.string(index, what) : undefined;
-  }
-
-  /** A whole, positive-or-zero number argument (`max-rows 500`). */
-  integer(index: number, what: string, min = 0): number | undefined {
-    this.usedArgs = Math.max(this.usedArgs, index + 1);
-    const entry = this.argEntries()[index];
-    if (!entry) {
-      this.diag.error('SPEC_MISSING', this.at, this.say(), `\`${this.name}\` needs ${what}`);
-      return undefined;
-    }
-    return this.checkInteger(entry, what, min);
-  }
-
-  has(prop: string): boolean {
-    return this.node.hasProperty(prop);
-  }
-
-  propEntry(prop: string): Entry | undefined {
-    this.usedProps.add(prop);
-    return this.node.getPropertyEntry(prop);
-  }
-
-  propAt(prop: string): Position {
-    const entry = this.node.getPropertyEntry(prop);
-    return entry ? positionOf(entry) : this.at;
-  }
-
-  propString(prop: string, required = false): string | undefined {
-    const entry = this.propEntry(prop);
-    if (!entry) {
-      if (required)
-        this.diag.error('SPEC_MISSING', this.at, this.say(), `\`${this.name}\` needs ${prop}=`);
-      return undefined;
-    }
-    const value = entry.getValue();
-    if (typeof value !== 'string') {
-      this.diag.error(
-        'SPEC_VALUE_TYPE',
-        positionOf(entry),
-        this.say(),
-        `${prop}= must be a string, got ${kindOf(value)}`,
-      );
-      return undefined;
-    }
-    return value;
-  }
-
-  propInteger(prop: string, min = 0): number | undefined {
-    const entry = this.propEntry(prop);
-    return entry ? this.checkInteger(entry, `${prop}=`, min) : undefined;
-  }
-
-  propNumber(prop: string): number | undefined {
-    const entry = this.propEntry(prop);
-    if (!entry) return undefined;
-    const value = entry.getValue();
-    if (typeof value !== 'number') {
-      this.diag.error(
-        'SPEC_VALUE_TYPE',
-        positionOf(entry),
-        this.say(),
-        `${prop}= must be a number, got ${kindOf(value)}`,
-      );
-      return undefined;
-    }
-    if (!Number.isFinite(value)) {
-      this.diag.error(
-        'SPEC_VALUE_TYPE',
-        positionOf(entry),
-        this.say(),
-        `${prop}=${written(entry)} is not a finite number`,
-      );
-      return undefined;
-    }
-    if (Number.isInteger(value) && !Number.isSafeInteger(value)) {
-      this.diag.error(
-        'SPEC_VALUE_TYPE',
-        positionOf(entry),
-        this.say(),
-        `${prop}=${written(entry)} is beyond the exactly representable integers (±2^53-1)`,
-      );
-      return undefined;
-    }
-    return value;
-  }
-
-  propBoolean(prop: string): boolean | undefined {
-    const entry = this.propEntry(prop);
-    if (!entry) return undefined;
-    const value = entry.getValue();
-    if (typeof value !== 'boolean') {
-      this.diag.error(
-        'SPEC_VALUE_TYPE',
-        positionOf(entry),
-        this.say(),
-        `${prop}= must be #true or #false, got ${kindOf(value)}`,
-      );
-      return undefined;
-    }
-    return value;
-  }
-
-  propScalar(prop: string): { value: Scalar; at: Position } | undefined {
-    const entry = this.propEntry(prop);
-    return entry ? { value: entry.getValue(), at: positionOf(entry) } : undefined;
-  }
-
-  children(subject: Subject = this.subject): NodeReader[] {
-    return (this.node.children?.nodes ?? []).map((n) => new NodeReader(n, this.diag, subject));
-  }
-
-  hasChildren(): boolean {
-    return (this.node.children?.nodes.length ?? 0) > 0;
-  }
-
-  /** Refuse children where the node takes none. */
-  noChildren(): void {
-    for (const child of this.node.children?.nodes ?? []) {
-      this.diag.error(
-        'SPEC_UNKNOWN_NODE',
-        positionOf(child),
-        this.say(),
-        `\`${this.name}\` takes no children, found \`${child.getName()}\``,
-      );
+    case 'string':
+      return typeof value === 'string'
+        ? undefined
+        : `${what} must be a string, got ${kindOf(value)}`;
+    case 'boolean':
+      return typeof value === 'boolean'
+        ? undefined
+        : `${what} must be #true or #false, got ${kindOf(value)}`;
+    case 'number':
+      if (typeof value !== 'number') return `${what} must be a number, got ${kindOf(value)}`;
+      if (!Number.isFinite(value)) return `${what}${written(entry)} is not a finite number`;
+      return Number.isInteger(value) && !Number.isSafeInteger(value)
+        ? `${what}${written(entry)} is beyond the exactly representable integers (±2^53-1)`
+        : undefined;
+    case 'integer': {
+      const min = decl.min ?? 0;
+      if (typeof value !== 'number' || !Number.isInteger(value))
+        return `${what} must be a whole number, got ${written(entry)}`;
+      if (!Number.isSafeInteger(value))
+        return `${what} ${written(entry)} is beyond the exactly representable integers (±2^53-1)`;
+      return value < min ? `${what} must be at least ${min}, got ${value}` : undefined;
     }
   }
+}
 
-  /** Refuse every property and argument that was not read. */
-  finish(): void {
-    for (const entry of this.node.getPropertyEntries()) {
-      const name = entry.getName() ?? '';
-      if (!this.usedProps.has(name)) {
-        this.diag.error(
-          'SPEC_UNKNOWN_PROPERTY',
-          positionOf(entry),
-          this.say(),
-          `\`${this.name}\` has no property ${name}=`,
-        );
-      }
+function readValue(entry: Entry, decl: ValueDecl, what: string, ctx: ReadContext) {
+  const problem = misfit(entry, decl, what);
+  const at = positionOf(entry);
+  if (problem === undefined) return { value: entry.getValue(), at };
+  ctx.diag.error('SPEC_VALUE_TYPE', at, ctx.subject, problem);
+  return undefined;
+}
+
+/** Reads one node by its row; undefined when the row's build gives nothing. */
+export function readNode<T>(node: Node, row: NodeKind<T>, outer: ReadContext): T | undefined {
+  const name = node.getName();
+  const at = positionOf(node);
+  if (row.accepts && !row.accepts(name, at, outer)) return undefined;
+  const subject = row.self ? row.self(name, outer) : outer.subject;
+  const ctx: ReadContext = { ...outer, subject };
+  const entries = node.getArgumentEntries();
+  let kind: NodeKind<T> = row;
+  let variant: string | undefined;
+  let stop = false;
+  let complete = true;
+
+  const args: (Located<Scalar> | undefined)[] = [];
+  const readArg = (i: number, decl: ArgDecl): void => {
+    const entry = entries[i];
+    if (entry) args[i] = readValue(entry, decl, decl.what, ctx);
+    else if (decl.required !== false)
+      ctx.diag.error('SPEC_MISSING', at, subject, `\`${name}\` needs ${decl.what}`);
+    if (decl.required !== false && !args[i]) complete = false;
+  };
+  (row.args ?? []).forEach((decl, i) => readArg(i, decl));
+  if (row.variants) {
+    const v = row.variants;
+    // An absent argument and a reported one are alike: both take `missing`.
+    const picked = (args[v.arg]?.value as string | undefined) ?? v.missing;
+    if (picked === 'stop') return undefined;
+    if (picked !== undefined && Object.hasOwn(v.kinds, picked)) {
+      variant = picked;
+      const extra = v.kinds[picked]!;
+      kind = { ...row, ...extra, props: { ...row.props, ...extra.props } } as NodeKind<T>;
+    } else if (picked !== undefined) {
+      const refusal = v.unknown(picked);
+      const where = v.subject ? v.subject(name, outer) : subject;
+      ctx.diag.error(refusal.code, args[v.arg]!.at, where, refusal.message);
+      if (refusal.stop) return undefined;
+      stop = true;
     }
-    const args = this.argEntries();
-    for (let i = this.usedArgs; i < args.length; i++) {
-      const entry = args[i]!;
-      this.diag.error(
+  }
+  const declared = kind.args ?? [];
+  for (let i = (row.args ?? []).length; i < declared.length; i++) readArg(i, declared[i]!);
+  let used = declared.length;
+  if (kind.rest) {
+    for (let i = declared.length; i < entries.length; i++) readArg(i, kind.rest);
+    used = Math.max(used, entries.length);
+  }
+
+  const props = new Map<string, Located<Scalar>>();
+  for (const [prop, why] of Object.entries(kind.refused ?? {})) {
+    const entry = node.getPropertyEntry(prop);
+    if (entry) ctx.diag.error('SPEC_PROPERTY_TYPE', positionOf(entry), subject, why);
+  }
+  for (const [prop, decl] of Object.entries(kind.props ?? {})) {
+    if (Object.hasOwn(kind.refused ?? {}, prop)) continue;
+    const entry = node.getPropertyEntry(prop);
+    const value = entry && readValue(entry, decl, `${prop}=`, ctx);
+    if (value) props.set(prop, value);
+    else if (decl.required) complete = false;
+    if (!entry && decl.required)
+      ctx.diag.error('SPEC_MISSING', at, subject, `\`${name}\` needs ${prop}=`);
+  }
+  for (const entry of node.getPropertyEntries()) {
+    const prop = entry.getName() ?? '';
+    if (!Object.hasOwn(kind.props ?? {}, prop) && !Object.hasOwn(kind.refused ?? {}, prop))
+      ctx.diag.error(
         'SPEC_UNKNOWN_PROPERTY',
         positionOf(entry),
-        this.say(),
-        `\`${this.name}\` takes ${this.usedArgs} argument(s), found an extra one: ${JSON.stringify(entry.getValue())}`,
+        subject,
+        `\`${name}\` has no property ${prop}=`,
       );
-    }
   }
+  for (let i = used; i < entries.length; i++) {
+    ctx.diag.error(
+      'SPEC_UNKNOWN_PROPERTY',
+      positionOf(entries[i]!),
+      subject,
+      `\`${name}\` takes ${used} argument(s), found an extra one: ${JSON.stringify(entries[i]!.getValue())}`,
+    );
+  }
+  const read: ReadNode = { name, at, node, subject, args, props, children: [], variant, complete };
+  const nodes = node.children?.nodes ?? [];
+  if (!kind.children) {
+    for (const child of nodes)
+      ctx.diag.error(
+        'SPEC_UNKNOWN_NODE',
+        positionOf(child),
+        subject,
+        `\`${name}\` takes no children, found \`${child.getName()}\``,
+      );
+    // A refused variant still has its common values checked; what it builds is dropped.
+    const value = kind.build(read, ctx);
+    return stop ? undefined : value;
+  }
+  const inner = kind.inner ? kind.inner(read, subject) : subject;
+  if (inner === undefined) return undefined;
+  const children = readTable(nodes, kind.children, { diag: ctx.diag, subject: inner });
+  return kind.build({ ...read, children }, ctx);
+}
 
-  private checkInteger(entry: Entry, what: string, min: number): number | undefined {
-    const value = entry.getValue();
-    if (typeof value !== 'number' || !Number.isInteger(value)) {
-      this.diag.error(
-        'SPEC_VALUE_TYPE',
-        positionOf(entry),
-        this.say(),
-        `${what} must be a whole number, got ${written(entry)}`,
-      );
-      return undefined;
+/** Reads a list of sibling nodes by their table. */
+export function readTable(nodes: readonly Node[], table: Table, ctx: ReadContext): Built[] {
+  const out: Built[] = [];
+  const first = new Map<string, Position>();
+  const inner: ReadContext = table.label ? { ...ctx, label: table.label } : ctx;
+  for (const node of nodes) {
+    const name = node.getName();
+    const at = positionOf(node);
+    const row: TableRow | undefined = Object.hasOwn(table.kinds, name)
+      ? table.kinds[name]
+      : table.other;
+    if (!row) {
+      const known = Object.keys(table.kinds).join(', ');
+      const message = table.unknown
+        ? table.unknown(name)
+        : table.where
+          ? `unknown node \`${name}\` ${table.where} (known: ${known})`
+          : `unknown top-level node \`${name}\` (known: ${known})`;
+      ctx.diag.error('SPEC_UNKNOWN_NODE', at, ctx.subject, message);
+      continue;
     }
-    if (!Number.isSafeInteger(value)) {
-      this.diag.error(
-        'SPEC_VALUE_TYPE',
-        positionOf(entry),
-        this.say(),
-        `${what} ${written(entry)} is beyond the exactly representable integers (±2^53-1)`,
-      );
-      return undefined;
+    if (row.refuse !== undefined) {
+      ctx.diag.error('SPEC_PROPERTY_TYPE', at, ctx.subject, row.refuse);
+      continue;
     }
-    if (value < min) {
-      this.diag.error(
-        'SPEC_VALUE_TYPE',
-        positionOf(entry),
-        this.say(),
-        `${what} must be at least ${min}, got ${value}`,
-      );
-      return undefined;
+    if (row.once) {
+      const seen = first.get(name);
+      if (seen) {
+        const message =
+          typeof row.once === 'function'
+            ? row.once(name)
+            : `\`${name}\` ${table.twice ?? 'may appear once'} (first at line ${seen.line})`;
+        ctx.diag.error('SPEC_DUPLICATE', at, ctx.subject, message);
+        continue;
+      }
+      first.set(name, at);
     }
-    return value;
+    const value = readNode(node, row, inner);
+    if (value !== undefined) out.push({ name, at, value, free: row === table.other });
   }
+  return out;
+}
+
+/** The built values of the children named `name`, in file order. */
+export function childrenNamed<T>(children: readonly Built[], name: string): T[] {
+  return children.filter((c) => c.name === name).map((c) => c.value as T);
+}
+
+/** The built value of the first child named `name` (a `once` kind has one). */
+export function childNamed<T>(children: readonly Built[], name: string): T | undefined {
+  return children.find((c) => c.name === name)?.value as T | undefined;
+}
+
+/** A property's value as read (its type was checked against the row). */
+export function prop<T extends Scalar>(n: ReadNode, name: string): T | undefined {
+  return n.props.get(name)?.value as T | undefined;
+}
+
+export function propAt(n: ReadNode, name: string): Position {
+  return n.props.get(name)?.at ?? n.at;
+}
+
+/** The properties read, under camelCase names (`max-bytes` → `maxBytes`), in row order. */
+export function camelProps(n: ReadNode, located = false): Record<string, unknown> {
+  return Object.fromEntries(
+    [...n.props].map(([k, v]) => [
+      k.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()),
+      located ? v : v.value,
+    ]),
+  );
+}
+
+export function arg<T extends Scalar>(n: ReadNode, i: number): T | undefined {
+  return n.args[i]?.value as T | undefined;
+}
+
+export function argAt(n: ReadNode, i: number): Position {
+  const entry = n.node.getArgumentEntries()[i];
+  return entry ? positionOf(entry) : n.at;
 }

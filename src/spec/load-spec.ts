@@ -1,7 +1,7 @@
 /** The spec compiler's front door: file or text in, CompiledSpec and diagnostics out. */
 import { readFile } from 'node:fs/promises';
 import { compileSpec, type SpecOverrides } from './compile-spec.js';
-import { SpecLoadError, type Diagnostic } from './diagnostics.js';
+import type { Diagnostic } from './diagnostics.js';
 import type { CompiledSpec } from './descriptor.js';
 import { parseSpec } from './parse-spec.js';
 
@@ -31,11 +31,4 @@ export async function compileSpecFile(
 ): Promise<CompileResult> {
   const text = await readFile(path, 'utf8');
   return compileSpecText(text, path, overrides);
-}
-
-/** For commands that need a spec that loads: throws SpecLoadError listing every error. */
-export async function loadSpec(path: string): Promise<CompiledSpec> {
-  const result = await compileSpecFile(path);
-  if (!result.compiled) throw new SpecLoadError(result.diagnostics);
-  return result.compiled;
 }

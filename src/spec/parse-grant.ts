@@ -1,223 +1,193 @@
-/** `can <verb> <resource> { ... }` → GrantSpec (spec-language.md, "Grants"). */
-import type { Diagnostics, Position } from './diagnostics.js';
-import { NodeReader } from './kdl-reader.js';
-import { parseFields } from './parse-field.js';
+/** The `can <verb> <resource> { ... }` node kind and its children (spec-language.md, "Grants"). */
+import type { Located } from './diagnostics.js';
+import type { RateLimit } from './descriptor.js';
+import {
+  arg,
+  argAt,
+  childNamed,
+  childrenNamed,
+  prop,
+  propAt,
+  type NodeKind,
+  type ReadContext,
+  type ReadNode,
+  type Table,
+} from './kdl-reader.js';
 import { toolName } from './naming.js';
-import type { BodySpec, ExclusiveSpec, FieldBlockSpec, GrantSpec, SetSpec } from './spec-types.js';
-import { parseDurationArg, parseRateLimitNode } from './parse-spec-parts.js';
+import { FIELD, uniqueFields } from './parse-field.js';
+import { locatedString, once, RATE_LIMIT, TEXT, TIMEOUT } from './common-kinds.js';
+import type { BodySpec, FieldBlockSpec, GrantSpec, SetSpec } from './spec-types.js';
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-const ONCE = new Set([
-  'describe',
-  'title',
-  'method',
-  'path',
-  'query',
-  'body',
-  'set',
-  'sql',
-  'params',
-  'max-rows',
-  'rate-limit',
-  'timeout',
-  'max-bytes',
-  'budget-bytes',
-]);
-
-export function parseGrant(r: NodeReader, diag: Diagnostics): GrantSpec | undefined {
-  const verb = r.string(0, 'a verb (can list issues)');
-  const resource = r.string(1, 'a resource (can list issues)');
-  r.finish();
-  if (verb === undefined || resource === undefined) return undefined;
-  const label = `grant ${toolName(verb, resource)}`;
-  const subject = [label];
-  const grant: Mutable<GrantSpec> = {
-    verb,
-    verbAt: r.argAt(0),
-    resource,
-    at: r.at,
-    set: [],
-    scopes: [],
+function count(name: string): NodeKind<Located<number>> {
+  return {
+    args: [{ what: `${name} value`, type: 'integer', min: 1 }],
+    build: (n) => {
+      const value = arg<number>(n, 0);
+      return value === undefined ? undefined : { value, at: n.at };
+    },
   };
-  const seen = new Map<string, Position>();
-  const scopes: string[] = [];
-  const set: SetSpec[] = [];
-
-  for (const c of r.children(subject)) {
-    if (ONCE.has(c.name)) {
-      const first = seen.get(c.name);
-      if (first) {
-        diag.error(
-          'SPEC_DUPLICATE',
-          c.at,
-          subject,
-          `\`${c.name}\` is given twice (first at line ${first.line})`,
-        );
-        continue;
-      }
-      seen.set(c.name, c.at);
-    }
-    switch (c.name) {
-      case 'describe':
-      case 'title': {
-        const text = c.string(0, 'a text');
-        c.finish();
-        c.noChildren();
-        if (text !== undefined) grant[c.name] = text;
-        break;
-      }
-      case 'method': {
-        const m = c.string(0, 'an HTTP method');
-        c.finish();
-        c.noChildren();
-        if (m !== undefined) grant.method = { value: m, at: c.argAt(0) };
-        break;
-      }
-      case 'path': {
-        const template = c.string(0, 'a path template');
-        c.finish();
-        const params = parseFields(c.children(subject), {
-          diag,
-          subject,
-          label: 'path param',
-          depth: 0,
-        });
-        if (template !== undefined) grant.path = { template, at: c.argAt(0), params };
-        break;
-      }
-      case 'query':
-        grant.query = parseBlock(c, diag, subject, 'query field');
-        break;
-      case 'body': {
-        const enc = c.propString('encoding') ?? 'json';
-        if (enc !== 'json' && enc !== 'form') {
-          diag.error(
-            'SPEC_VALUE_TYPE',
-            c.propAt('encoding'),
-            subject,
-            `body encoding=${JSON.stringify(enc)} must be "json" or "form"`,
-          );
-        }
-        const block = parseBlock(c, diag, subject, 'body field');
-        const body: BodySpec = { ...block, encoding: enc === 'form' ? 'form' : 'json' };
-        grant.body = body;
-        break;
-      }
-      case 'params':
-        grant.params = parseBlock(c, diag, subject, 'param');
-        break;
-      case 'set':
-        c.finish();
-        grant.setAt = c.at;
-        for (const s of c.children(subject)) set.push(...parseSet(s, diag, subject));
-        break;
-      case 'sql': {
-        const statement = c.string(0, 'an SQL statement');
-        c.finish();
-        c.noChildren();
-        if (statement !== undefined) grant.sql = { statement, at: c.argAt(0) };
-        break;
-      }
-      case 'max-rows':
-      case 'max-bytes':
-      case 'budget-bytes': {
-        const n = c.integer(0, `${c.name} value`, 1);
-        c.finish();
-        c.noChildren();
-        if (n === undefined) break;
-        if (c.name === 'max-rows') {
-          grant.maxRows = n;
-          grant.maxRowsAt = c.at;
-        } else if (c.name === 'max-bytes') grant.maxBytes = n;
-        else grant.budgetBytes = n;
-        break;
-      }
-      case 'scope':
-        for (const s of c.stringArgs('a scope')) scopes.push(s.value);
-        if (c.argEntries().length === 0)
-          diag.error('SPEC_MISSING', c.at, subject, '`scope` needs a scope name');
-        c.finish();
-        c.noChildren();
-        break;
-      case 'rate-limit': {
-        const rl = parseRateLimitNode(c, diag, subject);
-        if (rl) grant.rateLimit = rl;
-        break;
-      }
-      case 'timeout': {
-        const ms = parseDurationArg(c, diag, subject);
-        if (ms !== undefined) grant.timeoutMs = ms;
-        break;
-      }
-      default:
-        diag.error(
-          'SPEC_UNKNOWN_NODE',
-          c.at,
-          subject,
-          `unknown node \`${c.name}\` in a grant (known: describe, title, method, path, query, body, set, sql, params, max-rows, scope, rate-limit, timeout, max-bytes, budget-bytes)`,
-        );
-    }
-  }
-  grant.scopes = scopes;
-  grant.set = set;
-  return grant;
 }
 
-function parseBlock(
-  c: NodeReader,
-  diag: Diagnostics,
-  subject: readonly string[],
-  label: string,
-): FieldBlockSpec {
-  c.finish();
-  const children = c.children(subject);
-  const exclusive: ExclusiveSpec[] = [];
-  for (const x of children.filter((x) => x.name === 'exclusive')) {
-    const names = x.stringArgs('a field name');
+const EXCLUSIVE: NodeKind<FieldBlockSpec['exclusive'][number]> = {
+  rest: { what: 'a field name', type: 'string' },
+  build(n, { diag, subject }) {
+    const names = n.args.filter((a): a is Located<string> => a !== undefined);
     if (names.length < 2)
-      diag.error('SPEC_EXCLUSIVE', x.at, subject, '`exclusive` names at least two fields');
-    x.finish();
-    x.noChildren();
-    exclusive.push({ names, at: x.at });
-  }
-  const fields = parseFields(children, { diag, subject, label, depth: 0 }, new Set(['exclusive']));
-  return { at: c.at, fields, exclusive };
+      diag.error('SPEC_EXCLUSIVE', n.at, subject, '`exclusive` names at least two fields');
+    return { value: names, at: n.at };
+  },
+};
+
+/** `query`, `body` and `params`: fields named freely, and `exclusive` groups. */
+function block(label: string): Table {
+  return { kinds: { exclusive: EXCLUSIVE }, other: FIELD, label };
 }
 
-function parseSet(s: NodeReader, diag: Diagnostics, subject: readonly string[]): SetSpec[] {
-  if (s.name !== 'query' && s.name !== 'header' && s.name !== 'body') {
-    diag.error(
-      'SPEC_UNKNOWN_NODE',
-      s.at,
-      subject,
-      `unknown node \`${s.name}\` in set (known: query, header, body)`,
-    );
-    return [];
-  }
-  const key = s.string(0, `a ${s.name} name`);
-  const entry = s.argEntries()[1];
-  if (!entry) {
-    diag.error('SPEC_MISSING', s.at, subject, `set ${s.name} needs a value`);
-    s.finish();
-    return [];
-  }
-  s.scalarArgs();
-  s.finish();
-  s.noChildren();
-  if (s.argEntries().length > 2) {
-    diag.error(
-      'SPEC_UNKNOWN_PROPERTY',
-      s.argAt(2),
-      subject,
-      `set ${s.name} takes a name and one value`,
-    );
-  }
-  const value = entry.getValue();
-  if (s.name === 'header' && typeof value !== 'string') {
-    diag.error('SPEC_VALUE_TYPE', s.argAt(1), subject, `set header value must be a string`);
-    return [];
-  }
-  if (key === undefined) return [];
-  return [{ target: s.name, key, value, at: s.at }];
+function fieldBlock(n: ReadNode, ctx: ReadContext): FieldBlockSpec {
+  return {
+    at: n.at,
+    fields: uniqueFields(n.children, ctx),
+    exclusive: childrenNamed(n.children, 'exclusive'),
+  };
 }
+
+const BLOCK = (label: string): NodeKind<FieldBlockSpec> => ({
+  children: block(label),
+  build: (n, ctx) => fieldBlock(n, { ...ctx, label }),
+});
+
+const BODY: NodeKind<BodySpec> = {
+  props: { encoding: { type: 'string' } },
+  children: block('body field'),
+  build(n, ctx) {
+    const encoding = prop<string>(n, 'encoding') ?? 'json';
+    if (encoding !== 'json' && encoding !== 'form')
+      ctx.diag.error(
+        'SPEC_VALUE_TYPE',
+        propAt(n, 'encoding'),
+        ctx.subject,
+        `body encoding=${JSON.stringify(encoding)} must be "json" or "form"`,
+      );
+    return {
+      ...fieldBlock(n, { ...ctx, label: 'body field' }),
+      encoding: encoding === 'form' ? 'form' : 'json',
+    };
+  },
+};
+
+const PATH: NodeKind<NonNullable<GrantSpec['path']>> = {
+  args: [{ what: 'a path template', type: 'string' }],
+  children: { kinds: {}, other: FIELD, label: 'path param' },
+  build(n, ctx) {
+    const params = uniqueFields(n.children, { ...ctx, label: 'path param' });
+    const template = arg<string>(n, 0);
+    return template === undefined ? undefined : { value: template, at: argAt(n, 0), params };
+  },
+};
+
+function setEntry(target: SetSpec['target']): NodeKind<SetSpec> {
+  return {
+    args: [{ what: `a ${target} name`, type: 'string' }],
+    rest: { what: 'a value', type: 'scalar' },
+    build(n, { diag, subject }) {
+      const entries = n.node.getArgumentEntries();
+      if (!entries[1]) {
+        diag.error('SPEC_MISSING', n.at, subject, `set ${target} needs a value`);
+        return undefined;
+      }
+      if (entries.length > 2)
+        diag.error(
+          'SPEC_UNKNOWN_PROPERTY',
+          argAt(n, 2),
+          subject,
+          `set ${target} takes a name and one value`,
+        );
+      const value = entries[1].getValue();
+      if (target === 'header' && typeof value !== 'string') {
+        diag.error('SPEC_VALUE_TYPE', argAt(n, 1), subject, `set header value must be a string`);
+        return undefined;
+      }
+      const key = arg<string>(n, 0);
+      return key === undefined ? undefined : { target, key, value, at: n.at };
+    },
+  };
+}
+
+const SET: NodeKind<Located<SetSpec[]>> = {
+  children: {
+    kinds: { query: setEntry('query'), header: setEntry('header'), body: setEntry('body') },
+    where: 'in set',
+  },
+  build: (n) => ({ value: n.children.map((c) => c.value as SetSpec), at: n.at }),
+};
+
+const SCOPE: NodeKind<string[]> = {
+  rest: { what: 'a scope', type: 'string' },
+  build(n, { diag, subject }) {
+    if (n.args.length === 0)
+      diag.error('SPEC_MISSING', n.at, subject, '`scope` needs a scope name');
+    return n.args.flatMap((a) => (a ? [a.value as string] : []));
+  },
+};
+
+/** A grant's children, in the order the "known: ..." hint lists them. */
+const GRANT_TABLE: Table = {
+  kinds: {
+    describe: once(TEXT),
+    title: once(TEXT),
+    method: once(locatedString('an HTTP method')),
+    path: once(PATH),
+    query: once(BLOCK('query field')),
+    body: once(BODY),
+    set: once(SET),
+    sql: once(locatedString('an SQL statement')),
+    params: once(BLOCK('param')),
+    'max-rows': once(count('max-rows')),
+    scope: SCOPE,
+    'rate-limit': once(RATE_LIMIT),
+    timeout: once(TIMEOUT),
+    'max-bytes': once(count('max-bytes')),
+    'budget-bytes': once(count('budget-bytes')),
+  },
+  where: 'in a grant',
+  twice: 'is given twice',
+};
+
+export const GRANT: NodeKind<GrantSpec> = {
+  args: [
+    { what: 'a verb (can list issues)', type: 'string' },
+    { what: 'a resource (can list issues)', type: 'string' },
+  ],
+  children: GRANT_TABLE,
+  // Without both words there is no tool name to speak of: its children are not read.
+  inner: (n) => {
+    const verb = arg<string>(n, 0);
+    const resource = arg<string>(n, 1);
+    return verb === undefined || resource === undefined
+      ? undefined
+      : [`grant ${toolName(verb, resource)}`];
+  },
+  build(n) {
+    const c = n.children;
+    return {
+      verb: { value: arg<string>(n, 0)!, at: argAt(n, 0) },
+      resource: arg<string>(n, 1)!,
+      at: n.at,
+      describe: childNamed(c, 'describe'),
+      title: childNamed(c, 'title'),
+      method: childNamed(c, 'method'),
+      path: childNamed(c, 'path'),
+      query: childNamed(c, 'query'),
+      body: childNamed(c, 'body'),
+      set: childNamed(c, 'set'),
+      sql: childNamed(c, 'sql'),
+      params: childNamed(c, 'params'),
+      maxRows: childNamed(c, 'max-rows'),
+      scopes: childrenNamed<string[]>(c, 'scope').flat(),
+      rateLimit: childNamed<RateLimit>(c, 'rate-limit'),
+      timeoutMs: childNamed(c, 'timeout'),
+      maxBytes: childNamed<Located<number>>(c, 'max-bytes')?.value,
+      budgetBytes: childNamed<Located<number>>(c, 'budget-bytes')?.value,
+    };
+  },
+};

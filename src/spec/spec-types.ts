@@ -1,28 +1,21 @@
 /**
  * The typed Spec: what the `.mcp.kdl` file says, checked for shape (known nodes,
- * properties and value types) but not yet for meaning. Every part keeps its source
- * position so the compiler can name the line of a semantic error.
+ * properties and value types) but not yet for meaning. A value that a later check may
+ * refuse is `Located`, so the message can name its line; the parts that need no
+ * further check are the descriptor's own types.
  */
-import type { Position } from './diagnostics.js';
+import type { Located, Position } from './diagnostics.js';
+import type {
+  AccessDescriptor,
+  DatabaseSettings,
+  DatabaseTarget,
+  RateLimit,
+  UpstreamAuth,
+} from './descriptor.js';
+import type { FieldType, Format } from './field-types.js';
 import type { Scalar } from './kdl-reader.js';
 
-export const FIELD_TYPES = [
-  'string',
-  'integer',
-  'number',
-  'boolean',
-  'string[]',
-  'integer[]',
-  'number[]',
-  'boolean[]',
-  'object',
-  'object[]',
-  'raw',
-] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
-
-export const FORMATS = ['date-time', 'date', 'email', 'uri', 'uuid'] as const;
-export type Format = (typeof FORMATS)[number];
+export { FIELD_TYPES, FORMATS, type FieldType, type Format } from './field-types.js';
 
 export interface FieldSpec {
   readonly name: string;
@@ -31,34 +24,30 @@ export interface FieldSpec {
   readonly typeAt?: Position;
   readonly at: Position;
   readonly required: boolean;
-  readonly default?: { readonly value: Scalar; readonly at: Position };
+  readonly default?: Located<Scalar>;
   readonly describe?: string;
-  readonly min?: number;
-  readonly max?: number;
-  readonly minLength?: number;
-  readonly maxLength?: number;
-  readonly pattern?: { readonly source: string; readonly at: Position };
+  readonly min?: Located<number>;
+  readonly max?: Located<number>;
+  readonly minLength?: Located<number>;
+  readonly maxLength?: Located<number>;
+  readonly pattern?: Located<string>;
   readonly format?: Format;
-  readonly minItems?: number;
-  readonly maxItems?: number;
-  readonly as?: string;
-  readonly asAt?: Position;
-  readonly arg?: { readonly name: string; readonly at: Position };
-  readonly fromClaim?: { readonly claim: string; readonly at: Position };
+  readonly minItems?: Located<number>;
+  readonly maxItems?: Located<number>;
+  readonly as?: Located<string>;
+  /** `arg=`: the top-level argument a nested body field is filled from. */
+  readonly arg?: Located<string>;
+  readonly fromClaim?: Located<string>;
   readonly kind?: 'object' | 'array';
-  readonly enum?: readonly { readonly value: Scalar; readonly at: Position }[];
+  readonly enum?: readonly Located<Scalar>[];
   readonly fields?: readonly FieldSpec[];
 }
 
-export interface ExclusiveSpec {
-  readonly names: readonly { readonly value: string; readonly at: Position }[];
-  readonly at: Position;
-}
-
+/** `query`, `body` and `params`: fields, and groups of which at most one may be given. */
 export interface FieldBlockSpec {
   readonly at: Position;
   readonly fields: readonly FieldSpec[];
-  readonly exclusive: readonly ExclusiveSpec[];
+  readonly exclusive: readonly Located<readonly Located<string>[]>[];
 }
 
 export interface BodySpec extends FieldBlockSpec {
@@ -72,94 +61,31 @@ export interface SetSpec {
   readonly at: Position;
 }
 
-export interface RateLimitSpec {
-  readonly count: number;
-  readonly windowMs: number;
-  readonly text: string;
-  readonly at: Position;
-}
-
 export interface GrantSpec {
-  readonly verb: string;
-  /** Where the verb is written, for SPEC_UNKNOWN_VERB. */
-  readonly verbAt: Position;
+  readonly verb: Located<string>;
   readonly resource: string;
   readonly at: Position;
   readonly describe?: string;
   readonly title?: string;
-  readonly method?: { readonly value: string; readonly at: Position };
-  readonly path?: {
-    readonly template: string;
-    readonly at: Position;
-    readonly params: readonly FieldSpec[];
-  };
+  readonly method?: Located<string>;
+  readonly path?: Located<string> & { readonly params: readonly FieldSpec[] };
   readonly query?: FieldBlockSpec;
   readonly body?: BodySpec;
-  readonly set: readonly SetSpec[];
-  readonly sql?: { readonly statement: string; readonly at: Position };
+  readonly set?: Located<readonly SetSpec[]>;
+  readonly sql?: Located<string>;
   readonly params?: FieldBlockSpec;
-  readonly maxRows?: number;
-  /** Where `max-rows` is written, for SPEC_GRANT_KIND in an HTTP grant. */
-  readonly maxRowsAt?: Position;
-  /** Where `set` is written, for SPEC_GRANT_KIND in a sql grant. */
-  readonly setAt?: Position;
+  readonly maxRows?: Located<number>;
   readonly scopes: readonly string[];
-  readonly rateLimit?: RateLimitSpec;
+  readonly rateLimit?: RateLimit;
   readonly timeoutMs?: number;
   readonly maxBytes?: number;
   readonly budgetBytes?: number;
 }
 
-export type AuthSpec =
-  | { readonly kind: 'bearer'; readonly env: string; readonly at: Position }
-  | {
-      readonly kind: 'header';
-      readonly header: string;
-      readonly env: string;
-      readonly prefix: string;
-      readonly at: Position;
-    }
-  | {
-      readonly kind: 'basic';
-      readonly usernameEnv: string;
-      readonly passwordEnv: string;
-      readonly at: Position;
-    }
-  | { readonly kind: 'query'; readonly param: string; readonly env: string; readonly at: Position };
-
-interface DatabaseCommon {
-  readonly pool: number;
-  readonly statementTimeoutMs: number;
-  /** How long a call waits for a free connection before a 503. */
-  readonly checkoutTimeoutMs: number;
-  readonly at: Position;
-}
-
-export type DatabaseSpec =
-  | (DatabaseCommon & { readonly kind: 'env'; readonly env: string })
-  | (DatabaseCommon & { readonly kind: 'embedded'; readonly seed?: string });
-
 export interface RestrictSpec {
   readonly argument: string;
-  readonly values?: readonly { readonly value: Scalar; readonly at: Position }[];
-  readonly pattern?: { readonly source: string; readonly at: Position };
-  readonly at: Position;
-}
-
-export interface AccessSpec {
-  readonly apiKeys: readonly {
-    readonly env: string;
-    readonly scopes: readonly string[];
-    readonly at: Position;
-  }[];
-  readonly oauth?: {
-    readonly issuer: string;
-    readonly audience: string;
-    readonly jwksUri: string;
-    readonly at: Position;
-  };
-  readonly allowOrigins: readonly string[];
-  readonly at: Position;
+  readonly values?: readonly Located<Scalar>[];
+  readonly pattern?: Located<string>;
 }
 
 export interface Spec {
@@ -170,27 +96,20 @@ export interface Spec {
     readonly title?: string;
     readonly describe?: string;
   };
-  readonly baseUrl?: {
-    readonly url: string;
-    readonly at: Position;
-    /** `connections=N`: the most connections open to the upstream origin at once. */
-    readonly connections?: number;
-  };
-  readonly auth?: AuthSpec;
-  readonly headers: readonly {
-    readonly name: string;
-    readonly value: string;
-    readonly at: Position;
-  }[];
+  /** `connections=N`: the most connections open to the upstream origin at once. */
+  readonly baseUrl?: Located<string> & { readonly connections?: number };
+  readonly auth?: Located<UpstreamAuth>;
+  readonly headers: readonly Located<readonly [string, string]>[];
   readonly timeoutMs?: number;
-  readonly database?: DatabaseSpec;
-  readonly restrict: readonly RestrictSpec[];
+  /** Settings left out are filled in by lowering. */
+  readonly database?: DatabaseTarget & Partial<DatabaseSettings>;
+  readonly restrict: readonly Located<RestrictSpec>[];
   readonly limits: {
     readonly maxBytes?: number;
     readonly budgetBytes?: number;
     readonly redisEnv?: string;
   };
-  readonly rateLimit?: RateLimitSpec;
-  readonly access?: AccessSpec;
+  readonly rateLimit?: RateLimit;
+  readonly access?: AccessDescriptor;
   readonly grants: readonly GrantSpec[];
 }

@@ -4,7 +4,6 @@
  * with the total in coverage; writes without RETURNING answer {"rowCount": n}.
  */
 import { createHash } from 'node:crypto';
-import { dirname, resolve } from 'node:path';
 import type { CompiledSpec, Descriptor } from '../../../spec/descriptor.js';
 import { StartupError } from '../../startup-error.js';
 import type { BackendKind, BackendOutcome, Env, PreparedBackend } from '../backend.js';
@@ -36,26 +35,21 @@ export async function createSqlKind(
     });
   } else {
     const { createEmbeddedExecutor } = await import('./embedded-executor.js');
-    const seed = db.seed === undefined ? undefined : resolve(dirname(spec.file), db.seed);
-    executor = await createEmbeddedExecutor({ ...(seed !== undefined && { seedFile: seed }) });
+    executor = await createEmbeddedExecutor({
+      ...(db.seed !== undefined && { seedFile: db.seed }),
+    });
   }
   return {
-    prepare: (d, redact) => prepareSqlGrant(d, executor, db.statementTimeoutMs, redact),
+    prepare: (d, redact) => prepareSqlGrant(d, executor, redact),
     secrets: () => executor.secrets(),
     ready: () => executor.ready(),
     close: () => executor.close(),
   };
 }
 
-function prepareSqlGrant(
-  d: Descriptor,
-  executor: SqlExecutor,
-  defaultTimeoutMs: number,
-  redact: Redactor,
-): PreparedBackend {
+function prepareSqlGrant(d: Descriptor, executor: SqlExecutor, redact: Redactor): PreparedBackend {
   if (d.backend.kind !== 'sql') throw new Error(`grant ${d.name} is not a sql grant`);
-  const { statement, readOnly, maxRows } = d.backend;
-  const timeoutMs = d.backend.statementTimeoutMs ?? defaultTimeoutMs;
+  const { statement, readOnly, maxRows, timeoutMs } = d.backend;
   const params = d.arguments
     .filter((a) => a.in === 'param')
     .sort((a, b) => a.position! - b.position!);

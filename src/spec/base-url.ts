@@ -1,0 +1,24 @@
+/**
+ * base-url must be absolute http(s), without credentials, query or fragment; the
+ * result is origin + prefix with no trailing slash, the fixed part of every URL.
+ */
+export function normalizeBaseUrl(
+  text: string,
+): { ok: true; url: string } | { ok: false; problem: string } {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { ok: false, problem: `${JSON.stringify(text)} is not an absolute URL` };
+  }
+  const problem =
+    url.protocol !== 'http:' && url.protocol !== 'https:'
+      ? `scheme ${url.protocol} is not http or https`
+      : url.username || url.password
+        ? 'credentials belong in `auth`, not in the URL'
+        : url.search || url.hash || text.includes('?') || text.includes('#')
+          ? 'a base-url takes no query or fragment: use `set { query }`'
+          : undefined;
+  if (problem) return { ok: false, problem: `${JSON.stringify(text)}: ${problem}` };
+  return { ok: true, url: `${url.origin}${url.pathname.replace(/\/+$/, '')}` };
+}

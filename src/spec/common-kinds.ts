@@ -1,0 +1,60 @@
+/** Node kinds that several tables share: texts, durations, rate limits, located strings. */
+import type { Located } from './diagnostics.js';
+import type { RateLimit } from './descriptor.js';
+import { arg, argAt, type NodeKind, type TableRow } from './kdl-reader.js';
+import { parseDuration, parseRateLimit } from './values.js';
+
+/** A kind that may appear once in its table. */
+export const once = <T>(kind: NodeKind<T>): TableRow => ({ ...kind, once: true });
+
+/** One string argument, kept with its place. */
+export function locatedString(what: string): NodeKind<Located<string>> {
+  return {
+    args: [{ what, type: 'string' }],
+    build: (n) => {
+      const value = arg<string>(n, 0);
+      return value === undefined ? undefined : { value, at: argAt(n, 0) };
+    },
+  };
+}
+
+export const TEXT: NodeKind<string> = {
+  args: [{ what: 'a text', type: 'string' }],
+  build: (n) => arg(n, 0),
+};
+
+/** `timeout "10s"`, at the top and in a grant. */
+export const TIMEOUT: NodeKind<number> = {
+  args: [{ what: 'a duration such as "10s"', type: 'string' }],
+  build(n, { diag }) {
+    const text = arg<string>(n, 0);
+    if (text === undefined) return undefined;
+    const ms = parseDuration(text);
+    if (ms === undefined)
+      diag.error(
+        'SPEC_DURATION',
+        argAt(n, 0),
+        n.subject,
+        `${n.name} ${JSON.stringify(text)} is not a duration like 500ms, 10s, 2m`,
+      );
+    return ms;
+  },
+};
+
+/** `rate-limit "60/m"`, at the top and in a grant. */
+export const RATE_LIMIT: NodeKind<RateLimit> = {
+  args: [{ what: 'a rate such as "60/m"', type: 'string' }],
+  build(n, { diag }) {
+    const text = arg<string>(n, 0);
+    if (text === undefined) return undefined;
+    const rl = parseRateLimit(text);
+    if (!rl)
+      diag.error(
+        'SPEC_RATE_LIMIT',
+        argAt(n, 0),
+        n.subject,
+        `rate-limit ${JSON.stringify(text)} is not like "60/m" (calls per s, m or h)`,
+      );
+    return rl;
+  },
+};
