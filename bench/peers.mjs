@@ -19,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { createBenchSchema } from './lib/bench-schema.mjs';
 import { loadWindow, verifyAnswer } from './lib/load-window.mjs';
 import { eraRequest, legacyRequest } from './lib/mcp-requests.mjs';
 import {
@@ -95,26 +96,8 @@ function ensureBuild() {
   if (r.status !== 0) throw new Error('npm run build failed');
 }
 
-async function setUpDatabase() {
-  const { default: pg } = await import('pg');
-  const schema = `mcpb_peers_${process.pid}`;
-  const run = async (statements) => {
-    const client = new pg.Client({ connectionString: PG_BASE, connectionTimeoutMillis: 5000 });
-    client.on('error', () => {});
-    await client.connect();
-    try {
-      for (const q of statements) await client.query(q);
-    } finally {
-      await client.end().catch(() => {});
-    }
-  };
-  await run([
-    `CREATE SCHEMA ${schema}`,
-    `CREATE TABLE ${schema}.bench_items (id integer PRIMARY KEY, name text NOT NULL, price_cents integer NOT NULL)`,
-    `INSERT INTO ${schema}.bench_items SELECT g, 'item-' || g, g * 100 FROM generate_series(1, 1000) g`,
-    `ANALYZE ${schema}.bench_items`,
-  ]);
-  return { schema, drop: () => run([`DROP SCHEMA IF EXISTS ${schema} CASCADE`]) };
+function setUpDatabase() {
+  return createBenchSchema(PG_BASE, 'mcpb_peers');
 }
 
 /** Starts a subject for `count` tools and waits for its first tools/list answer. */

@@ -24,6 +24,7 @@ import { dirname, join, resolve as resolvePath } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { createBenchSchema } from './lib/bench-schema.mjs';
 import { loadWindow, verifyAnswer } from './lib/load-window.mjs';
 import { JSON_HEADERS, legacyRequest, modernRequest } from './lib/mcp-requests.mjs';
 import {
@@ -470,29 +471,8 @@ async function redactSection() {
 
 // ---------------------------------------------------------------- database
 
-async function setUpDatabase() {
-  const { default: pg } = await import('pg');
-  const schema = `mcpb_bench_${process.pid}`;
-  // A short-lived client each time: other test suites may restart Postgres meanwhile.
-  const run = async (statements) => {
-    const client = new pg.Client({ connectionString: PG_BASE, connectionTimeoutMillis: 5000 });
-    client.on('error', () => {});
-    await client.connect();
-    try {
-      for (const q of statements) await client.query(q);
-    } finally {
-      await client.end().catch(() => {});
-    }
-  };
-  await run([
-    `CREATE SCHEMA ${schema}`,
-    `CREATE TABLE ${schema}.bench_items (id integer PRIMARY KEY, name text NOT NULL, price_cents integer NOT NULL)`,
-    `INSERT INTO ${schema}.bench_items SELECT g, 'item-' || g, g * 100 FROM generate_series(1, 1000) g`,
-    `ANALYZE ${schema}.bench_items`,
-  ]);
-  const sep = PG_BASE.includes('?') ? '&' : '?';
-  const url = `${PG_BASE}${sep}options=-c%20search_path%3D${schema}`;
-  return { url, schema, drop: () => run([`DROP SCHEMA IF EXISTS ${schema} CASCADE`]) };
+function setUpDatabase() {
+  return createBenchSchema(PG_BASE, 'mcpb_bench');
 }
 
 // ---------------------------------------------------------------- report
