@@ -1,24 +1,20 @@
 /** `mcp-beaver <command>`: dispatch to one command module each. */
-import { runCheck } from './check.js';
-import { runTools } from './tools.js';
-import { runOpenApi } from './openapi.js';
-import { runServe } from './serve.js';
-import { runDemo } from './demo.js';
 import { MAIN_HELP } from './help.js';
 
 type Command = (argv: string[]) => Promise<number>;
 
+// Each command loads only its own modules: `serve` must not pay for the MCP client or
+// the OpenAPI parsers, and `--version` or `check` must not pay for fastify, pg and the
+// rest of the server (start-up is what a scaling pod waits for).
 const COMMANDS: Record<string, Command> = {
-  check: runCheck,
-  tools: runTools,
-  // The remote commands load the MCP client; the others should not pay for it.
+  check: async (argv) => (await import('./check.js')).runCheck(argv),
+  tools: async (argv) => (await import('./tools.js')).runTools(argv),
   call: async (argv) => (await import('./call.js')).runCall(argv),
   discover: async (argv) => (await import('./discover.js')).runDiscover(argv),
-  openapi: runOpenApi,
-  // The importer loads its document parsers; no other command should pay for them.
+  openapi: async (argv) => (await import('./openapi.js')).runOpenApi(argv),
   import: async (argv) => (await import('./import.js')).runImport(argv),
-  serve: runServe,
-  demo: runDemo,
+  serve: async (argv) => (await import('./serve.js')).runServe(argv),
+  demo: async (argv) => (await import('./demo.js')).runDemo(argv),
 };
 
 export async function main(argv: string[]): Promise<number> {
