@@ -20,6 +20,7 @@ import { createMemoryLimiter } from './rate-limit/memory-limiter.js';
 import { prepareRateLimit, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { makeRedactor, type Redactor } from './redact.js';
 import { StartupError } from './startup-error.js';
+import { prepareVisibility, type VisibleTo, type VisibleTools } from './visibility.js';
 
 /** Backend kinds by descriptor kind (architecture.md, habit 4: a map, not a switch). */
 export interface KindContext {
@@ -72,6 +73,7 @@ export class Gateway {
   private inFlight = 0;
   private draining = false;
   private readonly idleWaiters: (() => void)[] = [];
+  private readonly visible: VisibleTo;
 
   private constructor(
     readonly spec: CompiledSpec,
@@ -81,7 +83,9 @@ export class Gateway {
     private readonly maxInFlight: number,
     private readonly observer: CallObserver | undefined,
     private readonly ownedLimiter?: RateLimiter,
-  ) {}
+  ) {
+    this.visible = prepareVisibility([...operations.values()]);
+  }
 
   static async prepare(spec: CompiledSpec, opts: GatewayOptions = {}): Promise<Gateway> {
     const env = opts.env ?? process.env;
@@ -172,6 +176,11 @@ export class Gateway {
   /** Looks a tool up by name; a Map, so names like `__proto__` find nothing. */
   operation(name: string): Operation | undefined {
     return this.operations.get(name);
+  }
+
+  /** The tools this caller may see and call: one frozen view per distinct outcome. */
+  visibleTo(caller: Caller): VisibleTools {
+    return this.visible(caller);
   }
 
   async call(

@@ -65,7 +65,7 @@ export async function buildRuntime(
     gateway,
     access,
     restListing: prepareRestListing(gateway),
-    mcpPayloads: buildPayloads(spec, access.enabled),
+    mcpPayloads: buildPayloads(gateway, access.enabled),
     guard: prepareRequestGuard({
       allowOrigins: spec.access?.allowOrigins ?? [],
       allowedHosts: opts.allowedHosts,

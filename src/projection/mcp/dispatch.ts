@@ -2,11 +2,11 @@
 import { statusOf } from '../../engine/error-catalogue.js';
 import { continueTrace } from '../../engine/trace-context.js';
 import { errorReply, resultBytes, resultText, RPC, type RpcReply } from './jsonrpc.js';
-import type { McpDeps, RpcRequest } from './handle-message.js';
+import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
 import { toolResultText } from './tool-result.js';
 import { isLegacyVersion, LEGACY_VERSIONS } from './versions.js';
 
-type Handler = (req: RpcRequest, deps: McpDeps, tail: string) => RpcReply | Promise<RpcReply>;
+type Handler = (req: RpcRequest, deps: McpDeps, era: Era) => RpcReply | Promise<RpcReply>;
 
 function ok(req: RpcRequest, json: string): RpcReply {
   return { status: 200, body: resultText(req.id, json) };
@@ -42,17 +42,22 @@ export function dispatchModern(req: RpcRequest, deps: McpDeps): Promise<RpcReply
   const handler = MODERN.get(req.method);
   if (!handler)
     return errorReply(404, req.id, RPC.METHOD_NOT_FOUND, `Method not found: ${req.method}`);
-  return handler(req, deps, `,"resultType":"complete","_meta":${deps.payloads.modernMeta}`);
+  return handler(req, deps, 'modern');
 }
 
 export function dispatchLegacy(req: RpcRequest, deps: McpDeps): Promise<RpcReply> | RpcReply {
   const handler = LEGACY.get(req.method);
   if (!handler)
     return errorReply(200, req.id, RPC.METHOD_NOT_FOUND, `Method not found: ${req.method}`);
-  return handler(req, deps, '');
+  return handler(req, deps, 'legacy');
 }
 
-async function callTool(req: RpcRequest, deps: McpDeps, tail: string): Promise<RpcReply> {
+/** What a modern result carries after its content; a legacy result carries nothing more. */
+function resultTail(deps: McpDeps, era: Era): string {
+  return era === 'modern' ? `,"resultType":"complete","_meta":${deps.payloads.modernMeta}` : '';
+}
+
+async function callTool(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcReply> {
   const name = req.params?.name;
   if (typeof name !== 'string')
     return errorReply(200, req.id, RPC.INVALID_PARAMS, 'tools/call needs params.name (a string)');
@@ -71,9 +76,10 @@ async function callTool(req: RpcRequest, deps: McpDeps, tail: string): Promise<R
   }
   // 2026-07-28 carries the trace in the request's _meta; older clients use the header.
   const meta = req.params?._meta as Record<string, unknown> | undefined;
-  const modern = tail !== '';
   const trace = continueTrace(
-    modern && typeof meta?.traceparent === 'string' ? meta.traceparent : deps.traceparentHeader,
+    era === 'modern' && typeof meta?.traceparent === 'string'
+      ? meta.traceparent
+      : deps.traceparentHeader,
   );
   const out = await deps.gateway.call(op, args, deps.caller, {
     cancel: deps.callerCancel(),
@@ -81,7 +87,7 @@ async function callTool(req: RpcRequest, deps: McpDeps, tail: string): Promise<R
     traceId: trace.traceId,
     origin: {
       surface: 'mcp',
-      era: modern ? 'modern' : 'legacy',
+      era,
       ...(deps.requestId && { requestId: deps.requestId }),
     },
   });
@@ -96,5 +102,5 @@ async function callTool(req: RpcRequest, deps: McpDeps, tail: string): Promise<R
     );
     return { ...reply, headers: { 'www-authenticate': deps.scopeChallenge(op.descriptor.scopes) } };
   }
-  return ok(req, toolResultText(out, tail));
+  return ok(req, toolResultText(out, resultTail(deps, era)));
 }

@@ -3,14 +3,11 @@
  * from the body (headers only cross-check it), then dispatch on the method string
  * before looking at params (protocol.md). Every request stands alone: no session.
  */
-import type { Gateway } from '../../engine/gateway.js';
 import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../../engine/json-depth.js';
 import { parseJson } from '../../engine/number-text.js';
-import type { Caller } from '../../engine/caller.js';
-import type { Cancellation } from '../../engine/backends/backend.js';
-import { ACCEPTED, errorReply, isValidId, RPC, type RpcId, type RpcReply } from './jsonrpc.js';
+import { ACCEPTED, errorReply, isValidId, RPC, type RpcReply } from './jsonrpc.js';
+import type { McpDeps, RpcRequest } from './mcp-request.js';
 import { checkMirroredHeaders, singleHeaderValue } from './mirrored-headers.js';
-import type { Payloads } from './payloads.js';
 import { dispatchLegacy, dispatchModern } from './dispatch.js';
 import {
   ALL_VERSIONS,
@@ -21,26 +18,6 @@ import {
 } from './versions.js';
 
 export type Headers = Record<string, string | string[] | undefined>;
-
-export interface McpDeps {
-  readonly gateway: Gateway;
-  readonly payloads: Payloads;
-  /** Who is calling, already authenticated by the route. */
-  readonly caller: Caller;
-  /** WWW-Authenticate for a 403 naming the scopes a grant needs. */
-  readonly scopeChallenge: (required: readonly string[]) => string;
-  /** The caller's cancellation, made on first use (only tools/call asks for it). */
-  readonly callerCancel: () => Cancellation;
-  /** The HTTP `traceparent` header, used when the body carries none. */
-  readonly traceparentHeader?: string;
-  readonly requestId?: string;
-}
-
-export interface RpcRequest {
-  readonly id: RpcId;
-  readonly method: string;
-  readonly params: Record<string, unknown> | undefined;
-}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

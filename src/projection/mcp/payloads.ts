@@ -1,19 +1,17 @@
 /**
  * Results that never change while a spec is loaded, serialized once at boot per era
- * (bytes ready to write): server/discover, initialize, and tools/list. When `access`
- * filters the list by scope, each distinct scope set gets its list built once and
- * cached, and the list's cacheScope becomes "private".
+ * (bytes ready to write): server/discover, initialize, and tools/list. Which tools a
+ * caller sees is the engine's answer (`gateway.visibleTo`); each view gets its list
+ * built once, and with `access` on the list's cacheScope is "private".
  */
 import type { Caller } from '../../engine/caller.js';
-import { missingScopes } from '../../engine/guards/scopes.js';
-import type { CompiledSpec } from '../../spec/descriptor.js';
+import type { Gateway } from '../../engine/gateway.js';
+import type { VisibleTools } from '../../engine/visibility.js';
 import { toolList } from './tool-definition.js';
 import { LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS } from './versions.js';
 
 /** How long a client may cache discover and tools/list (the list changes only on reload). */
 export const LIST_TTL_MS = 60_000;
-/** Distinct scope sets whose lists are kept; beyond it lists are built per call. */
-const LIST_CACHE_MAX = 256;
 
 /** tools/list results as UTF-8 bytes, ready to write (no per-request encoding). */
 export interface ToolLists {
@@ -30,7 +28,8 @@ export interface Payloads {
   toolLists(caller: Caller): ToolLists;
 }
 
-export function buildPayloads(spec: CompiledSpec, filtered: boolean): Payloads {
+export function buildPayloads(gateway: Gateway, filtered: boolean): Payloads {
+  const { spec } = gateway;
   const serverInfo = {
     name: spec.server.name,
     version: spec.server.version,
@@ -62,10 +61,8 @@ export function buildPayloads(spec: CompiledSpec, filtered: boolean): Payloads {
       }),
     );
   }
-  const listsOf = (caller: Caller): ToolLists => {
-    const { tools } = toolList(
-      spec.tools.filter((d) => missingScopes(d.scopes, caller).length === 0),
-    );
+  const listsOf = (view: VisibleTools): ToolLists => {
+    const { tools } = toolList(view.descriptors);
     return {
       modern: Buffer.from(
         JSON.stringify({
@@ -79,20 +76,16 @@ export function buildPayloads(spec: CompiledSpec, filtered: boolean): Payloads {
       legacy: Buffer.from(JSON.stringify({ tools })),
     };
   };
-  const everyone = listsOf({ id: 'anonymous', scopes: 'all' });
-  const cache = new Map<string, ToolLists>();
+  // Views are interned by the engine (bounded), so the lists are built once per view.
+  const cache = new WeakMap<VisibleTools, ToolLists>();
   return {
     discover: JSON.stringify(discover),
     initialize,
     modernMeta: JSON.stringify(meta),
     toolLists(caller) {
-      if (!filtered || caller.scopes === 'all') return everyone;
-      const key = [...caller.scopes].sort().join(' ');
-      let lists = cache.get(key);
-      if (!lists) {
-        lists = listsOf(caller);
-        if (cache.size < LIST_CACHE_MAX) cache.set(key, lists);
-      }
+      const view = gateway.visibleTo(caller);
+      let lists = cache.get(view);
+      if (!lists) cache.set(view, (lists = listsOf(view)));
       return lists;
     },
   };

@@ -9,7 +9,7 @@ import { METADATA_PATH, type AccessControl } from '../../access/access-control.j
 import type { Caller } from '../../engine/caller.js';
 import { engineError, type EngineError } from '../../engine/error-catalogue.js';
 import type { Gateway } from '../../engine/gateway.js';
-import { missingScopes } from '../../engine/guards/scopes.js';
+import type { VisibleTools } from '../../engine/visibility.js';
 import { restError } from './rest-error.js';
 import { buildOpenApi, OPENAPI_PATH } from './openapi.js';
 import { continueTrace } from '../../engine/trace-context.js';
@@ -29,41 +29,34 @@ export interface RestRuntime {
 }
 
 export function prepareRestListing(gateway: Gateway): RestListing {
-  const entries = [...gateway.operations.values()].map(({ descriptor: d }) => ({
-    scopes: d.scopes,
-    json: JSON.stringify({
-      name: d.name,
-      title: d.title,
-      ...(d.description !== undefined && { description: d.description }),
-      method: 'POST',
-      path: `/api/${d.name}`,
-      inputSchema: d.inputSchema,
-      annotations: d.annotations,
-    }),
-  }));
-  const listFor = (caller: Caller): string =>
-    `{"tools":[${entries
-      .filter((e) => missingScopes(e.scopes, caller).length === 0)
-      .map((e) => e.json)
-      .join(',')}]}`;
-  const everyone = listFor({ id: 'anonymous', scopes: 'all' });
-  // One listing per distinct scope set, built once (bounded, like the MCP lists).
-  const byScopes = new Map<string, string>();
+  const entries = new Map(
+    [...gateway.operations.values()].map(({ descriptor: d }) => [
+      d.name,
+      JSON.stringify({
+        name: d.name,
+        title: d.title,
+        ...(d.description !== undefined && { description: d.description }),
+        method: 'POST',
+        path: `/api/${d.name}`,
+        inputSchema: d.inputSchema,
+        annotations: d.annotations,
+      }),
+    ]),
+  );
+  // Which tools is the engine's answer; the body is built once per view it returns.
+  const bodies = new WeakMap<VisibleTools, string>();
   return {
     forCaller(caller) {
-      if (caller.scopes === 'all') return everyone;
-      const key = [...caller.scopes].sort().join(' ');
-      let body = byScopes.get(key);
+      const view = gateway.visibleTo(caller);
+      let body = bodies.get(view);
       if (body === undefined) {
-        body = listFor(caller);
-        if (byScopes.size < LISTING_CACHE_MAX) byScopes.set(key, body);
+        body = `{"tools":[${view.operations.map((op) => entries.get(op.name)!).join(',')}]}`;
+        bodies.set(view, body);
       }
       return body;
     },
   };
 }
-
-const LISTING_CACHE_MAX = 256;
 
 export function registerRestRoutes(app: FastifyInstance, current: () => RestRuntime): void {
   // Every route here needs a caller: it is known (or refused) before any body is read.
@@ -88,13 +81,9 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
     const { access, gateway } = runtime;
     const who = await authenticatedCaller(req, access);
     if (!who.ok) return sendError(reply, who.error, { 'www-authenticate': who.challenge });
-    const visible = new Set(
-      [...gateway.operations.values()]
-        .filter((op) => missingScopes(op.descriptor.scopes, who.caller).length === 0)
-        .map((op) => op.name),
-    );
+    const visible = gateway.visibleTo(who.caller);
     const serverUrl = baseUrl(access, req);
-    const key = `${serverUrl}\n${[...visible].join(',')}`;
+    const key = `${serverUrl}\n${visible.key}`;
     let cache = openApiCache.get(runtime);
     if (!cache) openApiCache.set(runtime, (cache = new Map()));
     let body = cache.get(key);

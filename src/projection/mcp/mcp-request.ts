@@ -1,0 +1,34 @@
+/**
+ * What a checked MCP message carries into dispatch: the request, the era its body
+ * declared, and what the route resolved before it (caller, payloads, the gateway).
+ * Its own file so the message check and the method tables both read it without
+ * importing each other.
+ */
+import type { Caller } from '../../engine/caller.js';
+import type { Cancellation } from '../../engine/backends/backend.js';
+import type { Gateway } from '../../engine/gateway.js';
+import type { RpcId } from './jsonrpc.js';
+import type { Payloads } from './payloads.js';
+
+/** The protocol era a message belongs to, decided from its body (protocol.md). */
+export type Era = 'modern' | 'legacy';
+
+export interface McpDeps {
+  readonly gateway: Gateway;
+  readonly payloads: Payloads;
+  /** Who is calling, already authenticated by the route. */
+  readonly caller: Caller;
+  /** WWW-Authenticate for a 403 naming the scopes a grant needs. */
+  readonly scopeChallenge: (required: readonly string[]) => string;
+  /** The caller's cancellation, made on first use (only tools/call asks for it). */
+  readonly callerCancel: () => Cancellation;
+  /** The HTTP `traceparent` header, used when the body carries none. */
+  readonly traceparentHeader?: string;
+  readonly requestId?: string;
+}
+
+export interface RpcRequest {
+  readonly id: RpcId;
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+}
