@@ -44,6 +44,7 @@ import {
   waitForPostgres,
 } from '../test/helpers/postgres.ts';
 import { EXPECTED_OUTCOME, FAULTS, parseMix, rng, startFaultUpstream } from './fault-upstream.mjs';
+import { waitListening } from '../bench/lib/listening.mjs';
 
 // `--overload`: the burst figures (shedding, health probes, upstream admission) instead
 // of the soak; see soak/overload.mjs.
@@ -242,10 +243,8 @@ class GatewayProcess {
     // Should the soak itself die, its gateway goes with it.
     process.once('exit', () => child.kill('SIGKILL'));
     let pending = '';
-    let listening;
-    const ready = new Promise((resolve) => (listening = resolve));
+    const ready = waitListening(child, { timeoutMs: 30_000 });
     const onLine = (line) => {
-      if (line.includes('"mcp-beaver listening"')) listening();
       const level = /"level":(\d+)/.exec(line)?.[1];
       if (level) this.logLevels[level] = (this.logLevels[level] ?? 0) + 1;
       if (!level || Number(level) >= 50) {
@@ -270,10 +269,7 @@ class GatewayProcess {
         resolve({ code, signal });
       }),
     );
-    const timeout = sleep(30_000).then(() => {
-      throw new Error('the gateway did not start within 30 s');
-    });
-    await Promise.race([ready, timeout]);
+    await ready;
     this.pid = child.pid;
     return this;
   }
