@@ -44,6 +44,7 @@ import {
   waitForPostgres,
 } from '../test/helpers/postgres.ts';
 import { EXPECTED_OUTCOME, FAULTS, parseMix, rng, startFaultUpstream } from './fault-upstream.mjs';
+import { waitListening } from '../bench/lib/listening.mjs';
 
 // `--overload`: the burst figures (shedding, health probes, upstream admission) instead
 // of the soak; see soak/overload.mjs.
@@ -242,10 +243,8 @@ class GatewayProcess {
     // Should the soak itself die, its gateway goes with it.
     process.once('exit', () => child.kill('SIGKILL'));
     let pending = '';
-    let listening;
-    const ready = new Promise((resolve) => (listening = resolve));
+    const ready = waitListening(child, { timeoutMs: 30_000 });
     const onLine = (line) => {
-      if (line.includes('"mcp-beaver listening"')) listening();
       const level = /"level":(\d+)/.exec(line)?.[1];
       if (level) this.logLevels[level] = (this.logLevels[level] ?? 0) + 1;
       if (!level || Number(level) >= 50) {
@@ -270,10 +269,7 @@ class GatewayProcess {
         resolve({ code, signal });
       }),
     );
-    const timeout = sleep(30_000).then(() => {
-      throw new Error('the gateway did not start within 30 s');
-    });
-    await Promise.race([ready, timeout]);
+    await ready;
     this.pid = child.pid;
     return this;
   }
@@ -340,6 +336,87 @@ function pickKind(r) {
 }
 
 // ---------------------------------------------------------------- main
+
+/** One call through the surface `rec` names; its answer, outcome and timing land in `rec`. */
+async function send(gw, agent, rec, tool, args) {
+  try {
+    let res;
+    if (rec.surface === 'rest') {
+      res = await request(`${gw.url}/api/${tool}`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { 'content-type': 'application/json', 'x-request-id': rec.id },
+        body: JSON.stringify(args(rec.id, rec.n)),
+      });
+    } else {
+      res = await request(`${gw.url}/mcp`, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          'x-request-id': rec.id,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: rec.n,
+          method: 'tools/call',
+          params: { name: tool, arguments: args(rec.id, rec.n) },
+        }),
+      });
+    }
+    const text = await res.body.text();
+    rec.answers += 1;
+    rec.status = res.statusCode;
+    rec.sameRequestId = res.headers['x-request-id'] === rec.id;
+    const read =
+      rec.surface === 'rest'
+        ? readRest(rec.kind, rec.id, res.statusCode, text)
+        : readMcp(rec.kind, rec.id, rec.n, res.statusCode, text);
+    rec.outcome = read.outcome;
+    rec.echo = read.echo;
+    if (rec.outcome === 'INTERNAL' || res.statusCode === 500) rec.body = text.slice(0, 300);
+  } catch (err) {
+    rec.transportError = `${err.code ?? ''} ${err.message}`.trim();
+  } finally {
+    rec.ms = performance.now() - rec.start;
+    rec.end = Date.now();
+  }
+}
+
+/**
+ * While the load runs: the gateway's RSS and descriptors every second (/proc), its
+ * event-loop delay and heap every 2 s (/metrics). Returns the stop.
+ */
+function startSampling(gw, agent, t0, samples, lag) {
+  const sampler = setInterval(() => {
+    const s = procStats(gw.pid);
+    if (s) samples.push({ t: Date.now() - t0, ...s });
+  }, 1_000);
+  const lagScraper = setInterval(() => {
+    void request(`${gw.url}/metrics`, { dispatcher: agent })
+      .then((r) => r.body.text())
+      .then((text) => {
+        const metric = (name) =>
+          Number(new RegExp(`^mcp_beaver_${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1]);
+        const v = metric('nodejs_eventloop_lag_p99_seconds');
+        if (Number.isFinite(v))
+          lag.push({
+            t: Date.now() - t0,
+            p99ms: v * 1000,
+            heapUsedMb: metric('nodejs_heap_size_used_bytes') / 2 ** 20,
+            heapTotalMb: metric('nodejs_heap_size_total_bytes') / 2 ** 20,
+            externalMb: metric('nodejs_external_memory_bytes') / 2 ** 20,
+          });
+      })
+      .catch(() => undefined);
+  }, 2_000);
+  return () => {
+    clearInterval(sampler);
+    clearInterval(lagScraper);
+  };
+}
 
 async function main() {
   const withSql = SQL_SHARE > 0;
@@ -418,50 +495,7 @@ async function main() {
       const { tool, args } = TOOLS[kind];
       const rec = { n, id, kind, surface, start: performance.now(), at: Date.now(), answers: 0 };
       records.push(rec);
-      try {
-        let res;
-        if (surface === 'rest') {
-          res = await request(`${gw.url}/api/${tool}`, {
-            method: 'POST',
-            dispatcher: agent,
-            headers: { 'content-type': 'application/json', 'x-request-id': id },
-            body: JSON.stringify(args(id, n)),
-          });
-        } else {
-          res = await request(`${gw.url}/mcp`, {
-            method: 'POST',
-            dispatcher: agent,
-            headers: {
-              'content-type': 'application/json',
-              accept: 'application/json, text/event-stream',
-              'mcp-protocol-version': '2025-11-25',
-              'x-request-id': id,
-            },
-            body: JSON.stringify({
-              jsonrpc: '2.0',
-              id: n,
-              method: 'tools/call',
-              params: { name: tool, arguments: args(id, n) },
-            }),
-          });
-        }
-        const text = await res.body.text();
-        rec.answers += 1;
-        rec.status = res.statusCode;
-        rec.sameRequestId = res.headers['x-request-id'] === id;
-        const read =
-          surface === 'rest'
-            ? readRest(kind, id, res.statusCode, text)
-            : readMcp(kind, id, n, res.statusCode, text);
-        rec.outcome = read.outcome;
-        rec.echo = read.echo;
-        if (rec.outcome === 'INTERNAL' || res.statusCode === 500) rec.body = text.slice(0, 300);
-      } catch (err) {
-        rec.transportError = `${err.code ?? ''} ${err.message}`.trim();
-      } finally {
-        rec.ms = performance.now() - rec.start;
-        rec.end = Date.now();
-      }
+      await send(gw, agent, rec, tool, args);
     }
 
     async function worker(w) {
@@ -469,28 +503,7 @@ async function main() {
       while (Date.now() < deadline) await one(random);
     }
 
-    const sampler = setInterval(() => {
-      const s = procStats(gw.pid);
-      if (s) samples.push({ t: Date.now() - t0, ...s });
-    }, 1_000);
-    const lagScraper = setInterval(() => {
-      void request(`${gw.url}/metrics`, { dispatcher: agent })
-        .then((r) => r.body.text())
-        .then((text) => {
-          const metric = (name) =>
-            Number(new RegExp(`^mcp_beaver_${name}(?:\\{[^}]*\\})? (\\S+)`, 'm').exec(text)?.[1]);
-          const v = metric('nodejs_eventloop_lag_p99_seconds');
-          if (Number.isFinite(v))
-            lag.push({
-              t: Date.now() - t0,
-              p99ms: v * 1000,
-              heapUsedMb: metric('nodejs_heap_size_used_bytes') / 2 ** 20,
-              heapTotalMb: metric('nodejs_heap_size_total_bytes') / 2 ** 20,
-              externalMb: metric('nodejs_external_memory_bytes') / 2 ** 20,
-            });
-        })
-        .catch(() => undefined);
-    }, 2_000);
+    const stopSampling = startSampling(gw, agent, t0, samples, lag);
 
     if (flags['pg-restart'] && withSql) {
       pg = { readyz };
@@ -549,8 +562,7 @@ async function main() {
     }
 
     await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w)));
-    clearInterval(sampler);
-    clearInterval(lagScraper);
+    stopSampling();
     const loadEnd = Date.now();
     // Idle: keep-alive connections close; the descriptor count should fall back.
     await sleep(6_000);

@@ -15,6 +15,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { listeningUrl } from '../../bench/lib/listening.mjs';
 import { BIN } from '../helpers/run-cli.js';
 
 export interface ServeProcess {
@@ -67,11 +68,7 @@ export async function serveProcess(
   const until = Date.now() + 30_000;
   let url: string | undefined;
   while (url === undefined) {
-    url =
-      /"msg":"mcp-beaver listening".*?"url":"([^"]+)"|"url":"([^"]+)".*?"msg":"mcp-beaver listening"/
-        .exec(out())
-        ?.slice(1)
-        .find(Boolean);
+    url = listeningUrl(out());
     if (url) break;
     if (child.exitCode !== null || Date.now() > until) {
       child.kill('SIGKILL');

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitListening } from '../../bench/lib/listening.mjs';
 
 const exec = promisify(execFile);
 const root = join(import.meta.dirname, '..', '..');
@@ -103,23 +104,8 @@ describe('the single executable (npm run build:binary)', () => {
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`no listening line:\n${stdout}${stderr}`)),
-          15_000,
-        );
-        child.stdout.on('data', (b: Buffer) => {
-          stdout += b.toString();
-          for (const line of stdout.split('\n')) {
-            if (!line.includes('"mcp-beaver listening"')) continue;
-            clearTimeout(timer);
-            resolve((JSON.parse(line) as { url: string }).url);
-          }
-        });
-        void exited.then((code) =>
-          reject(new Error(`serve exited with ${code}:\n${stdout}${stderr}`)),
-        );
-      });
+      child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+      const url = await waitListening(child, { output: () => stdout + stderr });
 
       const list = await fetch(`${url}/mcp`, {
         method: 'POST',

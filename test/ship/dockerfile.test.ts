@@ -8,6 +8,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { DockerfileParser, type Copy, type Instruction } from 'dockerfile-ast';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitListening } from '../../bench/lib/listening.mjs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DOCKERFILE = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
@@ -275,26 +276,8 @@ describe('Dockerfile', () => {
         proc.on('exit', (code) => resolve(code)),
       );
 
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`no "mcp-beaver listening" in 15s\n${stdout}\n${stderr}`)),
-          15_000,
-        );
-        proc.stdout!.on('data', (d: Buffer) => {
-          stdout += d.toString();
-          for (const line of stdout.split('\n')) {
-            if (!line.startsWith('{')) continue;
-            const entry = JSON.parse(line) as { msg?: string; url?: string };
-            if (entry.msg === 'mcp-beaver listening' && entry.url) {
-              clearTimeout(timer);
-              resolve(entry.url);
-            }
-          }
-        });
-        void exited.then((code) =>
-          reject(new Error(`exited ${code} before listening\n${stdout}\n${stderr}`)),
-        );
-      });
+      proc.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+      const url = await waitListening(proc, { output: () => `${stdout}\n${stderr}` });
 
       const health = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(5_000) });
       expect(health.status).toBe(200);

@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitListening } from '../../bench/lib/listening.mjs';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** Not part of a checkout as cloned (git-ignored output, a build that must not leak in). */
@@ -145,13 +146,7 @@ describe('the npm package (npm pack, then npm install --omit=dev of the tarball)
     child.stderr.on('data', (b: Buffer) => (output += b.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout.on('data', () => {
-          const line = output.split('\n').find((l) => l.includes('"mcp-beaver listening"'));
-          if (line) resolve((JSON.parse(line) as { url: string }).url);
-        });
-        void exited.then((code) => reject(new Error(`serve exited with ${code}:\n${output}`)));
-      });
+      const url = await waitListening(child, { output: () => output });
       const res = await fetch(`${url}/mcp`, {
         method: 'POST',
         headers: {

@@ -10,10 +10,7 @@ export interface RestErrorReply {
 export function restError(e: EngineError): RestErrorReply {
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
   if (e.retryAfter !== undefined) headers['retry-after'] = String(e.retryAfter);
-  const error = {
-    code: e.code,
-    message: e.message,
-    ...(e.details !== undefined && { details: e.details }),
-  };
+  // JSON.stringify leaves `details` out when it is undefined.
+  const error = { code: e.code, message: e.message, details: e.details };
   return { status: statusOf(e.code), headers, body: JSON.stringify({ error }) };
 }

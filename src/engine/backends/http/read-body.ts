@@ -1,7 +1,6 @@
 /**
- * Upstream bodies are read up to a byte cap and stop there (security.md, "Upstream
- * misbehaviour"; see `exchange` in http-backend.ts); a body cut at the cap may end
- * inside a character.
+ * Upstream bodies are read up to a byte cap and stop there (exchange.ts); a body cut
+ * at the cap may end inside a character, which would decode as a replacement mark.
  */
 
 /** UTF-8 text of possibly cut bytes, without a broken character at the end. */
