@@ -4,8 +4,8 @@
 // (coverage walk only) and the result is cut to the default max-bytes (truncation).
 // JSON.parse of the same bytes is printed beside it: the work any gateway does anyway.
 // Prints one JSON line.
-import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { measureNsPerByte } from './lib/measure.mjs';
 
 // argv[3]: the dist/ folder of the build to measure (default: this checkout's).
 const dist = process.argv[3] ?? new URL('../dist', import.meta.url).pathname;
@@ -39,22 +39,9 @@ function resultOf(bytes) {
   return rows;
 }
 
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
-
 /** Median ns per byte of `fn` over runs bounded by count and by time. */
 function measure(fn, bytes) {
-  for (let i = 0; i < 2; i++) fn(); // warm-up
-  const times = [];
-  const until = performance.now() + budgetMs;
-  while (times.length < 3 || (performance.now() < until && times.length < 500)) {
-    const t0 = performance.now();
-    fn();
-    times.push(performance.now() - t0);
-  }
-  return { nsPerByte: (median(times) * 1e6) / bytes, runs: times.length };
+  return measureNsPerByte(fn, bytes, { budgetMs, warmups: 2, minRuns: 3, maxRuns: 500 });
 }
 
 const out = [];

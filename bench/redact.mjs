@@ -6,8 +6,8 @@
 // ~50 rows (scan + replace). Beside them, in the same run: `indexOf` of a character
 // that is not there (the cheapest full scan) and JSON.parse of the same bytes.
 // Prints one JSON line.
-import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { measureNsPerByte } from './lib/measure.mjs';
 
 // argv[3]: the dist/ folder of the build to measure (default: this checkout's).
 const dist = process.argv[3] ?? new URL('../dist', import.meta.url).pathname;
@@ -67,22 +67,9 @@ const SPELLINGS = [
   (t) => Buffer.from(`Bearer ${t}`).toString('base64'),
 ];
 
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
-
 /** Median ns per byte of `fn` over runs bounded by count and by time. */
 function measure(fn, bytes) {
-  for (let i = 0; i < 3; i++) fn(); // warm-up
-  const times = [];
-  const until = performance.now() + budgetMs;
-  while (times.length < 5 || (performance.now() < until && times.length < 2000)) {
-    const t0 = performance.now();
-    fn();
-    times.push(performance.now() - t0);
-  }
-  return (median(times) * 1e6) / bytes;
+  return measureNsPerByte(fn, bytes, { budgetMs, warmups: 3, minRuns: 5, maxRuns: 2000 }).nsPerByte;
 }
 
 const out = [];
