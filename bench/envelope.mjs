@@ -5,6 +5,7 @@
 // JSON.parse of the same bytes is printed beside it: the work any gateway does anyway.
 // Prints one JSON line.
 import { pathToFileURL } from 'node:url';
+import { listRows } from './lib/list-rows.mjs';
 import { measureNsPerByte } from './lib/measure.mjs';
 
 // argv[3]: the dist/ folder of the build to measure (default: this checkout's).
@@ -20,25 +21,6 @@ const DEFAULT_MAX_BYTES = 262_144;
 const DEFAULT_BUDGET_BYTES = 40_000;
 const budgetMs = Number(process.argv[2] ?? 700);
 
-/** Rows like a typical list answer, until the JSON reaches `bytes`. */
-function resultOf(bytes) {
-  const rows = [];
-  let size = 2;
-  for (let i = 0; size < bytes; i++) {
-    const row = {
-      id: i,
-      title: `Item number ${i} with a short title`,
-      state: i % 3 === 0 ? 'closed' : 'open',
-      labels: [{ name: 'bug', color: 'd73a4a' }, { name: 'p2' }],
-      body: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(2),
-      created_at: '2026-01-02T03:04:05Z',
-    };
-    size += JSON.stringify(row).length + 1;
-    rows.push(row);
-  }
-  return rows;
-}
-
 /** Median ns per byte of `fn` over runs bounded by count and by time. */
 function measure(fn, bytes) {
   return measureNsPerByte(fn, bytes, { budgetMs, warmups: 2, minRuns: 3, maxRuns: 500 });
@@ -46,7 +28,7 @@ function measure(fn, bytes) {
 
 const out = [];
 for (const [label, target] of SIZES) {
-  const result = resultOf(target);
+  const result = listRows(target);
   const json = JSON.stringify(result);
   const bytes = Buffer.byteLength(json);
   const fits = measure(

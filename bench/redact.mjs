@@ -7,6 +7,7 @@
 // that is not there (the cheapest full scan) and JSON.parse of the same bytes.
 // Prints one JSON line.
 import { pathToFileURL } from 'node:url';
+import { listRows } from './lib/list-rows.mjs';
 import { measureNsPerByte } from './lib/measure.mjs';
 
 // argv[3]: the dist/ folder of the build to measure (default: this checkout's).
@@ -40,24 +41,9 @@ const SIZES = [
   ['1 MB', 1024 * 1024],
 ];
 
-/** Rows like a typical list answer (bench/envelope.mjs), some echoing `echo(i)`. */
+/** The bench rows as JSON, some echoing `echo(i)`. */
 function jsonOf(bytes, echo) {
-  const rows = [];
-  let size = 2;
-  for (let i = 0; size < bytes; i++) {
-    const row = {
-      id: i,
-      title: `Item number ${i} with a short title`,
-      state: i % 3 === 0 ? 'closed' : 'open',
-      labels: [{ name: 'bug', color: 'd73a4a' }, { name: 'p2' }],
-      body: 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(2),
-      created_at: '2026-01-02T03:04:05Z',
-      ...(echo && i % 50 === 7 && { debug: echo(i) }),
-    };
-    size += JSON.stringify(row).length + 1;
-    rows.push(row);
-  }
-  return JSON.stringify(rows);
+  return JSON.stringify(listRows(bytes, echo));
 }
 
 const SPELLINGS = [

@@ -36,6 +36,12 @@ import {
   serveProcess,
 } from '../test/reliability/serve-process.ts';
 
+/** p50 and p99 of the `ms` of each answer. */
+const msSpread = (answers) => {
+  const xs = answers.map((a) => a.ms);
+  return { p50: percentile(xs, 50), p99: percentile(xs, 99) };
+};
+
 const PROBE = join(
   dirname(fileURLToPath(import.meta.url)),
   '..',
@@ -168,16 +174,7 @@ async function atTheDoor(calls, cap, problems) {
         p99: percentile(inside, 99),
         max: Math.max(...inside),
       },
-      shedClientMs: {
-        p50: percentile(
-          shed.map((s) => s.ms),
-          50,
-        ),
-        p99: percentile(
-          shed.map((s) => s.ms),
-          99,
-        ),
-      },
+      shedClientMs: msSpread(shed),
       excessAnsweredAfterMs: burstEnd - burstStart,
       healthzFresh: {
         burst: window(fresh, burstStart, burstEnd),
@@ -263,26 +260,8 @@ async function atTheUpstream(calls, upstreamMs, timeout, connections, problems) 
         shed: shed.length,
         timedOut: late.length,
         other,
-        shedMs: {
-          p50: percentile(
-            shed.map((s) => s.ms),
-            50,
-          ),
-          p99: percentile(
-            shed.map((s) => s.ms),
-            99,
-          ),
-        },
-        okMs: {
-          p50: percentile(
-            ok.map((s) => s.ms),
-            50,
-          ),
-          p99: percentile(
-            ok.map((s) => s.ms),
-            99,
-          ),
-        },
+        shedMs: msSpread(shed),
+        okMs: msSpread(ok),
         retryAfter,
       });
       console.log(
