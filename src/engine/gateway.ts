@@ -9,6 +9,7 @@ import { createSqlKind } from './backends/sql/sql-backend.js';
 import type { Logger } from 'pino';
 import type { Caller } from './caller.js';
 import { engineError, type EngineError } from './error-catalogue.js';
+import type { CallArguments } from './call-arguments.js';
 import { execute, type Outcome } from './execute.js';
 import { prepareExclusive } from './guards/exclusive.js';
 import { prepareExactNumbers } from './guards/exact-numbers.js';
@@ -185,7 +186,7 @@ export class Gateway {
 
   async call(
     op: Operation,
-    input: unknown,
+    input: CallArguments,
     caller: Caller,
     ctx: CallContext = {},
   ): Promise<Outcome> {
@@ -227,7 +228,7 @@ export class Gateway {
 
   private async admitAndRun(
     op: Operation,
-    input: unknown,
+    input: CallArguments,
     caller: Caller,
     ctx: CallContext,
   ): Promise<Outcome> {
