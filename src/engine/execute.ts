@@ -9,7 +9,7 @@
  * limit comes right after, so such a caller spends no quota either.
  */
 import { buildEnvelope, type BuiltEnvelope } from '../envelope/envelope.js';
-import type { CallContext } from './backends/backend.js';
+import type { CallContext } from './call-context.js';
 import type { CallArguments } from './call-arguments.js';
 import type { Caller } from './caller.js';
 import { engineError, type EngineError } from './error-catalogue.js';

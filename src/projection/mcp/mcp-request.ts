@@ -5,7 +5,7 @@
  * importing each other.
  */
 import type { Caller } from '../../engine/caller.js';
-import type { Cancellation } from '../../engine/backends/backend.js';
+import type { Cancellation } from '../../engine/call-context.js';
 import type { EngineError } from '../../engine/error-catalogue.js';
 import type { Gateway } from '../../engine/gateway.js';
 import type { RpcId } from './jsonrpc.js';

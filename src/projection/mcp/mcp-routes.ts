@@ -8,7 +8,7 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Gateway } from '../../engine/gateway.js';
 import type { AccessControl } from '../../access/access-control.js';
-import { Cancellation } from '../../engine/backends/backend.js';
+import { Cancellation } from '../../engine/call-context.js';
 import { handleMessage } from './handle-message.js';
 import { rpcError, type RpcReply } from './jsonrpc.js';
 import type { Payloads } from './payloads.js';

@@ -13,7 +13,7 @@ import type { VisibleTools } from '../../engine/visibility.js';
 import { sendRestError } from './rest-error.js';
 import { buildOpenApi, OPENAPI_PATH } from './openapi.js';
 import { continueTrace } from '../../engine/trace-context.js';
-import { Cancellation } from '../../engine/backends/backend.js';
+import { Cancellation } from '../../engine/call-context.js';
 import { authenticateFirst, authenticatedCaller, type Refusal } from '../../access/authenticate.js';
 import { challengeOf } from '../../access/challenge.js';
 import { callArguments } from '../../engine/call-arguments.js';
