@@ -14,3 +14,12 @@ export function childPath(parent: string, key: string): string {
 export function indexPath(parent: string, index: number): string {
   return `${parent}[${index}]`;
 }
+
+/**
+ * Every element of an array at `parent`: coverage names arrays whose paths differ only
+ * in indexes by one path (`$[*].tags`). A key spelled `[*]` is bracketed by childPath
+ * (`$['[*]']`), so the two never meet.
+ */
+export function eachPath(parent: string): string {
+  return `${parent}[*]`;
+}
