@@ -9,7 +9,7 @@
  * of max-bytes of JSON, counted as if every entry also carried `kept`. Entries past
  * either bound are left out; the arrays they name are counted in `items_omitted`.
  */
-import { childPath, eachPath } from './json-path.js';
+import { PathNode } from './json-path.js';
 
 /** One array: the path holds no `[*]`. */
 export interface SingleArray {
@@ -46,6 +46,8 @@ export interface Census {
   readonly items: ArrayItem[];
   /** Arrays of the result that no listed entry names. */
   readonly omitted: number;
+  /** The paths met, for a cut of the same result to reuse. */
+  readonly root: PathNode;
 }
 
 /**
@@ -53,10 +55,10 @@ export interface Census {
  * statement's row count when max-rows held some back: the top array's full length.
  */
 export function takeCensus(value: unknown, itemsBytes: number, rows?: number): Census {
-  const byPath = new Map<string, ArrayItem>();
+  const byPath = new Map<PathNode, ArrayItem>();
   let omitted = 0;
-  const add = (path: string, length: number): void => {
-    const seen = byPath.get(path);
+  const add = (at: PathNode, length: number): void => {
+    const seen = byPath.get(at);
     if (seen) {
       const g = seen as ArrayGroup;
       g.count += 1;
@@ -64,21 +66,25 @@ export function takeCensus(value: unknown, itemsBytes: number, rows?: number): C
       if (length > g.max) g.max = length;
       g.total += length;
     } else if (byPath.size >= ITEMS_CAP) omitted += 1;
-    else if (path.includes('[*]'))
-      byPath.set(path, { path, count: 1, min: length, max: length, total: length });
-    else byPath.set(path, { path, length });
+    else if (at.path.includes('[*]'))
+      byPath.set(at, { path: at.path, count: 1, min: length, max: length, total: length });
+    else byPath.set(at, { path: at.path, length });
   };
-  const walk = (v: unknown, path: string): void => {
+  const walk = (v: unknown, at: PathNode): void => {
     if (Array.isArray(v)) {
-      add(path, v.length);
-      const each = eachPath(path);
+      add(at, v.length);
+      const each = at.each();
       for (const el of v) if (el !== null && typeof el === 'object') walk(el, each);
     } else {
-      for (const [k, m] of Object.entries(v as object))
-        if (m !== null && typeof m === 'object') walk(m, childPath(path, k));
+      for (const k in v as object) {
+        const m = (v as Record<string, unknown>)[k];
+        if (m !== null && typeof m === 'object' && Object.hasOwn(v as object, k))
+          walk(m, at.child(k));
+      }
     }
   };
-  if (value !== null && typeof value === 'object') walk(value, '$');
+  const root = new PathNode('$');
+  if (value !== null && typeof value === 'object') walk(value, root);
   const items = [...byPath.values()];
   const top = items[0];
   if (rows !== undefined && top?.path === '$' && !isGroup(top) && rows > top.length) {
@@ -96,7 +102,7 @@ export function takeCensus(value: unknown, itemsBytes: number, rows?: number): C
     listed += 1;
   }
   for (const item of items.slice(listed)) omitted += isGroup(item) ? item.count : 1;
-  return { items: items.slice(0, listed), omitted };
+  return { items: items.slice(0, listed), omitted, root };
 }
 
 /** Bytes a `kept` member could add to an entry (none when it already has one). */

@@ -110,7 +110,7 @@ export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): Bui
     const bound = listedBytes + items.reduce((n, it) => n + keptBound(it), 0);
     const room = limits.maxBytes - (frame(h, t) - listedBytes + bound);
     const cut = new Truncator();
-    result = cut.fit(result, room, '$', full) ?? null;
+    result = cut.fit(result, room, census.root, full) ?? null;
     resultJson = JSON.stringify(result);
     for (const item of items) {
       const kept = cut.kept.get(item.path) ?? 0;

@@ -7,7 +7,7 @@
  * check the answer.
  */
 import { byteLength } from './array-census.js';
-import { childPath, eachPath } from './json-path.js';
+import type { PathNode } from './json-path.js';
 
 export { byteLength };
 
@@ -26,7 +26,7 @@ export class Truncator {
    * A version of `value` whose JSON is at most `budget` bytes, or undefined when
    * nothing useful fits. `json` is the value's own serialization when known.
    */
-  fit(value: unknown, budget: number, path: string, json = JSON.stringify(value)): unknown {
+  fit(value: unknown, budget: number, path: PathNode, json = JSON.stringify(value)): unknown {
     const size = byteLength(json);
     if (size <= budget) {
       this.keep(value, path);
@@ -40,25 +40,25 @@ export class Truncator {
   }
 
   /** Counts the arrays of a part that is kept whole. */
-  private keep(value: unknown, path: string): void {
+  private keep(value: unknown, path: PathNode): void {
     if (Array.isArray(value)) {
       this.count(path, value.length);
-      const each = eachPath(path);
+      const each = path.each();
       for (const el of value) if (el !== null && typeof el === 'object') this.keep(el, each);
     } else if (value !== null && typeof value === 'object') {
       for (const [k, v] of Object.entries(value))
-        if (v !== null && typeof v === 'object') this.keep(v, childPath(path, k));
+        if (v !== null && typeof v === 'object') this.keep(v, path.child(k));
     }
   }
 
-  private count(path: string, kept: number): void {
-    this.kept.set(path, (this.kept.get(path) ?? 0) + kept);
+  private count(path: PathNode, kept: number): void {
+    this.kept.set(path.path, (this.kept.get(path.path) ?? 0) + kept);
   }
 
-  private fitArray(arr: unknown[], budget: number, path: string): unknown[] | undefined {
+  private fitArray(arr: unknown[], budget: number, path: PathNode): unknown[] | undefined {
     if (budget < 2) return undefined;
     const out: unknown[] = [];
-    const each = eachPath(path);
+    const each = path.each();
     let used = 2; // []
     for (let i = 0; i < arr.length; i++) {
       const sep = out.length > 0 ? 1 : 0;
@@ -84,7 +84,7 @@ export class Truncator {
   private fitObject(
     obj: Record<string, unknown>,
     budget: number,
-    path: string,
+    path: PathNode,
   ): Record<string, unknown> | undefined {
     if (budget < 2) return undefined;
     const out: Record<string, unknown> = {};
@@ -99,13 +99,13 @@ export class Truncator {
       const size = byteLength(json);
       if (size <= left) {
         put(out, k, v);
-        this.keep(v, childPath(path, k));
+        this.keep(v, path.child(k));
         used += overhead + size;
         first = false;
         continue;
       }
       if (left >= MIN_USEFUL) {
-        const part = this.fit(v, left, childPath(path, k), json);
+        const part = this.fit(v, left, path.child(k), json);
         if (part !== undefined) put(out, k, part);
       }
       break;
