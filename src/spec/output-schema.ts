@@ -69,10 +69,17 @@ export const SQL_OUTPUT_SCHEMA = envelopeSchema(
 export function shapedOutputSchema(base: JsonSchema, shape: ShapeDescriptor): JsonSchema {
   const root = shapeTreeOf(shape.paths);
   const pick = shape.mode === 'pick';
-  const fields = (named: ReadonlyMap<string, ShapeNode>): JsonSchema => ({
-    properties: Object.fromEntries([...named].map(([k, node]) => [k, below(node)])),
-    ...(pick && { additionalProperties: false }),
-  });
+  // `__proto__` goes under patternProperties: validators read `properties` through
+  // plain objects, where that key names the prototype instead of a field.
+  const fields = (named: ReadonlyMap<string, ShapeNode>): JsonSchema => {
+    const entries = [...named].map(([k, node]) => [k, below(node)] as const);
+    const proto = entries.find(([k]) => k === '__proto__');
+    return {
+      properties: Object.fromEntries(entries.filter(([k]) => k !== '__proto__')),
+      ...(proto && { patternProperties: { '^__proto__$': proto[1] } }),
+      ...(pick && { additionalProperties: false }),
+    };
+  };
   const below = (node: ShapeNode): JsonSchema | boolean => {
     if (node.kind === 'whole') return pick ? {} : false;
     if (node.kind === 'each') return { items: below(node.of) };

@@ -1,8 +1,12 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { prepareShaper } from '../../src/envelope/shape.js';
 import { HTTP_OUTPUT_SCHEMA, shapedOutputSchema } from '../../src/spec/output-schema.js';
 import type { ShapeDescriptor } from '../../src/spec/descriptor.js';
+import { parseShapePath, shapeTree, type ShapeStep } from '../../src/spec/shape-path.js';
+
+const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 const issues = [
   {
@@ -154,5 +158,61 @@ describe('the outputSchema of a shaped grant', () => {
     expect(validate({ coverage, result: { a: 1 } })).toBe(false);
     const result = (schema.properties as Record<string, { description: string }>).result;
     expect(result!.description).toContain('Only these fields are kept: a, b.c.');
+  });
+});
+
+describe('shaping arbitrary JSON', () => {
+  const name = fc.constantFrom('a', 'b', 'c', '__proto__', 'x y');
+  const path = fc
+    .array(fc.record({ name, each: fc.integer({ min: 0, max: 2 }) }), {
+      minLength: 1,
+      maxLength: 3,
+    })
+    .map((steps) =>
+      steps.map((s, i) => s.name + (i < steps.length - 1 ? '[]'.repeat(s.each) : '')).join('.'),
+    );
+  const data = fc
+    .jsonValue({ maxDepth: 5 })
+    .chain((v) =>
+      fc.oneof(
+        fc.constant(v),
+        fc.dictionary(name, fc.jsonValue({ maxDepth: 4 })),
+        fc.array(fc.dictionary(name, fc.jsonValue({ maxDepth: 3 }))),
+      ),
+    );
+  const ajv = new Ajv2020({ strict: false });
+
+  it('returns what the derived outputSchema accepts, for pick and for omit', () => {
+    fc.assert(
+      fc.property(
+        data,
+        fc.uniqueArray(path, { minLength: 1, maxLength: 4 }),
+        fc.constantFrom('pick' as const, 'omit' as const),
+        (value, paths, mode) => {
+          const shape: ShapeDescriptor = { mode, paths };
+          const tree = shapeTree(
+            paths.map((p) => (parseShapePath(p) as { readonly steps: readonly ShapeStep[] }).steps),
+          );
+          fc.pre(tree.ok);
+          const out = prepareShaper(shape)({ result: value });
+          const validate = ajv.compile(shapedOutputSchema(HTTP_OUTPUT_SCHEMA, shape));
+          const envelope = {
+            coverage: {
+              truncated: false,
+              bytes: 0,
+              upstream_bytes: 0,
+              shaped: true,
+              over_budget: false,
+              items: [],
+            },
+            result: JSON.parse(JSON.stringify(out.result ?? null)) as unknown,
+          };
+          expect(validate(envelope), JSON.stringify(validate.errors)).toBe(true);
+          expect(out.upstreamBytes).toBe(utf8(JSON.stringify(value ?? null)));
+        },
+      ),
+      // Each run compiles a schema: fewer runs than the envelope's properties.
+      { numRuns: 120 },
+    );
   });
 });

@@ -141,6 +141,28 @@ describe('buildEnvelope over arbitrary JSON values', () => {
     );
   });
 
+  it('keeps within max-bytes with every optional coverage member at its longest', () => {
+    const big = fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER });
+    fc.assert(
+      fc.property(
+        values,
+        limits,
+        big,
+        big,
+        big,
+        (value, lim, upstreamBytes, rows, completeBytes) => {
+          const { json } = buildEnvelope(
+            { result: value, upstreamBytes, rows, completeBytes, alreadyTruncated: true },
+            lim,
+          );
+          expect(utf8(json)).toBeLessThanOrEqual(lim.maxBytes);
+          expect(() => JSON.parse(json) as unknown).not.toThrow();
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('reports the complete size and truncates exactly when the complete envelope does not fit', () => {
     fc.assert(
       fc.property(values, limits, (value, lim) => {
