@@ -20,16 +20,12 @@ const coverage = {
     items: {
       type: 'array',
       description:
-        'Every array in the result by JSONPath: one array with its length, or all arrays at a [*] path with count, min, max and total length; kept: elements left after a cut.',
+        'Arrays by JSONPath ([*]: every element): length, or for a [*] path count/min/max/total lengths; kept: elements left after a cut.',
       items: {
         type: 'object',
         properties: {
           path: { type: 'string' },
           length: { type: 'integer' },
-          count: { type: 'integer' },
-          min: { type: 'integer' },
-          max: { type: 'integer' },
-          total: { type: 'integer' },
           kept: { type: 'integer' },
         },
         required: ['path'],
