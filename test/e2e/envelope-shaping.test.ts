@@ -253,3 +253,20 @@ describe('omit over REST', () => {
     ]);
   });
 });
+
+describe('shaping in the REST descriptions', () => {
+  it('states the picked fields in GET /api and in the /openapi.json result schema', async () => {
+    const listing = await (await fetch(`${gw.url}/api`)).text();
+    expect(listing).toContain('The result keeps only these fields: id, tags, user.login.');
+    const doc = (await (await fetch(`${gw.url}/openapi.json`)).json()) as {
+      paths: Record<string, { post: { responses: Record<string, unknown> } }>;
+    };
+    const ok = doc.paths['/api/list_picked_rows']!.post.responses['200'] as {
+      content: { 'application/json': { schema: { properties: Record<string, unknown> } } };
+    };
+    expect(ok.content['application/json'].schema.properties.result).toMatchObject({
+      additionalProperties: false,
+      properties: { id: {}, tags: {}, user: { properties: { login: {} } } },
+    });
+  });
+});
