@@ -418,6 +418,290 @@ function startSampling(gw, agent, t0, samples, lag) {
   };
 }
 
+/** The fault upstream, the spec, the gateway process and the client agent; each pushes its clean-up. */
+async function startHarness(withSql, schema, cleanups) {
+  const upstream = await startFaultUpstream({
+    mix: MIX,
+    seed: SEED,
+    latencyMs: [LAT_MIN, LAT_MAX],
+    token: TOKEN,
+    hangMaxMs: 20_000,
+  });
+  cleanups.push(() => upstream.close());
+
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-beaver-soak-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const specFile = join(dir, 'soak.mcp.kdl');
+  writeFileSync(specFile, soakSpec(upstream.url, withSql));
+  const gw = new GatewayProcess(specFile, await freePort(), {
+    SOAK_TOKEN: TOKEN,
+    ...(schema && { DATABASE_URL: schema.url }),
+  });
+  await gw.start();
+  cleanups.push(async () => {
+    if (!gw.stopping) await gw.stop();
+  });
+
+  const agent = new Agent({
+    connections: CONCURRENCY + 8,
+    keepAliveTimeout: 30_000,
+    headersTimeout: CLIENT_TIMEOUT_MS,
+    bodyTimeout: CLIENT_TIMEOUT_MS,
+  });
+  cleanups.push(() => agent.close());
+
+  return { upstream, gw, agent };
+}
+
+/**
+ * Halfway through the load, restarts Postgres while polling /readyz and the database
+ * itself every 100 ms; what it saw is filled into the returned record as it happens.
+ */
+function restartPostgresMidway(gw, agent, t0) {
+  const readyz = [];
+  const db = [];
+  const pg = { readyz, db };
+  void (async () => {
+    await sleep(DURATION_MS / 2);
+    const poll = setInterval(() => {
+      const at = Date.now();
+      void request(`${gw.url}/readyz`, { dispatcher: agent })
+        .then(async (r) => {
+          await r.body.text();
+          readyz.push({ at, status: r.statusCode, ms: Date.now() - at });
+        })
+        .catch(() => readyz.push({ at, status: 0, ms: Date.now() - at }));
+    }, 100);
+    // The database's own view, for comparison: a fresh connection and SELECT 1 every 100 ms.
+    const dbPoll = setInterval(() => {
+      const at = Date.now();
+      const c = new pgLib.Client({
+        connectionString: PG_BASE_URL,
+        connectionTimeoutMillis: 1_000,
+      });
+      c.on('error', () => undefined);
+      void c
+        .connect()
+        .then(() => c.query('SELECT 1'))
+        .then(
+          () => db.push({ at, up: true }),
+          () => db.push({ at, up: false }),
+        )
+        .finally(() => void c.end().catch(() => undefined));
+    }, 100);
+    pg.restartAt = Date.now();
+    process.stdout.write(
+      `soak: restarting Postgres at t=${((pg.restartAt - t0) / 1000).toFixed(1)} s\n`,
+    );
+    try {
+      await restartPostgres();
+    } catch (err) {
+      pg.error = String(err);
+    }
+    await waitForPostgres(30_000);
+    pg.backAt = Date.now();
+    // Readiness must come back by itself, without a gateway restart.
+    for (let i = 0; i < 100; i++) {
+      const last = readyz.at(-1);
+      if (last && last.at > pg.backAt && last.status === 200) break;
+      await sleep(100);
+    }
+    clearInterval(poll);
+    clearInterval(dbPoll);
+    pg.readyAgainAt = readyz.find((r) => r.at > pg.backAt && r.status === 200)?.at;
+  })().then(
+    () => (pg.done = true),
+    (err) => (pg.error = String(err)),
+  );
+  return pg;
+}
+
+/** Drives CONCURRENCY workers until the deadline (or Ctrl-C); every request sent, by seq. */
+async function runLoad(gw, agent, t0) {
+  const records = [];
+  let deadline = t0 + DURATION_MS;
+  // Ctrl-C ends the load early; the checks and the clean-up still run.
+  process.once('SIGINT', () => (deadline = Date.now()));
+  let seq = 0;
+
+  async function one(random) {
+    const n = seq++;
+    const id = `s${n}`;
+    const kind = pickKind(random());
+    const surface = random() < MCP_SHARE ? 'mcp' : 'rest';
+    const { tool, args } = TOOLS[kind];
+    const rec = { n, id, kind, surface, start: performance.now(), at: Date.now(), answers: 0 };
+    records.push(rec);
+    await send(gw, agent, rec, tool, args);
+  }
+
+  async function worker(w) {
+    const random = rng(SEED * 1000 + w);
+    while (Date.now() < deadline) await one(random);
+  }
+
+  await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w)));
+  return records;
+}
+
+/** HTTP grants: every outcome is the one its injected fault calls for, in the injected shares. */
+function checkHttpOutcomes(records, upstream, fail) {
+  const up = upstream.stats();
+  const httpRecs = records.filter((r) => r.kind.startsWith('http') && r.answers === 1);
+  const outcomeCounts = {};
+  const mismatches = {};
+  const late = {};
+  for (const r of httpRecs) {
+    outcomeCounts[r.outcome] = (outcomeCounts[r.outcome] ?? 0) + 1;
+    const fault = upstream.faultOf(r.id);
+    const expected = fault === undefined ? 'not sent upstream' : EXPECTED_OUTCOME[fault];
+    if (r.outcome === expected) continue;
+    // A timeout is the right answer when the deadline really passed: on a busy
+    // machine an answer the upstream sent in time can still arrive late.
+    if (r.outcome === 'UPSTREAM_TIMEOUT' && r.ms >= GRANT_TIMEOUT_MS) {
+      late[fault] = (late[fault] ?? 0) + 1;
+      continue;
+    }
+    const key = `${fault ?? 'none'} → ${r.outcome} (${r.surface})`;
+    mismatches[key] = (mismatches[key] ?? 0) + 1;
+  }
+  const mismatchTotal = Object.values(mismatches).reduce((a, b) => a + b, 0);
+  if (mismatchTotal)
+    fail(
+      `${mismatchTotal} HTTP outcomes differ from their injected fault: ${JSON.stringify(mismatches)}`,
+    );
+  const shares = [];
+  const configured = { ok: 100 - MIX.status500 - MIX.reset - MIX.hang - MIX.oversized, ...MIX };
+  for (const fault of FAULTS) {
+    const code = EXPECTED_OUTCOME[fault];
+    const observed = (100 * (outcomeCounts[code] ?? 0)) / Math.max(1, httpRecs.length);
+    const injected = (100 * up.counts[fault]) / Math.max(1, up.requests);
+    shares.push({ fault, code, configured: configured[fault], injected, observed });
+    if (Math.abs(observed - configured[fault]) > SHARE_TOLERANCE_POINTS)
+      fail(`${code}: ${fmt(observed, 2)}% observed, ${configured[fault]}% injected`);
+  }
+  if (up.violations.length)
+    fail(
+      `the upstream saw ${up.violations.length} forbidden request(s): ${up.violations.slice(0, 5).join('; ')}`,
+    );
+  return { up, httpRecs, outcomeCounts, mismatches, late, shares };
+}
+
+/** sql grants: all ok, except clean failures while Postgres restarts. */
+function checkSqlOutcomes(records, pg, fail) {
+  const inWindow = (rec) =>
+    pg?.restartAt !== undefined &&
+    rec.end >= pg.restartAt - 500 &&
+    rec.at <= (pg.readyAgainAt ?? pg.backAt ?? Infinity) + 2_000;
+  const sqlRecs = records.filter((r) => r.kind.startsWith('sql') && r.answers === 1);
+  const sqlOutcomes = {};
+  const sqlOutside = {};
+  const sqlWindow = {};
+  for (const r of sqlRecs) {
+    sqlOutcomes[r.outcome] = (sqlOutcomes[r.outcome] ?? 0) + 1;
+    const bucket = inWindow(r) ? sqlWindow : sqlOutside;
+    bucket[r.outcome] = (bucket[r.outcome] ?? 0) + 1;
+  }
+  const badOutside = Object.entries(sqlOutside).filter(([k]) => k !== 'ok');
+  if (badOutside.length)
+    fail(`sql grants failed outside a Postgres restart: ${JSON.stringify(badOutside)}`);
+  const unclean = Object.keys(sqlWindow).filter(
+    (k) => !['ok', 'DATABASE_UNAVAILABLE', 'SQL_TIMEOUT', 'POOL_EXHAUSTED'].includes(k),
+  );
+  if (unclean.length)
+    fail(`sql calls during the restart failed uncleanly: ${JSON.stringify(sqlWindow)}`);
+  return { sqlRecs, sqlOutcomes, sqlWindow };
+}
+
+/** Writes: each acknowledged insert is in the table exactly once. */
+async function checkWrites(schema, sqlRecs, pg, fail) {
+  let writes;
+  if (schema) {
+    const acked = sqlRecs
+      .filter((r) => r.kind === 'sql-write' && r.outcome === 'ok')
+      .map((r) => r.id);
+    const { rows } = await schema.pool.query(
+      'SELECT tag, count(*)::int AS c FROM hits GROUP BY tag',
+    );
+    const stored = new Map(rows.map((r) => [r.tag, r.c]));
+    const lost = acked.filter((t) => stored.get(t) !== 1);
+    const ackedSet = new Set(acked);
+    const unacked = rows.filter((r) => !ackedSet.has(r.tag)).length;
+    writes = {
+      acknowledged: acked.length,
+      stored: rows.length,
+      lostOrDoubled: lost.length,
+      storedButFailed: unacked,
+    };
+    if (lost.length) fail(`${lost.length} acknowledged writes are missing or doubled`);
+    if (unacked && !pg) fail(`${unacked} writes landed although the gateway reported them failed`);
+  }
+  return writes;
+}
+
+/** What readiness said around the Postgres restart, and whether it came back by itself. */
+function checkPostgresRestart(pg, sqlWindow, fail) {
+  const { readyz, db } = pg;
+  const during = readyz.filter((r) => r.at >= pg.restartAt && r.at <= (pg.backAt ?? Infinity));
+  pg.readyz503 = readyz.filter((r) => r.status === 503).length;
+  // Run-length readiness timeline from the restart on, e.g. "200×3 503×12 200×1".
+  const runs = [];
+  for (const r of readyz.filter((x) => x.at >= pg.restartAt)) {
+    const last = runs.at(-1);
+    if (last && last[0] === r.status) last[1] += 1;
+    else runs.push([r.status, 1]);
+  }
+  pg.readyzTimeline = runs.map(([st, n]) => `${st}×${n}`).join(' ');
+  pg.readyzDuring = during.length;
+  // While the database itself refused connections, what did readiness say?
+  const downs = db.filter((d) => !d.up).map((d) => d.at);
+  if (downs.length) {
+    const [from, to] = [Math.min(...downs), Math.max(...downs) + 100];
+    const probes = readyz.filter((r) => r.at >= from && r.at <= to);
+    pg.databaseDownMs = to - from;
+    pg.readyzWhileDown = {
+      probes: probes.length,
+      notReady: probes.filter((r) => r.status !== 200).length,
+    };
+    if (probes.length && pg.readyzWhileDown.notReady < probes.length / 2)
+      fail(
+        `readiness said ready for ${probes.length - pg.readyzWhileDown.notReady} of ${probes.length} probes while the database was down`,
+      );
+  }
+  pg.restartCommandMs = (pg.backAt ?? NaN) - pg.restartAt;
+  pg.readyAgainAfterMs = (pg.readyAgainAt ?? NaN) - (pg.backAt ?? NaN);
+  pg.sqlWindow = sqlWindow;
+  if (pg.error) fail(`Postgres restart: ${pg.error}`);
+  if (!pg.readyz503) fail('readiness never reported the database outage (no 503 from /readyz)');
+  if (!pg.readyAgainAt) fail('readiness did not come back after Postgres did');
+  delete pg.readyz;
+  delete pg.db;
+}
+
+/**
+ * RSS and file descriptors: the end of the run against the end of warm-up. V8 grows
+ * and shrinks its heap in a sawtooth of tens of MB under this load: compare the median
+ * of the first half after warm-up with the median of the second half.
+ */
+function checkGrowth(samples, fail) {
+  const half = WARMUP_MS + (DURATION_MS - WARMUP_MS) / 2;
+  const warm = samples.filter((s) => s.t >= WARMUP_MS && s.t < half);
+  const tail = samples.filter((s) => s.t >= half && s.t <= DURATION_MS);
+  const rssWarm = median(warm.map((s) => s.rssMb));
+  const rssEnd = median(tail.map((s) => s.rssMb));
+  const fdWarm = median(warm.map((s) => s.fds));
+  const fdEnd = median(tail.map((s) => s.fds));
+  if (rssEnd > rssWarm * (1 + GROWTH_LIMIT))
+    fail(
+      `RSS grew ${fmt(100 * (rssEnd / rssWarm - 1))}% after warm-up (${fmt(rssWarm)} → ${fmt(rssEnd)} MB)`,
+    );
+  if (fdEnd > fdWarm * (1 + GROWTH_LIMIT))
+    fail(
+      `open file descriptors grew ${fmt(100 * (fdEnd / fdWarm - 1))}% after warm-up (${fdWarm} → ${fdEnd})`,
+    );
+  return { rssWarm, rssEnd, fdWarm, fdEnd };
+}
+
 async function main() {
   const withSql = SQL_SHARE > 0;
   const cleanups = [];
@@ -437,36 +721,8 @@ async function main() {
       schema = await createTestSchema(SEED_SQL);
       cleanups.push(() => schema.drop());
     }
-    const upstream = await startFaultUpstream({
-      mix: MIX,
-      seed: SEED,
-      latencyMs: [LAT_MIN, LAT_MAX],
-      token: TOKEN,
-      hangMaxMs: 20_000,
-    });
-    cleanups.push(() => upstream.close());
-
-    const dir = mkdtempSync(join(tmpdir(), 'mcp-beaver-soak-'));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    const specFile = join(dir, 'soak.mcp.kdl');
-    writeFileSync(specFile, soakSpec(upstream.url, withSql));
-    const gw = new GatewayProcess(specFile, await freePort(), {
-      SOAK_TOKEN: TOKEN,
-      ...(schema && { DATABASE_URL: schema.url }),
-    });
-    await gw.start();
+    const { upstream, gw, agent } = await startHarness(withSql, schema, cleanups);
     const firstPid = gw.pid;
-    cleanups.push(async () => {
-      if (!gw.stopping) await gw.stop();
-    });
-
-    const agent = new Agent({
-      connections: CONCURRENCY + 8,
-      keepAliveTimeout: 30_000,
-      headersTimeout: CLIENT_TIMEOUT_MS,
-      bodyTimeout: CLIENT_TIMEOUT_MS,
-    });
-    cleanups.push(() => agent.close());
 
     const startStats = procStats(gw.pid);
     process.stdout.write(
@@ -474,94 +730,12 @@ async function main() {
         `mix ${JSON.stringify(MIX)}; sql share ${SQL_SHARE}; mcp share ${MCP_SHARE}\n`,
     );
 
-    /** Every request sent, by seq. */
-    const records = [];
     const samples = [];
     const lag = [];
-    const readyz = [];
-    const db = [];
     const t0 = Date.now();
-    let deadline = t0 + DURATION_MS;
-    // Ctrl-C ends the load early; the checks and the clean-up still run.
-    process.once('SIGINT', () => (deadline = Date.now()));
-    let pg;
-    let seq = 0;
-
-    async function one(random) {
-      const n = seq++;
-      const id = `s${n}`;
-      const kind = pickKind(random());
-      const surface = random() < MCP_SHARE ? 'mcp' : 'rest';
-      const { tool, args } = TOOLS[kind];
-      const rec = { n, id, kind, surface, start: performance.now(), at: Date.now(), answers: 0 };
-      records.push(rec);
-      await send(gw, agent, rec, tool, args);
-    }
-
-    async function worker(w) {
-      const random = rng(SEED * 1000 + w);
-      while (Date.now() < deadline) await one(random);
-    }
-
     const stopSampling = startSampling(gw, agent, t0, samples, lag);
-
-    if (flags['pg-restart'] && withSql) {
-      pg = { readyz };
-      void (async () => {
-        await sleep(DURATION_MS / 2);
-        const poll = setInterval(() => {
-          const at = Date.now();
-          void request(`${gw.url}/readyz`, { dispatcher: agent })
-            .then(async (r) => {
-              await r.body.text();
-              readyz.push({ at, status: r.statusCode, ms: Date.now() - at });
-            })
-            .catch(() => readyz.push({ at, status: 0, ms: Date.now() - at }));
-        }, 100);
-        // The database's own view, for comparison: a fresh connection and SELECT 1 every 100 ms.
-        const dbPoll = setInterval(() => {
-          const at = Date.now();
-          const c = new pgLib.Client({
-            connectionString: PG_BASE_URL,
-            connectionTimeoutMillis: 1_000,
-          });
-          c.on('error', () => undefined);
-          void c
-            .connect()
-            .then(() => c.query('SELECT 1'))
-            .then(
-              () => db.push({ at, up: true }),
-              () => db.push({ at, up: false }),
-            )
-            .finally(() => void c.end().catch(() => undefined));
-        }, 100);
-        pg.restartAt = Date.now();
-        process.stdout.write(
-          `soak: restarting Postgres at t=${((pg.restartAt - t0) / 1000).toFixed(1)} s\n`,
-        );
-        try {
-          await restartPostgres();
-        } catch (err) {
-          pg.error = String(err);
-        }
-        await waitForPostgres(30_000);
-        pg.backAt = Date.now();
-        // Readiness must come back by itself, without a gateway restart.
-        for (let i = 0; i < 100; i++) {
-          const last = readyz.at(-1);
-          if (last && last.at > pg.backAt && last.status === 200) break;
-          await sleep(100);
-        }
-        clearInterval(poll);
-        clearInterval(dbPoll);
-        pg.readyAgainAt = readyz.find((r) => r.at > pg.backAt && r.status === 200)?.at;
-      })().then(
-        () => (pg.done = true),
-        (err) => (pg.error = String(err)),
-      );
-    }
-
-    await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => worker(w)));
+    const pg = flags['pg-restart'] && withSql ? restartPostgresMidway(gw, agent, t0) : undefined;
+    const records = await runLoad(gw, agent, t0);
     stopSampling();
     const loadEnd = Date.now();
     // Idle: keep-alive connections close; the descriptor count should fall back.
@@ -573,12 +747,6 @@ async function main() {
     const stopped = await gw.stop();
 
     // ------------------------------------------------------------ checks
-    const up = upstream.stats();
-    const inWindow = (rec) =>
-      pg?.restartAt !== undefined &&
-      rec.end >= pg.restartAt - 500 &&
-      rec.at <= (pg.readyAgainAt ?? pg.backAt ?? Infinity) + 2_000;
-
     const unanswered = records.filter((r) => r.answers !== 1);
     const misrouted = records.filter((r) => r.answers === 1 && (!r.echo || !r.sameRequestId));
     if (unanswered.length)
@@ -592,142 +760,15 @@ async function main() {
     if (stopped.code !== 0) fail(`the gateway exited ${stopped.code} on SIGTERM`);
     if (health !== 200) fail(`/healthz answered ${health} after the run`);
 
-    // HTTP grants: every outcome is the one its injected fault calls for.
-    const httpRecs = records.filter((r) => r.kind.startsWith('http') && r.answers === 1);
-    const outcomeCounts = {};
-    const mismatches = {};
-    const late = {};
-    for (const r of httpRecs) {
-      outcomeCounts[r.outcome] = (outcomeCounts[r.outcome] ?? 0) + 1;
-      const fault = upstream.faultOf(r.id);
-      const expected = fault === undefined ? 'not sent upstream' : EXPECTED_OUTCOME[fault];
-      if (r.outcome === expected) continue;
-      // A timeout is the right answer when the deadline really passed: on a busy
-      // machine an answer the upstream sent in time can still arrive late.
-      if (r.outcome === 'UPSTREAM_TIMEOUT' && r.ms >= GRANT_TIMEOUT_MS) {
-        late[fault] = (late[fault] ?? 0) + 1;
-        continue;
-      }
-      const key = `${fault ?? 'none'} → ${r.outcome} (${r.surface})`;
-      mismatches[key] = (mismatches[key] ?? 0) + 1;
-    }
-    const mismatchTotal = Object.values(mismatches).reduce((a, b) => a + b, 0);
-    if (mismatchTotal)
-      fail(
-        `${mismatchTotal} HTTP outcomes differ from their injected fault: ${JSON.stringify(mismatches)}`,
-      );
-    const shares = [];
-    const configured = { ok: 100 - MIX.status500 - MIX.reset - MIX.hang - MIX.oversized, ...MIX };
-    for (const fault of FAULTS) {
-      const code = EXPECTED_OUTCOME[fault];
-      const observed = (100 * (outcomeCounts[code] ?? 0)) / Math.max(1, httpRecs.length);
-      const injected = (100 * up.counts[fault]) / Math.max(1, up.requests);
-      shares.push({ fault, code, configured: configured[fault], injected, observed });
-      if (Math.abs(observed - configured[fault]) > SHARE_TOLERANCE_POINTS)
-        fail(`${code}: ${fmt(observed, 2)}% observed, ${configured[fault]}% injected`);
-    }
-    if (up.violations.length)
-      fail(
-        `the upstream saw ${up.violations.length} forbidden request(s): ${up.violations.slice(0, 5).join('; ')}`,
-      );
-
-    // sql grants: all ok, except clean failures while Postgres restarts.
-    const sqlRecs = records.filter((r) => r.kind.startsWith('sql') && r.answers === 1);
-    const sqlOutcomes = {};
-    const sqlOutside = {};
-    const sqlWindow = {};
-    for (const r of sqlRecs) {
-      sqlOutcomes[r.outcome] = (sqlOutcomes[r.outcome] ?? 0) + 1;
-      const bucket = inWindow(r) ? sqlWindow : sqlOutside;
-      bucket[r.outcome] = (bucket[r.outcome] ?? 0) + 1;
-    }
-    const badOutside = Object.entries(sqlOutside).filter(([k]) => k !== 'ok');
-    if (badOutside.length)
-      fail(`sql grants failed outside a Postgres restart: ${JSON.stringify(badOutside)}`);
-    const unclean = Object.keys(sqlWindow).filter(
-      (k) => !['ok', 'DATABASE_UNAVAILABLE', 'SQL_TIMEOUT', 'POOL_EXHAUSTED'].includes(k),
+    const { up, httpRecs, outcomeCounts, mismatches, late, shares } = checkHttpOutcomes(
+      records,
+      upstream,
+      fail,
     );
-    if (unclean.length)
-      fail(`sql calls during the restart failed uncleanly: ${JSON.stringify(sqlWindow)}`);
-
-    // Writes: each acknowledged insert is in the table exactly once.
-    let writes;
-    if (schema) {
-      const acked = sqlRecs
-        .filter((r) => r.kind === 'sql-write' && r.outcome === 'ok')
-        .map((r) => r.id);
-      const { rows } = await schema.pool.query(
-        'SELECT tag, count(*)::int AS c FROM hits GROUP BY tag',
-      );
-      const stored = new Map(rows.map((r) => [r.tag, r.c]));
-      const lost = acked.filter((t) => stored.get(t) !== 1);
-      const ackedSet = new Set(acked);
-      const unacked = rows.filter((r) => !ackedSet.has(r.tag)).length;
-      writes = {
-        acknowledged: acked.length,
-        stored: rows.length,
-        lostOrDoubled: lost.length,
-        storedButFailed: unacked,
-      };
-      if (lost.length) fail(`${lost.length} acknowledged writes are missing or doubled`);
-      if (unacked && !pg)
-        fail(`${unacked} writes landed although the gateway reported them failed`);
-    }
-
-    if (pg) {
-      const during = readyz.filter((r) => r.at >= pg.restartAt && r.at <= (pg.backAt ?? Infinity));
-      pg.readyz503 = readyz.filter((r) => r.status === 503).length;
-      // Run-length readiness timeline from the restart on, e.g. "200×3 503×12 200×1".
-      const runs = [];
-      for (const r of readyz.filter((x) => x.at >= pg.restartAt)) {
-        const last = runs.at(-1);
-        if (last && last[0] === r.status) last[1] += 1;
-        else runs.push([r.status, 1]);
-      }
-      pg.readyzTimeline = runs.map(([st, n]) => `${st}×${n}`).join(' ');
-      pg.readyzDuring = during.length;
-      // While the database itself refused connections, what did readiness say?
-      const downs = db.filter((d) => !d.up).map((d) => d.at);
-      if (downs.length) {
-        const [from, to] = [Math.min(...downs), Math.max(...downs) + 100];
-        const probes = readyz.filter((r) => r.at >= from && r.at <= to);
-        pg.databaseDownMs = to - from;
-        pg.readyzWhileDown = {
-          probes: probes.length,
-          notReady: probes.filter((r) => r.status !== 200).length,
-        };
-        if (probes.length && pg.readyzWhileDown.notReady < probes.length / 2)
-          fail(
-            `readiness said ready for ${probes.length - pg.readyzWhileDown.notReady} of ${probes.length} probes while the database was down`,
-          );
-      }
-      pg.restartCommandMs = (pg.backAt ?? NaN) - pg.restartAt;
-      pg.readyAgainAfterMs = (pg.readyAgainAt ?? NaN) - (pg.backAt ?? NaN);
-      pg.sqlWindow = sqlWindow;
-      if (pg.error) fail(`Postgres restart: ${pg.error}`);
-      if (!pg.readyz503) fail('readiness never reported the database outage (no 503 from /readyz)');
-      if (!pg.readyAgainAt) fail('readiness did not come back after Postgres did');
-      delete pg.readyz;
-    }
-
-    // RSS and file descriptors: the end of the run against the end of warm-up.
-    // V8 grows and shrinks its heap in a sawtooth of tens of MB under this load: compare
-    // the median of the first half after warm-up with the median of the second half.
-    const half = WARMUP_MS + (DURATION_MS - WARMUP_MS) / 2;
-    const warm = samples.filter((s) => s.t >= WARMUP_MS && s.t < half);
-    const tail = samples.filter((s) => s.t >= half && s.t <= DURATION_MS);
-    const rssWarm = median(warm.map((s) => s.rssMb));
-    const rssEnd = median(tail.map((s) => s.rssMb));
-    const fdWarm = median(warm.map((s) => s.fds));
-    const fdEnd = median(tail.map((s) => s.fds));
-    if (rssEnd > rssWarm * (1 + GROWTH_LIMIT))
-      fail(
-        `RSS grew ${fmt(100 * (rssEnd / rssWarm - 1))}% after warm-up (${fmt(rssWarm)} → ${fmt(rssEnd)} MB)`,
-      );
-    if (fdEnd > fdWarm * (1 + GROWTH_LIMIT))
-      fail(
-        `open file descriptors grew ${fmt(100 * (fdEnd / fdWarm - 1))}% after warm-up (${fdWarm} → ${fdEnd})`,
-      );
+    const { sqlRecs, sqlOutcomes, sqlWindow } = checkSqlOutcomes(records, pg, fail);
+    const writes = await checkWrites(schema, sqlRecs, pg, fail);
+    if (pg) checkPostgresRestart(pg, sqlWindow, fail);
+    const { rssWarm, rssEnd, fdWarm, fdEnd } = checkGrowth(samples, fail);
 
     const lat = (rs) => {
       const ms = rs.map((r) => r.ms).sort((a, b) => a - b);

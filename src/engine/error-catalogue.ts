@@ -33,7 +33,15 @@ export interface RpcErrorEntry extends EntryCommon {
   readonly mcpStatus?: number;
 }
 
-export type CatalogueEntry = ToolErrorEntry | RpcErrorEntry;
+/**
+ * Answered before any surface is known (node's HTTP parser, the router): the REST shape
+ * on every path, /mcp included, since no JSON-RPC message was read.
+ */
+export interface HttpOnlyEntry extends EntryCommon {
+  readonly mcp: 'http';
+}
+
+export type CatalogueEntry = ToolErrorEntry | RpcErrorEntry | HttpOnlyEntry;
 
 /** JSON-RPC 2.0's reserved codes, and the two 2026-07-28 adds. */
 export const RPC = {
@@ -113,8 +121,7 @@ export const ERROR_CATALOGUE = {
   },
   NOT_FOUND: {
     status: 404,
-    mcp: 'jsonrpc',
-    rpc: RPC.INVALID_REQUEST,
+    mcp: 'http',
     summary:
       'Nothing is served at this path (an unknown path, a malformed %-escape, an over-long path segment).',
   },
@@ -139,22 +146,19 @@ export const ERROR_CATALOGUE = {
   },
   MALFORMED_REQUEST: {
     status: 400,
-    mcp: 'jsonrpc',
-    rpc: RPC.INVALID_REQUEST,
+    mcp: 'http',
     summary:
       'The HTTP request itself could not be read (request line, header or chunk framing); the connection is closed.',
   },
   HEADERS_TOO_LARGE: {
     status: 431,
-    mcp: 'jsonrpc',
-    rpc: RPC.INVALID_REQUEST,
+    mcp: 'http',
     summary:
       "The request's headers are over the server's header size limit; the connection is closed.",
   },
   REQUEST_TIMEOUT: {
     status: 408,
-    mcp: 'jsonrpc',
-    rpc: RPC.INVALID_REQUEST,
+    mcp: 'http',
     summary:
       'The request headers did not arrive within 10 s, or the whole request within the request timeout; the connection is closed.',
   },
@@ -344,7 +348,13 @@ export function rpcFraming(code: RpcErrorCode, legacy: boolean): { status: numbe
     return { status: (legacy ? p.legacyStatus : undefined) ?? p.status, rpc: p.rpc };
   }
   const e: CatalogueEntry = ERROR_CATALOGUE[code as ErrorCode];
-  return { status: (e.mcp === 'jsonrpc' ? e.mcpStatus : undefined) ?? e.status, rpc: e.rpc! };
+  // RpcErrorCode admits only rows with an rpc code.
+  return { status: (e.mcp === 'jsonrpc' ? e.mcpStatus : undefined) ?? e.status, rpc: rpcOf(e)! };
+}
+
+/** The JSON-RPC code of a row, where MCP can answer it as a JSON-RPC error at all. */
+export function rpcOf(e: CatalogueEntry): number | undefined {
+  return e.mcp === 'http' ? undefined : e.rpc;
 }
 
 /** The scopes an answer's challenge names: every scope the refused grant needs. */

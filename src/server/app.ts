@@ -20,7 +20,7 @@ import {
   MCP_PATH,
   mcpFrameworkError,
   registerMcpRoutes,
-  send as sendRpc,
+  sendRpcReply,
 } from '../projection/mcp/mcp-routes.js';
 import { sendRestError } from '../projection/rest/rest-error.js';
 import { registerMetadataRoutes } from '../access/metadata-routes.js';
@@ -129,7 +129,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     if (verdict.ok) return done();
     req.log.warn({ reason: verdict.reason }, 'request refused by guard');
     const refused = engineError('FORBIDDEN_ORIGIN', verdict.reason);
-    if (isMcp(req)) void sendRpc(reply, httpRefusal(refused));
+    if (isMcp(req)) void sendRpcReply(reply, httpRefusal(refused));
     else void sendRestError(reply, refused);
   });
 
@@ -191,7 +191,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       req.log.info({ code: err.code }, 'client closed the connection before its body arrived');
       return reply;
     }
-    if (isMcp(req)) return sendRpc(reply, mcpFrameworkError(err, BODY_LIMIT));
+    if (isMcp(req)) return sendRpcReply(reply, mcpFrameworkError(err, BODY_LIMIT));
     const mapped = mapFrameworkError(err);
     if (mapped.code === 'INTERNAL') req.log.error({ err }, 'unhandled error');
     return sendRestError(reply, mapped);

@@ -29,6 +29,7 @@ import {
 } from '../helpers/jwks.js';
 import { BIN, runCli } from '../helpers/run-cli.js';
 import { MODERN, LEGACY, META_VERSION, META_CAPS } from '../helpers/mcp-wire.js';
+import { issueCommentGrant, listIssuesGrant } from '../helpers/spec-fixtures.js';
 
 const UPSTREAM_TOKEN = 'upstream-credential-7f3a9c';
 const READ_KEY_1 = 'read-key-one-4b1d9e2f';
@@ -42,25 +43,8 @@ const KEY_ENV = {
 };
 
 const ISSUES_GRANTS = `
-can list issues {
-    describe "List issues of a repository."
-    path "/repos/{owner}/{repo}/issues"
-    query {
-        state "string" default="open" { enum "open" "closed" "all"; }
-    }
-    scope "issues:read"
-}
-can create issue-comment {
-    describe "Comment on an issue."
-    path "/repos/{owner}/{repo}/issues/{number}/comments" {
-        number "integer" min=1
-    }
-    body {
-        body "string" required=#true
-    }
-    scope "issues:read"
-    scope "issues:write"
-}
+${listIssuesGrant({ scopes: ['issues:read'] })}
+${issueCommentGrant(['issues:read', 'issues:write'])}
 `;
 
 /** API keys only (no oauth): the brief's access block, plus a grant without scope. */

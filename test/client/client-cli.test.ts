@@ -28,43 +28,24 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type RecordedRequest, type Upstream } from '../helpers/upstream.js';
 import { runCli, type CliResult } from '../helpers/run-cli.js';
+import {
+  ACME_ONLY,
+  issueCommentGrant,
+  issuesServerHeader,
+  listIssuesGrant,
+} from '../helpers/spec-fixtures.js';
 
 const UPSTREAM_TOKEN = 'upstream-credential-3c1f';
 const MCP_KEY = 'mcp-key-for-the-cli-9a7e4d';
 
 function gatewaySpec(upstream: string): string {
-  return `
-wrap "issues-test" version="2.1.0" {
-    title "Issues (test)"
-    describe "Read issues of the acme organisation."
-}
-base-url "${upstream}/api"
-auth bearer env="ISSUES_TOKEN"
-access {
-    api-key env="MCP_KEYS" scopes="issues:read"
-}
-restrict {
-    owner "acme"
-}
-can list issues {
-    describe "List issues of a repository."
-    path "/repos/{owner}/{repo}/issues"
-    query {
-        state "string" default="open" { enum "open" "closed" "all"; }
-    }
-    scope "issues:read"
-}
-can create issue-comment {
-    describe "Comment on an issue."
-    path "/repos/{owner}/{repo}/issues/{number}/comments" {
-        number "integer" min=1
-    }
-    body {
-        body "string" required=#true
-    }
-    scope "issues:read"
-}
-`;
+  return [
+    issuesServerHeader(upstream),
+    'access {\n    api-key env="MCP_KEYS" scopes="issues:read"\n}',
+    ACME_ONLY,
+    listIssuesGrant({ scopes: ['issues:read'] }),
+    issueCommentGrant(['issues:read']),
+  ].join('\n');
 }
 
 /** Runs the CLI with a bound on each request and the gateway key in MCP_TOKEN. */

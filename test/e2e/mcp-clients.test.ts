@@ -7,38 +7,22 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import {
+  ACME_ONLY,
+  issueCommentGrant,
+  issuesServerHeader,
+  listIssuesGrant,
+} from '../helpers/spec-fixtures.js';
 
 const TOKEN = 'upstream-secret-token-42';
 
 function spec(upstream: string): string {
-  return `
-wrap "issues-test" version="2.1.0" {
-    title "Issues (test)"
-    describe "Read issues of the acme organisation."
-}
-base-url "${upstream}/api"
-auth bearer env="ISSUES_TOKEN"
-restrict {
-    owner "acme"
-}
-can list issues {
-    describe "List issues of a repository."
-    path "/repos/{owner}/{repo}/issues"
-    query {
-        state "string" default="open" { enum "open" "closed" "all"; }
-        per_page "integer" min=1 max=100 default=30
-    }
-}
-can create issue-comment {
-    describe "Comment on an issue."
-    path "/repos/{owner}/{repo}/issues/{number}/comments" {
-        number "integer" min=1
-    }
-    body {
-        body "string" required=#true
-    }
-}
-`;
+  return [
+    issuesServerHeader(upstream),
+    ACME_ONLY,
+    listIssuesGrant({ perPage: true }),
+    issueCommentGrant(),
+  ].join('\n');
 }
 
 let upstream: Upstream;

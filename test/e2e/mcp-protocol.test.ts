@@ -7,6 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { MODERN, LEGACY, META_VERSION, META_CAPS, META_SERVER } from '../helpers/mcp-wire.js';
+import {
+  ACME_ONLY,
+  getIssueGrant,
+  issueCommentGrant,
+  listIssuesGrant,
+} from '../helpers/spec-fixtures.js';
 
 const ALL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'];
 const ACCEPT_BOTH = 'application/json, text/event-stream';
@@ -24,34 +30,11 @@ wrap "proto-test" version="3.4.5" {
     describe "Read and comment on issues of the acme organisation."
 }
 base-url "${upstream}/api"
-restrict {
-    owner "acme"
-}
+${ACME_ONLY}
 ${access}
-can list issues {
-    describe "List issues of a repository."
-    path "/repos/{owner}/{repo}/issues"
-    query {
-        state "string" default="open" { enum "open" "closed" "all"; }
-        per_page "integer" min=1 max=100 default=30
-    }
-}
-can get issue {
-    describe "Get one issue."
-    path "/repos/{owner}/{repo}/issues/{number}" {
-        number "integer" min=1
-    }
-}
-can create issue-comment {
-    describe "Comment on an issue."
-    path "/repos/{owner}/{repo}/issues/{number}/comments" {
-        number "integer" min=1
-    }
-    body {
-        body "string" required=#true
-    }
-    ${access ? 'scope "issues:write"' : ''}
-}
+${listIssuesGrant({ perPage: true })}
+${getIssueGrant()}
+${issueCommentGrant(access ? ['issues:write'] : [])}
 `;
 }
 

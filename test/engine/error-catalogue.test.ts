@@ -7,6 +7,7 @@ import {
   type CatalogueEntry,
   type ErrorCode,
   type ProtocolEntry,
+  rpcOf,
   type RpcErrorCode,
 } from '../../src/engine/error-catalogue.js';
 import { rpcError } from '../../src/projection/mcp/jsonrpc.js';
@@ -19,7 +20,7 @@ const PROTOCOL = Object.entries(PROTOCOL_ERRORS) as [RpcErrorCode, ProtocolEntry
 /** JSON-RPC 2.0 reserves -32768..-32000 for the protocol's own errors. */
 const isReservedRpcCode = (n: number): boolean => Number.isInteger(n) && n >= -32768 && n <= -32000;
 
-function rpcOf(reply: { body: string | Buffer }): {
+function errorOf(reply: { body: string | Buffer }): {
   code: number;
   message: string;
   data?: unknown;
@@ -35,15 +36,17 @@ describe('the error catalogue', () => {
   it('gives every code an HTTP error status and a place in MCP', () => {
     for (const [code, entry] of CATALOGUE) {
       expect(entry.status, code).toBeGreaterThanOrEqual(400);
-      expect(['tool-error', 'jsonrpc'], code).toContain(entry.mcp);
+      expect(['tool-error', 'jsonrpc', 'http'], code).toContain(entry.mcp);
       expect(entry.summary.length, code).toBeGreaterThan(10);
     }
   });
 
   it('gives every code MCP answers as a JSON-RPC error a code in the reserved range', () => {
     for (const [code, entry] of CATALOGUE) {
-      if (entry.mcp === 'jsonrpc') expect(isReservedRpcCode(entry.rpc), code).toBe(true);
-      else if (entry.rpc !== undefined) expect(isReservedRpcCode(entry.rpc), code).toBe(true);
+      const rpc = rpcOf(entry);
+      // A row MCP answers as a JSON-RPC error must have its code; others may have one.
+      if (entry.mcp === 'jsonrpc') expect(rpc, code).toBeDefined();
+      if (rpc !== undefined) expect(isReservedRpcCode(rpc), code).toBe(true);
     }
     for (const [code, entry] of PROTOCOL) expect(isReservedRpcCode(entry.rpc), code).toBe(true);
   });
@@ -83,22 +86,21 @@ describe('the replies both surfaces build from it', () => {
     },
   );
 
-  it.each(CATALOGUE.filter(([, e]) => e.rpc !== undefined).map(([code, e]) => [code, e] as const))(
-    'answers %s over MCP as a JSON-RPC error with its code and status',
-    (code, e) => {
-      const reply = rpcError(code as RpcErrorCode, 7, 'what went wrong');
-      const mcpStatus = e.mcp === 'jsonrpc' ? e.mcpStatus : undefined;
-      expect(reply.status).toBe(mcpStatus ?? e.status);
-      expect(rpcOf(reply)).toEqual({ code: e.rpc, message: 'what went wrong' });
-    },
-  );
+  it.each(
+    CATALOGUE.filter(([, e]) => rpcOf(e) !== undefined).map(([code, e]) => [code, e] as const),
+  )('answers %s over MCP as a JSON-RPC error with its code and status', (code, e) => {
+    const reply = rpcError(code as RpcErrorCode, 7, 'what went wrong');
+    const mcpStatus = e.mcp === 'jsonrpc' ? e.mcpStatus : undefined;
+    expect(reply.status).toBe(mcpStatus ?? e.status);
+    expect(errorOf(reply)).toEqual({ code: rpcOf(e), message: 'what went wrong' });
+  });
 
   it.each(PROTOCOL.map(([code, e]) => [code, e] as const))(
     'answers the protocol error %s with its JSON-RPC code, and its legacy status to a legacy client',
     (code, e) => {
       const modern = rpcError(code, 'a', 'no', { data: { why: 1 } });
       expect(modern.status).toBe(e.status);
-      expect(rpcOf(modern)).toEqual({ code: e.rpc, message: 'no', data: { why: 1 } });
+      expect(errorOf(modern)).toEqual({ code: e.rpc, message: 'no', data: { why: 1 } });
       expect(rpcError(code, 'a', 'no', { legacy: true }).status).toBe(e.legacyStatus ?? e.status);
     },
   );

@@ -1,17 +1,26 @@
 /**
- * A file that cannot be read without its sibling is one concept cut in two
- * (architecture.md, habit 8): the MCP projection's modules import each other in one
- * direction only. Reads the relative imports of src/projection/mcp and looks for a cycle.
+ * A file that cannot be read without its sibling is one concept cut in two: modules
+ * import each other in one direction only. Reads the relative imports of every file
+ * under src/ and looks for a cycle.
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const DIR = join(import.meta.dirname, '../../src/projection/mcp');
+const SRC = join(import.meta.dirname, '../../src');
+
+/** Every .ts file under src/, as paths relative to it. */
+function sourceFiles(): string[] {
+  return (readdirSync(SRC, { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
+    .map((f) => normalize(f));
+}
 
 function importsOf(file: string): string[] {
-  const text = readFileSync(join(DIR, file), 'utf8');
-  return [...text.matchAll(/from '\.\/([\w-]+)\.js'/g)].map((m) => `${m[1]}.ts`);
+  const text = readFileSync(join(SRC, file), 'utf8');
+  return [...text.matchAll(/from '(\.{1,2}\/[^']+)\.js'/g)].map((m) =>
+    relative(SRC, join(SRC, dirname(file), `${m[1]}.ts`)),
+  );
 }
 
 function findCycle(graph: Map<string, string[]>): string[] | undefined {
@@ -34,10 +43,29 @@ function findCycle(graph: Map<string, string[]>): string[] | undefined {
   return undefined;
 }
 
-describe('the MCP projection modules', () => {
+describe('the modules of src/', () => {
   it('import each other without a cycle', () => {
-    const files = readdirSync(DIR).filter((f) => f.endsWith('.ts'));
+    const files = sourceFiles();
     const graph = new Map(files.map((f) => [f, importsOf(f)]));
     expect(findCycle(graph)).toBeUndefined();
+  });
+
+  it('are all read, so a cycle anywhere would be seen', () => {
+    const files = sourceFiles();
+    expect(files).toContain(join('projection', 'mcp', 'dispatch.ts'));
+    expect(files).toContain(join('spec', 'kdl-reader.ts'));
+    // Every relative import resolves to a file the walk read.
+    const known = new Set(files);
+    for (const f of files)
+      for (const dep of importsOf(f)) expect(known, `${f} → ${dep}`).toContain(dep);
+  });
+
+  it('finds a cycle when there is one', () => {
+    const graph = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts']],
+    ]);
+    expect(findCycle(graph)).toEqual(['a.ts', 'b.ts', 'c.ts', 'a.ts']);
   });
 });

@@ -76,10 +76,10 @@ export function registerMcpRoutes(
         traceparentHeader:
           typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
       });
-      return send(reply, out, req);
+      return sendRpcReply(reply, out, req);
     });
     const notAllowed = async (_req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
-      send(
+      sendRpcReply(
         reply,
         httpRefusal(
           engineError(
@@ -104,7 +104,7 @@ export function wantsEventStream(accept: string | undefined): boolean {
 
 /** A credential refused before the body is read: 401 with the challenge. */
 function sendRefusal(reply: FastifyReply, who: Refusal): FastifyReply {
-  return send(reply, httpRefusal(who.error, { 'www-authenticate': who.challenge }));
+  return sendRpcReply(reply, httpRefusal(who.error, { 'www-authenticate': who.challenge }));
 }
 
 /**
@@ -136,7 +136,11 @@ export function mcpFrameworkError(
 }
 
 /** An MCP reply as HTTP: JSON, or one SSE event when the client takes only a stream. */
-export function send(reply: FastifyReply, out: RpcReply, req?: FastifyRequest): FastifyReply {
+export function sendRpcReply(
+  reply: FastifyReply,
+  out: RpcReply,
+  req?: FastifyRequest,
+): FastifyReply {
   if (out.headers) void reply.headers(out.headers);
   if (out.status === 202) return reply.code(202).send();
   if (out.status === 200 && req && wantsEventStream(req.headers.accept)) {

@@ -9,14 +9,16 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 const PREFIX = '=?base64?';
 const SUFFIX = '?=';
 
-/** The header's value decoded, or undefined when absent or malformed. */
 /** A header that must appear once, as plain text (`MCP-Protocol-Version`, `Mcp-Method`). */
 export function singleHeaderValue(raw: string | string[] | undefined): string | undefined {
   if (Array.isArray(raw)) return raw.length === 1 ? raw[0] : undefined;
   return raw;
 }
 
-/** `Mcp-Name` (and `Mcp-Param-*`): plain, or `=?base64?...?=` for values HTTP cannot carry. */
+/**
+ * `Mcp-Name` (and `Mcp-Param-*`): plain, or `=?base64?...?=` for values HTTP cannot carry.
+ * Decoded, or undefined when absent or malformed.
+ */
 export function decodeHeaderValue(raw: string | string[] | undefined): string | undefined {
   if (raw === undefined) return undefined;
   const v = Array.isArray(raw) ? (raw.length === 1 ? raw[0]! : undefined) : raw;
