@@ -7,6 +7,8 @@
 import type { Position } from './diagnostics.js';
 import type { ArgumentDescriptor, BodyFieldDescriptor } from './descriptor.js';
 import { fieldSchema, PATH_PARAM_MAX_LENGTH, type JsonSchema } from './field-schema.js';
+import { withoutImpliedLengths } from './implied-lengths.js';
+import { restrictedSchema, type RestrictRule } from './restrict-schema.js';
 import type { FieldSpec, GrantSpec } from './spec-types.js';
 
 export interface Placement {
@@ -148,13 +150,23 @@ export function bodyTree(f: FieldSpec): BodyFieldDescriptor | undefined {
   };
 }
 
-/** The tool's inputSchema: every placed argument the caller supplies. */
-export function inputSchema(placements: readonly Placement[]): JsonSchema {
+/**
+ * The tool's inputSchema: every placed argument the caller supplies, with the `restrict`
+ * rule of its name stated in it (restrict-schema.ts) and without the length bounds its
+ * enum or pattern already implies (implied-lengths.ts).
+ */
+export function inputSchema(
+  placements: readonly Placement[],
+  restrict: ReadonlyMap<string, RestrictRule> = new Map(),
+): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const p of placements) {
     if (!p.schema || p.argument.fromClaim !== undefined) continue;
-    properties[p.argument.name] = p.schema;
+    const rule = restrict.get(p.argument.name);
+    properties[p.argument.name] = withoutImpliedLengths(
+      rule ? restrictedSchema(p.schema, rule) : p.schema,
+    );
     if (p.argument.required) required.push(p.argument.name);
   }
   return {

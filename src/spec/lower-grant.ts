@@ -43,6 +43,13 @@ export function lowerGrant(g: GrantSpec, scope: LowerScope): Descriptor {
   const blocks = isSql ? [g.params] : [g.query, g.body];
   const title = g.title ?? defaultTitle(verb, g.resource);
   const rateLimit = g.rateLimit ?? spec.rateLimit;
+  const restrict = spec.restrict
+    .filter((r) => names.has(r.value.argument))
+    .map(({ value: r }) => ({
+      argument: r.argument,
+      ...(r.values && { values: r.values.map((v) => v.value) }),
+      ...(r.pattern && { pattern: r.pattern.value }),
+    }));
   return deepFreeze<Descriptor>({
     name: toolName(verb, g.resource),
     verb,
@@ -56,17 +63,11 @@ export function lowerGrant(g: GrantSpec, scope: LowerScope): Descriptor {
       idempotentHint: behaviour.idempotent,
       openWorldHint: !isSql,
     },
-    inputSchema: inputSchema(placements),
+    inputSchema: inputSchema(placements, new Map(restrict.map((r) => [r.argument, r]))),
     outputSchema: isSql ? SQL_OUTPUT_SCHEMA : HTTP_OUTPUT_SCHEMA,
     arguments: placements.map((p) => p.argument),
     exclusive: blocks.flatMap((b) => (b?.exclusive ?? []).map((x) => x.value.map((n) => n.value))),
-    restrict: spec.restrict
-      .filter((r) => names.has(r.value.argument))
-      .map(({ value: r }) => ({
-        argument: r.argument,
-        ...(r.values && { values: r.values.map((v) => v.value) }),
-        ...(r.pattern && { pattern: r.pattern.value }),
-      })),
+    restrict,
     scopes: [...new Set(g.scopes)],
     limits: {
       maxBytes: g.maxBytes ?? spec.limits.maxBytes ?? DEFAULT_MAX_BYTES,

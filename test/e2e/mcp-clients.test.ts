@@ -7,6 +7,7 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { ENVELOPE_GUIDE } from '../../src/spec/output-schema.js';
 
 const TOKEN = 'upstream-secret-token-42';
 
@@ -103,7 +104,10 @@ describe('protocol era negotiation with the SDK v2 client', () => {
           name: 'issues-test',
           version: '2.1.0',
         });
-        expect(c.client.getInstructions()).toBe('Read issues of the acme organisation.');
+        // The spec's describe, then the envelope explained once for every tool.
+        expect(c.client.getInstructions()).toBe(
+          `Read issues of the acme organisation.\n\n${ENVELOPE_GUIDE}`,
+        );
       } finally {
         await c.close();
       }
