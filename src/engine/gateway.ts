@@ -11,6 +11,7 @@ import type { Caller } from './caller.js';
 import { engineError, type EngineError } from './error-catalogue.js';
 import { execute, type Outcome } from './execute.js';
 import { prepareExclusive } from './guards/exclusive.js';
+import { prepareNullStripper } from './guards/optional-nulls.js';
 import { prepareExactNumbers } from './guards/exact-numbers.js';
 import { declaresInheritedName } from './null-prototype.js';
 import { prepareRestrict } from './guards/restrict.js';
@@ -123,6 +124,7 @@ export class Gateway {
       for (const d of spec.tools) {
         const restrict = prepareRestrict(d.restrict);
         const exclusive = prepareExclusive(d.exclusive);
+        const stripNulls = prepareNullStripper(d.inputSchema);
         const rateLimit =
           d.limits.rateLimit && limiter && prepareRateLimit(d.name, d.limits.rateLimit, limiter);
         operations.set(d.name, {
@@ -131,6 +133,7 @@ export class Gateway {
           pathArgs: d.arguments
             .filter((a) => a.in === 'path' && a.fromClaim === undefined)
             .map((a) => a.name),
+          ...(stripNulls && { stripNulls }),
           ...(rateLimit && { rateLimit }),
           ...(restrict && { restrict }),
           validate: prepareValidator(fastAjv, fullAjv, d),

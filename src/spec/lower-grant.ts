@@ -129,6 +129,8 @@ function lowerHttp(g: GrantSpec, method: HttpMethod, scope: LowerScope): Lowered
       pathTemplate: g.path!.value,
       path: template.parts,
       ...((g.body || setBody.length > 0) && { body: { encoding, fields } }),
+      // A form-speaking upstream reads `+` as a space; any other may read it literally.
+      queryEncoding: g.query?.encoding ?? (encoding === 'form' ? 'form' : 'percent'),
       headers: [...headers.values()],
       setQuery,
       setBody,
