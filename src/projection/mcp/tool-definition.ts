@@ -1,10 +1,6 @@
 /**
  * Descriptor → the MCP `Tool` object that tools/list serves (both eras share it):
  * name, title, description, inputSchema, outputSchema, annotations, in spec order.
- *
- * The annotations leave out `title`: it repeats the tool's own `title`, which every
- * protocol version we speak (2025-06-18 on) ranks first for display, and a list
- * repeats it per tool at the model's expense.
  */
 import type { Descriptor } from '../../spec/descriptor.js';
 
@@ -14,7 +10,7 @@ export interface ToolDefinition {
   readonly description?: string;
   readonly inputSchema: Descriptor['inputSchema'];
   readonly outputSchema: Descriptor['outputSchema'];
-  readonly annotations: Omit<Descriptor['annotations'], 'title'>;
+  readonly annotations: Descriptor['annotations'];
 }
 
 export function toolDefinition(d: Descriptor): ToolDefinition {
@@ -24,16 +20,7 @@ export function toolDefinition(d: Descriptor): ToolDefinition {
     ...(d.description !== undefined && { description: d.description }),
     inputSchema: d.inputSchema,
     outputSchema: d.outputSchema,
-    annotations: hintsOf(d.annotations),
-  };
-}
-
-function hintsOf(a: Descriptor['annotations']): ToolDefinition['annotations'] {
-  return {
-    readOnlyHint: a.readOnlyHint,
-    destructiveHint: a.destructiveHint,
-    idempotentHint: a.idempotentHint,
-    openWorldHint: a.openWorldHint,
+    annotations: d.annotations,
   };
 }
 
