@@ -1,8 +1,10 @@
 /**
  * The outputSchema of every tool: the coverage-first envelope (spec-language.md, "The
  * result envelope"). Every tool of a list repeats it, and a model pays for each byte, so
- * it holds only what a client validates with (types and required members); what the
- * members mean is said once, in the server's instructions (ENVELOPE_GUIDE).
+ * it holds only the envelope's shape a client validates with (an object with `coverage`
+ * and a typed `result`, both required); what coverage's members are and mean is said
+ * once, in the server's instructions (ENVELOPE_GUIDE), and typed in full once in the
+ * OpenAPI document (COVERAGE_SCHEMA).
  *
  * Every subschema carries a validation keyword (the MCP Inspector's `--strict` check
  * flags one without), and no `type` is an array (it flags those as unportable too).
