@@ -6,7 +6,7 @@
 // bounded. Writes bench/results/<timestamp>.json and prints a markdown table.
 //
 //   node bench/run.mjs [--duration S] [--connections N] [--reps N] [--no-pin] [--quick]
-//                      [--only tools,http,sql,startup,envelope,redact] [--profile DIR]
+//                      [--only tools,http,sql,startup,envelope,redact,listbytes] [--profile DIR]
 //                      [--gateway PATH/TO/dist/cli/main.js]   (another build, for before/after)
 //   node bench/run.mjs --report bench/results/<file>.json     (print a stored result again)
 import { spawnSync } from 'node:child_process';
@@ -61,7 +61,7 @@ const DURATION = opts.quick ? 1 : Number(opts.duration);
 const CONNECTIONS = Number(opts.connections);
 const REPS = opts.quick ? 1 : Number(opts.reps);
 const WARMUP_S = opts.quick ? 1 : 2;
-const ONLY = new Set((opts.only ?? 'tools,http,sql,startup,envelope,redact').split(','));
+const ONLY = new Set((opts.only ?? 'tools,http,sql,startup,envelope,redact,listbytes').split(','));
 const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PIN = !opts['no-pin'] && canPin;
 /** The server under test gets CPU 0, the load generator CPU 1 (when pinning). */
@@ -467,6 +467,31 @@ async function envelopeSizeSection() {
   return JSON.parse(out.trim());
 }
 
+/**
+ * What a model pays for the tool list (issue 17): the bytes of each example spec's tools,
+ * as `mcp-beaver tools <spec> --json` prints the list tools/list serves, compact JSON.
+ */
+function listBytesSection() {
+  const specs = readdirSync(join(ROOT, 'specs')).filter((f) => f.endsWith('.mcp.kdl'));
+  return specs.map((file) => {
+    const run = spawnSync('node', [MAIN, 'tools', join('specs', file), '--json'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    if (run.status !== 0) throw new Error(`tools ${file} failed: ${run.stderr}`);
+    const { tools } = JSON.parse(run.stdout);
+    const bytes = (v) => Buffer.byteLength(JSON.stringify(v));
+    return {
+      spec: file,
+      tools: tools.length,
+      bytes: bytes({ tools }),
+      outputSchemaBytes: tools.reduce((n, t) => n + bytes(t.outputSchema ?? {}), 0),
+      perTool: Object.fromEntries(tools.map((t) => [t.name, bytes(t)])),
+    };
+  });
+}
+
 /** Redaction of results (bench/redact.mjs), in-process against the compiled build. */
 async function redactSection() {
   const dist = dirname(dirname(MAIN));
@@ -606,6 +631,19 @@ function report(result) {
       '',
     );
   }
+  if (s.listbytes) {
+    out.push(
+      '### 8. tools/list bytes (what a model reads before its first call)',
+      '',
+      '| spec | tools | bytes | bytes per tool | of which outputSchema | largest tool |',
+      '| --- | --- | --- | --- | --- | --- |',
+      ...s.listbytes.map((r) => {
+        const [name, n] = Object.entries(r.perTool).sort((a, b) => b[1] - a[1])[0] ?? ['-', 0];
+        return `| ${r.spec} | ${r.tools} | ${r.bytes} | ${Math.round(r.bytes / r.tools)} | ${r.outputSchemaBytes} | ${name} (${n}) |`;
+      }),
+      '',
+    );
+  }
   out.push(`Total bench time ${(result.elapsedMs / 1000).toFixed(0)} s.`);
   return out.join('\n');
 }
@@ -671,6 +709,10 @@ try {
     log('envelope');
     result.sections.envelope = await envelopeSection();
     result.sections.envelopeSize = await envelopeSizeSection();
+  }
+  if (ONLY.has('listbytes')) {
+    log('tools/list bytes');
+    result.sections.listbytes = listBytesSection();
   }
   if (ONLY.has('redact')) {
     log('redaction');

@@ -3,7 +3,7 @@
  * Anything else must be a JSON object, and `null` is not absence: MCP's schema makes
  * `tools/call` `arguments` an optional object (the SDKs refuse null with -32602), so
  * REST's `null` body is refused the same way as `[]` or `"x"`. (A `null` for an
- * optional field inside the object is another matter, for validate.ts.)
+ * optional field inside the object is another matter: guards/optional-nulls.ts.)
  */
 import { engineError, type EngineError } from './error-catalogue.js';
 

@@ -1,7 +1,8 @@
 /**
  * The one pipeline every surface calls (architecture.md, "The data path"):
- * scopes → rate limit → metachar gate → restrict → schema → exact numbers → exclusive groups →
- * claims → backend → shape (pick/omit) → envelope. Each guard returns an expected failure as a value; the first one ends
+ * scopes → rate limit → optional nulls dropped → metachar gate → restrict → schema → exact numbers →
+ * exclusive groups → claims → backend → shape (pick/omit) → envelope. Each guard returns an expected
+ * failure as a value; the first one ends
  * the call before anything leaves the gateway.
  *
  * Scopes run first, ahead of the order in the engine issue: a caller who may not
@@ -43,6 +44,8 @@ export async function execute(
   // A grant with an argument named like `toString` reads its arguments from objects
   // without a prototype, so an omitted one is absent (null-prototype.ts).
   const args = (op.nullPrototype ? withoutPrototypes(input) : input) as CallArguments;
+  // `null` for an optional field is "not given" (optional-nulls.ts): gone before any guard.
+  op.stripNulls?.(args);
   const gated = gatePathValues(op.pathArgs, args);
   if (gated) return fail(gated);
   const restricted = op.restrict?.(args);

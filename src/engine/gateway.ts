@@ -15,6 +15,7 @@ import { engineError, type EngineError, type ErrorCode } from './error-catalogue
 import type { CallArguments } from './call-arguments.js';
 import { execute, type Outcome } from './execute.js';
 import { prepareExclusive } from './guards/exclusive.js';
+import { prepareNullStripper } from './guards/optional-nulls.js';
 import { prepareExactNumbers } from './guards/exact-numbers.js';
 import { declaresInheritedName } from './null-prototype.js';
 import { prepareRestrict } from './guards/restrict.js';
@@ -127,6 +128,7 @@ export class Gateway {
       for (const d of spec.tools) {
         const restrict = prepareRestrict(d.restrict);
         const exclusive = prepareExclusive(d.exclusive);
+        const stripNulls = prepareNullStripper(d.inputSchema);
         const rateLimit =
           d.limits.rateLimit && limiter && prepareRateLimit(d.name, d.limits.rateLimit, limiter);
         operations.set(d.name, {
@@ -135,6 +137,7 @@ export class Gateway {
           pathArgs: d.arguments
             .filter((a) => a.in === 'path' && a.fromClaim === undefined)
             .map((a) => a.name),
+          ...(stripNulls && { stripNulls }),
           ...(rateLimit && { rateLimit }),
           ...(restrict && { restrict }),
           validate: prepareValidator(fastAjv, fullAjv, d),

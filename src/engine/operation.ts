@@ -8,6 +8,7 @@ import type { FieldType } from '../spec/spec-types.js';
 import type { PreparedBackend } from './backends/backend.js';
 import type { ExclusiveCheck } from './guards/exclusive.js';
 import type { ExactNumberCheck } from './guards/exact-numbers.js';
+import type { NullStripper } from './guards/optional-nulls.js';
 import type { RateCheck } from './rate-limit/rate-limiter.js';
 import type { RestrictMatcher } from './guards/restrict.js';
 import type { Validator } from './guards/validate.js';
@@ -17,6 +18,8 @@ export interface Operation {
   readonly descriptor: Descriptor;
   /** String path arguments, for the metachar gate. */
   readonly pathArgs: readonly string[];
+  /** Removes `null` given for optional fields: it means "not given". */
+  readonly stripNulls?: NullStripper;
   /** The grant's `rate-limit`, counted per caller after the scope check. */
   readonly rateLimit?: RateCheck;
   readonly restrict?: RestrictMatcher;

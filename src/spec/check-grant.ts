@@ -234,6 +234,15 @@ function checkRestrict(
         `allowed value ${misfit} for argument ${r.argument} (${field.type})`,
       );
   }
+  // The schema states the allowlist as the field's enum intersected with it
+  // (restrict-schema.ts): with nothing in common, no call could ever pass.
+  if (r.values && field.enum && !r.values.some((v) => field.enum!.some((e) => e.value === v.value)))
+    diag.error(
+      'SPEC_RESTRICT',
+      at,
+      subject,
+      `no allowed value of restrict ${r.argument} is in the enum of argument ${r.argument} (${field.enum.map((e) => JSON.stringify(e.value)).join(', ')}): no call could pass both`,
+    );
   if (r.pattern && !field.type.startsWith('string'))
     diag.error(
       'SPEC_RESTRICT',

@@ -80,6 +80,11 @@ export interface HttpBackend {
     readonly encoding: 'json' | 'form';
     readonly fields: readonly BodyFieldDescriptor[];
   };
+  /**
+   * How query keys and values are escaped: `percent` (RFC 3986, a space as `%20`) unless
+   * the grant says form (`query encoding="form"`, or a form body), where a space is `+`.
+   */
+  readonly queryEncoding: 'percent' | 'form';
   readonly headers: readonly (readonly [string, string])[];
   readonly setQuery: readonly (readonly [string, JsonScalar])[];
   readonly setBody: readonly { readonly path: readonly string[]; readonly value: JsonScalar }[];

@@ -51,7 +51,9 @@ export function fieldSchema(
     if (!obj) return undefined;
     s = f.type === 'object' ? obj : { type: 'array', items: obj };
   } else if (f.type === 'raw') {
-    s = { type: f.kind ?? ['object', 'array'] };
+    // anyOf, not `type: ["object", "array"]`: clients that map schemas onto a dialect with
+    // one type per schema (Gemini's OpenAPI subset) drop or refuse a type array.
+    s = f.kind ? { type: f.kind } : { anyOf: [{ type: 'object' }, { type: 'array' }] };
   } else {
     s = scalarConstraints(f, f.type);
   }

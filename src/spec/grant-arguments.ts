@@ -7,6 +7,8 @@
 import type { Position } from './diagnostics.js';
 import type { ArgumentDescriptor, BodyFieldDescriptor } from './descriptor.js';
 import { fieldSchema, PATH_PARAM_MAX_LENGTH, type JsonSchema } from './field-schema.js';
+import { withoutImpliedLengths } from './implied-lengths.js';
+import { restrictedSchema, type RestrictRule } from './restrict-schema.js';
 import type { FieldSpec, GrantSpec } from './spec-types.js';
 
 export interface Placement {
@@ -26,6 +28,8 @@ export interface Placement {
     readonly names: readonly string[];
     readonly inArray: boolean;
   };
+  /** An optional projection: the top-level field that, when given, requires it. */
+  readonly parent?: string;
 }
 
 /** The input schema of a top-level field; from-claim fields are not input. */
@@ -80,7 +84,13 @@ export function queryPlacements(g: GrantSpec): Placement[] {
   return (g.query?.fields ?? []).map((f) => plain(f, 'query field', 'query', upstreamOf(f)));
 }
 
-/** Body fields, each after its nested projections; an object left with no input is not one. */
+/**
+ * Body fields, each after its nested projections; an object left with no input is not one.
+ * A projection is required only when every object above it is (spec-language.md, `arg=`):
+ * under an optional `commit`, `commit_message` may be left out, and then no `commit` is
+ * sent. `parent` names the top-level field when the chain below it is all required, so
+ * the input schema can say "given the parent, give this too" (dependentRequired).
+ */
 export function bodyPlacements(g: GrantSpec): Placement[] {
   const out: Placement[] = [];
   const projections = (
@@ -88,21 +98,25 @@ export function bodyPlacements(g: GrantSpec): Placement[] {
     path: readonly string[],
     names: readonly string[],
     inArray: boolean,
+    chain: { readonly required: boolean; readonly belowTop: boolean },
   ): void => {
     const within = inArray || f.type === 'object[]';
     for (const c of f.fields ?? []) {
       const at = [...path, upstreamOf(c)];
       if (!c.arg) {
-        projections(c, at, [...names, c.name], within);
+        projections(c, at, [...names, c.name], within, {
+          required: chain.required && c.required,
+          belowTop: chain.belowTop && c.required,
+        });
         continue;
       }
       const { arg, ...rest } = c;
-      const field: FieldSpec = { ...rest, name: arg.value };
+      const field: FieldSpec = { ...rest, name: arg.value, required: chain.required };
       const argument: ArgumentDescriptor = {
         name: arg.value,
         in: 'projection',
         type: 'string',
-        required: true,
+        required: chain.required,
         upstream: at.join('.'),
         bodyPath: at,
       };
@@ -113,11 +127,12 @@ export function bodyPlacements(g: GrantSpec): Placement[] {
         at: arg.at,
         schema: schemaOf(field),
         nested: { field: c, names: [...names, c.name], inArray: within },
+        ...(!chain.required && chain.belowTop && { parent: names[0]! }),
       });
     }
   };
   for (const f of g.body?.fields ?? []) {
-    projections(f, [upstreamOf(f)], [f.name], false);
+    projections(f, [upstreamOf(f)], [f.name], false, { required: f.required, belowTop: true });
     const placed = plain(f, 'body field', 'body', upstreamOf(f));
     if (placed.schema || f.fromClaim) out.push(placed);
   }
@@ -148,19 +163,36 @@ export function bodyTree(f: FieldSpec): BodyFieldDescriptor | undefined {
   };
 }
 
-/** The tool's inputSchema: every placed argument the caller supplies. */
-export function inputSchema(placements: readonly Placement[]): JsonSchema {
+/**
+ * The tool's inputSchema: every placed argument the caller supplies, with the `restrict`
+ * rule of its name stated in it (restrict-schema.ts) and without the length bounds its
+ * enum or pattern already implies (implied-lengths.ts).
+ */
+export function inputSchema(
+  placements: readonly Placement[],
+  restrict: ReadonlyMap<string, RestrictRule> = new Map(),
+): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
+  const dependent: Record<string, string[]> = {};
   for (const p of placements) {
     if (!p.schema || p.argument.fromClaim !== undefined) continue;
-    properties[p.argument.name] = p.schema;
+    if (p.parent !== undefined) (dependent[p.parent] ??= []).push(p.argument.name);
+    const rule = restrict.get(p.argument.name);
+    properties[p.argument.name] = withoutImpliedLengths(
+      rule ? restrictedSchema(p.schema, rule) : p.schema,
+    );
     if (p.argument.required) required.push(p.argument.name);
   }
+  // Only a parent the caller can give (one with input fields of its own) makes one.
+  const dependentRequired = Object.fromEntries(
+    Object.entries(dependent).filter(([parent]) => Object.hasOwn(properties, parent)),
+  );
   return {
     type: 'object',
     properties,
     ...(required.length > 0 && { required }),
+    ...(Object.keys(dependentRequired).length > 0 && { dependentRequired }),
     additionalProperties: false,
   };
 }

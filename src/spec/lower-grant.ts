@@ -52,6 +52,13 @@ export function lowerGrant(g: GrantSpec, scope: LowerScope): Descriptor {
   const shape = shapeOf(g);
   const description = shape ? withShape(g.describe, shape) : g.describe;
   const outputSchema = isSql ? SQL_OUTPUT_SCHEMA : HTTP_OUTPUT_SCHEMA;
+  const restrict = spec.restrict
+    .filter((r) => names.has(r.value.argument))
+    .map(({ value: r }) => ({
+      argument: r.argument,
+      ...(r.values && { values: r.values.map((v) => v.value) }),
+      ...(r.pattern && { pattern: r.pattern.value }),
+    }));
   return deepFreeze<Descriptor>({
     name: toolName(verb, g.resource),
     verb,
@@ -65,17 +72,11 @@ export function lowerGrant(g: GrantSpec, scope: LowerScope): Descriptor {
       idempotentHint: behaviour.idempotent,
       openWorldHint: !isSql,
     },
-    inputSchema: inputSchema(placements),
+    inputSchema: inputSchema(placements, new Map(restrict.map((r) => [r.argument, r]))),
     outputSchema: shape ? shapedOutputSchema(outputSchema, shape) : outputSchema,
     arguments: placements.map((p) => p.argument),
     exclusive: blocks.flatMap((b) => (b?.exclusive ?? []).map((x) => x.value.map((n) => n.value))),
-    restrict: spec.restrict
-      .filter((r) => names.has(r.value.argument))
-      .map(({ value: r }) => ({
-        argument: r.argument,
-        ...(r.values && { values: r.values.map((v) => v.value) }),
-        ...(r.pattern && { pattern: r.pattern.value }),
-      })),
+    restrict,
     scopes: [...new Set(g.scopes)],
     limits: {
       maxBytes: g.maxBytes ?? spec.limits.maxBytes ?? DEFAULT_MAX_BYTES,
@@ -152,6 +153,8 @@ function lowerHttp(g: GrantSpec, method: HttpMethod, scope: LowerScope): Lowered
       pathTemplate: g.path!.value,
       path: template.parts,
       ...((g.body || setBody.length > 0) && { body: { encoding, fields } }),
+      // A form-speaking upstream reads `+` as a space; any other may read it literally.
+      queryEncoding: g.query?.encoding ?? (encoding === 'form' ? 'form' : 'percent'),
       headers: [...headers.values()],
       setQuery,
       setBody,

@@ -1,59 +1,113 @@
-/** The outputSchema every tool shares: the coverage-first envelope (spec-language.md). */
+/**
+ * The outputSchema of every tool: the coverage-first envelope (spec-language.md, "The
+ * result envelope"). Every tool of a list repeats it, and a model pays for each byte, so
+ * it holds only the envelope's shape a client validates with (an object with `coverage`
+ * and a typed `result`, both required); what coverage's members are and mean is said
+ * once, in the server's instructions (ENVELOPE_GUIDE), and typed in full once in the
+ * OpenAPI document (COVERAGE_SCHEMA).
+ *
+ * Every subschema carries a validation keyword (the MCP Inspector's `--strict` check
+ * flags one without), and no `type` is an array (it flags those as unportable too).
+ */
 import type { ShapeDescriptor } from './descriptor.js';
 import type { JsonSchema } from './field-schema.js';
 import { deepFreeze } from './freeze.js';
 import { shapeTreeOf, type ShapeNode } from './shape-path.js';
 
-const coverage = {
+/**
+ * Coverage is an object whose members (truncated, bytes, over_budget, items always;
+ * items_omitted, rows, shaped, upstream_bytes when they apply) ENVELOPE_GUIDE names and
+ * types once. Typing them here cost 200 bytes per tool, more than a third of the list of a
+ * six-tool spec, for checks of values the gateway itself writes; `required` without the
+ * typed `properties` is refused by strict JSON Schema compilers (ajv strictRequired).
+ */
+const coverage = { type: 'object' };
+
+/** An HTTP upstream may send any JSON value, text (a string) or nothing (null). */
+export const HTTP_RESULT_SCHEMA: JsonSchema = {
+  anyOf: [
+    { type: 'object' },
+    { type: 'array' },
+    { type: 'string' },
+    { type: 'number' },
+    { type: 'boolean' },
+    { type: 'null' },
+  ],
+};
+
+/** Rows as objects keyed by column name, or {"rowCount": n} for a write without RETURNING. */
+export const SQL_RESULT_SCHEMA: JsonSchema = {
+  anyOf: [
+    { type: 'array', items: { type: 'object' } },
+    { type: 'object', properties: { rowCount: { type: 'integer' } }, required: ['rowCount'] },
+  ],
+};
+
+export function envelopeSchema(result: JsonSchema): JsonSchema {
+  return deepFreeze({
+    type: 'object',
+    properties: { coverage, result },
+    required: ['coverage', 'result'],
+  });
+}
+
+export const HTTP_OUTPUT_SCHEMA = envelopeSchema(HTTP_RESULT_SCHEMA);
+export const SQL_OUTPUT_SCHEMA = envelopeSchema(SQL_RESULT_SCHEMA);
+
+/**
+ * Coverage with every member typed and described, for documents that hold it once
+ * rather than per tool (the OpenAPI document's `Coverage` component).
+ */
+export const COVERAGE_SCHEMA: JsonSchema = deepFreeze({
   type: 'object',
-  description: 'What the result covers: read this before the result.',
+  description: 'What the result covers: read it before the result.',
   properties: {
     truncated: {
       type: 'boolean',
-      description: 'The result was cut to max-bytes; it is still valid JSON.',
+      description:
+        'The result was cut so that the envelope fits max-bytes; it is still valid JSON.',
     },
-    bytes: { type: 'integer', description: 'Size in bytes of the complete result before any cut.' },
-    over_budget: {
-      type: 'boolean',
-      description: 'The envelope is larger than the budget a small context can take.',
-    },
+    bytes: { type: 'integer', description: 'Size of the complete result, before any cut.' },
+    over_budget: { type: 'boolean', description: 'The envelope is larger than budget-bytes.' },
     items: {
       type: 'array',
       description:
-        'Arrays by JSONPath ([*]: every element): length, or for a [*] path count/min/max/total lengths; kept: elements left after a cut.',
+        'The arrays of the result by JSONPath: length and, when cut, kept; arrays whose paths differ only in indexes are one entry with count, min, max and total of their lengths.',
       items: {
         type: 'object',
         properties: {
           path: { type: 'string' },
           length: { type: 'integer' },
           kept: { type: 'integer' },
+          count: { type: 'integer' },
+          min: { type: 'integer' },
+          max: { type: 'integer' },
+          total: { type: 'integer' },
         },
         required: ['path'],
       },
     },
-    items_omitted: {
-      type: 'integer',
-      description: 'Arrays left out of items because the list was capped.',
-    },
+    items_omitted: { type: 'integer', description: 'Entries left out of items.' },
     rows: { type: 'integer', description: 'sql: rows the statement produced, before max-rows.' },
+    shaped: { type: 'boolean', description: 'The grant kept only some fields (pick or omit).' },
+    upstream_bytes: { type: 'integer', description: 'Size of the result before shaping.' },
   },
   required: ['truncated', 'bytes', 'over_budget', 'items'],
-};
+});
 
-export function envelopeSchema(resultDescription: string): JsonSchema {
-  return deepFreeze({
-    type: 'object',
-    properties: { coverage, result: { description: resultDescription } },
-    required: ['coverage', 'result'],
-  });
-}
-
-export const HTTP_OUTPUT_SCHEMA = envelopeSchema(
-  'The upstream response: JSON as sent, or text when the upstream did not send JSON.',
-);
-export const SQL_OUTPUT_SCHEMA = envelopeSchema(
-  'Rows as objects keyed by column name, or {"rowCount": n} for a write without RETURNING.',
-);
+/**
+ * The envelope, explained once for the whole server: MCP clients hand a server's
+ * `instructions` to the model with the tool list, so the schemas above need no prose.
+ * The MCP projection appends it to the spec's own `describe` (payloads.ts).
+ */
+export const ENVELOPE_GUIDE = [
+  'Every tool result is {"coverage":{...},"result":...}, coverage first: read it before the result.',
+  'coverage.truncated (boolean): the result was cut to fit the size cap (arrays lose their last elements, long strings are shortened); what is kept is valid JSON.',
+  'coverage.bytes (integer): size of the complete result. coverage.over_budget (boolean): the envelope is larger than a small context should take.',
+  'coverage.items (array): the arrays in the result by JSONPath, each {path, length, kept when cut}; arrays whose paths differ only in indexes are one entry {path:"$[*].tags", count, min, max, total} of their lengths. coverage.items_omitted: entries left out of items.',
+  'coverage.rows (sql): rows the statement produced, before max-rows. coverage.shaped and coverage.upstream_bytes: the grant kept only some fields, and the size before it did.',
+  'Arguments: null for an optional argument means it is not given.',
+].join('\n');
 
 /**
  * The outputSchema of a grant with `pick` / `omit`: the `result` part says which fields
@@ -61,6 +115,8 @@ export const SQL_OUTPUT_SCHEMA = envelopeSchema(
  * false`); omit: a named field is absent (`false`). Both apply to the result and, when
  * it is an array, to each element; values the shaper leaves alone (not objects, not
  * arrays where `[]` was written) match, as the keywords only constrain their own kind.
+ * Coverage stays the compact `{type: object}`: ENVELOPE_GUIDE names `shaped` and
+ * `upstream_bytes` once for every tool.
  */
 export function shapedOutputSchema(base: JsonSchema, shape: ShapeDescriptor): JsonSchema {
   const root = shapeTreeOf(shape.paths);
@@ -82,24 +138,14 @@ export function shapedOutputSchema(base: JsonSchema, shape: ShapeDescriptor): Js
     return fields(node.fields);
   };
   const baseProps = base.properties as Record<string, JsonSchema>;
-  const coverage = baseProps.coverage!;
-  const listed = shape.paths.join(', ');
   const each = fields(root);
   return deepFreeze({
     ...base,
     properties: {
       ...baseProps,
-      coverage: {
-        ...coverage,
-        properties: {
-          ...(coverage.properties as JsonSchema),
-          upstream_bytes: { type: 'integer', description: 'Size of what the upstream sent.' },
-          shaped: { const: true, description: 'The result was shaped by pick/omit.' },
-        },
-        required: [...(coverage.required as string[]), 'upstream_bytes', 'shaped'],
-      },
       result: {
-        description: `${baseProps.result!.description as string} ${pick ? 'Only these fields are kept' : 'These fields are left out'}: ${listed}.`,
+        description: `${pick ? 'Only these fields are kept' : 'These fields are left out'}: ${shape.paths.join(', ')}.`,
+        ...baseProps.result,
         ...each,
         items: each,
       },

@@ -17,7 +17,7 @@ import {
 import { toolName } from './naming.js';
 import { FIELD, uniqueFields } from './parse-field.js';
 import { locatedString, once, RATE_LIMIT, TEXT, TIMEOUT } from './common-kinds.js';
-import type { BodySpec, FieldBlockSpec, GrantSpec, SetSpec } from './spec-types.js';
+import type { BodySpec, FieldBlockSpec, GrantSpec, QuerySpec, SetSpec } from './spec-types.js';
 
 function count(name: string, min = 1): NodeKind<Located<number>> {
   return {
@@ -72,6 +72,25 @@ const BODY: NodeKind<BodySpec> = {
     return {
       ...fieldBlock(n, { ...ctx, label: 'body field' }),
       encoding: encoding === 'form' ? 'form' : 'json',
+    };
+  },
+};
+
+const QUERY: NodeKind<QuerySpec> = {
+  props: { encoding: { type: 'string' } },
+  children: block('query field'),
+  build(n, ctx) {
+    const encoding = prop<string>(n, 'encoding');
+    if (encoding !== undefined && encoding !== 'percent' && encoding !== 'form')
+      ctx.diag.error(
+        'SPEC_VALUE_TYPE',
+        propAt(n, 'encoding'),
+        ctx.subject,
+        `query encoding=${JSON.stringify(encoding)} must be "percent" or "form"`,
+      );
+    return {
+      ...fieldBlock(n, { ...ctx, label: 'query field' }),
+      ...((encoding === 'percent' || encoding === 'form') && { encoding }),
     };
   },
 };
@@ -151,7 +170,7 @@ const GRANT_TABLE: Table = {
     title: once(TEXT),
     method: once(locatedString('an HTTP method')),
     path: once(PATH),
-    query: once(BLOCK('query field')),
+    query: once(QUERY),
     body: once(BODY),
     set: once(SET),
     sql: once(locatedString('an SQL statement')),

@@ -50,6 +50,11 @@ export interface FieldBlockSpec {
   readonly exclusive: readonly Located<readonly Located<string>[]>[];
 }
 
+/** `query encoding="form"`: how query keys and values are escaped (url.ts). */
+export interface QuerySpec extends FieldBlockSpec {
+  readonly encoding?: 'percent' | 'form';
+}
+
 export interface BodySpec extends FieldBlockSpec {
   readonly encoding: 'json' | 'form';
 }
@@ -69,7 +74,7 @@ export interface GrantSpec {
   readonly title?: string;
   readonly method?: Located<string>;
   readonly path?: Located<string> & { readonly params: readonly FieldSpec[] };
-  readonly query?: FieldBlockSpec;
+  readonly query?: QuerySpec;
   readonly body?: BodySpec;
   readonly set?: Located<readonly SetSpec[]>;
   readonly sql?: Located<string>;

@@ -34,6 +34,7 @@ import {
   issuesServerHeader,
   listIssuesGrant,
 } from '../helpers/spec-fixtures.js';
+import { ENVELOPE_GUIDE } from '../../src/spec/output-schema.js';
 
 const UPSTREAM_TOKEN = 'upstream-credential-3c1f';
 const MCP_KEY = 'mcp-key-for-the-cli-9a7e4d';
@@ -183,7 +184,7 @@ describe('discover against mcp-beaver serve', () => {
     expect(d.supportedVersions).toContain('2026-07-28');
     expect(d).toMatchObject({
       serverInfo: { name: 'issues-test', version: '2.1.0' },
-      instructions: 'Read issues of the acme organisation.',
+      instructions: `Read issues of the acme organisation.\n\n${ENVELOPE_GUIDE}`,
       resultType: 'complete',
       cacheScope: expect.any(String),
       ttlMs: expect.any(Number),
@@ -197,7 +198,7 @@ describe('discover against mcp-beaver serve', () => {
       protocolVersion: '2025-11-25',
       capabilities: { tools: {} },
       serverInfo: { name: 'issues-test', version: '2.1.0' },
-      instructions: 'Read issues of the acme organisation.',
+      instructions: `Read issues of the acme organisation.\n\n${ENVELOPE_GUIDE}`,
     });
   });
 

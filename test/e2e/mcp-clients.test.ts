@@ -13,6 +13,7 @@ import {
   issuesServerHeader,
   listIssuesGrant,
 } from '../helpers/spec-fixtures.js';
+import { ENVELOPE_GUIDE } from '../../src/spec/output-schema.js';
 
 const TOKEN = 'upstream-secret-token-42';
 
@@ -87,7 +88,10 @@ describe('protocol era negotiation with the SDK v2 client', () => {
           name: 'issues-test',
           version: '2.1.0',
         });
-        expect(c.client.getInstructions()).toBe('Read issues of the acme organisation.');
+        // The spec's describe, then the envelope explained once for every tool.
+        expect(c.client.getInstructions()).toBe(
+          `Read issues of the acme organisation.\n\n${ENVELOPE_GUIDE}`,
+        );
       } finally {
         await c.close();
       }

@@ -6,6 +6,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { ENVELOPE_GUIDE } from '../../src/spec/output-schema.js';
 import { MODERN, LEGACY, META_VERSION, META_CAPS, META_SERVER } from '../helpers/mcp-wire.js';
 import {
   ACME_ONLY,
@@ -204,7 +205,7 @@ describe('legacy era (2025-11-25 and earlier)', () => {
       protocolVersion: LEGACY,
       capabilities: { tools: expect.any(Object) },
       serverInfo: expect.objectContaining({ name: 'proto-test', version: '3.4.5' }),
-      instructions: 'Read and comment on issues of the acme organisation.',
+      instructions: `Read and comment on issues of the acme organisation.\n\n${ENVELOPE_GUIDE}`,
     });
     expect(r.json.result).not.toHaveProperty('resultType');
     expect(r.headers.has('mcp-session-id')).toBe(false);
@@ -329,7 +330,9 @@ describe('modern era (2026-07-28)', () => {
     expect(res.supportedVersions).toEqual(expect.arrayContaining(ALL_VERSIONS));
     expect(res.capabilities).toMatchObject({ tools: expect.any(Object) });
     expect(res.serverInfo).toMatchObject({ name: 'proto-test', version: '3.4.5' });
-    expect(res.instructions).toBe('Read and comment on issues of the acme organisation.');
+    expect(res.instructions).toBe(
+      `Read and comment on issues of the acme organisation.\n\n${ENVELOPE_GUIDE}`,
+    );
     expect(res.resultType).toBe('complete');
     expect(Number.isInteger(res.ttlMs)).toBe(true);
     expect(res.ttlMs as number).toBeGreaterThanOrEqual(0);

@@ -11,18 +11,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { formEncoded, leaksIn } from '../helpers/leaks.js';
+import { formEncoded, leaksIn, percentEncoded } from '../helpers/leaks.js';
 import { LEGACY } from '../helpers/mcp-wire.js';
 import { startUpstream, type RecordedRequest, type Upstream } from '../helpers/upstream.js';
 
 const UP_TOKEN = 'UPSTREAM/tok+en_9f8e7d6c5b4a';
 const BEARER = `Bearer ${UP_TOKEN}`;
-// `~ ( ! ' )` and a space: URLSearchParams sends them as %7E %28 %21 %27 %29 and `+`.
+// `~ ( ! ' ) *` and a space: percent-encoded as ~ %28 %21 %27 %29 %2A and %20; form-encoded
+// (URLSearchParams) as %7E %28 %21 %27 %29 * and `+`.
 const QUERY_KEY = "qk~(!) it's*key_77";
 const BASIC_USER = 'svc-reader';
 const BASIC_PASS = 'pa/ss+w0rd "quoted" é';
 
-function spec(baseUrl: string, auth: string): string {
+function spec(baseUrl: string, auth: string, query = ''): string {
   return `
 wrap "echo" version="1.0.0"
 base-url "${baseUrl}"
@@ -30,6 +31,7 @@ ${auth}
 can get echo {
     describe "Whatever the upstream answers."
     path "/echo"
+    ${query}
 }
 `;
 }
@@ -38,6 +40,7 @@ let upstream: Upstream;
 let bearer: TestGateway;
 let query: TestGateway;
 let basic: TestGateway;
+let queryForm: TestGateway;
 
 beforeAll(async () => {
   upstream = await startUpstream();
@@ -47,6 +50,10 @@ beforeAll(async () => {
   query = await startGateway(spec(upstream.url, 'auth query "api_key" env="Q_KEY"'), {
     env: { Q_KEY: QUERY_KEY },
   });
+  queryForm = await startGateway(
+    spec(upstream.url, 'auth query "api_key" env="Q_KEY"', 'query encoding="form" { q "string"; }'),
+    { env: { Q_KEY: QUERY_KEY } },
+  );
   basic = await startGateway(
     spec(upstream.url, 'auth basic username-env="B_USER" password-env="B_PASS"'),
     { env: { B_USER: BASIC_USER, B_PASS: BASIC_PASS } },
@@ -54,7 +61,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([bearer?.close(), query?.close(), basic?.close()]);
+  await Promise.all([bearer?.close(), query?.close(), queryForm?.close(), basic?.close()]);
   await upstream?.close();
 });
 
@@ -243,16 +250,28 @@ describe('a reload that changes the credential', () => {
 });
 
 describe('an upstream echoing the URL of an `auth query` grant', () => {
-  it('sent the key form-encoded (~ ( ! as %7E %28 %21, space as +), and echoing that URL leaks nothing', async () => {
+  it('sent the key percent-encoded (( ! * as %28 %21 %2A, space as %20), and echoing that URL leaks nothing', async () => {
     answer(200, 'application/json', (req) => JSON.stringify({ url: req.url }));
     const r = await callBoth(query);
     const sent = upstream.requests.at(-1)!;
-    expect(sent.query).toBe(`api_key=${formEncoded(QUERY_KEY)}`);
-    expect(sent.query).toContain('%7E%28%21%29+it%27s*');
+    expect(sent.query).toBe(`api_key=${percentEncoded(QUERY_KEY)}`);
+    expect(sent.query).toContain('~%28%21%29%20it%27s%2Akey');
     expect((r.rest.json as { result: unknown }).result).toEqual({
       url: '/echo?api_key=[REDACTED]',
     });
     expectNoLeak(r, query, [QUERY_KEY]);
+  });
+
+  it('with query encoding="form" sent the key form-encoded (~ as %7E, space as +), and echoing that URL leaks nothing', async () => {
+    answer(200, 'application/json', (req) => JSON.stringify({ url: req.url }));
+    const r = await callBoth(queryForm);
+    const sent = upstream.requests.at(-1)!;
+    expect(sent.query).toBe(`api_key=${formEncoded(QUERY_KEY)}`);
+    expect(sent.query).toContain('%7E%28%21%29+it%27s*key');
+    expect((r.rest.json as { result: unknown }).result).toEqual({
+      url: '/echo?api_key=[REDACTED]',
+    });
+    expectNoLeak(r, queryForm, [QUERY_KEY]);
   });
 
   it('echoing the URL in an error, lower-case or as encodeURIComponent writes it, leaks nothing', async () => {

@@ -181,8 +181,9 @@ describe('github-issues.mcp.kdl over REST', () => {
     expect(seen.method).toBe('GET');
     expect(seen.path).toBe('/repos/acme/web-app/issues');
     expect(seen.query).toBe(
-      'state=all&labels=needs+triage&labels=bug&labels=a%26b%3Dc%23d&assignee=*' +
-        '&sort=created&direction=desc&q=crash+on+start&per_page=50&page=1',
+      // Percent-encoded (RFC 3986): a space is %20, `*` is %2A.
+      'state=all&labels=needs%20triage&labels=bug&labels=a%26b%3Dc%23d&assignee=%2A' +
+        '&sort=created&direction=desc&q=crash%20on%20start&per_page=50&page=1',
     );
     expect(new URLSearchParams(seen.query).getAll('labels')).toEqual([
       'needs triage',

@@ -8,12 +8,12 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveCredential } from '../../src/engine/backends/http/credentials.js';
-import { buildTarget, formComponent, planUrl } from '../../src/engine/backends/http/url.js';
+import { buildTarget, planUrl, queryComponent } from '../../src/engine/backends/http/url.js';
 import { makeRedactor, REDACTED } from '../../src/engine/redact.js';
 import type { HttpBackend } from '../../src/spec/descriptor.js';
 import { compileSpecText } from '../../src/spec/load-spec.js';
 import { postJson, startGateway } from '../helpers/gateway.js';
-import { formEncoded, leaksIn, spellingsOf } from '../helpers/leaks.js';
+import { formEncoded, leaksIn, percentEncoded, spellingsOf } from '../helpers/leaks.js';
 import { LEGACY } from '../helpers/mcp-wire.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
@@ -101,28 +101,33 @@ describe('the redactor on its own', () => {
   });
 });
 
-describe('an `auth query` key', () => {
+describe.each([
+  ['percent', '', percentEncoded, '%20'],
+  ['form', ' encoding="form"', formEncoded, '+'],
+] as const)('an `auth query` key, query encoding %s', (encoding, property, encoded, space) => {
   const compiled = compileSpecText(
-    `wrap "q" version="1.0.0"\nbase-url "http://127.0.0.1:9/v1"\nauth query "api key" env="Q"\ncan list things {\n    describe "Things."\n    path "/things"\n    query {\n        q "string"\n    }\n}\n`,
+    `wrap "q" version="1.0.0"\nbase-url "http://127.0.0.1:9/v1"\nauth query "api key" env="Q"\ncan list things {\n    describe "Things."\n    path "/things"\n    query${property} {\n        q "string"\n    }\n}\n`,
     'q.mcp.kdl',
   ).compiled!;
   const d = compiled.tools[0]!;
   const backend = d.backend as HttpBackend;
 
   it('is redacted in exactly the encoding the URL carries it, which comes from the same function', () => {
+    expect(backend.queryEncoding).toBe(encoding);
+    const component = queryComponent(encoding);
     fc.assert(
       fc.property(anySecret, fc.option(fc.string(), { nil: undefined }), (key, q) => {
         const credential = resolveCredential(backend.auth, { Q: key });
         const target = buildTarget(planUrl(backend, d.arguments, credential.query), {
           ...(q !== undefined && { q }),
         });
-        const sent = `api+key=${formEncoded(key)}`;
+        const sent = `api${space}key=${encoded(key)}`;
         expect(target.endsWith(`?${sent}`) || target.endsWith(`&${sent}`)).toBe(true);
-        expect(formComponent(key)).toBe(formEncoded(key));
-        expect(credential.secrets).toContain(formComponent(key));
+        expect(component(key)).toBe(encoded(key));
+        expect(credential.secrets).toContain(component(key));
         const redacted = makeRedactor(credential.secrets, credential.sent).text(target);
         expect(leaksIn(redacted, [key])).toEqual([]);
-        expect(redacted.endsWith(`api+key=${REDACTED}`)).toBe(true);
+        expect(redacted.endsWith(`api${space}key=${REDACTED}`)).toBe(true);
       }),
       { numRuns: RUNS, seed: SEED + 4 },
     );

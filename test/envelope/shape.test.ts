@@ -151,13 +151,18 @@ describe('the outputSchema of a shaped grant', () => {
     expect(validate(envelopeOf([{ number: 1, user: { avatar_url: 'x' } }]))).toBe(false);
   });
 
-  it('requires upstream_bytes and shaped in coverage, and names the fields in the description', () => {
+  it('names the kept fields in the description and keeps coverage the compact object every tool shares', () => {
     const schema = shapedOutputSchema(HTTP_OUTPUT_SCHEMA, { mode: 'pick', paths: ['a', 'b.c'] });
     const validate = ajv.compile(schema);
-    const { upstream_bytes: _u, ...coverage } = envelopeOf({ a: 1 }).coverage;
-    expect(validate({ coverage, result: { a: 1 } })).toBe(false);
-    const result = (schema.properties as Record<string, { description: string }>).result;
-    expect(result!.description).toContain('Only these fields are kept: a, b.c.');
+    expect(validate({ coverage: envelopeOf({ a: 1 }).coverage, result: { a: 1 } })).toBe(true);
+    expect(validate({ coverage: envelopeOf({ a: 1 }).coverage, result: { a: 1, z: 2 } })).toBe(
+      false,
+    );
+    const props = schema.properties as Record<string, { description?: string }>;
+    expect(props.result!.description).toContain('Only these fields are kept: a, b.c.');
+    expect(props.coverage).toEqual(
+      (HTTP_OUTPUT_SCHEMA.properties as Record<string, unknown>).coverage,
+    );
   });
 });
 

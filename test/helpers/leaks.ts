@@ -24,6 +24,13 @@ const lowerHex = (s: string): string => s.replace(/%[0-9A-F]{2}/g, (m) => m.toLo
 export const formEncoded = (v: string): string =>
   new URLSearchParams([['', v]]).toString().slice(1);
 
+/** RFC 3986 percent-encoding of one value: all but `A-Z a-z 0-9 - . _ ~` escaped. */
+export const percentEncoded = (v: string): string =>
+  encodeURIComponent(v).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+
 const notAlnum = (ch: string): boolean => !/^[A-Za-z0-9]$/.test(ch);
 
 /** The spellings of `v` that echoes produce: JSON (PHP, .NET, any \u), URL, form, base64. */

@@ -98,7 +98,14 @@ describe('buildOpenApi on the example specs', () => {
           expect(op.summary).toBe(d.title);
           expect(op['x-mcp-annotations']).toEqual(d.annotations);
           expect(op.requestBody.content['application/json'].schema).toEqual(d.inputSchema);
-          expect(op.responses['200']!.content['application/json'].schema).toEqual(d.outputSchema);
+          // The tool's envelope schema, its terse coverage replaced by the typed component.
+          expect(op.responses['200']!.content['application/json'].schema).toEqual({
+            ...d.outputSchema,
+            properties: {
+              ...(d.outputSchema.properties as object),
+              coverage: { $ref: '#/components/schemas/Coverage' },
+            },
+          });
           // Every code the grant can answer with sits under its catalogue status.
           for (const code of errorCodesFor(d, c)) {
             const status = String(ERROR_CATALOGUE[code].status);

@@ -1370,6 +1370,53 @@ const BAD: readonly BadSpec[] = [
     ],
   },
   {
+    name: 'refuses a query encoding other than percent or form',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query encoding="url" {
+              q "string"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_VALUE_TYPE',
+        line: 5,
+        column: 11,
+        says: 'grant list_issues: query encoding="url" must be "percent" or "form"',
+      },
+    ],
+  },
+  {
+    name: 'refuses a restrict allowlist that shares no value with the field enum (no call could pass)',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      restrict {
+          state "archived" "deleted"
+      }
+      can list issues {
+          path "/issues"
+          query {
+              state "string" {
+                  enum "open" "closed"
+              }
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_RESTRICT',
+        line: 4,
+        column: 5,
+        says: 'grant list_issues: restrict state: no allowed value of restrict state is in the enum of argument state ("open", "closed")',
+      },
+    ],
+  },
+  {
     name: 'refuses a restrict value that does not fit an integer argument',
     text: kdl`
       wrap "t" version="1"

@@ -17,6 +17,17 @@ function golden(name: string, value: unknown): void {
   expect(text).toBe(readFileSync(file, 'utf8'));
 }
 
+describe('what a model reads before its first call (issue 17)', () => {
+  it('the tools/list of github-issues.mcp.kdl, restrict rules included, stays within 8,000 bytes', async () => {
+    const { compiled } = await compileSpecFile(join(SPECS, 'github-issues.mcp.kdl'));
+    const list = toolList(compiled!.tools);
+    expect(Buffer.byteLength(JSON.stringify(list))).toBeLessThanOrEqual(8_000);
+    const owner = (list.tools[0]!.inputSchema.properties as Record<string, { enum?: unknown }>)
+      .owner;
+    expect(owner?.enum).toEqual(['acme', 'acme-labs']);
+  });
+});
+
 describe('example specs compile to their reviewed golden descriptors', () => {
   const specs = readdirSync(SPECS).filter((f) => f.endsWith('.mcp.kdl'));
 

@@ -7,6 +7,7 @@
 import type { Caller } from '../../engine/caller.js';
 import type { Gateway } from '../../engine/gateway.js';
 import type { VisibleTools } from '../../engine/visibility.js';
+import { ENVELOPE_GUIDE } from '../../spec/output-schema.js';
 import { toolList } from './tool-definition.js';
 import { LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS } from './versions.js';
 
@@ -35,7 +36,11 @@ export function buildPayloads(gateway: Gateway, filtered: boolean): Payloads {
     version: spec.server.version,
     ...(spec.server.title !== undefined && { title: spec.server.title }),
   };
-  const instructions = spec.server.instructions;
+  // The envelope is explained here once, not in every tool's outputSchema (output-schema.ts).
+  const instructions =
+    spec.server.instructions === undefined
+      ? ENVELOPE_GUIDE
+      : `${spec.server.instructions}\n\n${ENVELOPE_GUIDE}`;
   const capabilities = { tools: { listChanged: false } };
   const meta = { [META_SERVER_INFO]: serverInfo };
   const cacheScope = filtered ? 'private' : 'public';
@@ -43,7 +48,7 @@ export function buildPayloads(gateway: Gateway, filtered: boolean): Payloads {
     supportedVersions: [...MODERN_VERSIONS, ...LEGACY_VERSIONS],
     capabilities,
     serverInfo,
-    ...(instructions !== undefined && { instructions }),
+    instructions,
     resultType: 'complete',
     ttlMs: LIST_TTL_MS,
     cacheScope: 'public',
@@ -57,7 +62,7 @@ export function buildPayloads(gateway: Gateway, filtered: boolean): Payloads {
         protocolVersion: v,
         capabilities,
         serverInfo,
-        ...(instructions !== undefined && { instructions }),
+        instructions,
       }),
     );
   }

@@ -13,6 +13,7 @@ import {
   type ErrorCode,
 } from '../../engine/error-catalogue.js';
 import type { CompiledSpec, Descriptor } from '../../spec/descriptor.js';
+import { COVERAGE_SCHEMA } from '../../spec/output-schema.js';
 
 export const OPENAPI_PATH = '/openapi.json';
 
@@ -37,6 +38,7 @@ export interface OpenApiOptions {
 }
 
 const ERROR_REF = '#/components/schemas/Error';
+const COVERAGE_REF = '#/components/schemas/Coverage';
 const SECURITY = 'bearer';
 
 const TAGS: Record<Descriptor['backend']['kind'], string> = {
@@ -138,7 +140,7 @@ function responses(d: Descriptor, spec: CompiledSpec): Json {
   const out: Json = {
     200: {
       description: 'The envelope: `coverage` (read it first), then `result`.',
-      content: { 'application/json': { schema: d.outputSchema } },
+      content: { 'application/json': { schema: withCoverageRef(d.outputSchema) } },
     },
   };
   const byStatus = new Map<number, ErrorCode[]>();
@@ -151,6 +153,15 @@ function responses(d: Descriptor, spec: CompiledSpec): Json {
     out[status] = errorResponse(status, codes, d);
   }
   return out;
+}
+
+/**
+ * The tool's envelope schema with its terse coverage (tools/list repeats it per tool) in
+ * place of the whole, typed and described one, which the document holds once.
+ */
+function withCoverageRef(schema: Descriptor['outputSchema']): Json {
+  const properties = schema.properties as Json;
+  return { ...schema, properties: { ...properties, coverage: { $ref: COVERAGE_REF } } };
 }
 
 function errorResponse(status: number, codes: readonly ErrorCode[], d: Descriptor): Json {
@@ -219,6 +230,7 @@ function components(spec: CompiledSpec): Json {
         },
         required: ['error'],
       },
+      Coverage: COVERAGE_SCHEMA,
       FieldProblem: {
         type: 'object',
         properties: {

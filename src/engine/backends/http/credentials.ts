@@ -6,7 +6,7 @@
 import type { UpstreamAuth } from '../../../spec/descriptor.js';
 import { StartupError } from '../../startup-error.js';
 import type { Env } from '../../env.js';
-import { formComponent } from './url.js';
+import { formComponent, percentComponent } from './url.js';
 
 export interface Credential {
   readonly headers: readonly (readonly [string, string])[];
@@ -68,13 +68,16 @@ export function resolveCredential(auth: UpstreamAuth | undefined, env: Env): Cre
     }
     case 'query': {
       const value = read(env, auth.env);
-      // The URL carries formComponent(value) (url.ts builds the query with it): the
-      // exact text sent is a secret of its own, from the same function.
+      // The URL carries the value escaped by the grant's query encoding (url.ts builds
+      // the query with the same functions): the credential is shared by every grant, so
+      // the exact text of both encodings is a secret of its own.
+      const spellings = [...new Set([formComponent, percentComponent].map((c) => c(value)))];
+      const pairs = [formComponent, percentComponent].map((c) => `${c(auth.param)}=${c(value)}`);
       return {
         headers: [],
         query: [[auth.param, value]],
-        secrets: [value, formComponent(value)],
-        sent: [`${formComponent(auth.param)}=${formComponent(value)}`],
+        secrets: [value, ...spellings],
+        sent: [...new Set(pairs)],
       };
     }
   }

@@ -2,7 +2,9 @@
  * Upstream URL building (security.md, "Path parameters"): each path value fills
  * exactly one percent-encoded segment; query arrays become repeated keys in the
  * caller's order; the result's origin and path prefix are asserted equal to the
- * base-url's before anything is sent.
+ * base-url's before anything is sent. Query keys and values are percent-encoded
+ * (RFC 3986: a space is `%20`, which every server reads as a space) unless the grant
+ * says form, where a space is `+` (some upstreams read a `+` literally).
  */
 import type { ArgumentDescriptor, HttpBackend, JsonScalar } from '../../../spec/descriptor.js';
 
@@ -12,9 +14,11 @@ export interface UrlPlan {
   readonly prefix: string;
   readonly backend: HttpBackend;
   readonly query: readonly ArgumentDescriptor[];
+  /** The grant's query escaping: percentComponent or formComponent. */
+  readonly component: (s: string) => string;
   /**
    * Fixed pairs appended after the caller's (set { query } then the credential),
-   * encoded once at boot with formComponent: `k=v&k2=v2`, '' for none.
+   * encoded once at boot with `component`: `k=v&k2=v2`, '' for none.
    */
   readonly fixedQuery: string;
   /** How many `/`-separated parts a built path has (the template's). */
@@ -28,28 +32,50 @@ export function planUrl(
 ): UrlPlan {
   const base = new URL(backend.baseUrl);
   const prefix = base.pathname.replace(/\/+$/, '');
+  const component = queryComponent(backend.queryEncoding);
   return {
     origin: base.origin,
     prefix,
     backend,
     query: args.filter((a) => a.in === 'query'),
+    component,
     fixedQuery: [
       ...backend.setQuery.map(([k, v]) => [k, scalarText(v)] as const),
       ...credentialQuery,
     ]
-      .map(([k, v]) => `${formComponent(k)}=${formComponent(v)}`)
+      .map(([k, v]) => `${component(k)}=${component(v)}`)
       .join('&'),
     pathParts: (prefix + backend.pathTemplate).split('/').length,
   };
 }
 
 /**
- * A query key or value as the upstream URL carries it: URLSearchParams' encoding
+ * A query key or value as a form-encoded URL carries it: URLSearchParams' encoding
  * (application/x-www-form-urlencoded: space as `+`, `~ ! ' ( )` percent-encoded). The
  * credential's redaction takes the text sent from here too (credentials.ts).
  */
 export function formComponent(s: string): string {
   return new URLSearchParams([['', s]]).toString().slice(1);
+}
+
+/**
+ * A query key or value percent-encoded as RFC 3986 reads it: everything but the
+ * unreserved `A-Z a-z 0-9 - . _ ~` is escaped (encodeURIComponent leaves `! ' ( ) *`,
+ * which some servers treat as delimiters). A lone surrogate cannot be encoded as UTF-8
+ * and becomes U+FFFD, as URLSearchParams does.
+ */
+// With the u flag a surrogate pair is one code point, so only a lone half matches.
+const LONE_SURROGATE = /\p{Cs}/gu;
+
+export function percentComponent(s: string): string {
+  return encodeURIComponent(s.replace(LONE_SURROGATE, '\uFFFD')).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+}
+
+export function queryComponent(encoding: 'percent' | 'form'): (s: string) => string {
+  return encoding === 'form' ? formComponent : percentComponent;
 }
 
 function scalarText(v: JsonScalar): string {
@@ -63,14 +89,16 @@ export function buildTarget(plan: UrlPlan, args: Record<string, unknown>): strin
     path += 'literal' in part ? part.literal : encodeURIComponent(String(args[part.param]));
   }
   if (plan.query.length === 0) return plan.fixedQuery ? `${path}?${plan.fixedQuery}` : path;
-  const qs = new URLSearchParams();
+  const { component } = plan;
+  const pairs: string[] = [];
   for (const a of plan.query) {
     const v = Object.hasOwn(args, a.name) ? args[a.name] : undefined;
     if (v === undefined) continue;
-    if (Array.isArray(v)) for (const item of v) qs.append(a.upstream, String(item));
-    else qs.append(a.upstream, String(v));
+    const key = component(a.upstream);
+    if (Array.isArray(v)) for (const item of v) pairs.push(`${key}=${component(String(item))}`);
+    else pairs.push(`${key}=${component(String(v))}`);
   }
-  const callerQuery = qs.toString();
+  const callerQuery = pairs.join('&');
   const query =
     callerQuery && plan.fixedQuery
       ? `${callerQuery}&${plan.fixedQuery}`

@@ -233,6 +233,9 @@
     if (has(schema, 'default')) return schema.default;
     if (has(schema, 'const')) return schema.const;
     if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+    // A `raw` field without kind= is anyOf object | array: its first branch stands for it.
+    if (Array.isArray(schema.anyOf) && schema.anyOf.length > 0 && !has(schema, 'type'))
+      return exampleValue(schema.anyOf[0], depth);
     const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
     switch (type) {
       case 'object': {
