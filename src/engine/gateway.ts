@@ -102,8 +102,8 @@ export class Gateway {
       );
       const backends = new Map<string, PreparedBackend>();
       for (const k of opened) for (const [name, b] of k.prepareAll(redact)) backends.set(name, b);
-      const fastAjv = createAjv(false);
-      const fullAjv = createAjv(true);
+      const fastAjv = createAjv(false, { metaCheck: false });
+      const fullAjv = createAjv(true, { metaCheck: false });
       const operations = new Map<string, Operation>();
       for (const d of spec.tools) {
         const restrict = prepareRestrict(d.restrict);
