@@ -8,7 +8,7 @@
 // and its RSS and exits. With --valgrind each case runs once more under callgrind and
 // the instructions executed to that point are reported too (repeatable under load).
 //
-//   node bench/startup-cpu.mjs [--command "node dist/cli/main.js"] [--tools 2,500]
+//   node bench/startup-cpu.mjs [--command "node dist/cli/main.js" …] [--tools 2,500]
 //                              [--kinds mixed,http] [--reps 5] [--valgrind] [--profile DIR]
 //
 // `mixed` is the peer bench's spec (one SQL and one HTTP grant, alternating for larger
@@ -30,7 +30,7 @@ const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const HOOK = pathToFileURL(join(ROOT, 'bench', 'lib', 'cpu-on-signal.mjs')).href;
 const { values: opts } = parseArgs({
   options: {
-    command: { type: 'string', default: `node ${join(ROOT, 'dist', 'cli', 'main.js')}` },
+    command: { type: 'string', multiple: true },
     tools: { type: 'string', default: '2,500' },
     kinds: { type: 'string', default: 'mixed,http' },
     reps: { type: 'string', default: '5' },
@@ -38,15 +38,21 @@ const { values: opts } = parseArgs({
     profile: { type: 'string' },
   },
 });
-const COMMAND = opts.command.split(' ').filter(Boolean);
+// Several --command: their cold starts take turns (A B A B …), so a busy minute on the
+// machine falls on every command alike.
+const COMMANDS = (opts.command ?? [`node ${join(ROOT, 'dist', 'cli', 'main.js')}`]).map((c) =>
+  c.split(' ').filter(Boolean),
+);
 const REPS = Number(opts.reps);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const NODE_OPTIONS = `--import=${HOOK}`;
 // --profile DIR: every start also writes a V8 CPU profile there (node --cpu-prof, which
 // NODE_OPTIONS may not carry: so only for a command that is `node …`).
 if (opts.profile) {
-  if (COMMAND[0] !== 'node') throw new Error('--profile needs a command starting with node');
-  COMMAND.splice(1, 0, '--cpu-prof', `--cpu-prof-dir=${opts.profile}`);
+  for (const command of COMMANDS) {
+    if (command[0] !== 'node') throw new Error('--profile needs commands starting with node');
+    command.splice(1, 0, '--cpu-prof', `--cpu-prof-dir=${opts.profile}`);
+  }
 }
 const work = mkdtempSync(join(tmpdir(), 'mcpb-startup-cpu-'));
 
@@ -123,30 +129,34 @@ try {
   for (const kind of opts.kinds.split(','))
     for (const count of opts.tools.split(',').map(Number)) {
       const spec = specFile(kind, count);
-      const argv = [...COMMAND, 'serve', spec, '--log-level', 'warn', '--no-watch'];
-      const runs = [];
-      for (let i = 0; i < REPS; i++) runs.push(await once(argv));
-      const row = {
-        kind,
-        tools: count,
-        cpuMs: stats(runs.map((r) => r.cpuUs / 1000)),
-        wallMs: stats(runs.map((r) => r.wallMs)),
-        rssMb: stats(runs.map((r) => r.rssMb)),
-        cjsModules: runs[0].cjsModules,
-        ...(opts.valgrind && { instructions: await instructions(argv) }),
-      };
-      rows.push(row);
-      process.stderr.write(`${kind} ${count}: ${f0(row.cpuMs.median)} ms CPU\n`);
+      const argvs = COMMANDS.map((c) => [...c, 'serve', spec, '--log-level', 'warn', '--no-watch']);
+      const runs = argvs.map(() => []);
+      for (let i = 0; i < REPS; i++)
+        for (const [j, argv] of argvs.entries()) runs[j].push(await once(argv));
+      for (const [j, argv] of argvs.entries()) {
+        const row = {
+          command: COMMANDS[j].join(' '),
+          kind,
+          tools: count,
+          cpuMs: stats(runs[j].map((r) => r.cpuUs / 1000)),
+          wallMs: stats(runs[j].map((r) => r.wallMs)),
+          rssMb: stats(runs[j].map((r) => r.rssMb)),
+          cjsModules: runs[j][0].cjsModules,
+          ...(opts.valgrind && { instructions: await instructions(argv) }),
+        };
+        rows.push(row);
+        process.stderr.write(`${row.command} ${kind} ${count}: ${f0(row.cpuMs.median)} ms CPU\n`);
+      }
     }
   const out = [
-    `command: \`${opts.command}\`; ${REPS} cold starts per row, median (min–max); node -e 0 uses ${range(stats(bare), f0)} ms CPU`,
+    `${REPS} cold starts per row, median (min–max); node -e 0 uses ${range(stats(bare), f0)} ms CPU`,
     '',
-    '| spec | tools | CPU ms to first tools/list | wall ms (loaded machine) | RSS MB | CJS modules |' +
+    '| command | spec | tools | CPU ms to first tools/list | wall ms (loaded machine) | RSS MB | CJS modules |' +
       (opts.valgrind ? ' instructions (callgrind) |' : ''),
-    '| --- | --- | --- | --- | --- | --- |' + (opts.valgrind ? ' --- |' : ''),
+    '| --- | --- | --- | --- | --- | --- | --- |' + (opts.valgrind ? ' --- |' : ''),
     ...rows.map(
       (r) =>
-        `| ${r.kind} | ${r.tools} | ${range(r.cpuMs, f0)} | ${range(r.wallMs, f0)} | ${range(r.rssMb, f1)} | ${r.cjsModules} |` +
+        `| \`${r.command}\` | ${r.kind} | ${r.tools} | ${range(r.cpuMs, f0)} | ${range(r.wallMs, f0)} | ${range(r.rssMb, f1)} | ${r.cjsModules} |` +
         (opts.valgrind
           ? ` ${r.instructions === undefined ? '–' : (r.instructions / 1e6).toFixed(0)} M |`
           : ''),
