@@ -13,7 +13,15 @@
 //   node bench/peers.mjs [--duration S] [--reps N] [--connections 16,64] [--eras modern,legacy]
 //                        [--only tools,sql,http,startup,rss] [--quick] [--no-pin]
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -89,8 +97,14 @@ function requestOf(workload, era, url) {
 
 // ---------------------------------------------------------------- set-up
 
+/** Builds dist/ when it is missing or older than src/ (a stale build would be measured). */
 function ensureBuild() {
-  if (existsSync(MAIN)) return;
+  const newest = (dir) =>
+    readdirSync(dir, { withFileTypes: true }).reduce((m, e) => {
+      const p = join(dir, e.name);
+      return Math.max(m, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+    }, 0);
+  if (existsSync(MAIN) && statSync(MAIN).mtimeMs > newest(join(ROOT, 'src'))) return;
   log('building dist/ (npm run build)');
   const r = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 2, 2] });
   if (r.status !== 0) throw new Error('npm run build failed');

@@ -10,7 +10,7 @@ import { ANONYMOUS, type Caller } from '../engine/caller.js';
 import { engineError, type EngineError } from '../engine/error-catalogue.js';
 import type { AccessDescriptor } from '../spec/descriptor.js';
 import { loadApiKeys, type ApiKeys } from './api-keys.js';
-import { createOAuthVerifier, type OAuthVerifier } from './oauth.js';
+import type { OAuthVerifier } from './oauth.js';
 
 export type CallerResult =
   | { readonly ok: true; readonly caller: Caller }
@@ -47,10 +47,10 @@ function quote(v: string): string {
   return `"${v.replace(/["\\]/g, '')}"`;
 }
 
-export function createAccessControl(
+export async function createAccessControl(
   access: AccessDescriptor | undefined,
   opts: AccessOptions,
-): AccessControl {
+): Promise<AccessControl> {
   const metadataUrl = (req: FastifyRequest): string =>
     `${publicBase(req, opts.publicUrl)}${METADATA_PATH}${opts.mcpPath}`;
   const scopeChallenge = (req: FastifyRequest, required: readonly string[]): string =>
@@ -68,8 +68,9 @@ export function createAccessControl(
   }
   const keys: ApiKeys | undefined =
     access.apiKeys.length > 0 ? loadApiKeys(access, opts.env) : undefined;
+  // jose is loaded only by a spec that verifies tokens: start-up pays for what it uses.
   const verifier: OAuthVerifier | undefined = access.oauth
-    ? createOAuthVerifier(access.oauth)
+    ? (await import('./oauth.js')).createOAuthVerifier(access.oauth)
     : undefined;
   const challenge = (req: FastifyRequest, error?: string): string =>
     `Bearer ${error ? `error=${quote(error)}, ` : ''}resource_metadata=${quote(metadataUrl(req))}`;

@@ -3,12 +3,17 @@
  * boot, and the call entry point both surfaces use (lookup, admission, execute).
  */
 import { prepareShaper } from '../envelope/shape.js';
-import type { CompiledSpec, Descriptor } from '../spec/descriptor.js';
-import type { BackendKind } from './backends/backend.js';
+import type { CompiledSpec } from '../spec/descriptor.js';
+import type { PreparedBackend } from './backends/backend.js';
+import {
+  grantsOf,
+  KIND_NAMES,
+  openKind,
+  type KindResources,
+  type OpenKind,
+} from './backends/backend-kinds.js';
 import type { CallContext } from './call-context.js';
 import type { Env } from './env.js';
-import { createHttpKind } from './backends/http/http-backend.js';
-import { createSqlKind } from './backends/sql/sql-backend.js';
 import type { Logger } from 'pino';
 import type { Caller } from './caller.js';
 import { engineError, type EngineError, type ErrorCode } from './error-catalogue.js';
@@ -24,22 +29,7 @@ import type { Operation } from './operation.js';
 import { createMemoryLimiter } from './rate-limit/memory-limiter.js';
 import { prepareRateLimit, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { makeRedactor, type Redactor } from './redact.js';
-import { StartupError } from './startup-error.js';
 import { prepareVisibility, type VisibleTo, type VisibleTools } from './visibility.js';
-
-/** Backend kinds by descriptor kind (architecture.md, habit 4: a map, not a switch). */
-export interface KindContext {
-  readonly env: Env;
-  readonly descriptors: readonly Descriptor[];
-  readonly spec: CompiledSpec;
-  readonly log?: Pick<Logger, 'warn' | 'info'>;
-}
-export type KindFactory = (ctx: KindContext) => BackendKind | Promise<BackendKind>;
-
-export const BACKEND_KINDS: Record<string, KindFactory> = {
-  http: ({ env, descriptors, spec }) => createHttpKind(env, descriptors, spec.upstreamConnections),
-  sql: ({ env, spec, log }) => createSqlKind(env, spec, log),
-};
 
 /** One finished tool call, as audit logs and metrics see it (never its arguments). */
 export interface CallEvent {
@@ -62,7 +52,6 @@ export interface GatewayOptions {
   readonly env?: Env;
   /** Calls allowed in flight at once; beyond it calls are shed with OVERLOADED. */
   readonly maxInFlight?: number;
-  readonly kinds?: Record<string, KindFactory>;
   readonly log?: Pick<Logger, 'warn' | 'info'>;
   /** Credentials held outside the backends (inbound API keys), redacted like the rest. */
   readonly extraSecrets?: readonly string[];
@@ -83,7 +72,7 @@ export class Gateway {
   private constructor(
     readonly spec: CompiledSpec,
     readonly operations: ReadonlyMap<string, Operation>,
-    private readonly kinds: readonly BackendKind[],
+    private readonly kinds: readonly KindResources[],
     readonly redact: Redactor,
     private readonly maxInFlight: number,
     private readonly observer: CallObserver | undefined,
@@ -94,36 +83,32 @@ export class Gateway {
 
   static async prepare(spec: CompiledSpec, opts: GatewayOptions = {}): Promise<Gateway> {
     const env = opts.env ?? process.env;
-    const factories = opts.kinds ?? BACKEND_KINDS;
-    const byKind = new Map<string, Descriptor[]>();
-    for (const d of spec.tools)
-      byKind.set(d.backend.kind, [...(byKind.get(d.backend.kind) ?? []), d]);
-    const kinds = new Map<string, BackendKind>();
+    const opened: OpenKind[] = [];
     const ownedLimiter =
       opts.rateLimiter === undefined && spec.tools.some((d) => d.limits.rateLimit)
         ? createMemoryLimiter()
         : undefined;
     const limiter = opts.rateLimiter ?? ownedLimiter;
     try {
-      for (const [kind, descriptors] of byKind) {
-        const factory = factories[kind];
-        if (!factory)
-          throw new StartupError(
-            `no backend serves ${kind} grants (${descriptors.map((d) => d.name).join(', ')})`,
+      // Only the kinds the spec has grants of are loaded and opened.
+      for (const name of KIND_NAMES) {
+        const grants = grantsOf(spec.tools, name);
+        if (grants.length > 0)
+          opened.push(
+            await openKind(name, { env, grants, spec, ...(opts.log && { log: opts.log }) }),
           );
-        kinds.set(
-          kind,
-          await factory({ env, descriptors, spec, ...(opts.log && { log: opts.log }) }),
-        );
       }
+      const kinds = opened.map((k) => k.resources);
       // One matcher for every secret of every kind and the inbound API keys, built before
       // any grant is prepared: backends redact with it where upstream bytes become text.
       const redact = makeRedactor(
-        [...[...kinds.values()].flatMap((k) => k.secrets()), ...(opts.extraSecrets ?? [])],
-        [...kinds.values()].flatMap((k) => k.sentValues?.() ?? []),
+        [...kinds.flatMap((k) => k.secrets()), ...(opts.extraSecrets ?? [])],
+        kinds.flatMap((k) => k.sentValues?.() ?? []),
       );
-      const fastAjv = createAjv(false);
-      const fullAjv = createAjv(true);
+      const backends = new Map<string, PreparedBackend>();
+      for (const k of opened) for (const [name, b] of k.prepareAll(redact)) backends.set(name, b);
+      const fastAjv = createAjv(false, { metaCheck: false });
+      const fullAjv = createAjv(true, { metaCheck: false });
       const operations = new Map<string, Operation>();
       for (const d of spec.tools) {
         const restrict = prepareRestrict(d.restrict);
@@ -153,21 +138,21 @@ export class Gateway {
           claimPathArgs: d.arguments
             .filter((a) => a.in === 'path' && a.fromClaim !== undefined)
             .map((a) => a.name),
-          backend: kinds.get(d.backend.kind)!.prepare(d, redact),
+          backend: backends.get(d.name)!,
           ...(d.shape && { shape: prepareShaper(d.shape) }),
         });
       }
       return new Gateway(
         spec,
         operations,
-        [...kinds.values()],
+        kinds,
         redact,
         opts.maxInFlight ?? 1024,
         opts.observer,
         ownedLimiter,
       );
     } catch (err) {
-      await Promise.allSettled([...kinds.values()].map((k) => k.close()));
+      await Promise.allSettled(opened.map((k) => k.resources.close()));
       await ownedLimiter?.close();
       throw err;
     }

@@ -39,7 +39,7 @@ export async function buildRuntime(
   opts: RuntimeOptions,
 ): Promise<Runtime> {
   // Access first: a missing API-key variable stops the load before any pool opens.
-  const access = createAccessControl(spec.access, {
+  const access = await createAccessControl(spec.access, {
     env: opts.env,
     mcpPath: MCP_PATH,
     ...(opts.publicUrl && { publicUrl: opts.publicUrl }),

@@ -75,7 +75,11 @@ export function planBody(
   };
 }
 
-export function buildBody(plan: BodyPlan, args: Obj): { contentType: string; payload: string } {
+/** The body to send, or why it is not sent (an expected failure, so a value). */
+export type BuiltBody =
+  { readonly contentType: string; readonly payload: string } | { readonly refused: string };
+
+export function buildBody(plan: BodyPlan, args: Obj): BuiltBody {
   const out = obj();
   for (const { arg, field } of plan.fields) {
     const v = own(args, arg);
@@ -91,7 +95,8 @@ export function buildBody(plan: BodyPlan, args: Obj): { contentType: string; pay
   if (plan.encoding === 'json')
     return { contentType: 'application/json', payload: stringifyJson(out, exact) };
   const form = new URLSearchParams();
-  flattenForm(out, '', form, { in: 0, out: 0 }, exact ? undefined : null);
+  const refused = flattenForm(out, '', form, { in: 0, out: 0 }, exact ? undefined : null);
+  if (refused !== undefined) return { refused };
   return { contentType: 'application/x-www-form-urlencoded', payload: form.toString() };
 }
 
@@ -104,12 +109,13 @@ const FORM_GROWTH = 16;
 const FORM_SLACK = 64 * 1024;
 const FORM_MAX_BYTES = 8 * 1024 * 1024;
 
-/** The form encoding of a body would be out of proportion to the arguments. */
-export class FormTooLarge extends Error {}
+/** Why a form is refused when its encoding would be out of proportion to the arguments. */
+const FORM_TOO_LARGE = `the body's form encoding would be ${FORM_GROWTH} times larger than its arguments (every key path is repeated per value); nest less deeply or use shorter keys`;
 
 /**
  * Bracket notation as form APIs such as Stripe's read it: `a[b]=1`, scalar arrays as
- * repeated `a[]=x`, arrays of objects as `a[0][b]=1`; null as an empty value.
+ * repeated `a[]=x`, arrays of objects as `a[0][b]=1`; null as an empty value. Returns
+ * why the form is refused, at the first value that makes it too large; else undefined.
  */
 function flattenForm(
   value: unknown,
@@ -118,39 +124,41 @@ function flattenForm(
   size: { in: number; out: number },
   /** The caller's text of this number; null when no number text is kept at all. */
   written: string | undefined | null,
-): void {
+): string | undefined {
   const exact = written !== null;
   if (Array.isArray(value)) {
     const scalars = value.every((v) => v === null || typeof v !== 'object');
     size.in += value.length + 2;
-    value.forEach((v, i) =>
-      flattenForm(
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      const refused = flattenForm(
         v,
         scalars ? `${name}[]` : `${name}[${i}]`,
         form,
         size,
         exact ? numberTextAt(value, i, v) : null,
-      ),
-    );
+      );
+      if (refused !== undefined) return refused;
+    }
   } else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
       size.in += k.length + 4;
-      flattenForm(
+      const refused = flattenForm(
         v,
         name ? `${name}[${k}]` : k,
         form,
         size,
         exact ? numberTextAt(value, k, v) : null,
       );
+      if (refused !== undefined) return refused;
     }
   } else {
     const text = written ?? (value === null || value === undefined ? '' : String(value));
     size.in += text.length;
     size.out += name.length + text.length + 2;
     if (size.out > FORM_MAX_BYTES || size.out > FORM_SLACK + FORM_GROWTH * size.in)
-      throw new FormTooLarge(
-        `the body's form encoding would be ${FORM_GROWTH} times larger than its arguments (every key path is repeated per value); nest less deeply or use shorter keys`,
-      );
+      return FORM_TOO_LARGE;
     form.append(name, text);
   }
+  return undefined;
 }

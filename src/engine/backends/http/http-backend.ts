@@ -5,14 +5,14 @@
  * deadline and the byte cap, and hand back JSON or text.
  */
 import { Agent, errors as undiciErrors } from 'undici';
-import type { Descriptor, HttpBackend } from '../../../spec/descriptor.js';
+import type { HttpBackend } from '../../../spec/descriptor.js';
 import { engineError, type EngineError } from '../../error-catalogue.js';
 import type { Redactor } from '../../redact.js';
 import { MAX_RESULT_DEPTH, nestsDeeperThan } from '../../json-depth.js';
-import type { BackendKind, BackendOutcome, PreparedBackend } from '../backend.js';
+import type { BackendOutcome, PreparedBackend } from '../backend.js';
+import type { BackendKind, GrantOf, KindContext } from '../backend-kinds.js';
 import type { CallContext, Cancellation } from '../../call-context.js';
-import type { Env } from '../../env.js';
-import { buildBody, FormTooLarge, planBody } from './body.js';
+import { buildBody, planBody } from './body.js';
 import { resolveCredential, type Credential } from './credentials.js';
 import { decodeUtf8Prefix } from './read-body.js';
 import { buildTarget, planUrl, targetEscapes } from './url.js';
@@ -33,11 +33,8 @@ export function readCapFor(maxBytes: number): number {
 /** Connections per upstream origin unless the spec says `base-url … connections=N`. */
 export const DEFAULT_UPSTREAM_CONNECTIONS = 256;
 
-export function createHttpKind(
-  env: Env,
-  descriptors: readonly Descriptor[],
-  connections = DEFAULT_UPSTREAM_CONNECTIONS,
-): BackendKind {
+export function createHttpKind({ env, grants, spec }: KindContext<'http'>): BackendKind<'http'> {
+  const connections = spec.upstreamConnections ?? DEFAULT_UPSTREAM_CONNECTIONS;
   const agent = new Agent({
     keepAliveTimeout: 10_000,
     connections,
@@ -56,8 +53,8 @@ export function createHttpKind(
   const secrets: string[] = [];
   const sent: string[] = [];
   // Resolve the credential once (every grant of a spec shares the same `auth`).
-  for (const d of descriptors) {
-    if (d.backend.kind !== 'http' || credentials.has(d.backend.auth)) continue;
+  for (const d of grants) {
+    if (credentials.has(d.backend.auth)) continue;
     const c = resolveCredential(d.backend.auth, env);
     credentials.set(d.backend.auth, c);
     secrets.push(...c.secrets);
@@ -65,10 +62,8 @@ export function createHttpKind(
   }
   return {
     prepare(d, redact) {
-      if (d.backend.kind !== 'http') throw new Error(`grant ${d.name} is not an HTTP grant`);
       return prepareHttpGrant(
         d,
-        d.backend,
         credentials.get(d.backend.auth)!,
         agent,
         gateFor(new URL(d.backend.baseUrl).origin),
@@ -82,13 +77,13 @@ export function createHttpKind(
 }
 
 function prepareHttpGrant(
-  d: Descriptor,
-  backend: HttpBackend,
+  d: GrantOf<'http'>,
   credential: Credential,
   agent: Agent,
   gate: ConnectionGate,
   redact: Redactor,
 ): PreparedBackend {
+  const backend: HttpBackend = d.backend;
   const url = planUrl(backend, d.arguments, credential.query);
   const body = planBody(backend, d.arguments);
   const hasAccept = backend.headers.some(([k]) => k.toLowerCase() === 'accept');
@@ -108,13 +103,9 @@ function prepareHttpGrant(
       const escaped = targetEscapes(url, target);
       if (escaped)
         return { ok: false, error: engineError('INTERNAL', `refused to send: ${escaped}`) };
-      let payload;
-      try {
-        payload = body ? buildBody(body, args) : undefined;
-      } catch (err) {
-        if (!(err instanceof FormTooLarge)) throw err;
-        return { ok: false, error: engineError('INVALID_ARGUMENTS', err.message) };
-      }
+      const payload = body ? buildBody(body, args) : undefined;
+      if (payload && 'refused' in payload)
+        return { ok: false, error: engineError('INVALID_ARGUMENTS', payload.refused) };
       const reqHeaders = payload || ctx.traceparent ? { ...headers } : headers;
       if (payload) reqHeaders['content-type'] = payload.contentType;
       if (ctx.traceparent) reqHeaders.traceparent = ctx.traceparent;

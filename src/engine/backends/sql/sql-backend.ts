@@ -4,20 +4,18 @@
  * with the total in coverage; writes without RETURNING answer {"rowCount": n}.
  */
 import { createHash } from 'node:crypto';
-import type { CompiledSpec, Descriptor } from '../../../spec/descriptor.js';
 import { StartupError } from '../../startup-error.js';
-import type { BackendKind, BackendOutcome, PreparedBackend } from '../backend.js';
-import type { Env } from '../../env.js';
-import type { Logger } from 'pino';
+import type { BackendOutcome, PreparedBackend } from '../backend.js';
+import type { BackendKind, GrantOf, KindContext } from '../backend-kinds.js';
 import { bindValue } from './pg-values.js';
 import type { SqlExecutor } from './sql-executor.js';
 import type { Redactor } from '../../redact.js';
 
-export async function createSqlKind(
-  env: Env,
-  spec: CompiledSpec,
-  log?: Pick<Logger, 'warn' | 'info'>,
-): Promise<BackendKind> {
+export async function createSqlKind({
+  env,
+  spec,
+  log,
+}: KindContext<'sql'>): Promise<BackendKind<'sql'>> {
   const db = spec.database;
   if (!db) throw new StartupError('sql grants need a `database` in the spec');
   let executor: SqlExecutor;
@@ -48,8 +46,11 @@ export async function createSqlKind(
   };
 }
 
-function prepareSqlGrant(d: Descriptor, executor: SqlExecutor, redact: Redactor): PreparedBackend {
-  if (d.backend.kind !== 'sql') throw new Error(`grant ${d.name} is not a sql grant`);
+function prepareSqlGrant(
+  d: GrantOf<'sql'>,
+  executor: SqlExecutor,
+  redact: Redactor,
+): PreparedBackend {
   const { statement, readOnly, maxRows, timeoutMs } = d.backend;
   const params = d.arguments
     .filter((a) => a.in === 'param')

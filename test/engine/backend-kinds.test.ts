@@ -1,0 +1,77 @@
+/**
+ * Backend kinds are loaded on first use (backend-kinds.ts): a gateway prepared from a
+ * spec loads the driver of each kind it has grants of, and no other. Each case runs in
+ * a fresh node process, since a module once loaded stays loaded for the process.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { PG_BASE_URL } from '../helpers/postgres.js';
+
+const SRC = join(import.meta.dirname, '..', '..', 'src');
+const url = (path: string) => pathToFileURL(join(SRC, path)).href;
+
+/** Prepares a gateway from `spec` in a child process; which packages it loaded, and its tools. */
+function prepareInChild(spec: string): Promise<{ loaded: string[]; tools: string[] }> {
+  const script = `
+    import { createRequire } from 'node:module';
+    const { Gateway } = await import(${JSON.stringify(url('engine/gateway.ts'))});
+    const { compileSpecText } = await import(${JSON.stringify(url('spec/load-spec.ts'))});
+    const { compiled } = compileSpecText(process.env.SPEC, 'kinds.mcp.kdl');
+    const gateway = await Gateway.prepare(compiled, { env: process.env });
+    const loaded = new Set();
+    for (const k of Object.keys(createRequire(import.meta.url).cache)) {
+      const m = /node_modules\\/((@[^/]+\\/)?[^/]+)\\//.exec(k);
+      if (m) loaded.add(m[1]);
+    }
+    await gateway.close();
+    process.stdout.write(JSON.stringify({ loaded: [...loaded], tools: [...gateway.operations.keys()] }));
+  `;
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script],
+      { env: { ...process.env, SPEC: spec, DATABASE_URL: PG_BASE_URL }, cwd: join(SRC, '..') },
+      (err, stdout, stderr) =>
+        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
+    );
+  });
+}
+
+const HTTP_GRANT = `
+can list issues {
+    path "/issues"
+}`;
+const SQL_GRANT = `
+can list orders {
+    sql "SELECT 1 AS one"
+}`;
+
+describe('backend kinds', () => {
+  it('a spec with HTTP grants only never loads pg', async () => {
+    const out = await prepareInChild(
+      `wrap "k" version="1.0.0"\nbase-url "http://127.0.0.1:9"${HTTP_GRANT}`,
+    );
+    expect(out.tools).toEqual(['list_issues']);
+    expect(out.loaded).toContain('undici');
+    expect(out.loaded).not.toContain('pg');
+  });
+
+  it('a spec with SQL grants only never loads undici', async () => {
+    const out = await prepareInChild(
+      `wrap "k" version="1.0.0"\ndatabase env="DATABASE_URL"${SQL_GRANT}`,
+    );
+    expect(out.tools).toEqual(['list_orders']);
+    expect(out.loaded).toContain('pg');
+    expect(out.loaded).not.toContain('undici');
+  });
+
+  it('a spec with both kinds prepares every grant on its own kind', async () => {
+    const out = await prepareInChild(
+      `wrap "k" version="1.0.0"\nbase-url "http://127.0.0.1:9"\ndatabase env="DATABASE_URL"${HTTP_GRANT}${SQL_GRANT}`,
+    );
+    expect(out.tools).toEqual(['list_issues', 'list_orders']);
+    expect(out.loaded).toEqual(expect.arrayContaining(['pg', 'undici']));
+  });
+});
