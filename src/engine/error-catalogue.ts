@@ -53,6 +53,13 @@ export const ERROR_CATALOGUE = {
       'A browser Origin that is not allowed, or a Host that is not this gateway (DNS rebinding).',
   },
   UNKNOWN_TOOL: { status: 404, mcp: 'jsonrpc', summary: 'No grant has this tool name.' },
+  RESOURCE_NOT_FOUND: {
+    status: 404,
+    mcp: 'jsonrpc',
+    summary:
+      'No resource or template of the spec matches this URI (MCP: -32002 before 2026-07-28, -32602 since, with data.uri).',
+  },
+  UNKNOWN_PROMPT: { status: 404, mcp: 'jsonrpc', summary: 'No prompt of the spec has this name.' },
   NOT_FOUND: {
     status: 404,
     mcp: 'jsonrpc',
