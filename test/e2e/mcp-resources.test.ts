@@ -537,6 +537,19 @@ describe('scopes on resources and prompts (access)', () => {
     expect(upstream.requests.length).toBe(before);
   });
 
+  it('refuses to complete a template variable for a caller without its scope (403)', async () => {
+    const r = await legacy(
+      'completion/complete',
+      {
+        ref: { type: 'ref/resource', uri: 'helpdesk://tickets/{id}/as/{status}' },
+        argument: { name: 'status', value: '' },
+      },
+      bearer(GUEST_KEY),
+    );
+    expect(r.status).toBe(403);
+    expect(r.headers.get('www-authenticate')).toMatch(/scope="tickets:read"/);
+  });
+
   it('reads the template for a caller holding the scope', async () => {
     const before = upstream.requests.length;
     const r = await legacy('resources/read', { uri: 'helpdesk://tickets/5' }, bearer(READER_KEY));
