@@ -1,24 +1,56 @@
 /**
  * Renders docs/errors.md from the error catalogue (src/engine/error-catalogue.ts), so
- * the documented codes, statuses and meanings are the ones the code answers with.
+ * the documented codes, statuses, JSON-RPC codes and challenges are the ones both
+ * surfaces answer with: their reply builders read the same rows.
  * `npm run docs:errors` writes it; test/engine/error-catalogue.test.ts checks it.
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ERROR_CATALOGUE } from '../src/engine/error-catalogue.js';
-import { SPEC_ERROR_CODES, SPEC_WARNING_CODES } from '../src/spec/diagnostics.js';
+import {
+  ERROR_CATALOGUE,
+  PROTOCOL_ERRORS,
+  type CatalogueEntry,
+  type ProtocolEntry,
+} from '../src/engine/error-catalogue.js';
+import {
+  CHECK_ERROR_CODES,
+  SPEC_ERROR_CODES,
+  SPEC_WARNING_CODES,
+} from '../src/spec/diagnostics.js';
+
+const CHALLENGES = {
+  credentials: '`Bearer`, with `resource_metadata`',
+  scopes: '`insufficient_scope`, every scope the grant needs',
+} as const;
+
+function mcpCell(e: CatalogueEntry): string {
+  if (e.mcp === 'tool-error')
+    return e.rpc === undefined
+      ? 'tool result, `isError: true`'
+      : `tool result, \`isError: true\`; outside a call, JSON-RPC error \`${e.rpc}\``;
+  const status = e.mcpStatus !== undefined ? `, HTTP ${e.mcpStatus}` : '';
+  return `JSON-RPC error \`${e.rpc}\`${status}`;
+}
+
+function protocolStatus(e: ProtocolEntry): string {
+  return e.legacyStatus === undefined
+    ? String(e.status)
+    : `${e.status} (${e.legacyStatus} before 2026-07-28)`;
+}
 
 export function renderErrorDocs(): string {
-  const rows = Object.entries(ERROR_CATALOGUE).map(
-    ([code, e]) =>
-      `| \`${code}\` | ${e.status} | ${e.mcp === 'tool-error' ? 'tool result, `isError: true`' : 'JSON-RPC error'} | ${e.summary} |`,
+  const rows = Object.entries(ERROR_CATALOGUE).map(([code, e]: [string, CatalogueEntry]) => {
+    const challenge = e.challenge === undefined ? '' : CHALLENGES[e.challenge];
+    return `| \`${code}\` | ${e.status} | ${mcpCell(e)} | ${challenge} | ${e.summary} |`;
+  });
+  const protocol = Object.entries(PROTOCOL_ERRORS).map(
+    ([code, e]: [string, ProtocolEntry]) =>
+      `| \`${code}\` | ${protocolStatus(e)} | \`${e.rpc}\` | ${e.summary} |`,
   );
-  const spec = Object.entries(SPEC_ERROR_CODES).map(
-    ([code, summary]) => `| \`${code}\` | ${summary} |`,
-  );
-  const warnings = Object.entries(SPEC_WARNING_CODES).map(
-    ([code, summary]) => `| \`${code}\` | ${summary} |`,
-  );
+  const table = (codes: Readonly<Record<string, string>>): string =>
+    Object.entries(codes)
+      .map(([code, summary]) => `| \`${code}\` | ${summary} |`)
+      .join('\n');
   return `# Error codes
 
 Generated from \`src/engine/error-catalogue.ts\` and \`src/spec/diagnostics.ts\` by
@@ -30,11 +62,21 @@ Every failure a call can meet has one stable code. The REST surface answers with
 status below and \`{"error": {"code", "message", "details"?}}\`; \`Retry-After\` comes
 with 429 and 503. On MCP, a tool failure is a \`tools/call\` result with \`isError: true\`
 whose text starts with the code, so a model can act on it; a malformed call is a
-JSON-RPC error.
+JSON-RPC error with the code below, sent with the same HTTP status unless one is given.
+Where a challenge is named, the answer carries \`WWW-Authenticate\` on both surfaces.
 
-| code | REST status | MCP | meaning |
-|---|---|---|---|
+| code | REST status | MCP | WWW-Authenticate | meaning |
+|---|---|---|---|---|
 ${rows.join('\n')}
+
+## MCP protocol errors
+
+Refusals of the JSON-RPC message itself, before any tool is involved (\`POST /mcp\`
+only). A body that is not JSON at all is \`INVALID_JSON\` above, JSON-RPC \`-32700\`.
+
+| code | HTTP status | JSON-RPC | meaning |
+|---|---|---|---|
+${protocol.join('\n')}
 
 ## Load errors (spec compiler)
 
@@ -43,13 +85,19 @@ a spec with any of them does not load. See docs/spec-language.md for examples.
 
 | code | meaning |
 |---|---|
-${spec.join('\n')}
+${table(SPEC_ERROR_CODES)}
+
+\`check\` also compiles every input schema as \`serve\` would, and prints in the same form:
+
+| code | meaning |
+|---|---|
+${table(CHECK_ERROR_CODES)}
 
 ## Load warnings
 
 | code | meaning |
 |---|---|
-${warnings.join('\n')}
+${table(SPEC_WARNING_CODES)}
 `;
 }
 

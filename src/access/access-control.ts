@@ -5,7 +5,7 @@
  * every caller is anonymous and holds every scope.
  */
 import type { FastifyRequest } from 'fastify';
-import type { Env } from '../engine/backends/backend.js';
+import type { Env } from '../engine/env.js';
 import { ANONYMOUS, type Caller } from '../engine/caller.js';
 import { engineError, type EngineError } from '../engine/error-catalogue.js';
 import type { AccessDescriptor } from '../spec/descriptor.js';

@@ -6,7 +6,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AccessDescriptor } from '../spec/descriptor.js';
-import type { Env } from '../engine/backends/backend.js';
+import type { Env } from '../engine/env.js';
 import type { Caller } from '../engine/caller.js';
 import { StartupError } from '../engine/startup-error.js';
 

@@ -1,5 +1,5 @@
 /** `mcp-beaver check`: compile specs, print a summary or every error. */
-import { formatDiagnostic } from '../spec/diagnostics.js';
+import { formatDiagnostic, type CheckErrorCode } from '../spec/diagnostics.js';
 import type { Descriptor } from '../spec/descriptor.js';
 import { compileSpecFile } from '../spec/load-spec.js';
 import { schemaProblems } from '../engine/guards/validate.js';
@@ -43,10 +43,11 @@ export async function runCheck(argv: string[]): Promise<number> {
     }
     // The input schemas compile as serve will compile them (a gateway bug if not).
     const problems = schemaProblems(result.compiled.tools);
+    const code: CheckErrorCode = 'SCHEMA';
     for (const p of problems) {
       const d = result.compiled.tools.find((t) => t.name === p.tool)!;
       process.stdout.write(
-        `${file}:${d.source.line}:${d.source.column}: error SCHEMA: grant ${p.tool}: its input schema does not compile: ${p.message}\n`,
+        `${file}:${d.source.line}:${d.source.column}: error ${code}: grant ${p.tool}: its input schema does not compile: ${p.message}\n`,
       );
     }
     if (problems.length > 0) {

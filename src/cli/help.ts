@@ -272,7 +272,8 @@ export const DEMO_HELP = `Usage: mcp-beaver demo [--http 127.0.0.1:8080]
 
 Starts a small helpdesk REST API and an embedded Postgres (PGlite) on this machine,
 then serves specs/demo.mcp.kdl against them: ticket tools over HTTP, order tools
-over SQL. Nothing leaves 127.0.0.1; no API key or database server is needed.
+over SQL, a support handbook and ticket resources, and a triage prompt. Nothing
+leaves 127.0.0.1; no API key or database server is needed.
 
 Options:
   --http [host]:port   Where the gateway listens (default 127.0.0.1:8080)

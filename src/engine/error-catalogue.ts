@@ -1,17 +1,60 @@
 /**
  * The one catalogue of expected failures (architecture.md, habit 6). Every failure the
- * gateway answers with has a stable code, an HTTP status for the REST surface, and a
- * place in MCP: a tool result with isError (the model can act on it) or a JSON-RPC
- * error (the call itself was malformed). docs/errors.md is tested against this table.
+ * gateway answers with has a stable code and one row here that says how each surface
+ * answers it: the HTTP status, where MCP puts it (a tool result with isError, which the
+ * model can act on, or a JSON-RPC error with its code, when the message itself was
+ * refused), and whether the answer carries a WWW-Authenticate challenge. The REST and
+ * MCP reply builders read these rows; neither names a code to decide how to answer.
+ * docs/errors.md is rendered from this file and tested against it.
  */
-export interface CatalogueEntry {
+
+/** The WWW-Authenticate an answer carries: where to get a credential, or which scopes a grant needs. */
+export type Challenge = 'credentials' | 'scopes';
+
+interface EntryCommon {
+  /** The HTTP status of the REST answer, and of MCP's JSON-RPC error unless `mcpStatus` differs. */
   readonly status: number;
-  readonly mcp: 'tool-error' | 'jsonrpc';
+  readonly challenge?: Challenge;
   readonly summary: string;
 }
 
+/** A failure of the call itself: MCP answers it as a tools/call result with isError. */
+export interface ToolErrorEntry extends EntryCommon {
+  readonly mcp: 'tool-error';
+  /** The JSON-RPC code when it arises outside a call (INTERNAL: the route itself failed). */
+  readonly rpc?: number;
+}
+
+/** A refused message: MCP answers it as a JSON-RPC error. */
+export interface RpcErrorEntry extends EntryCommon {
+  readonly mcp: 'jsonrpc';
+  readonly rpc: number;
+  /** MCP's HTTP status when it is not REST's (an unknown tool is a JSON-RPC error in a 200). */
+  readonly mcpStatus?: number;
+}
+
+export type CatalogueEntry = ToolErrorEntry | RpcErrorEntry;
+
+/** JSON-RPC 2.0's reserved codes, and the two 2026-07-28 adds. */
+export const RPC = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  /** 2026-07-28: a mirrored header disagrees with the body, or is missing. */
+  HEADER_MISMATCH: -32020,
+  /** 2026-07-28: the protocol version is not one this endpoint serves. */
+  UNSUPPORTED_VERSION: -32022,
+} as const;
+
 export const ERROR_CATALOGUE = {
-  INVALID_JSON: { status: 400, mcp: 'jsonrpc', summary: 'The request body is not valid JSON.' },
+  INVALID_JSON: {
+    status: 400,
+    mcp: 'jsonrpc',
+    rpc: RPC.PARSE_ERROR,
+    summary: 'The request body is not valid JSON.',
+  },
   INVALID_ARGUMENTS: {
     status: 400,
     mcp: 'tool-error',
@@ -34,10 +77,18 @@ export const ERROR_CATALOGUE = {
     mcp: 'tool-error',
     summary: "An argument value is outside the spec's restrict allowlist.",
   },
-  UNAUTHENTICATED: { status: 401, mcp: 'jsonrpc', summary: 'No valid credential was presented.' },
+  UNAUTHENTICATED: {
+    status: 401,
+    mcp: 'jsonrpc',
+    rpc: RPC.INVALID_REQUEST,
+    challenge: 'credentials',
+    summary: 'No valid credential was presented.',
+  },
   INSUFFICIENT_SCOPE: {
     status: 403,
     mcp: 'jsonrpc',
+    rpc: RPC.INVALID_REQUEST,
+    challenge: 'scopes',
     summary: 'The caller lacks a scope the grant requires.',
   },
   MISSING_CLAIM: {
@@ -49,54 +100,78 @@ export const ERROR_CATALOGUE = {
   FORBIDDEN_ORIGIN: {
     status: 403,
     mcp: 'jsonrpc',
+    rpc: RPC.INVALID_REQUEST,
     summary:
       'A browser Origin that is not allowed, or a Host that is not this gateway (DNS rebinding).',
   },
-  UNKNOWN_TOOL: { status: 404, mcp: 'jsonrpc', summary: 'No grant has this tool name.' },
+  UNKNOWN_TOOL: {
+    status: 404,
+    mcp: 'jsonrpc',
+    rpc: RPC.INVALID_PARAMS,
+    mcpStatus: 200,
+    summary: 'No grant has this tool name.',
+  },
+  // resources/read of a URI nothing serves: -32602 since 2026-07-28 (SEP-2164); the 2025
+  // eras answer -32002, the code their schema reserves (projection/mcp/method-support.ts).
   RESOURCE_NOT_FOUND: {
     status: 404,
     mcp: 'jsonrpc',
+    rpc: RPC.INVALID_PARAMS,
+    mcpStatus: 200,
     summary:
-      'No resource or template of the spec matches this URI (MCP: -32002 before 2026-07-28, -32602 since, with data.uri).',
+      'No resource or template of the spec matches this URI (MCP: -32602 with data.uri; -32002 before 2026-07-28).',
   },
-  UNKNOWN_PROMPT: { status: 404, mcp: 'jsonrpc', summary: 'No prompt of the spec has this name.' },
+  UNKNOWN_PROMPT: {
+    status: 404,
+    mcp: 'jsonrpc',
+    rpc: RPC.INVALID_PARAMS,
+    mcpStatus: 200,
+    summary: 'No prompt of the spec has this name.',
+  },
   NOT_FOUND: {
     status: 404,
     mcp: 'jsonrpc',
+    rpc: RPC.INVALID_REQUEST,
     summary:
       'Nothing is served at this path (an unknown path, a malformed %-escape, an over-long path segment).',
   },
   METHOD_NOT_ALLOWED: {
     status: 405,
     mcp: 'jsonrpc',
+    rpc: RPC.INVALID_REQUEST,
     summary:
       'The path is served, but not for this method; the Allow header names the one it takes.',
   },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     mcp: 'jsonrpc',
+    rpc: RPC.INVALID_REQUEST,
     summary: 'The request body is over the 4 MiB limit.',
   },
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     mcp: 'jsonrpc',
+    rpc: RPC.INVALID_REQUEST,
     summary: 'The request body is not application/json.',
   },
   MALFORMED_REQUEST: {
     status: 400,
     mcp: 'jsonrpc',
+    rpc: RPC.INVALID_REQUEST,
     summary:
       'The HTTP request itself could not be read (request line, header or chunk framing); the connection is closed.',
   },
   HEADERS_TOO_LARGE: {
     status: 431,
     mcp: 'jsonrpc',
+    rpc: RPC.INVALID_REQUEST,
     summary:
       "The request's headers are over the server's header size limit; the connection is closed.",
   },
   REQUEST_TIMEOUT: {
     status: 408,
     mcp: 'jsonrpc',
+    rpc: RPC.INVALID_REQUEST,
     summary:
       'The request headers did not arrive within 10 s, or the whole request within the request timeout; the connection is closed.',
   },
@@ -178,11 +253,74 @@ export const ERROR_CATALOGUE = {
   INTERNAL: {
     status: 500,
     mcp: 'tool-error',
+    rpc: RPC.INTERNAL_ERROR,
     summary: 'A bug in the gateway; the request id in the logs locates it.',
   },
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** A refusal of the JSON-RPC message itself, before any tool is involved: MCP only. */
+export interface ProtocolEntry {
+  /** The HTTP status of the JSON-RPC error (2026-07-28's, where the eras differ). */
+  readonly status: number;
+  /** The status a legacy (2025-11-25 and older) client gets, where it differs. */
+  readonly legacyStatus?: number;
+  readonly rpc: number;
+  readonly summary: string;
+}
+
+/**
+ * The MCP endpoint's own refusals (protocol.md). A message that is not JSON at all is
+ * INVALID_JSON above (-32700): the same failure REST reports for a body.
+ */
+export const PROTOCOL_ERRORS = {
+  INVALID_REQUEST: {
+    status: 400,
+    rpc: RPC.INVALID_REQUEST,
+    summary:
+      'Not one JSON-RPC 2.0 request: a batch, a response, a bad id or method, params that are not an object, a nesting too deep, or an MCP-Protocol-Version header this endpoint does not serve.',
+  },
+  INVALID_META: {
+    status: 400,
+    rpc: RPC.INVALID_PARAMS,
+    summary:
+      'The body does not declare its protocol as 2026-07-28 needs: a protocolVersion that is not a string, no clientCapabilities, or a 2026-07-28 header over a body that claims no version.',
+  },
+  HEADER_MISMATCH: {
+    status: 400,
+    rpc: RPC.HEADER_MISMATCH,
+    summary:
+      'A 2026-07-28 mirrored header (MCP-Protocol-Version, Mcp-Method, Mcp-Name) is missing or disagrees with the body; the body is the source of truth.',
+  },
+  UNSUPPORTED_VERSION: {
+    status: 400,
+    rpc: RPC.UNSUPPORTED_VERSION,
+    summary:
+      'The body claims a protocol version this endpoint does not serve; `data.supported` lists those it does.',
+  },
+  METHOD_NOT_FOUND: {
+    status: 404,
+    legacyStatus: 200,
+    rpc: RPC.METHOD_NOT_FOUND,
+    summary: 'No method of that name in the era the message belongs to.',
+  },
+  INVALID_PARAMS: {
+    status: 200,
+    rpc: RPC.INVALID_PARAMS,
+    summary:
+      "A method's params are not what it takes: tools/call without a string name, or with arguments that are not an object.",
+  },
+} as const satisfies Record<string, ProtocolEntry>;
+
+export type ProtocolErrorCode = keyof typeof PROTOCOL_ERRORS;
+
+/** Every code MCP can answer with a JSON-RPC error: the protocol's own, and catalogue rows with an `rpc`. */
+export type RpcErrorCode =
+  | ProtocolErrorCode
+  | {
+      [K in ErrorCode]: (typeof ERROR_CATALOGUE)[K] extends { readonly rpc: number } ? K : never;
+    }[ErrorCode];
 
 export interface FieldProblem {
   /** The argument, as a JSON pointer into the arguments ("/per_page", "/labels/2"). */
@@ -209,4 +347,25 @@ export function engineError(
 
 export function statusOf(code: ErrorCode): number {
   return ERROR_CATALOGUE[code].status;
+}
+
+/** A call's failure MCP answers as a JSON-RPC error rather than as a tool result. */
+export function isRpcError(code: ErrorCode): code is ErrorCode & RpcErrorCode {
+  return ERROR_CATALOGUE[code].mcp === 'jsonrpc';
+}
+
+/** How MCP frames a JSON-RPC error of this code: its HTTP status (per era) and JSON-RPC code. */
+export function rpcFraming(code: RpcErrorCode, legacy: boolean): { status: number; rpc: number } {
+  if (Object.hasOwn(PROTOCOL_ERRORS, code)) {
+    const p: ProtocolEntry = PROTOCOL_ERRORS[code as ProtocolErrorCode];
+    return { status: (legacy ? p.legacyStatus : undefined) ?? p.status, rpc: p.rpc };
+  }
+  const e: CatalogueEntry = ERROR_CATALOGUE[code as ErrorCode];
+  return { status: (e.mcp === 'jsonrpc' ? e.mcpStatus : undefined) ?? e.status, rpc: e.rpc! };
+}
+
+/** The scopes an answer's challenge names: every scope the refused grant needs. */
+export function requiredScopes(e: EngineError): readonly string[] {
+  const required = (e.details as { required?: unknown } | undefined)?.required;
+  return Array.isArray(required) ? (required as string[]) : [];
 }

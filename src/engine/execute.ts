@@ -9,7 +9,8 @@
  * limit comes right after, so such a caller spends no quota either.
  */
 import { buildEnvelope, type BuiltEnvelope } from '../envelope/envelope.js';
-import type { CallContext } from './backends/backend.js';
+import type { CallContext } from './call-context.js';
+import type { CallArguments } from './call-arguments.js';
 import type { Caller } from './caller.js';
 import { engineError, type EngineError } from './error-catalogue.js';
 import { gatePathValues } from './guards/metachar.js';
@@ -28,7 +29,7 @@ function fail(error: EngineError): Outcome {
 
 export async function execute(
   op: Operation,
-  input: unknown,
+  input: CallArguments,
   caller: Caller,
   ctx: CallContext,
 ): Promise<Outcome> {
@@ -39,16 +40,9 @@ export async function execute(
     const limited = await op.rateLimit(caller);
     if (limited) return fail(limited);
   }
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    return fail(
-      engineError('INVALID_ARGUMENTS', `arguments of ${op.name} must be a JSON object`, {
-        details: [{ field: '', message: 'must be object' }],
-      }),
-    );
-  }
   // A grant with an argument named like `toString` reads its arguments from objects
   // without a prototype, so an omitted one is absent (null-prototype.ts).
-  const args = (op.nullPrototype ? withoutPrototypes(input) : input) as Record<string, unknown>;
+  const args = (op.nullPrototype ? withoutPrototypes(input) : input) as CallArguments;
   const gated = gatePathValues(op.pathArgs, args);
   if (gated) return fail(gated);
   const restricted = op.restrict?.(args);

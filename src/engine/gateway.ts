@@ -3,12 +3,15 @@
  * boot, and the call entry point both surfaces use (lookup, admission, execute).
  */
 import type { CompiledSpec, Descriptor } from '../spec/descriptor.js';
-import type { BackendKind, CallContext, Env } from './backends/backend.js';
+import type { BackendKind } from './backends/backend.js';
+import type { CallContext } from './call-context.js';
+import type { Env } from './env.js';
 import { createHttpKind } from './backends/http/http-backend.js';
 import { createSqlKind } from './backends/sql/sql-backend.js';
 import type { Logger } from 'pino';
 import type { Caller } from './caller.js';
-import { engineError, type EngineError } from './error-catalogue.js';
+import { engineError, type EngineError, type ErrorCode } from './error-catalogue.js';
+import type { CallArguments } from './call-arguments.js';
 import { execute, type Outcome } from './execute.js';
 import { prepareExclusive } from './guards/exclusive.js';
 import { prepareExactNumbers } from './guards/exact-numbers.js';
@@ -45,8 +48,8 @@ export interface CallEvent {
   readonly caller: string;
   readonly origin?: CallContext['origin'];
   readonly traceId?: string;
-  /** 'ok' or the catalogue code. */
-  readonly outcome: string;
+  /** 'ok' or the catalogue code of the failure. */
+  readonly outcome: 'ok' | ErrorCode;
   readonly durationMs: number;
   readonly bytes?: number;
   readonly truncated?: boolean;
@@ -220,7 +223,7 @@ export class Gateway {
 
   async call(
     op: Operation,
-    input: unknown,
+    input: CallArguments,
     caller: Caller,
     ctx: CallContext = {},
   ): Promise<Outcome> {
@@ -262,7 +265,7 @@ export class Gateway {
 
   private async admitAndRun(
     op: Operation,
-    input: unknown,
+    input: CallArguments,
     caller: Caller,
     ctx: CallContext,
   ): Promise<Outcome> {

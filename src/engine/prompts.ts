@@ -6,7 +6,7 @@
  */
 import type { PromptDescriptor } from '../spec/descriptor.js';
 import { fillPlaceholders } from '../spec/prompt-text.js';
-import type { CallContext } from './backends/backend.js';
+import type { CallContext } from './call-context.js';
 import type { Caller } from './caller.js';
 import { engineError, type EngineError, type FieldProblem } from './error-catalogue.js';
 import { checkScopes } from './guards/scopes.js';

@@ -7,7 +7,7 @@
  */
 import type { ResourceDescriptor, ResourceVariable } from '../spec/descriptor.js';
 import { templatePattern } from '../spec/uri-template.js';
-import type { CallContext } from './backends/backend.js';
+import type { CallContext } from './call-context.js';
 import type { Caller } from './caller.js';
 import { engineError, type EngineError } from './error-catalogue.js';
 import type { Outcome } from './execute.js';

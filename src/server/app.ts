@@ -10,13 +10,19 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
   type FastifyReply,
+  type FastifyRequest,
   type FastifyError,
 } from 'fastify';
 import { engineError, type EngineError } from '../engine/error-catalogue.js';
 import { registerRestRoutes } from '../projection/rest/rest-routes.js';
-import { MCP_PATH, registerMcpRoutes } from '../projection/mcp/mcp-routes.js';
-import { errorText, RPC } from '../projection/mcp/jsonrpc.js';
-import { restError } from '../projection/rest/rest-error.js';
+import {
+  httpRefusal,
+  MCP_PATH,
+  mcpFrameworkError,
+  registerMcpRoutes,
+  send as sendRpc,
+} from '../projection/mcp/mcp-routes.js';
+import { sendRestError } from '../projection/rest/rest-error.js';
 import { registerMetadataRoutes } from '../access/metadata-routes.js';
 import { registerCatalogRoutes } from '../projection/catalog/catalog-routes.js';
 import type { Runtime } from './runtime.js';
@@ -29,6 +35,7 @@ import {
   declareCallerSlot,
 } from '../access/authenticate.js';
 import { missingScopes } from '../engine/guards/scopes.js';
+import { challengeOf } from '../access/challenge.js';
 import { answerClientError } from './client-errors.js';
 
 export const BODY_LIMIT = 4 * 1024 * 1024;
@@ -78,12 +85,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     return503OnClosing: true,
     // Router errors (a malformed %-escape, a path parameter over maxParamLength) skip the
     // error handler; without this fastify answers them with its own body (414 and 400).
-    frameworkErrors: (_err, req, reply) => {
-      const r = restError(
-        engineError('NOT_FOUND', `nothing is served at ${req.method} ${req.url.split('?')[0]}`),
-      );
-      void (reply as FastifyReply).code(r.status).headers(r.headers).send(r.body);
-    },
+    frameworkErrors: (_err, req, reply) => void notFound(req, reply as FastifyReply),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -126,15 +128,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     const verdict = current().guard({ origin: req.headers.origin, host: req.headers.host });
     if (verdict.ok) return done();
     req.log.warn({ reason: verdict.reason }, 'request refused by guard');
-    if (req.url.split('?')[0] === MCP_PATH) {
-      void reply
-        .code(403)
-        .type('application/json')
-        .send(errorText(null, RPC.INVALID_REQUEST, `Forbidden: ${verdict.reason}`));
-      return;
-    }
-    const r = restError(engineError('FORBIDDEN_ORIGIN', verdict.reason));
-    void reply.code(r.status).headers(r.headers).send(r.body);
+    const refused = engineError('FORBIDDEN_ORIGIN', verdict.reason);
+    if (isMcp(req)) void sendRpc(reply, httpRefusal(refused));
+    else void sendRestError(reply, refused);
   });
 
   app.get('/healthz', async (_req, reply) => reply.send({ status: 'ok' }));
@@ -186,22 +182,19 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   registerMetadataRoutes(app, () => current().spec, MCP_PATH, opts.publicUrl);
   registerCatalogRoutes(app, current);
 
-  app.setNotFoundHandler((req, reply) => {
-    const r = restError(
-      engineError('NOT_FOUND', `nothing is served at ${req.method} ${req.url.split('?')[0]}`),
-    );
-    return reply.code(404).headers(r.headers).send(r.body);
-  });
+  app.setNotFoundHandler(notFound);
+  // The one handler for errors the framework raises (body limits, parsers, bugs), for
+  // every route: answered in the shape of the surface the request was for.
   app.setErrorHandler((err: FastifyError, req, reply) => {
     // The caller went away mid-upload: nobody is left to answer, and it is no fault of ours.
     if (req.raw.aborted || (err.code === 'ECONNRESET' && req.raw.destroyed)) {
       req.log.info({ code: err.code }, 'client closed the connection before its body arrived');
       return reply;
     }
+    if (isMcp(req)) return sendRpc(reply, mcpFrameworkError(err, BODY_LIMIT));
     const mapped = mapFrameworkError(err);
     if (mapped.code === 'INTERNAL') req.log.error({ err }, 'unhandled error');
-    const r = restError(mapped);
-    return reply.code(r.status).headers(r.headers).send(r.body);
+    return sendRestError(reply, mapped);
   });
   return app;
 }
@@ -216,34 +209,40 @@ function registerMetricsRoute(
   current: () => Runtime,
   metrics: Metrics,
 ): void {
-  const send = (reply: FastifyReply, e: EngineError, headers?: Record<string, string>) => {
-    const r = restError(e);
-    return reply
-      .code(r.status)
-      .headers({ ...r.headers, ...headers })
-      .send(r.body);
-  };
   const onRequest = authenticateFirst(current, (reply, who) =>
-    send(reply, who.error, { 'www-authenticate': who.challenge }),
+    sendRestError(reply, who.error, who.challenge),
   );
   app.get('/metrics', { onRequest }, async (req, reply) => {
     const { access } = current();
     const who = await authenticatedCaller(req, access);
-    if (!who.ok) return send(reply, who.error, { 'www-authenticate': who.challenge });
-    if (missingScopes([METRICS_SCOPE], who.caller).length > 0)
-      return send(
-        reply,
-        engineError('INSUFFICIENT_SCOPE', `reading /metrics needs scope ${METRICS_SCOPE}`, {
-          details: { required: [METRICS_SCOPE], missing: [METRICS_SCOPE] },
-        }),
-        { 'www-authenticate': access.scopeChallenge(req, [METRICS_SCOPE]) },
+    if (!who.ok) return sendRestError(reply, who.error, who.challenge);
+    if (missingScopes([METRICS_SCOPE], who.caller).length > 0) {
+      const refused = engineError(
+        'INSUFFICIENT_SCOPE',
+        `reading /metrics needs scope ${METRICS_SCOPE}`,
+        { details: { required: [METRICS_SCOPE], missing: [METRICS_SCOPE] } },
       );
+      return sendRestError(reply, refused, challengeOf(access, req, refused));
+    }
     const { registry } = metrics;
     return reply
       .header('cache-control', 'no-store')
       .type(registry.contentType)
       .send(await registry.metrics());
   });
+}
+
+/** The MCP endpoint's requests; every other path answers in the REST shape. */
+function isMcp(req: FastifyRequest): boolean {
+  return req.url.split('?')[0] === MCP_PATH;
+}
+
+/** Nothing served here: an unknown route, or one the router could not even match. */
+function notFound(req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendRestError(
+    reply,
+    engineError('NOT_FOUND', `nothing is served at ${req.method} ${req.url.split('?')[0]}`),
+  );
 }
 
 function mapFrameworkError(err: FastifyError): EngineError {

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { createAccessControl } from '../access/access-control.js';
-import type { Env } from '../engine/backends/backend.js';
+import type { Env } from '../engine/env.js';
 import { Gateway, type CallObserver } from '../engine/gateway.js';
 import type { RateLimiter } from '../engine/rate-limit/rate-limiter.js';
 import { MCP_PATH, type McpRuntime } from '../projection/mcp/mcp-routes.js';

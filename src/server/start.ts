@@ -5,7 +5,7 @@
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Env } from '../engine/backends/backend.js';
+import type { Env } from '../engine/env.js';
 import type { Gateway } from '../engine/gateway.js';
 import { createServerLimiter } from '../engine/rate-limit/server-limiter.js';
 import { StartupError } from '../engine/startup-error.js';

@@ -58,7 +58,17 @@ export const SPEC_WARNING_CODES = {
   SPEC_RESTRICT_UNUSED: 'a restrict entry that no grant has an argument for',
 } as const;
 
+/**
+ * What `check` refuses beyond the compiler's diagnostics. A spec the compiler accepts
+ * always yields schemas that compile, so SCHEMA is a bug of the gateway, not of the
+ * spec; it is listed so that every code `check` prints is in docs/errors.md.
+ */
+export const CHECK_ERROR_CODES = {
+  SCHEMA: "a grant's input schema does not compile into a validator (a gateway bug)",
+} as const;
+
 export type SpecErrorCode = keyof typeof SPEC_ERROR_CODES;
+export type CheckErrorCode = keyof typeof CHECK_ERROR_CODES;
 export type SpecWarningCode = keyof typeof SPEC_WARNING_CODES;
 
 export interface Position {

@@ -106,7 +106,7 @@ function completionValues(
 ): string[] | undefined {
   const allowed = restrict?.values;
   if (!own && !allowed) return undefined;
-  const values =
-    own && allowed ? own.filter((v) => allowed.includes(v as never)) : (own ?? allowed)!;
+  const allowedSet = allowed && new Set<unknown>(allowed);
+  const values = own && allowedSet ? own.filter((v) => allowedSet.has(v)) : (own ?? allowed)!;
   return values.map((v) => String(v));
 }

@@ -46,6 +46,12 @@ resource "helpdesk://tickets/{id}" from="get_ticket" {
 }
 resource "helpdesk://tickets/{id}/as/{status}" from="get_ticket" name="ticket-in-status"
 resource "helpdesk://tickets/{id}/verbose/{verbose}" from="get_ticket" name="ticket-verbose"
+can get ticket-history {
+    describe "The history of one ticket; rate limited."
+    path "/history/{id}"
+    rate-limit "1/h"
+}
+resource "helpdesk://history/{id}" from="get_ticket_history"
 prompt "triage" {
     title "Triage a ticket"
     describe "Read one ticket and propose a priority."
@@ -248,6 +254,7 @@ describe('resources/list and resources/templates/list', () => {
         },
         { uriTemplate: 'helpdesk://tickets/{id}/as/{status}', name: 'ticket-in-status' },
         { uriTemplate: 'helpdesk://tickets/{id}/verbose/{verbose}', name: 'ticket-verbose' },
+        { uriTemplate: 'helpdesk://history/{id}', name: 'history' },
       ],
       ttlMs: 60_000,
       cacheScope: 'public',
@@ -356,6 +363,16 @@ describe('resources/read of a from= template', () => {
     expect(upstream.requests.length).toBe(before);
   });
 
+  it("counts reads against the grant's rate limit per caller: over it, -32602 RATE_LIMITED with retryAfter", async () => {
+    const before = upstream.requests.length;
+    const first = await legacy('resources/read', { uri: 'helpdesk://history/1' });
+    expect(first.json.result!.contents).toHaveLength(1);
+    const second = await modern('resources/read', { uri: 'helpdesk://history/2' });
+    expect(second.json.error).toMatchObject({ code: -32602, data: { code: 'RATE_LIMITED' } });
+    expect(second.json.error!.data!.retryAfter).toBeGreaterThan(0);
+    expect(upstream.requests.length).toBe(before + 1);
+  });
+
   it('answers an upstream failure with -32603 and UPSTREAM_STATUS after one upstream call', async () => {
     const before = upstream.requests.length;
     const r = await legacy('resources/read', { uri: 'helpdesk://tickets/500' });
@@ -446,6 +463,16 @@ describe('prompts', () => {
     expect(upstream.requests.length).toBe(before);
   });
 
+  it('refuses a 2026-07-28 get whose Mcp-Name disagrees with params.name (400, -32020)', async () => {
+    const r = await modern(
+      'prompts/get',
+      { name: 'greet', arguments: {} },
+      { headers: { 'mcp-name': 'triage' } },
+    );
+    expect(r.status).toBe(400);
+    expect(r.json.error!.code).toBe(-32020);
+  });
+
   it('refuses an unknown prompt name with -32602 in both eras', async () => {
     for (const r of [
       await legacy('prompts/get', { name: 'nope' }),
@@ -510,13 +537,17 @@ describe('completion/complete', () => {
 describe('scopes on resources and prompts (access)', () => {
   it('hides a from= resource and the prompt embedding it from a caller without the grant scope', async () => {
     const templates = await legacy('resources/templates/list', {}, bearer(GUEST_KEY));
-    expect(templates.json.result).toEqual({ resourceTemplates: [] });
+    expect(
+      (templates.json.result!.resourceTemplates as { uriTemplate: string }[]).map(
+        (t) => t.uriTemplate,
+      ),
+    ).toEqual(['helpdesk://history/{id}']);
     const prompts = await legacy('prompts/list', {}, bearer(GUEST_KEY));
     expect((prompts.json.result!.prompts as { name: string }[]).map((p) => p.name)).toEqual([
       'greet',
     ]);
     const reader = await modern('resources/templates/list', {}, bearer(READER_KEY));
-    expect((reader.json.result!.resourceTemplates as unknown[]).length).toBe(3);
+    expect((reader.json.result!.resourceTemplates as unknown[]).length).toBe(4);
     expect(reader.json.result!.cacheScope).toBe('private');
   });
 
@@ -535,6 +566,19 @@ describe('scopes on resources and prompts (access)', () => {
     expect(get.status).toBe(403);
     expect(get.headers.get('www-authenticate')).toMatch(/scope="tickets:read"/);
     expect(upstream.requests.length).toBe(before);
+  });
+
+  it('refuses to complete a template variable for a caller without its scope (403)', async () => {
+    const r = await legacy(
+      'completion/complete',
+      {
+        ref: { type: 'ref/resource', uri: 'helpdesk://tickets/{id}/as/{status}' },
+        argument: { name: 'status', value: '' },
+      },
+      bearer(GUEST_KEY),
+    );
+    expect(r.status).toBe(403);
+    expect(r.headers.get('www-authenticate')).toMatch(/scope="tickets:read"/);
   });
 
   it('reads the template for a caller holding the scope', async () => {

@@ -25,7 +25,7 @@
  * decides how long a queue is worth keeping, and a call that goes out is also the only
  * way to learn that a slow upstream has recovered.
  */
-import type { Cancellation } from './backend.js';
+import type { Cancellation } from '../call-context.js';
 
 /** Why a call got no connection. */
 export type GateRefusal =

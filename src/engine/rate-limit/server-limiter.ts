@@ -4,7 +4,7 @@
  * names a variable holding a redis:// URL.
  */
 import type { Logger } from 'pino';
-import type { Env } from '../backends/backend.js';
+import type { Env } from '../env.js';
 import { StartupError } from '../startup-error.js';
 import type { CompiledSpec } from '../../spec/descriptor.js';
 import { createMemoryLimiter } from './memory-limiter.js';

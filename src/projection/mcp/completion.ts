@@ -33,13 +33,7 @@ export function completeArgument(req: RpcRequest, deps: McpDeps, era: Era): RpcR
       'params.ref must be {type:"ref/prompt", name} or {type:"ref/resource", uri}',
     );
   const out = deps.gateway.complete(target, argument.name, argument.value, deps.caller);
-  if (!out.ok) {
-    const scopes =
-      target.type === 'ref/prompt'
-        ? (deps.gateway.prompts.byName(target.name)?.scopes ?? [])
-        : (deps.gateway.resources.byUri(target.uri)?.scopes ?? []);
-    return engineErrorReply(req, deps, era, out.error, scopes);
-  }
+  if (!out.ok) return engineErrorReply(req, deps, era, out.error);
   const completion = { values: out.values, total: out.total, hasMore: out.hasMore };
   const tail =
     era === 'modern'

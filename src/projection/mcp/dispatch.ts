@@ -1,7 +1,8 @@
 /** Method tables per era: the method string picks the handler before params are read. */
-import { statusOf } from '../../engine/error-catalogue.js';
+import { callArguments } from '../../engine/call-arguments.js';
+import { isRpcError } from '../../engine/error-catalogue.js';
 import { continueTrace } from '../../engine/trace-context.js';
-import { errorReply, resultBytes, resultText, RPC, type RpcReply } from './jsonrpc.js';
+import { resultBytes, resultText, rpcError, type RpcReply } from './jsonrpc.js';
 import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
 import { completeArgument } from './completion.js';
 import { getPrompt, listPrompts } from './prompt-methods.js';
@@ -55,15 +56,16 @@ const LEGACY: ReadonlyMap<string, Handler> = new Map<string, Handler>([
 
 export function dispatchModern(req: RpcRequest, deps: McpDeps): Promise<RpcReply> | RpcReply {
   const handler = MODERN.get(req.method);
-  if (!handler)
-    return errorReply(404, req.id, RPC.METHOD_NOT_FOUND, `Method not found: ${req.method}`);
+  if (!handler) return rpcError('METHOD_NOT_FOUND', req.id, `Method not found: ${req.method}`);
   return handler(req, deps, 'modern');
 }
 
 export function dispatchLegacy(req: RpcRequest, deps: McpDeps): Promise<RpcReply> | RpcReply {
   const handler = LEGACY.get(req.method);
   if (!handler)
-    return errorReply(200, req.id, RPC.METHOD_NOT_FOUND, `Method not found: ${req.method}`);
+    return rpcError('METHOD_NOT_FOUND', req.id, `Method not found: ${req.method}`, {
+      legacy: true,
+    });
   return handler(req, deps, 'legacy');
 }
 
@@ -75,20 +77,13 @@ function resultTail(deps: McpDeps, era: Era): string {
 async function callTool(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcReply> {
   const name = req.params?.name;
   if (typeof name !== 'string')
-    return errorReply(200, req.id, RPC.INVALID_PARAMS, 'tools/call needs params.name (a string)');
+    return rpcError('INVALID_PARAMS', req.id, 'tools/call needs params.name (a string)');
   const op = deps.gateway.operation(name);
-  if (!op)
-    return errorReply(200, req.id, RPC.INVALID_PARAMS, `Unknown tool: ${JSON.stringify(name)}`);
-  // Absent means no arguments; `null` is not an object and is refused like any other.
-  const args = req.params?.arguments === undefined ? {} : req.params.arguments;
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-    return errorReply(
-      200,
-      req.id,
-      RPC.INVALID_PARAMS,
-      'tools/call params.arguments must be an object',
-    );
-  }
+  if (!op) return rpcError('UNKNOWN_TOOL', req.id, `Unknown tool: ${JSON.stringify(name)}`);
+  // What arguments may be is the engine's decision; a call it refuses is malformed (-32602).
+  const args = callArguments(op.name, req.params?.arguments);
+  if (!args.ok)
+    return rpcError('INVALID_PARAMS', req.id, 'tools/call params.arguments must be an object');
   // 2026-07-28 carries the trace in the request's _meta; older clients use the header.
   const meta = req.params?._meta as Record<string, unknown> | undefined;
   const trace = continueTrace(
@@ -96,7 +91,7 @@ async function callTool(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcRe
       ? meta.traceparent
       : deps.traceparentHeader,
   );
-  const out = await deps.gateway.call(op, args, deps.caller, {
+  const out = await deps.gateway.call(op, args.args, deps.caller, {
     cancel: deps.callerCancel(),
     traceparent: trace.traceparent,
     traceId: trace.traceId,
@@ -106,16 +101,15 @@ async function callTool(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcRe
       ...(deps.requestId && { requestId: deps.requestId }),
     },
   });
-  if (!out.ok && out.error.code === 'INSUFFICIENT_SCOPE') {
-    // HTTP 403 for the call, with the challenge naming every scope the grant needs.
-    const reply = errorReply(
-      statusOf(out.error.code),
-      req.id,
-      RPC.INVALID_REQUEST,
-      out.error.message,
-      out.error.details,
-    );
-    return { ...reply, headers: { 'www-authenticate': deps.scopeChallenge(op.descriptor.scopes) } };
+  // The catalogue says which failures refuse the call itself (a missing scope: HTTP 403
+  // with its challenge) rather than answer it with a tool result.
+  if (!out.ok && isRpcError(out.error.code)) {
+    const challenge = deps.challenge(out.error);
+    return rpcError(out.error.code, req.id, out.error.message, {
+      data: out.error.details,
+      legacy: era === 'legacy',
+      ...(challenge !== undefined && { headers: { 'www-authenticate': challenge } }),
+    });
   }
   return ok(req, toolResultText(out, resultTail(deps, era)));
 }

@@ -5,7 +5,7 @@
  */
 import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../../engine/json-depth.js';
 import { parseJson } from '../../engine/number-text.js';
-import { ACCEPTED, errorReply, isValidId, RPC, type RpcReply } from './jsonrpc.js';
+import { ACCEPTED, isValidId, rpcError, type RpcReply } from './jsonrpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
 import { checkMirroredHeaders, singleHeaderValue } from './mirrored-headers.js';
 import { dispatchLegacy, dispatchModern } from './dispatch.js';
@@ -29,10 +29,9 @@ export async function handleMessage(
   deps: McpDeps,
 ): Promise<RpcReply> {
   if (nestsDeeperThan(text, MAX_INPUT_DEPTH)) {
-    return errorReply(
-      400,
+    return rpcError(
+      'INVALID_REQUEST',
       null,
-      RPC.INVALID_REQUEST,
       `Invalid Request: the message nests deeper than ${MAX_INPUT_DEPTH} levels`,
     );
   }
@@ -41,20 +40,18 @@ export async function handleMessage(
     // Arguments' numbers keep the caller's text where a double would change it.
     msg = parseJson(text);
   } catch (err) {
-    return errorReply(400, null, RPC.PARSE_ERROR, `Parse error: ${(err as Error).message}`);
+    return rpcError('INVALID_JSON', null, `Parse error: ${(err as Error).message}`);
   }
   if (Array.isArray(msg))
-    return errorReply(
-      400,
+    return rpcError(
+      'INVALID_REQUEST',
       null,
-      RPC.INVALID_REQUEST,
       'Invalid Request: batches are not supported; send one JSON-RPC message per POST',
     );
   if (!isObject(msg) || msg.jsonrpc !== '2.0')
-    return errorReply(
-      400,
+    return rpcError(
+      'INVALID_REQUEST',
       null,
-      RPC.INVALID_REQUEST,
       'Invalid Request: expected a JSON-RPC 2.0 message object',
     );
   if (!Object.hasOwn(msg, 'method')) {
@@ -62,21 +59,16 @@ export async function handleMessage(
       Object.hasOwn(msg, 'result') || Object.hasOwn(msg, 'error')
         ? 'a response; this server sends no requests to answer'
         : 'a message without a method';
-    return errorReply(400, null, RPC.INVALID_REQUEST, `Invalid Request: got ${what}`);
+    return rpcError('INVALID_REQUEST', null, `Invalid Request: got ${what}`);
   }
   const isNotification = !Object.hasOwn(msg, 'id');
   if (!isNotification && !isValidId(msg.id))
-    return errorReply(
-      400,
-      null,
-      RPC.INVALID_REQUEST,
-      'Invalid Request: id must be a string or an integer',
-    );
+    return rpcError('INVALID_REQUEST', null, 'Invalid Request: id must be a string or an integer');
   const id = isNotification ? null : (msg.id as string | number);
   if (typeof msg.method !== 'string')
-    return errorReply(400, id, RPC.INVALID_REQUEST, 'Invalid Request: method must be a string');
+    return rpcError('INVALID_REQUEST', id, 'Invalid Request: method must be a string');
   if (msg.params !== undefined && !isObject(msg.params))
-    return errorReply(400, id, RPC.INVALID_REQUEST, 'Invalid Request: params must be an object');
+    return rpcError('INVALID_REQUEST', id, 'Invalid Request: params must be an object');
   const req: RpcRequest = { id, method: msg.method, params: msg.params };
 
   const meta = isObject(req.params?._meta) ? req.params._meta : undefined;
@@ -86,54 +78,42 @@ export async function handleMessage(
   if (claim !== undefined) {
     // Modern (2026-07-28): the body claims its version; headers must mirror it.
     if (typeof claim !== 'string')
-      return errorReply(
-        400,
-        id,
-        RPC.INVALID_PARAMS,
-        `_meta["${META_PROTOCOL_VERSION}"] must be a string`,
-      );
+      return rpcError('INVALID_META', id, `_meta["${META_PROTOCOL_VERSION}"] must be a string`);
     if (headerVersion === undefined && !isNotification)
-      return errorReply(400, id, RPC.HEADER_MISMATCH, 'missing MCP-Protocol-Version header');
+      return rpcError('HEADER_MISMATCH', id, 'missing MCP-Protocol-Version header');
     if (headerVersion !== undefined && headerVersion !== claim) {
-      return errorReply(
-        400,
+      return rpcError(
+        'HEADER_MISMATCH',
         id,
-        RPC.HEADER_MISMATCH,
         `MCP-Protocol-Version header ${JSON.stringify(headerVersion)} does not match _meta protocolVersion ${JSON.stringify(claim)}`,
       );
     }
     // Headers are cross-checked first: a header that disagrees with the body is a
     // -32020 even when the body's version is one we do not serve.
     if (!isModernVersion(claim)) {
-      return errorReply(
-        400,
-        id,
-        RPC.UNSUPPORTED_VERSION,
-        `Unsupported protocol version: ${claim}`,
-        { supported: ALL_VERSIONS, requested: claim },
-      );
+      return rpcError('UNSUPPORTED_VERSION', id, `Unsupported protocol version: ${claim}`, {
+        data: { supported: ALL_VERSIONS, requested: claim },
+      });
     }
     if (!isObject(meta?.[META_CLIENT_CAPABILITIES])) {
-      return errorReply(
-        400,
+      return rpcError(
+        'INVALID_META',
         id,
-        RPC.INVALID_PARAMS,
         `missing _meta["${META_CLIENT_CAPABILITIES}"]: 2026-07-28 requests declare their capabilities per request`,
       );
     }
     // A notification is never executed (a tools/call without id included).
     if (isNotification) return ACCEPTED;
     const mirrored = checkMirroredHeaders(headers, req.method, req.params);
-    if (!mirrored.ok) return errorReply(400, id, RPC.HEADER_MISMATCH, mirrored.message);
+    if (!mirrored.ok) return rpcError('HEADER_MISMATCH', id, mirrored.message);
     return dispatchModern(req, deps);
   }
 
   // Legacy (2025-11-25 and earlier): silent clients are served, not refused.
   if (headerVersion !== undefined && isModernVersion(headerVersion)) {
-    return errorReply(
-      400,
+    return rpcError(
+      'INVALID_META',
       id,
-      RPC.INVALID_PARAMS,
       `MCP-Protocol-Version ${headerVersion} needs _meta["${META_PROTOCOL_VERSION}"] in the body; the body is the source of truth`,
     );
   }
@@ -142,10 +122,9 @@ export async function handleMessage(
     !isLegacyVersion(headerVersion) &&
     req.method !== 'initialize'
   ) {
-    return errorReply(
-      400,
+    return rpcError(
+      'INVALID_REQUEST',
       id,
-      RPC.INVALID_REQUEST,
       `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(headerVersion)} (supported: ${ALL_VERSIONS.join(', ')})`,
     );
   }

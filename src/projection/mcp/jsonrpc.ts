@@ -1,18 +1,10 @@
-/** JSON-RPC 2.0 framing, written as text: result payloads are often precompiled JSON. */
+/**
+ * JSON-RPC 2.0 framing, written as text: result payloads are often precompiled JSON.
+ * Error replies take their HTTP status and JSON-RPC code from the error catalogue.
+ */
+import { rpcFraming, type RpcErrorCode } from '../../engine/error-catalogue.js';
 
 export type RpcId = string | number | null;
-
-export const RPC = {
-  PARSE_ERROR: -32700,
-  INVALID_REQUEST: -32600,
-  METHOD_NOT_FOUND: -32601,
-  INVALID_PARAMS: -32602,
-  INTERNAL_ERROR: -32603,
-  /** 2026-07-28: a mirrored header disagrees with the body, or is missing. */
-  HEADER_MISMATCH: -32020,
-  /** 2026-07-28: the protocol version is not one this endpoint serves. */
-  UNSUPPORTED_VERSION: -32022,
-} as const;
 
 /** A response: HTTP status plus the JSON-RPC message text (empty for 202), or its bytes. */
 export interface RpcReply {
@@ -41,14 +33,26 @@ export function errorText(id: RpcId, code: number, message: string, data?: unkno
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(error)}}`;
 }
 
-export function errorReply(
-  status: number,
+export interface RpcErrorOptions {
+  /** JSON-RPC `error.data`. */
+  readonly data?: unknown;
+  /** A 2025-11-25-or-older client, where its status differs (an unknown method is a 200). */
+  readonly legacy?: boolean;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** The JSON-RPC error reply for a catalogue code: status and code from its row. */
+export function rpcError(
+  code: RpcErrorCode,
   id: RpcId,
-  code: number,
   message: string,
-  data?: unknown,
+  opts: RpcErrorOptions = {},
 ): RpcReply {
-  return { status, body: errorText(id, code, message, data) };
+  const framing = rpcFraming(code, opts.legacy ?? false);
+  const body = errorText(id, framing.rpc, message, opts.data);
+  return opts.headers
+    ? { status: framing.status, body, headers: opts.headers }
+    : { status: framing.status, body };
 }
 
 export const ACCEPTED: RpcReply = { status: 202, body: '' };

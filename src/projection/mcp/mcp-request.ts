@@ -5,7 +5,8 @@
  * importing each other.
  */
 import type { Caller } from '../../engine/caller.js';
-import type { Cancellation } from '../../engine/backends/backend.js';
+import type { Cancellation } from '../../engine/call-context.js';
+import type { EngineError } from '../../engine/error-catalogue.js';
 import type { Gateway } from '../../engine/gateway.js';
 import type { RpcId } from './jsonrpc.js';
 import type { Payloads } from './payloads.js';
@@ -18,8 +19,8 @@ export interface McpDeps {
   readonly payloads: Payloads;
   /** Who is calling, already authenticated by the route. */
   readonly caller: Caller;
-  /** WWW-Authenticate for a 403 naming the scopes a grant needs. */
-  readonly scopeChallenge: (required: readonly string[]) => string;
+  /** The WWW-Authenticate an error's catalogue row asks for (a 403 names the scopes), if any. */
+  readonly challenge: (e: EngineError) => string | undefined;
   /** The caller's cancellation, made on first use (only tools/call asks for it). */
   readonly callerCancel: () => Cancellation;
   /** The HTTP `traceparent` header, used when the body carries none. */

@@ -4,14 +4,22 @@
  * -32700, never the framework's error body. Responses are JSON unless the client
  * accepts only an event stream, then one SSE `message` event.
  */
+import { STATUS_CODES } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Gateway } from '../../engine/gateway.js';
 import type { AccessControl } from '../../access/access-control.js';
-import { Cancellation } from '../../engine/backends/backend.js';
+import { Cancellation } from '../../engine/call-context.js';
 import { handleMessage } from './handle-message.js';
-import { errorText, RPC, type RpcReply } from './jsonrpc.js';
+import { rpcError, type RpcReply } from './jsonrpc.js';
 import type { Payloads } from './payloads.js';
-import { authenticateFirst, authenticatedCaller } from '../../access/authenticate.js';
+import { authenticateFirst, authenticatedCaller, type Refusal } from '../../access/authenticate.js';
+import { challengeOf } from '../../access/challenge.js';
+import {
+  engineError,
+  isRpcError,
+  rpcFraming,
+  type EngineError,
+} from '../../engine/error-catalogue.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -32,29 +40,9 @@ export function registerMcpRoutes(
     scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) =>
       done(null, body),
     );
-    scope.setErrorHandler((err: { statusCode?: number; code?: string }, _req, reply) => {
-      const tooLarge = err.statusCode === 413 || err.code === 'FST_ERR_CTP_BODY_TOO_LARGE';
-      const status = tooLarge ? 413 : (err.statusCode ?? 500) < 500 ? 400 : 500;
-      const message = tooLarge
-        ? `request body is over ${bodyLimit} bytes`
-        : status === 400
-          ? 'Bad Request'
-          : 'Internal error';
-      return reply
-        .code(status)
-        .type('application/json')
-        .send(errorText(null, status === 500 ? RPC.INTERNAL_ERROR : RPC.INVALID_REQUEST, message));
-    });
-
     // Every request carries its token (protocol.md, "Authorization"): no session remembers
     // one. It is checked before the body is read.
-    const onRequest = authenticateFirst(current, (reply, who) =>
-      reply
-        .code(401)
-        .header('www-authenticate', who.challenge)
-        .type('application/json')
-        .send(errorText(null, RPC.INVALID_REQUEST, `Unauthorized: ${who.error.message}`)),
-    );
+    const onRequest = authenticateFirst(current, (reply, who) => sendRefusal(reply, who));
     scope.post(MCP_PATH, { onRequest }, async (req, reply) => {
       // The caller's cancellation is made on first use: only tools/call needs one, and a
       // close listener on every request showed in profiles.
@@ -74,13 +62,7 @@ export function registerMcpRoutes(
       // One runtime for the whole call: a reload meanwhile does not change its grant.
       const { gateway, access, mcpPayloads: payloads } = current();
       const who = await authenticatedCaller(req, access);
-      if (!who.ok) {
-        return reply
-          .code(401)
-          .header('www-authenticate', who.challenge)
-          .type('application/json')
-          .send(errorText(null, RPC.INVALID_REQUEST, `Unauthorized: ${who.error.message}`));
-      }
+      if (!who.ok) return sendRefusal(reply, who);
       const text = typeof req.body === 'string' ? req.body : '';
       // Plain data properties only: with a getter here V8 tenured these per-request
       // objects, and the old-space growth (major GCs) cost more than the call itself.
@@ -88,26 +70,25 @@ export function registerMcpRoutes(
         gateway,
         payloads,
         caller: who.caller,
-        scopeChallenge: (required) => access.scopeChallenge(req, required),
+        challenge: (e) => challengeOf(access, req, e),
         callerCancel,
         requestId: req.id,
         traceparentHeader:
           typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
       });
-      return send(req, reply, out);
+      return send(reply, out, req);
     });
     const notAllowed = async (_req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
-      reply
-        .code(405)
-        .header('allow', 'POST')
-        .type('application/json')
-        .send(
-          errorText(
-            null,
-            RPC.INVALID_REQUEST,
-            'Method Not Allowed: this endpoint is stateless; POST one JSON-RPC message per request',
+      send(
+        reply,
+        httpRefusal(
+          engineError(
+            'METHOD_NOT_ALLOWED',
+            'this endpoint is stateless; POST one JSON-RPC message per request',
           ),
-        );
+          { allow: 'POST' },
+        ),
+      );
     scope.get(MCP_PATH, notAllowed);
     scope.delete(MCP_PATH, notAllowed);
   });
@@ -121,10 +102,44 @@ export function wantsEventStream(accept: string | undefined): boolean {
   return types.includes('text/event-stream') && !json;
 }
 
-function send(req: FastifyRequest, reply: FastifyReply, out: RpcReply): FastifyReply {
+/** A credential refused before the body is read: 401 with the challenge. */
+function sendRefusal(reply: FastifyReply, who: Refusal): FastifyReply {
+  return send(reply, httpRefusal(who.error, { 'www-authenticate': who.challenge }));
+}
+
+/**
+ * A refusal of the HTTP request before any message is read (credential, origin, method),
+ * as JSON-RPC: id null, the status's reason phrase, then what was wrong.
+ */
+export function httpRefusal(e: EngineError, headers?: Record<string, string>): RpcReply {
+  // Only codes MCP answers as JSON-RPC errors refuse a request; any other here is our bug.
+  const code = isRpcError(e.code) ? e.code : 'INTERNAL';
+  const { status } = rpcFraming(code, false);
+  return rpcError(code, null, `${STATUS_CODES[status]}: ${e.message}`, {
+    ...(headers && { headers }),
+  });
+}
+
+/**
+ * A framework error on the MCP route (body over the limit, broken framing): the route
+ * reads its body as text, so these are all that reach it, never a JSON parse error.
+ */
+export function mcpFrameworkError(
+  err: { statusCode?: number; code?: string },
+  bodyLimit: number,
+): RpcReply {
+  if (err.statusCode === 413 || err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return rpcError('PAYLOAD_TOO_LARGE', null, `request body is over ${bodyLimit} bytes`);
+  return (err.statusCode ?? 500) < 500
+    ? rpcError('INVALID_REQUEST', null, 'Bad Request')
+    : rpcError('INTERNAL', null, 'Internal error');
+}
+
+/** An MCP reply as HTTP: JSON, or one SSE event when the client takes only a stream. */
+export function send(reply: FastifyReply, out: RpcReply, req?: FastifyRequest): FastifyReply {
   if (out.headers) void reply.headers(out.headers);
   if (out.status === 202) return reply.code(202).send();
-  if (out.status === 200 && wantsEventStream(req.headers.accept)) {
+  if (out.status === 200 && req && wantsEventStream(req.headers.accept)) {
     return reply
       .code(200)
       .headers({

@@ -24,10 +24,7 @@ export async function getPrompt(req: RpcRequest, deps: McpDeps, era: Era): Promi
     deps.caller,
     callContext(req, deps, era),
   );
-  if (!got.ok) {
-    const scopes = deps.gateway.prompts.byName(name)?.scopes ?? [];
-    return engineErrorReply(req, deps, era, got.error, scopes);
-  }
+  if (!got.ok) return engineErrorReply(req, deps, era, got.error);
   const { prompt, messages, fromGrant } = got;
   let tail = '';
   if (era === 'modern') {

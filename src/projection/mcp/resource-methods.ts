@@ -26,10 +26,7 @@ export async function readResource(req: RpcRequest, deps: McpDeps, era: Era): Pr
   if (typeof uri !== 'string')
     return invalidParams(req, 'resources/read needs params.uri (a string)');
   const read = await deps.gateway.readResource(uri, deps.caller, callContext(req, deps, era));
-  if (!read.ok) {
-    const scopes = deps.gateway.resources.match(uri)?.resource.scopes ?? [];
-    return engineErrorReply(req, deps, era, read.error, scopes);
-  }
+  if (!read.ok) return engineErrorReply(req, deps, era, read.error);
   const fixed = deps.payloads.fixedReads.get(read.resource);
   if (fixed)
     return {

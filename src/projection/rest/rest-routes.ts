@@ -8,14 +8,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { METADATA_PATH, type AccessControl } from '../../access/access-control.js';
 import type { Caller } from '../../engine/caller.js';
-import { engineError, type EngineError } from '../../engine/error-catalogue.js';
+import { engineError } from '../../engine/error-catalogue.js';
 import type { Gateway } from '../../engine/gateway.js';
 import type { VisibleTools } from '../../engine/visibility.js';
-import { restError } from './rest-error.js';
+import { sendRestError } from './rest-error.js';
 import { buildOpenApi, OPENAPI_PATH } from './openapi.js';
 import { continueTrace } from '../../engine/trace-context.js';
-import { Cancellation } from '../../engine/backends/backend.js';
-import { authenticateFirst, authenticatedCaller } from '../../access/authenticate.js';
+import { Cancellation } from '../../engine/call-context.js';
+import { authenticateFirst, authenticatedCaller, type Refusal } from '../../access/authenticate.js';
+import { challengeOf } from '../../access/challenge.js';
+import { callArguments } from '../../engine/call-arguments.js';
 import { prepareSurfaceListing, type SurfaceListing } from './surface-listing.js';
 import { registerSurfaceRoutes } from './surface-routes.js';
 
@@ -69,13 +71,11 @@ export function prepareRestListing(gateway: Gateway): RestListing {
 
 export function registerRestRoutes(app: FastifyInstance, current: () => RestRuntime): void {
   // Every route here needs a caller: it is known (or refused) before any body is read.
-  const onRequest = authenticateFirst(current, (reply, who) =>
-    sendError(reply, who.error, { 'www-authenticate': who.challenge }),
-  );
+  const onRequest = authenticateFirst(current, refuse);
   app.get('/api', { onRequest }, async (req, reply) => {
     const { access, restListing } = current();
     const who = await authenticatedCaller(req, access);
-    if (!who.ok) return sendError(reply, who.error, { 'www-authenticate': who.challenge });
+    if (!who.ok) return refuse(reply, who);
     const body = restListing.forCaller(who.caller);
     return reply
       .header('cache-control', access.enabled ? 'private, max-age=60' : 'public, max-age=60')
@@ -89,7 +89,7 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
     const runtime = current();
     const { access, gateway } = runtime;
     const who = await authenticatedCaller(req, access);
-    if (!who.ok) return sendError(reply, who.error, { 'www-authenticate': who.challenge });
+    if (!who.ok) return refuse(reply, who);
     const visible = gateway.visibleTo(who.caller);
     const serverUrl = baseUrl(access, req);
     const key = `${serverUrl}\n${visible.key}`;
@@ -110,43 +110,38 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
       .send(body);
   });
 
-  registerSurfaceRoutes(app, current, onRequest, sendError);
+  registerSurfaceRoutes(app, current, onRequest, refuse);
 
   app.post<{ Params: { tool: string } }>('/api/:tool', { onRequest }, async (req, reply) => {
     // One runtime for the whole call: a reload meanwhile does not change its grant.
     const { gateway, access } = current();
     const who = await authenticatedCaller(req, access);
-    if (!who.ok) return sendError(reply, who.error, { 'www-authenticate': who.challenge });
+    if (!who.ok) return refuse(reply, who);
     const op = gateway.operation(req.params.tool);
     if (!op)
-      return sendError(
+      return sendRestError(
         reply,
         engineError(
           'UNKNOWN_TOOL',
           `no tool named ${JSON.stringify(req.params.tool)}; GET /api lists the tools`,
         ),
       );
-    // An empty body is a call with no arguments.
-    const input = req.body === undefined || req.body === null ? {} : req.body;
+    // An empty body is a call with no arguments; what else may be is the engine's decision.
+    const input = callArguments(op.name, req.body);
+    if (!input.ok) return sendRestError(reply, input.error);
     const cancel = new Cancellation();
     // The response closing before it was written means the caller went away.
     reply.raw.once('close', () => {
       if (!reply.raw.writableFinished) cancel.cancel();
     });
     const trace = continueTrace(req.headers.traceparent);
-    const out = await gateway.call(op, input, who.caller, {
+    const out = await gateway.call(op, input.args, who.caller, {
       cancel,
       traceparent: trace.traceparent,
       traceId: trace.traceId,
       origin: { surface: 'rest', requestId: req.id },
     });
-    if (!out.ok) {
-      const challenge =
-        out.error.code === 'INSUFFICIENT_SCOPE'
-          ? { 'www-authenticate': access.scopeChallenge(req, op.descriptor.scopes) }
-          : undefined;
-      return sendError(reply, out.error, challenge);
-    }
+    if (!out.ok) return sendRestError(reply, out.error, challengeOf(access, req, out.error));
     return reply.code(200).type('application/json; charset=utf-8').send(out.envelope.json);
   });
 
@@ -156,12 +151,13 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
     method: ['GET', 'PUT', 'PATCH', 'DELETE'],
     url: '/api/:tool',
     handler: (_req, reply) =>
-      sendError(
+      sendRestError(
         reply,
         engineError(
           'METHOD_NOT_ALLOWED',
           'call a tool with POST /api/<tool> and its arguments as a JSON body; GET /api lists the tools',
         ),
+        undefined,
         { allow: 'POST' },
       ),
   });
@@ -173,14 +169,7 @@ function baseUrl(access: AccessControl, req: FastifyRequest): string {
   return meta.slice(0, meta.lastIndexOf(METADATA_PATH));
 }
 
-function sendError(
-  reply: FastifyReply,
-  e: EngineError,
-  headers?: Record<string, string>,
-): FastifyReply {
-  const r = restError(e);
-  return reply
-    .code(r.status)
-    .headers({ ...r.headers, ...headers })
-    .send(r.body);
+/** A credential refused before the body is read: 401 with the challenge. */
+function refuse(reply: FastifyReply, who: Refusal): FastifyReply {
+  return sendRestError(reply, who.error, who.challenge);
 }

@@ -7,14 +7,14 @@
  * the challenge, as for POST /api/<tool>.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { authenticatedCaller } from '../../access/authenticate.js';
-import { Cancellation, type CallContext } from '../../engine/backends/backend.js';
-import { engineError, type EngineError } from '../../engine/error-catalogue.js';
+import { authenticatedCaller, type Refusal } from '../../access/authenticate.js';
+import { challengeOf } from '../../access/challenge.js';
+import { Cancellation, type CallContext } from '../../engine/call-context.js';
+import { engineError } from '../../engine/error-catalogue.js';
 import { continueTrace } from '../../engine/trace-context.js';
+import { sendRestError } from './rest-error.js';
 import type { RestRuntime } from './rest-routes.js';
 import { GET_PROMPT_PATH, READ_RESOURCE_PATH } from './surface-listing.js';
-
-type SendError = (reply: FastifyReply, e: EngineError, headers?: Record<string, string>) => unknown;
 
 function callContext(req: FastifyRequest, reply: FastifyReply): CallContext {
   const cancel = new Cancellation();
@@ -54,27 +54,20 @@ export function registerSurfaceRoutes(
   app: FastifyInstance,
   current: () => RestRuntime,
   onRequest: onRequestHookHandler,
-  sendError: SendError,
+  refuse: (reply: FastifyReply, who: Refusal) => FastifyReply,
 ): void {
   app.post(READ_RESOURCE_PATH, { onRequest }, async (req, reply) => {
     const { gateway, access, restListing } = current();
     const who = await authenticatedCaller(req, access);
-    if (!who.ok) return sendError(reply, who.error, { 'www-authenticate': who.challenge });
+    if (!who.ok) return refuse(reply, who);
     const uri = member(req.body, 'uri', 'string');
-    if (!uri.ok) return sendError(reply, uri.error);
+    if (!uri.ok) return sendRestError(reply, uri.error);
     const read = await gateway.readResource(
       uri.value as string,
       who.caller,
       callContext(req, reply),
     );
-    if (!read.ok) {
-      const scopes = gateway.resources.match(uri.value as string)?.resource.scopes ?? [];
-      return sendError(
-        reply,
-        read.error,
-        challenge(read.error, () => access.scopeChallenge(req, scopes)),
-      );
-    }
+    if (!read.ok) return sendRestError(reply, read.error, challengeOf(access, req, read.error));
     const body =
       restListing.fixedRead(read.resource) ?? JSON.stringify({ contents: [read.contents] });
     return reply.code(200).type('application/json; charset=utf-8').send(body);
@@ -83,25 +76,18 @@ export function registerSurfaceRoutes(
   app.post(GET_PROMPT_PATH, { onRequest }, async (req, reply) => {
     const { gateway, access } = current();
     const who = await authenticatedCaller(req, access);
-    if (!who.ok) return sendError(reply, who.error, { 'www-authenticate': who.challenge });
+    if (!who.ok) return refuse(reply, who);
     const name = member(req.body, 'name', 'string');
-    if (!name.ok) return sendError(reply, name.error);
+    if (!name.ok) return sendRestError(reply, name.error);
     const args = member(req.body, 'arguments', 'object', true);
-    if (!args.ok) return sendError(reply, args.error);
+    if (!args.ok) return sendRestError(reply, args.error);
     const got = await gateway.getPrompt(
       name.value as string,
       args.value,
       who.caller,
       callContext(req, reply),
     );
-    if (!got.ok) {
-      const scopes = gateway.prompts.byName(name.value as string)?.scopes ?? [];
-      return sendError(
-        reply,
-        got.error,
-        challenge(got.error, () => access.scopeChallenge(req, scopes)),
-      );
-    }
+    if (!got.ok) return sendRestError(reply, got.error, challengeOf(access, req, got.error));
     const { prompt, messages } = got;
     return reply
       .code(200)
@@ -120,20 +106,14 @@ export function registerSurfaceRoutes(
       method: ['GET', 'PUT', 'PATCH', 'DELETE'],
       url,
       handler: (_req, reply) =>
-        sendError(
+        sendRestError(
           reply,
           engineError(
             'METHOD_NOT_ALLOWED',
             `use POST ${url} with a JSON body; GET /api lists what there is`,
           ),
+          undefined,
           { allow: 'POST' },
         ),
     });
-}
-
-function challenge(
-  e: EngineError,
-  scopeChallenge: () => string,
-): Record<string, string> | undefined {
-  return e.code === 'INSUFFICIENT_SCOPE' ? { 'www-authenticate': scopeChallenge() } : undefined;
 }

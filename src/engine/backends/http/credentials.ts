@@ -5,7 +5,7 @@
  */
 import type { UpstreamAuth } from '../../../spec/descriptor.js';
 import { StartupError } from '../../startup-error.js';
-import type { Env } from '../backend.js';
+import type { Env } from '../../env.js';
 import { formComponent } from './url.js';
 
 export interface Credential {

@@ -1,6 +1,6 @@
 /** One upstream HTTP exchange through undici's dispatch API, its body read within the caps. */
 import { errors as undiciErrors, type Agent, type Dispatcher } from 'undici';
-import type { Cancellation } from '../backend.js';
+import type { Cancellation } from '../../call-context.js';
 
 /** What one upstream exchange came to, its body read within the caps. */
 export type Exchange =

@@ -9,14 +9,9 @@ import type { Descriptor, HttpBackend } from '../../../spec/descriptor.js';
 import { engineError, type EngineError } from '../../error-catalogue.js';
 import type { Redactor } from '../../redact.js';
 import { MAX_RESULT_DEPTH, nestsDeeperThan } from '../../json-depth.js';
-import type {
-  BackendKind,
-  BackendOutcome,
-  CallContext,
-  Cancellation,
-  Env,
-  PreparedBackend,
-} from '../backend.js';
+import type { BackendKind, BackendOutcome, PreparedBackend } from '../backend.js';
+import type { CallContext, Cancellation } from '../../call-context.js';
+import type { Env } from '../../env.js';
 import { buildBody, FormTooLarge, planBody } from './body.js';
 import { resolveCredential, type Credential } from './credentials.js';
 import { decodeUtf8Prefix } from './read-body.js';

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { CompiledSpec, Descriptor } from '../../../spec/descriptor.js';
 import { StartupError } from '../../startup-error.js';
-import type { BackendKind, BackendOutcome, Env, PreparedBackend } from '../backend.js';
+import type { BackendKind, BackendOutcome, PreparedBackend } from '../backend.js';
+import type { Env } from '../../env.js';
 import type { Logger } from 'pino';
 import { bindValue } from './pg-values.js';
 import type { SqlExecutor } from './sql-executor.js';

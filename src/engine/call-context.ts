@@ -1,0 +1,52 @@
+/**
+ * What travels with one call from a surface through the engine to its backend: where
+ * it came from, its trace, and the caller's cancellation. Made by the projections,
+ * read by the engine, the backends and the audit line.
+ */
+export interface CallContext {
+  /** Cancelled when the caller goes away. */
+  readonly cancel?: Cancellation;
+  /** W3C traceparent to continue upstream. */
+  readonly traceparent?: string;
+  /** The trace this call belongs to, for the audit line. */
+  readonly traceId?: string;
+  readonly origin?: CallOrigin;
+}
+
+/**
+ * The caller going away, for a backend to stop waiting on its upstream. A small object
+ * rather than an AbortSignal: a controller and its event listeners on every call showed
+ * in profiles.
+ */
+export class Cancellation {
+  private done = false;
+  private listener: (() => void) | undefined = undefined;
+
+  get cancelled(): boolean {
+    return this.done;
+  }
+
+  /**
+   * Runs `listener` once when the call is cancelled; `undefined` removes it. One at a
+   * time: a call has one backend.
+   */
+  onCancel(listener: (() => void) | undefined): void {
+    this.listener = listener;
+  }
+
+  cancel(): void {
+    if (this.done) return;
+    this.done = true;
+    const listener = this.listener;
+    this.listener = undefined;
+    listener?.();
+  }
+}
+
+/** Where a call came from, for audit lines and metrics. */
+export interface CallOrigin {
+  readonly surface: 'mcp' | 'rest';
+  /** MCP only: the protocol era of the request. */
+  readonly era?: 'modern' | 'legacy';
+  readonly requestId?: string;
+}
