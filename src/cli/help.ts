@@ -229,7 +229,9 @@ export const SERVE_HELP = `Usage: mcp-beaver serve <spec.mcp.kdl> [options]
 Serves every grant of the spec from one process:
   POST /mcp            MCP Streamable HTTP, stateless (2026-07-28 and 2025-11-25 clients)
   POST /api/<tool>     REST: the tool arguments as a JSON body, the envelope back
-  GET  /api            the REST tools
+  GET  /api            the REST tools, and the resources and prompts
+  POST /api/resources/read, POST /api/prompts/get
+                       REST: read a resource {"uri"}, get a prompt {"name", "arguments"}
   GET  /openapi.json   the REST tools as an OpenAPI 3.1 document
   GET  /healthz        liveness;  GET /readyz  readiness (503 while draining)
 
