@@ -196,11 +196,10 @@ describe.each(['modern', 'legacy'] as const)('against mcp-beaver serve, --era %s
   it('read exits 1 naming the URI when no resource serves it', async () => {
     const r = await cli(['read', mcpUrl, 'docs://helpdesk/missing', ...reader]);
     expect(r.code).toBe(1);
-    // The SDK turns a legacy -32002 with data.uri into its own not-found error (-32602,
-    // data.uri only); the 2026-07-28 answer comes through as sent, with the catalogue code.
-    const head = era === 'legacy' ? 'JSON-RPC -32602' : 'JSON-RPC -32602 RESOURCE_NOT_FOUND';
+    // The SDK knows a not-found in either era (a legacy -32002 with data.uri, a 2026-07-28
+    // -32602 whose data is exactly {uri}) and raises its own -32602 not-found error.
     expect(oneLine(r)).toBe(
-      `mcp-beaver: ${mcpUrl}: ${head}: Resource not found: no resource serves docs://helpdesk/missing`,
+      `mcp-beaver: ${mcpUrl}: JSON-RPC -32602: Resource not found: no resource serves docs://helpdesk/missing`,
     );
   });
 

@@ -308,6 +308,8 @@ describe('resources/read of fixed resources', () => {
     expect(old.json.error).toMatchObject({ code: -32002, data: { uri } });
     const now = await modern('resources/read', { uri });
     expect(now.json.error).toMatchObject({ code: -32602, data: { uri } });
+    // Exactly {uri}: how a 2026-07-28 client tells a not-found from a refused read.
+    expect(now.json.error!.data).toEqual({ uri });
     expect(upstream.requests.length).toBe(before);
   });
 

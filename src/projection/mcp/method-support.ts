@@ -27,11 +27,16 @@ export function engineErrorReply(
 ): RpcReply {
   const legacy = era === 'legacy';
   if (e.code === 'RESOURCE_NOT_FOUND') {
-    const data = { code: e.code, ...(e.details as { uri: string }) };
+    const { uri } = e.details as { uri: string };
     const message = `Resource not found: ${e.message}`;
+    // In 2026-07-28 a not-found is -32602 whose data is exactly {uri}: that is how clients
+    // (the SDK's ResourceNotFoundError) tell it from a refusal, so it carries no code there.
     return legacy
-      ? { status: 200, body: errorText(req.id, LEGACY_RESOURCE_NOT_FOUND, message, data) }
-      : rpcError(e.code, req.id, message, { data });
+      ? {
+          status: 200,
+          body: errorText(req.id, LEGACY_RESOURCE_NOT_FOUND, message, { code: e.code, uri }),
+        }
+      : rpcError(e.code, req.id, message, { data: { uri } });
   }
   if (e.code === 'INSUFFICIENT_SCOPE') {
     const challenge = deps.challenge(e);
