@@ -456,6 +456,17 @@ async function envelopeSection() {
   return JSON.parse(out.trim());
 }
 
+/** Bytes of issue 17's 2,000-row result (bench/envelope-size.mjs): one build, a few ms. */
+async function envelopeSizeSection() {
+  const dist = dirname(dirname(MAIN));
+  const child = launch(['node', join(BENCH, 'envelope-size.mjs'), dist], { cpu: SERVER_CPU });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const code = await new Promise((r) => child.on('exit', r));
+  if (code !== 0) throw new Error(`envelope size bench failed: ${child.stderrTail()}`);
+  return JSON.parse(out.trim());
+}
+
 /** Redaction of results (bench/redact.mjs), in-process against the compiled build. */
 async function redactSection() {
   const dist = dirname(dirname(MAIN));
@@ -569,6 +580,17 @@ function report(result) {
       '',
     );
   }
+  if (s.envelopeSize) {
+    const z = s.envelopeSize;
+    out.push(
+      `${z.rows} rows with a \`tags\` array each (${z.resultBytes} B of JSON): coverage of the whole result ${z.coverageBytes} B in ${z.coverageEntries} entries (${z.itemsOmitted} arrays omitted); ` +
+        `whole envelope at max-bytes=${z.cap}: ${z.cappedEnvelopeBytes} B (coverage ${z.cappedCoverageBytes} B, ${z.cappedRowsKept} rows kept)` +
+        (z.picked
+          ? `; with \`pick ${z.picked.paths}\`: ${z.picked.bytes} B of ${z.picked.upstreamBytes} B, ${z.picked.cappedRowsKept} rows kept.`
+          : '.'),
+      '',
+    );
+  }
   if (s.redact) {
     out.push(
       '### 7. Redaction (in-process, compiled build)',
@@ -648,6 +670,7 @@ try {
   if (ONLY.has('envelope')) {
     log('envelope');
     result.sections.envelope = await envelopeSection();
+    result.sections.envelopeSize = await envelopeSizeSection();
   }
   if (ONLY.has('redact')) {
     log('redaction');

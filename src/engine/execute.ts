@@ -1,7 +1,7 @@
 /**
  * The one pipeline every surface calls (architecture.md, "The data path"):
  * scopes → rate limit → metachar gate → restrict → schema → exact numbers → exclusive groups →
- * claims → backend → envelope. Each guard returns an expected failure as a value; the first one ends
+ * claims → backend → shape (pick/omit) → envelope. Each guard returns an expected failure as a value; the first one ends
  * the call before anything leaves the gateway.
  *
  * Scopes run first, ahead of the order in the engine issue: a caller who may not
@@ -84,7 +84,8 @@ export async function execute(
   if (!out.ok) return out;
   return {
     ok: true,
-    envelope: buildEnvelope(out.value, d.limits),
+    // pick/omit before the envelope: coverage describes what the caller receives.
+    envelope: buildEnvelope(op.shape ? op.shape(out.value) : out.value, d.limits),
     ...(out.value.upstreamStatus !== undefined && { upstreamStatus: out.value.upstreamStatus }),
   };
 }

@@ -2,6 +2,7 @@
  * The prepared gateway: every grant of a compiled spec turned into an Operation at
  * boot, and the call entry point both surfaces use (lookup, admission, execute).
  */
+import { prepareShaper } from '../envelope/shape.js';
 import type { CompiledSpec, Descriptor } from '../spec/descriptor.js';
 import type { BackendKind } from './backends/backend.js';
 import type { CallContext } from './call-context.js';
@@ -162,6 +163,7 @@ export class Gateway {
             .filter((a) => a.in === 'path' && a.fromClaim !== undefined)
             .map((a) => a.name),
           backend: kinds.get(d.backend.kind)!.prepare(d, redact),
+          ...(d.shape && { shape: prepareShaper(d.shape) }),
         });
       }
       return new Gateway(

@@ -2,6 +2,7 @@
  * Prepared operations: a descriptor plus everything compiled from it at boot
  * (validator, matchers, backend plan). Functions live here, never on descriptors.
  */
+import type { Shaper } from '../envelope/shape.js';
 import type { Descriptor } from '../spec/descriptor.js';
 import type { FieldType } from '../spec/spec-types.js';
 import type { PreparedBackend } from './backends/backend.js';
@@ -30,6 +31,8 @@ export interface Operation {
   /** Path arguments bound from claims: they pass the metachar gate after binding. */
   readonly claimPathArgs: readonly string[];
   readonly backend: PreparedBackend;
+  /** The grant's pick/omit, applied to the backend's result before the envelope. */
+  readonly shape?: Shaper;
 }
 
 /** An argument whose value comes from the caller's verified token. */

@@ -2,12 +2,31 @@
  * The coverage-first envelope `{coverage, result}` (spec-language.md, "The result
  * envelope"). Built once per call; the JSON text is assembled with coverage first so
  * a consumer that cuts a long result keeps the front, and the result is serialized once.
+ *
+ * `max-bytes` bounds the whole envelope, coverage included: the REST body, and on MCP
+ * the `content[0].text` whose parsed value is `structuredContent`. One pass: the
+ * coverage is known before any cut except for its `kept` counts and its flags, so it is
+ * measured with the longest spelling those can take, the result is cut once to what
+ * is left, and the real coverage is never longer than the one measured.
  */
-import { byteLength, Truncator, type ArrayItem } from './truncate.js';
+import {
+  byteLength,
+  elementsOf,
+  ITEMS_CAP,
+  keptBound,
+  takeCensus,
+  type ArrayItem,
+} from './array-census.js';
+import { Truncator } from './truncate.js';
+
+export { ITEMS_CAP, type ArrayItem };
 
 export interface Coverage {
   readonly truncated: boolean;
   readonly bytes: number;
+  /** Grants with pick/omit: the size of what the upstream sent, before shaping. */
+  readonly upstream_bytes?: number;
+  readonly shaped?: true;
   readonly over_budget: boolean;
   readonly items: readonly ArrayItem[];
   readonly items_omitted?: number;
@@ -31,8 +50,11 @@ export interface EnvelopeLimits {
   readonly budgetBytes: number;
 }
 
-/** Arrays listed in coverage.items at most; the rest are counted in items_omitted. */
-export const ITEMS_CAP = 50;
+/**
+ * The least `max-bytes` a spec may set: room for the coverage of any result (its fixed
+ * members, at most a quarter of max-bytes of items) and some of the result.
+ */
+export const MIN_MAX_BYTES = 512;
 
 export interface EnvelopeInput {
   readonly result: unknown;
@@ -43,51 +65,72 @@ export interface EnvelopeInput {
   readonly rows?: number;
   /** Size of the complete result when it is known to be larger than what we hold. */
   readonly completeBytes?: number;
+  /** HTTP: bytes of the body the upstream sent (before parsing). */
+  readonly receivedBytes?: number;
+  /** Set by pick/omit: the size of the result before shaping (coverage.upstream_bytes). */
+  readonly upstreamBytes?: number;
 }
+
+/** `{"coverage":` + coverage + `,"result":` + result + `}`. */
+const FRAME_BYTES = 12 + 10 + 1;
 
 export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): BuiltEnvelope {
   const full = input.resultJson ?? JSON.stringify(input.result ?? null);
   const fullBytes = byteLength(full);
   const bytes = input.completeBytes ?? fullBytes;
-  const t = new Truncator(ITEMS_CAP);
+  const census = takeCensus(input.result, Math.floor(limits.maxBytes / 4), input.rows);
+  const { items } = census;
+  // The coverage JSON is assembled here, in the key order of `Coverage`, as
+  // JSON.stringify would write it; every number is an integer.
+  const shaped =
+    input.upstreamBytes !== undefined
+      ? `,"upstream_bytes":${input.upstreamBytes},"shaped":true`
+      : '';
+  const head = (truncated: boolean): string =>
+    `{"truncated":${truncated},"bytes":${bytes}${shaped},"over_budget":`;
+  const tail = (list: string): string =>
+    `,"items":${list}${census.omitted > 0 ? `,"items_omitted":${census.omitted}` : ''}` +
+    `${input.rows !== undefined ? `,"rows":${input.rows}` : ''}}`;
+  const listed = JSON.stringify(items);
+  // over_budget depends on the envelope's own size, which includes the flag: measure
+  // with the longer spelling (false) so the answer is never an underestimate.
+  const frame = (h: string, t: string): number => FRAME_BYTES + byteLength(h) + 5 + byteLength(t);
+
   let result = input.result ?? null;
   let resultJson = full;
-  let resultBytes = fullBytes;
   let truncated = input.alreadyTruncated ?? false;
-  if (fullBytes > limits.maxBytes) {
-    result = t.fit(result, limits.maxBytes, '$', full) ?? null;
-    resultJson = JSON.stringify(result);
-    resultBytes = byteLength(resultJson);
+  let h = head(truncated);
+  let t = tail(listed);
+  if (frame(h, t) + fullBytes > limits.maxBytes) {
     truncated = true;
-  } else {
-    t.walk(result, '$');
+    h = head(true);
+    // Every entry measured with a `kept` as long as its own length: a count of what
+    // is kept is never longer than that.
+    const listedBytes = byteLength(listed);
+    const bound = listedBytes + items.reduce((n, it) => n + keptBound(it), 0);
+    const room = limits.maxBytes - (frame(h, t) - listedBytes + bound);
+    const cut = new Truncator();
+    result = cut.fit(result, room, census.root, full) ?? null;
+    resultJson = JSON.stringify(result);
+    for (const item of items) {
+      const kept = cut.kept.get(item.path) ?? 0;
+      if (kept < elementsOf(item)) item.kept = kept;
+    }
+    t = tail(JSON.stringify(items));
   }
-  // Rows dropped by max-rows before the result got here: the top-level array's full
-  // length is the statement's row count.
-  const top = t.items[0];
-  if (input.rows !== undefined && top?.path === '$' && input.rows > top.length) {
-    top.kept = top.kept ?? top.length;
-    top.length = input.rows;
-  }
-  // The coverage JSON is assembled here, in the key order of `Coverage`, as
-  // JSON.stringify would write it; `bytes` and `rows` are integers.
-  const omitted = t.omitted > 0 ? `,"items_omitted":${t.omitted}` : '';
-  const rows = input.rows !== undefined ? `,"rows":${JSON.stringify(input.rows)}` : '';
-  const head = `{"truncated":${truncated},"bytes":${JSON.stringify(bytes)},"over_budget":`;
-  const tail = `,"items":${JSON.stringify(t.items)}${omitted}${rows}}`;
-  // over_budget depends on the envelope's own size, which includes the flag: measure
-  // with the longer spelling (false) so the answer is never an underestimate. The
-  // envelope is `{"coverage":` (12 bytes) + coverage + `,"result":` (10) + result + `}`.
-  const overBudget =
-    12 + byteLength(head) + 5 + byteLength(tail) + 10 + resultBytes + 1 > limits.budgetBytes;
+  const overBudget = frame(h, t) + byteLength(resultJson) > limits.budgetBytes;
   const coverage: Coverage = {
     truncated,
     bytes,
+    ...(input.upstreamBytes !== undefined && {
+      upstream_bytes: input.upstreamBytes,
+      shaped: true as const,
+    }),
     over_budget: overBudget,
-    items: t.items,
-    ...(t.omitted > 0 && { items_omitted: t.omitted }),
+    items,
+    ...(census.omitted > 0 && { items_omitted: census.omitted }),
     ...(input.rows !== undefined && { rows: input.rows }),
   };
-  const json = `{"coverage":${head}${overBudget}${tail},"result":${resultJson}}`;
+  const json = `{"coverage":${h}${overBudget}${t},"result":${resultJson}}`;
   return { envelope: { coverage, result }, json };
 }

@@ -2,52 +2,34 @@
  * Cuts a JSON value to fit a byte budget while keeping it valid JSON
  * (spec-language.md, "The result envelope"): arrays lose elements from the end,
  * long strings are shortened with a marker, object members after the cut are dropped.
- * Records every array it visits, with its full length and, when cut, what was kept.
+ * Counts, by coverage path, the array elements it keeps. One pass: each element is
+ * serialized at most once per level it is cut at, and nothing is serialized again to
+ * check the answer.
  */
-import { childPath, indexPath } from './json-path.js';
+import { byteLength } from './array-census.js';
+import type { PathNode } from './json-path.js';
 
-export interface ArrayItem {
-  path: string;
-  length: number;
-  kept?: number;
-}
+export { byteLength };
 
 /** Below this many bytes left, a member is dropped rather than squeezed. */
 const MIN_USEFUL = 16;
 
-export function byteLength(json: string): number {
-  return Buffer.byteLength(json, 'utf8');
-}
-
 export class Truncator {
-  readonly items: ArrayItem[] = [];
-  /** How many arrays were seen beyond the items cap. */
-  omitted = 0;
-
-  constructor(private readonly itemsCap: number) {}
-
-  /** Lists every array in a value that is kept whole. */
-  walk(value: unknown, path: string): void {
-    if (Array.isArray(value)) {
-      this.record({ path, length: value.length });
-      value.forEach((v, i) => {
-        if (v !== null && typeof v === 'object') this.walk(v, indexPath(path, i));
-      });
-    } else if (value !== null && typeof value === 'object') {
-      for (const [k, v] of Object.entries(value)) {
-        if (v !== null && typeof v === 'object') this.walk(v, childPath(path, k));
-      }
-    }
-  }
+  /**
+   * Elements kept, by coverage path (`$[*].tags`): the summed lengths of the arrays at
+   * that path in what `fit` returns. Only the kept part is walked, so this costs at
+   * most max-bytes of work.
+   */
+  readonly kept = new Map<string, number>();
 
   /**
    * A version of `value` whose JSON is at most `budget` bytes, or undefined when
    * nothing useful fits. `json` is the value's own serialization when known.
    */
-  fit(value: unknown, budget: number, path: string, json = JSON.stringify(value)): unknown {
+  fit(value: unknown, budget: number, path: PathNode, json = JSON.stringify(value)): unknown {
     const size = byteLength(json);
     if (size <= budget) {
-      this.walk(value, path);
+      this.keep(value, path);
       return value;
     }
     if (typeof value === 'string') return shortenString(value, budget);
@@ -57,11 +39,26 @@ export class Truncator {
     return undefined; // a number or literal that does not fit at all
   }
 
-  private fitArray(arr: unknown[], budget: number, path: string): unknown[] | undefined {
+  /** Counts the arrays of a part that is kept whole. */
+  private keep(value: unknown, path: PathNode): void {
+    if (Array.isArray(value)) {
+      this.count(path, value.length);
+      const each = path.each();
+      for (const el of value) if (el !== null && typeof el === 'object') this.keep(el, each);
+    } else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value))
+        if (v !== null && typeof v === 'object') this.keep(v, path.child(k));
+    }
+  }
+
+  private count(path: PathNode, kept: number): void {
+    this.kept.set(path.path, (this.kept.get(path.path) ?? 0) + kept);
+  }
+
+  private fitArray(arr: unknown[], budget: number, path: PathNode): unknown[] | undefined {
     if (budget < 2) return undefined;
     const out: unknown[] = [];
-    const item: ArrayItem = { path, length: arr.length };
-    this.record(item);
+    const each = path.each();
     let used = 2; // []
     for (let i = 0; i < arr.length; i++) {
       const sep = out.length > 0 ? 1 : 0;
@@ -70,24 +67,24 @@ export class Truncator {
       const size = byteLength(json);
       if (size <= left) {
         out.push(arr[i]);
-        if (arr[i] !== null && typeof arr[i] === 'object') this.walk(arr[i], indexPath(path, i));
+        this.keep(arr[i], each);
         used += sep + size;
         continue;
       }
       if (left >= MIN_USEFUL) {
-        const part = this.fit(arr[i], left, indexPath(path, i), json);
+        const part = this.fit(arr[i], left, each, json);
         if (part !== undefined) out.push(part);
       }
       break;
     }
-    if (out.length < arr.length) item.kept = out.length;
+    this.count(path, out.length);
     return out;
   }
 
   private fitObject(
     obj: Record<string, unknown>,
     budget: number,
-    path: string,
+    path: PathNode,
   ): Record<string, unknown> | undefined {
     if (budget < 2) return undefined;
     const out: Record<string, unknown> = {};
@@ -102,23 +99,18 @@ export class Truncator {
       const size = byteLength(json);
       if (size <= left) {
         put(out, k, v);
-        if (v !== null && typeof v === 'object') this.walk(v, childPath(path, k));
+        this.keep(v, path.child(k));
         used += overhead + size;
         first = false;
         continue;
       }
       if (left >= MIN_USEFUL) {
-        const part = this.fit(v, left, childPath(path, k), json);
+        const part = this.fit(v, left, path.child(k), json);
         if (part !== undefined) put(out, k, part);
       }
       break;
     }
     return out;
-  }
-
-  private record(item: ArrayItem): void {
-    if (this.items.length < this.itemsCap) this.items.push(item);
-    else this.omitted += 1;
   }
 }
 

@@ -7,6 +7,7 @@ import { scalarMisfit } from './field-schema.js';
 import { paramPlacements } from './grant-arguments.js';
 import { TOOL_NAME, toolName } from './naming.js';
 import type { GrantSpec, RestrictSpec } from './spec-types.js';
+import { parseShapePath, shapeTree, type ShapeStep } from './shape-path.js';
 import { scanSql } from './sql-text.js';
 import { HTTP_METHODS, isHttpMethod, KNOWN_VERBS, methodOfVerb } from './verbs.js';
 
@@ -97,6 +98,7 @@ export function checkGrant(g: GrantSpec, scope: GrantScope): boolean {
     }
     if (!checkHttp(g, scope, subject, claims)) ok = false;
   }
+  checkShape(g, diag, subject);
   for (const r of spec.restrict) checkRestrict(r, claims, scope, subject);
   for (const f of claims.fieldOf.values()) {
     if (f.fromClaim && !spec.access?.oauth)
@@ -108,6 +110,51 @@ export function checkGrant(g: GrantSpec, scope: GrantScope): boolean {
       );
   }
   return ok;
+}
+
+/** `pick` or `omit`, not both; every path parses, and names each field one way. */
+function checkShape(g: GrantSpec, diag: Diagnostics, subject: Subject): void {
+  if (g.pick && g.omit) {
+    // The later of the two is blamed, and the message points back at the other.
+    const pickFirst =
+      g.pick.at.line < g.omit.at.line ||
+      (g.pick.at.line === g.omit.at.line && g.pick.at.column < g.omit.at.column);
+    const [first, later] = pickFirst ? ['pick', g.omit] : ['omit', g.pick];
+    const at = (pickFirst ? g.pick : g.omit).at;
+    diag.error(
+      'SPEC_SHAPE',
+      later.at,
+      subject,
+      `a grant takes pick or omit, not both (${first} is at ${at.line}:${at.column})`,
+    );
+    return;
+  }
+  const shape = g.pick ?? g.omit;
+  if (!shape) return;
+  const node = g.pick ? 'pick' : 'omit';
+  const parsed: ShapeStep[][] = [];
+  for (const path of shape.value) {
+    const p = parseShapePath(path.value);
+    if (p.ok) parsed.push([...p.steps]);
+    else
+      diag.error(
+        'SPEC_SHAPE',
+        path.at,
+        subject,
+        `${node} ${JSON.stringify(path.value)}: ${p.reason}`,
+      );
+  }
+  if (parsed.length < shape.value.length) return;
+  const tree = shapeTree(parsed);
+  if (!tree.ok) {
+    const path = shape.value[tree.index]!;
+    diag.error(
+      'SPEC_SHAPE',
+      path.at,
+      subject,
+      `${node} ${JSON.stringify(path.value)}: ${tree.reason}`,
+    );
+  }
 }
 
 function checkSql(g: GrantSpec, diag: Diagnostics, subject: Subject, claims: Claims): void {

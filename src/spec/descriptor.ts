@@ -96,6 +96,12 @@ export interface SqlBackend {
   readonly timeoutMs: number;
 }
 
+/** `pick` / `omit`: the fields a grant's result keeps or drops (shape-path.ts parses them). */
+export interface ShapeDescriptor {
+  readonly mode: 'pick' | 'omit';
+  readonly paths: readonly string[];
+}
+
 export interface Descriptor {
   readonly name: string;
   readonly verb: string;
@@ -116,6 +122,8 @@ export interface Descriptor {
     readonly rateLimit?: RateLimit;
   };
   readonly backend: HttpBackend | SqlBackend;
+  /** Absent for grants that pass the result on whole. */
+  readonly shape?: ShapeDescriptor;
   readonly source: SourceRef;
 }
 

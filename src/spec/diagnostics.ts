@@ -37,6 +37,7 @@ export const SPEC_ERROR_CODES = {
   SPEC_DURATION: 'a duration that is not like 500ms, 10s, 2m or 1h',
   SPEC_RATE_LIMIT: 'a rate limit that is not like 60/m',
   SPEC_HEADER: 'an invalid header, or one the gateway owns',
+  SPEC_SHAPE: 'pick and omit on one grant, or a pick/omit path that cannot be parsed',
   SPEC_RESERVED_NAME: 'a field, path param, as=, arg= or from-claim= named `__proto__`',
   SPEC_RESOURCE_URI:
     'a resource URI that is not absolute, or a template that is not RFC 6570 level 1',

@@ -1,5 +1,11 @@
 /** One checked grant → its frozen Descriptor, every default resolved (spec-language.md, "Grants"). */
-import type { Descriptor, HttpBackend, JsonScalar, SqlBackend } from './descriptor.js';
+import type {
+  Descriptor,
+  HttpBackend,
+  JsonScalar,
+  ShapeDescriptor,
+  SqlBackend,
+} from './descriptor.js';
 import { deepFreeze } from './freeze.js';
 import {
   bodyPlacements,
@@ -11,7 +17,7 @@ import {
   type Placement,
 } from './grant-arguments.js';
 import { defaultTitle, toolName } from './naming.js';
-import { HTTP_OUTPUT_SCHEMA, SQL_OUTPUT_SCHEMA } from './output-schema.js';
+import { HTTP_OUTPUT_SCHEMA, SQL_OUTPUT_SCHEMA, shapedOutputSchema } from './output-schema.js';
 import { parseTemplate } from './path-template.js';
 import type { GrantSpec, Spec } from './spec-types.js';
 import { behaviourOf, methodOfVerb, type HttpMethod } from './verbs.js';
@@ -43,12 +49,15 @@ export function lowerGrant(g: GrantSpec, scope: LowerScope): Descriptor {
   const blocks = isSql ? [g.params] : [g.query, g.body];
   const title = g.title ?? defaultTitle(verb, g.resource);
   const rateLimit = g.rateLimit ?? spec.rateLimit;
+  const shape = shapeOf(g);
+  const description = shape ? withShape(g.describe, shape) : g.describe;
+  const outputSchema = isSql ? SQL_OUTPUT_SCHEMA : HTTP_OUTPUT_SCHEMA;
   return deepFreeze<Descriptor>({
     name: toolName(verb, g.resource),
     verb,
     resource: g.resource,
     title,
-    ...(g.describe !== undefined && { description: g.describe }),
+    ...(description !== undefined && { description }),
     annotations: {
       title,
       readOnlyHint: behaviour.readOnly,
@@ -57,7 +66,7 @@ export function lowerGrant(g: GrantSpec, scope: LowerScope): Descriptor {
       openWorldHint: !isSql,
     },
     inputSchema: inputSchema(placements),
-    outputSchema: isSql ? SQL_OUTPUT_SCHEMA : HTTP_OUTPUT_SCHEMA,
+    outputSchema: shape ? shapedOutputSchema(outputSchema, shape) : outputSchema,
     arguments: placements.map((p) => p.argument),
     exclusive: blocks.flatMap((b) => (b?.exclusive ?? []).map((x) => x.value.map((n) => n.value))),
     restrict: spec.restrict
@@ -74,8 +83,23 @@ export function lowerGrant(g: GrantSpec, scope: LowerScope): Descriptor {
       ...(rateLimit && { rateLimit: { count: rateLimit.count, windowMs: rateLimit.windowMs } }),
     },
     backend,
+    ...(shape && { shape }),
     source: { file: spec.file, line: g.at.line, column: g.at.column },
   });
+}
+
+function shapeOf(g: GrantSpec): ShapeDescriptor | undefined {
+  const given = g.pick ?? g.omit;
+  return given && { mode: g.pick ? 'pick' : 'omit', paths: given.value.map((p) => p.value) };
+}
+
+/** The tool description says what shaping keeps, so a model knows what it will not see. */
+function withShape(describe: string | undefined, shape: ShapeDescriptor): string {
+  const said =
+    shape.mode === 'pick'
+      ? `The result keeps only these fields: ${shape.paths.join(', ')}.`
+      : `The result leaves out these fields: ${shape.paths.join(', ')}.`;
+  return describe === undefined ? said : `${describe} ${said}`;
 }
 
 interface Lowered<B> {

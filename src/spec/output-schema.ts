@@ -1,6 +1,8 @@
 /** The outputSchema every tool shares: the coverage-first envelope (spec-language.md). */
+import type { ShapeDescriptor } from './descriptor.js';
 import type { JsonSchema } from './field-schema.js';
 import { deepFreeze } from './freeze.js';
+import { shapeTreeOf, type ShapeNode } from './shape-path.js';
 
 const coverage = {
   type: 'object',
@@ -18,7 +20,7 @@ const coverage = {
     items: {
       type: 'array',
       description:
-        'Every array in the result by JSONPath, with its full length and, when cut, how many were kept.',
+        'Arrays by JSONPath ([*]: every element): length, or for a [*] path count/min/max/total lengths; kept: elements left after a cut.',
       items: {
         type: 'object',
         properties: {
@@ -26,7 +28,7 @@ const coverage = {
           length: { type: 'integer' },
           kept: { type: 'integer' },
         },
-        required: ['path', 'length'],
+        required: ['path'],
       },
     },
     items_omitted: {
@@ -52,3 +54,55 @@ export const HTTP_OUTPUT_SCHEMA = envelopeSchema(
 export const SQL_OUTPUT_SCHEMA = envelopeSchema(
   'Rows as objects keyed by column name, or {"rowCount": n} for a write without RETURNING.',
 );
+
+/**
+ * The outputSchema of a grant with `pick` / `omit`: the `result` part says which fields
+ * the result holds. pick: an object holds only the named fields (`additionalProperties:
+ * false`); omit: a named field is absent (`false`). Both apply to the result and, when
+ * it is an array, to each element; values the shaper leaves alone (not objects, not
+ * arrays where `[]` was written) match, as the keywords only constrain their own kind.
+ */
+export function shapedOutputSchema(base: JsonSchema, shape: ShapeDescriptor): JsonSchema {
+  const root = shapeTreeOf(shape.paths);
+  const pick = shape.mode === 'pick';
+  // `__proto__` goes under patternProperties: validators read `properties` through
+  // plain objects, where that key names the prototype instead of a field.
+  const fields = (named: ReadonlyMap<string, ShapeNode>): JsonSchema => {
+    const entries = [...named].map(([k, node]) => [k, below(node)] as const);
+    const proto = entries.find(([k]) => k === '__proto__');
+    return {
+      properties: Object.fromEntries(entries.filter(([k]) => k !== '__proto__')),
+      ...(proto && { patternProperties: { '^__proto__$': proto[1] } }),
+      ...(pick && { additionalProperties: false }),
+    };
+  };
+  const below = (node: ShapeNode): JsonSchema | boolean => {
+    if (node.kind === 'whole') return pick ? {} : false;
+    if (node.kind === 'each') return { items: below(node.of) };
+    return fields(node.fields);
+  };
+  const baseProps = base.properties as Record<string, JsonSchema>;
+  const coverage = baseProps.coverage!;
+  const listed = shape.paths.join(', ');
+  const each = fields(root);
+  return deepFreeze({
+    ...base,
+    properties: {
+      ...baseProps,
+      coverage: {
+        ...coverage,
+        properties: {
+          ...(coverage.properties as JsonSchema),
+          upstream_bytes: { type: 'integer', description: 'Size of what the upstream sent.' },
+          shaped: { const: true, description: 'The result was shaped by pick/omit.' },
+        },
+        required: [...(coverage.required as string[]), 'upstream_bytes', 'shaped'],
+      },
+      result: {
+        description: `${baseProps.result!.description as string} ${pick ? 'Only these fields are kept' : 'These fields are left out'}: ${listed}.`,
+        ...each,
+        items: each,
+      },
+    },
+  });
+}

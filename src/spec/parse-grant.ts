@@ -1,4 +1,5 @@
 /** The `can <verb> <resource> { ... }` node kind and its children (spec-language.md, "Grants"). */
+import { MIN_MAX_BYTES } from '../envelope/envelope.js';
 import type { Located } from './diagnostics.js';
 import type { RateLimit } from './descriptor.js';
 import {
@@ -18,9 +19,9 @@ import { FIELD, uniqueFields } from './parse-field.js';
 import { locatedString, once, RATE_LIMIT, SCOPE, TEXT, TIMEOUT } from './common-kinds.js';
 import type { BodySpec, FieldBlockSpec, GrantSpec, SetSpec } from './spec-types.js';
 
-function count(name: string): NodeKind<Located<number>> {
+function count(name: string, min = 1): NodeKind<Located<number>> {
   return {
-    args: [{ what: `${name} value`, type: 'integer', min: 1 }],
+    args: [{ what: `${name} value`, type: 'integer', min }],
     build: (n) => {
       const value = arg<number>(n, 0);
       return value === undefined ? undefined : { value, at: n.at };
@@ -121,6 +122,19 @@ const SET: NodeKind<Located<SetSpec[]>> = {
   build: (n) => ({ value: n.children.map((c) => c.value as SetSpec), at: n.at }),
 };
 
+/** `pick` / `omit`: field paths, checked in check-grant.ts. */
+const SHAPE: NodeKind<Located<Located<string>[]>> = {
+  rest: { what: 'a field path such as "user.login" or "labels[].name"', type: 'string' },
+  build(n, { diag, subject }) {
+    if (n.args.length === 0)
+      diag.error('SPEC_MISSING', n.at, subject, `\`${n.name}\` needs at least one field path`);
+    return {
+      value: n.args.flatMap((a) => (a ? [{ value: a.value as string, at: a.at }] : [])),
+      at: n.at,
+    };
+  },
+};
+
 /** A grant's children, in the order the "known: ..." hint lists them. */
 const GRANT_TABLE: Table = {
   kinds: {
@@ -134,10 +148,12 @@ const GRANT_TABLE: Table = {
     sql: once(locatedString('an SQL statement')),
     params: once(BLOCK('param')),
     'max-rows': once(count('max-rows')),
+    pick: once(SHAPE),
+    omit: once(SHAPE),
     scope: SCOPE,
     'rate-limit': once(RATE_LIMIT),
     timeout: once(TIMEOUT),
-    'max-bytes': once(count('max-bytes')),
+    'max-bytes': once(count('max-bytes', MIN_MAX_BYTES)),
     'budget-bytes': once(count('budget-bytes')),
   },
   where: 'in a grant',
@@ -174,6 +190,8 @@ export const GRANT: NodeKind<GrantSpec> = {
       sql: childNamed(c, 'sql'),
       params: childNamed(c, 'params'),
       maxRows: childNamed(c, 'max-rows'),
+      pick: childNamed(c, 'pick'),
+      omit: childNamed(c, 'omit'),
       scopes: childrenNamed<string[]>(c, 'scope').flat(),
       rateLimit: childNamed<RateLimit>(c, 'rate-limit'),
       timeoutMs: childNamed(c, 'timeout'),

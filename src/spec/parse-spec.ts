@@ -4,6 +4,7 @@
  * nodes" and "Access"). Meaning (tool names, templates, SQL, patterns) is for
  * `check-spec.ts`, so that one file reports every error it has in one run.
  */
+import { MIN_MAX_BYTES } from '../envelope/envelope.js';
 import { InvalidKdlError, parse, type Document } from '@bgotink/kdl';
 import { Diagnostics, type Located, type Position } from './diagnostics.js';
 import type { AccessDescriptor, DatabaseSettings, UpstreamAuth } from './descriptor.js';
@@ -186,7 +187,8 @@ const RESTRICT: NodeKind<Located<RestrictSpec>[]> = {
 
 const LIMITS: NodeKind<Spec['limits']> = {
   props: {
-    'max-bytes': { type: 'integer', min: 1 },
+    // The envelope's coverage needs room of its own (envelope.ts, MIN_MAX_BYTES).
+    'max-bytes': { type: 'integer', min: MIN_MAX_BYTES },
     'budget-bytes': { type: 'integer', min: 1 },
     'redis-env': STRING,
   },

@@ -75,6 +75,9 @@ export interface GrantSpec {
   readonly sql?: Located<string>;
   readonly params?: FieldBlockSpec;
   readonly maxRows?: Located<number>;
+  /** `pick` / `omit`: the node's place, and each path with its own. */
+  readonly pick?: Located<readonly Located<string>[]>;
+  readonly omit?: Located<readonly Located<string>[]>;
   readonly scopes: readonly string[];
   readonly rateLimit?: RateLimit;
   readonly timeoutMs?: number;

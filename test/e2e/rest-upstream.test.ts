@@ -89,7 +89,7 @@ interface EnvelopeJson {
     truncated: boolean;
     bytes: number;
     over_budget: boolean;
-    items: { path: string; length: number; kept?: number }[];
+    items: { path: string; length?: number; count?: number; kept?: number }[];
   };
   result: unknown;
 }
@@ -174,8 +174,7 @@ describe('github-issues.mcp.kdl over REST', () => {
     const env = expectEnvelope(reply, issues);
     expect(env.coverage.items).toEqual([
       { path: '$', length: 2 },
-      { path: '$[0].labels', length: 1 },
-      { path: '$[1].labels', length: 0 },
+      { path: '$[*].labels', count: 2, min: 0, max: 1, total: 1 },
     ]);
     expect(upstream.requests).toHaveLength(1);
     const seen = upstream.requests[0]!;

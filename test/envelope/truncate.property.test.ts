@@ -1,20 +1,29 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { buildEnvelope, ITEMS_CAP, type Coverage } from '../../src/envelope/envelope.js';
+import {
+  buildEnvelope,
+  ITEMS_CAP,
+  MIN_MAX_BYTES,
+  type ArrayItem,
+  type Coverage,
+} from '../../src/envelope/envelope.js';
 
 const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 /**
- * Resolves a coverage path (`$`, `.name`, `[3]`, `['any key']` with JSON escapes and
- * `\'`) in a value; undefined when any step is missing.
+ * Every value a coverage path (`$`, `.name`, `[*]`, `['any key']` with JSON escapes and
+ * `\'`) reaches in a value: `[*]` steps into every element of an array.
  */
-function resolvePath(root: unknown, path: string): unknown {
+function resolveAll(root: unknown, path: string): unknown[] {
   if (!path.startsWith('$')) throw new Error(`path ${path} does not start at $`);
-  let node = root;
+  let nodes = [root];
   let i = 1;
-  const step = (key: string | number): void => {
-    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) node = undefined;
-    else node = (node as Record<string | number, unknown>)[key];
+  const step = (key: string): void => {
+    nodes = nodes.flatMap((node) =>
+      node !== null && typeof node === 'object' && !Array.isArray(node) && Object.hasOwn(node, key)
+        ? [(node as Record<string, unknown>)[key]]
+        : [],
+    );
   };
   while (i < path.length) {
     if (path[i] === '.') {
@@ -38,14 +47,34 @@ function resolvePath(root: unknown, path: string): unknown {
       if (path[j + 1] !== ']') throw new Error(`expected ] at ${j + 1} in ${path}`);
       step(JSON.parse(`"${inner}"`) as string);
       i = j + 2;
-    } else if (path[i] === '[') {
-      const m = /^\[(\d+)\]/.exec(path.slice(i));
-      if (!m) throw new Error(`bad index at ${i} in ${path}`);
-      step(Number(m[1]));
-      i += m[0].length;
+    } else if (path.startsWith('[*]', i)) {
+      nodes = nodes.flatMap((node) => (Array.isArray(node) ? (node as unknown[]) : []));
+      i += 3;
     } else throw new Error(`unexpected ${path[i]} at ${i} in ${path}`);
   }
-  return node;
+  return nodes;
+}
+
+/** The arrays a coverage path names in a value. */
+function arraysAt(root: unknown, path: string): unknown[][] {
+  return resolveAll(root, path).filter((v): v is unknown[] => Array.isArray(v));
+}
+
+/** What an entry says about the complete arrays at its path. */
+function describedAs(item: ArrayItem) {
+  return 'count' in item
+    ? { count: item.count, min: item.min, max: item.max, total: item.total }
+    : { count: 1, min: item.length, max: item.length, total: item.length };
+}
+
+function measured(arrays: unknown[][]) {
+  const lengths = arrays.map((a) => a.length);
+  return {
+    count: arrays.length,
+    min: Math.min(...lengths),
+    max: Math.max(...lengths),
+    total: lengths.reduce((n, l) => n + l, 0),
+  };
 }
 
 function countArrays(value: unknown): number {
@@ -56,15 +85,36 @@ function countArrays(value: unknown): number {
 }
 
 const limits = fc.record({
-  maxBytes: fc.integer({ min: 64, max: 4096 }),
+  maxBytes: fc.integer({ min: MIN_MAX_BYTES, max: 4096 }),
   budgetBytes: fc.integer({ min: 64, max: 8192 }),
+});
+const row = fc.record({
+  id: fc.integer(),
+  tags: fc.array(fc.string({ maxLength: 8 }), { maxLength: 5 }),
+  labels: fc.array(fc.record({ name: fc.string(), ids: fc.array(fc.nat(), { maxLength: 3 }) }), {
+    maxLength: 3,
+  }),
 });
 const values = fc.oneof(
   fc.jsonValue(),
   fc.jsonValue({ stringUnit: 'binary', maxDepth: 4 }),
   // Big enough to be cut at most budgets.
   fc.array(fc.jsonValue({ maxDepth: 3 }), { minLength: 10, maxLength: 80 }),
+  // Rows with arrays in them: the shape aggregation is for.
+  fc.array(row, { minLength: 1, maxLength: 120 }),
+  // Many distinct keys holding arrays, with keys that need brackets.
+  fc.dictionary(fc.string({ unit: 'binary', maxLength: 40 }), fc.array(fc.nat()), {
+    minKeys: 20,
+    maxKeys: 90,
+  }),
 );
+
+/** The envelope the complete result would make, with these flags and no `kept`. */
+function uncutSize(value: unknown, coverage: Coverage): number {
+  const items = coverage.items.map(({ kept: _kept, ...rest }) => rest);
+  const whole = { ...coverage, truncated: false, over_budget: false, items };
+  return utf8(JSON.stringify({ coverage: whole, result: value }));
+}
 
 describe('buildEnvelope over arbitrary JSON values', () => {
   it('always produces JSON that parses back to the envelope, with coverage as the first key', () => {
@@ -81,25 +131,47 @@ describe('buildEnvelope over arbitrary JSON values', () => {
     );
   });
 
-  it('reports the complete size and truncates exactly when the original does not fit', () => {
+  it('keeps the whole serialized envelope, coverage included, within max-bytes', () => {
+    fc.assert(
+      fc.property(values, limits, (value, lim) => {
+        const { json } = buildEnvelope({ result: value }, lim);
+        expect(utf8(json)).toBeLessThanOrEqual(lim.maxBytes);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('keeps within max-bytes with every optional coverage member at its longest', () => {
+    const big = fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER });
+    fc.assert(
+      fc.property(
+        values,
+        limits,
+        big,
+        big,
+        big,
+        (value, lim, upstreamBytes, rows, completeBytes) => {
+          const { json } = buildEnvelope(
+            { result: value, upstreamBytes, rows, completeBytes, alreadyTruncated: true },
+            lim,
+          );
+          expect(utf8(json)).toBeLessThanOrEqual(lim.maxBytes);
+          expect(() => JSON.parse(json) as unknown).not.toThrow();
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reports the complete size and truncates exactly when the complete envelope does not fit', () => {
     fc.assert(
       fc.property(values, limits, (value, lim) => {
         const size = utf8(JSON.stringify(value));
         const { envelope } = buildEnvelope({ result: value }, lim);
         expect(envelope.coverage.bytes).toBe(size);
-        expect(envelope.coverage.truncated).toBe(size > lim.maxBytes);
-      }),
-      { numRuns: 300 },
-    );
-  });
-
-  it('keeps a truncated result within max-bytes', () => {
-    fc.assert(
-      fc.property(values, limits, (value, lim) => {
-        const { envelope, json } = buildEnvelope({ result: value }, lim);
-        const parsed = JSON.parse(json) as { result: unknown };
-        if (envelope.coverage.truncated)
-          expect(utf8(JSON.stringify(parsed.result))).toBeLessThanOrEqual(lim.maxBytes);
+        expect(envelope.coverage.truncated).toBe(
+          uncutSize(value, envelope.coverage) > lim.maxBytes,
+        );
       }),
       { numRuns: 300 },
     );
@@ -118,7 +190,7 @@ describe('buildEnvelope over arbitrary JSON values', () => {
     );
   });
 
-  it('names arrays by paths that resolve to arrays of the reported kept or full length', () => {
+  it('describes the complete arrays at each path, and what the returned result keeps of them', () => {
     fc.assert(
       fc.property(values, limits, (value, lim) => {
         const { envelope, json } = buildEnvelope({ result: value }, lim);
@@ -126,14 +198,30 @@ describe('buildEnvelope over arbitrary JSON values', () => {
         const { items } = envelope.coverage;
         expect(new Set(items.map((it) => it.path)).size).toBe(items.length);
         for (const item of items) {
-          const found = resolvePath(parsed.result, item.path);
-          expect(Array.isArray(found), `${item.path} is an array`).toBe(true);
-          expect((found as unknown[]).length).toBe(item.kept ?? item.length);
-          if (item.kept !== undefined) expect(item.kept).toBeLessThan(item.length);
+          const complete = arraysAt(value, item.path);
+          expect(complete.length, `${item.path} names arrays`).toBeGreaterThan(0);
+          if (!item.path.includes('[*]')) expect(complete).toHaveLength(1);
+          const said = describedAs(item);
+          expect(measured(complete), item.path).toEqual(said);
+          const kept = measured(arraysAt(parsed.result, item.path)).total;
+          expect(kept, `kept at ${item.path}`).toBe(item.kept ?? said.total);
+          if (item.kept !== undefined) expect(item.kept).toBeLessThan(said.total);
         }
-        // Every array of the returned result is listed, or counted as omitted.
-        expect(items.length + (envelope.coverage.items_omitted ?? 0)).toBe(
-          countArrays(parsed.result),
+        // Every array of the complete result is described by an entry, or counted as omitted.
+        const described = items.reduce((n, it) => n + describedAs(it).count, 0);
+        expect(described + (envelope.coverage.items_omitted ?? 0)).toBe(countArrays(value));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('lists at most ITEMS_CAP entries, in at most a quarter of max-bytes', () => {
+    fc.assert(
+      fc.property(values, limits, (value, lim) => {
+        const { envelope } = buildEnvelope({ result: value }, lim);
+        expect(envelope.coverage.items.length).toBeLessThanOrEqual(ITEMS_CAP);
+        expect(utf8(JSON.stringify(envelope.coverage.items))).toBeLessThanOrEqual(
+          Math.floor(lim.maxBytes / 4),
         );
       }),
       { numRuns: 300 },
@@ -154,6 +242,15 @@ describe('buildEnvelope over arbitrary JSON values', () => {
   });
 });
 
+/** 2,000 rows with a `tags` array each (issue 17's measurement). */
+function taggedRows(): { id: number; title: string; tags: string[] }[] {
+  return Array.from({ length: 2000 }, (_, i) => ({
+    id: i,
+    title: `Row ${i}`,
+    tags: ['red', 'green', 'blue'].slice(0, i % 4),
+  }));
+}
+
 describe('buildEnvelope examples', () => {
   it('cuts a 10 KB array of objects to 2 KB by keeping a prefix of its elements', () => {
     const original = Array.from({ length: 100 }, (_, i) => ({
@@ -169,7 +266,7 @@ describe('buildEnvelope examples', () => {
     );
     const result = envelope.result as typeof original;
     expect(envelope.coverage.truncated).toBe(true);
-    expect(utf8(JSON.stringify(result))).toBeLessThanOrEqual(2048);
+    expect(utf8(json)).toBeLessThanOrEqual(2048);
     expect(envelope.coverage.items).toEqual([{ path: '$', length: 100, kept: result.length }]);
     expect(result.length).toBeGreaterThan(10);
     // Whole elements from the front; only the last kept one may itself be cut.
@@ -180,18 +277,38 @@ describe('buildEnvelope examples', () => {
     expect(JSON.parse(json)).toEqual({ coverage: envelope.coverage, result });
   });
 
+  it('describes 2,000 rows with a tags array each in two entries, and fits 20,000 bytes whole', () => {
+    const rows = taggedRows();
+    const { envelope, json } = buildEnvelope(
+      { result: rows },
+      { maxBytes: 20_000, budgetBytes: 40_000 },
+    );
+    expect(utf8(json)).toBeLessThanOrEqual(20_000);
+    const kept = (envelope.result as unknown[]).length;
+    // The last kept row may itself be cut before its tags.
+    const keptTags = (envelope.result as { tags?: string[] }[]).reduce(
+      (n, r) => n + (r.tags?.length ?? 0),
+      0,
+    );
+    expect(envelope.coverage.items).toEqual([
+      { path: '$', length: 2000, kept },
+      { path: '$[*].tags', count: 2000, min: 0, max: 3, total: 3000, kept: keptTags },
+    ]);
+    expect(envelope.coverage.items_omitted).toBeUndefined();
+  });
+
   it('shortens a long string with a marker saying how much was cut', () => {
     const original = 'é'.repeat(5_000);
-    const { envelope } = buildEnvelope(
+    const { envelope, json } = buildEnvelope(
       { result: original },
-      { maxBytes: 300, budgetBytes: 40_000 },
+      { maxBytes: 600, budgetBytes: 40_000 },
     );
     const result = envelope.result as string;
     const m = /^(é*)…\[(\d+) more characters\]$/.exec(result);
     expect(m).not.toBeNull();
     expect(m![1]!.length + Number(m![2])).toBe(5_000);
     expect(m![1]!.length).toBeGreaterThan(100);
-    expect(utf8(JSON.stringify(result))).toBeLessThanOrEqual(300);
+    expect(utf8(json)).toBeLessThanOrEqual(600);
     expect(envelope.coverage).toMatchObject({ truncated: true, bytes: 10_002, items: [] });
   });
 
@@ -205,39 +322,95 @@ describe('buildEnvelope examples', () => {
     expect(utf8(under.json)).toBeLessThanOrEqual(2_000);
   });
 
-  it('lists at most 50 arrays and counts the rest in items_omitted', () => {
-    const result = Array.from({ length: 60 }, (_, i) => [i]);
+  it('names the arrays of an array of arrays by one path', () => {
+    const result = Array.from({ length: 60 }, (_, i) => [i, i]);
+    const { envelope } = buildEnvelope({ result }, { maxBytes: 100_000, budgetBytes: 100_000 });
+    expect(envelope.coverage.items).toEqual([
+      { path: '$', length: 60 },
+      { path: '$[*]', count: 60, min: 2, max: 2, total: 120 },
+    ]);
+  });
+
+  it('lists at most 50 paths and counts the arrays of the rest in items_omitted', () => {
+    const result = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`k${i}`, [i, i]]));
     const { envelope } = buildEnvelope({ result }, { maxBytes: 100_000, budgetBytes: 100_000 });
     expect(ITEMS_CAP).toBe(50);
     expect(envelope.coverage.items).toHaveLength(50);
-    expect(envelope.coverage.items[0]).toEqual({ path: '$', length: 60 });
-    expect(envelope.coverage.items[1]).toEqual({ path: '$[0]', length: 1 });
-    expect(envelope.coverage.items_omitted).toBe(11);
+    expect(envelope.coverage.items[0]).toEqual({ path: '$.k0', length: 2 });
+    expect(envelope.coverage.items_omitted).toBe(10);
+  });
+
+  it('leaves out entries past a quarter of max-bytes and counts their arrays as omitted', () => {
+    const long = 'k'.repeat(200);
+    const result = Object.fromEntries(
+      Array.from({ length: 10 }, (_, i) => [`${long}${i}`, [{ tags: [1] }, { tags: [] }]]),
+    );
+    const { envelope, json } = buildEnvelope({ result }, { maxBytes: 2_000, budgetBytes: 40_000 });
+    expect(utf8(JSON.stringify(envelope.coverage.items))).toBeLessThanOrEqual(500);
+    expect(envelope.coverage.items.length).toBeGreaterThan(0);
+    expect(envelope.coverage.items.length).toBeLessThan(20);
+    // Each key holds one array and one group of two: all 30 are described or omitted.
+    const described = envelope.coverage.items.reduce(
+      (n, it) => n + ('count' in it ? it.count : 1),
+      0,
+    );
+    expect(described + envelope.coverage.items_omitted!).toBe(30);
+    expect(utf8(json)).toBeLessThanOrEqual(2_000);
   });
 
   it('names keys that are not identifiers unambiguously, even when they hold quotes', () => {
-    const result = { "a']['b": [1, 2], 'x y': { 'say "hi"': [true] } };
+    const result = { "a']['b": [1, 2], 'x y': { 'say "hi"': [true] }, '[*]': [[]] };
     const { envelope, json } = buildEnvelope({ result }, { maxBytes: 10_000, budgetBytes: 10_000 });
     const parsed = (JSON.parse(json) as { result: unknown }).result;
     const paths = envelope.coverage.items.map((i) => i.path);
-    expect(paths).toHaveLength(2);
-    expect(resolvePath(parsed, paths[0]!)).toEqual([1, 2]);
-    expect(resolvePath(parsed, paths[1]!)).toEqual([true]);
+    expect(paths).toHaveLength(4);
+    expect(resolveAll(parsed, paths[0]!)).toEqual([[1, 2]]);
+    expect(resolveAll(parsed, paths[1]!)).toEqual([[true]]);
+    expect(paths[2]).toBe("$['[*]']");
+    expect(paths[3]).toBe("$['[*]'][*]");
   });
 
   it('keeps a member named __proto__ as an own member when an object is cut', () => {
-    const original = JSON.parse(`{"__proto__":[1,2,3],"note":"${'n'.repeat(400)}"}`) as Record<
+    const original = JSON.parse(`{"__proto__":[1,2,3],"note":"${'n'.repeat(900)}"}`) as Record<
       string,
       unknown
     >;
     const { envelope, json } = buildEnvelope(
       { result: original },
-      { maxBytes: 120, budgetBytes: 10_000 },
+      { maxBytes: MIN_MAX_BYTES, budgetBytes: 10_000 },
     );
     expect(envelope.coverage.truncated).toBe(true);
     const parsed = (JSON.parse(json) as { result: Record<string, unknown> }).result;
     expect(Object.hasOwn(parsed, '__proto__')).toBe(true);
     expect(envelope.coverage.items).toEqual([{ path: '$.__proto__', length: 3 }]);
-    expect(resolvePath(parsed, '$.__proto__')).toEqual([1, 2, 3]);
+    expect(resolveAll(parsed, '$.__proto__')).toEqual([[1, 2, 3]]);
+  });
+
+  it('reports rows held back by max-rows as the top array’s length, and what it kept', () => {
+    const rows = Array.from({ length: 10 }, (_, i) => ({ id: i }));
+    const { envelope, json } = buildEnvelope(
+      { result: rows, rows: 25, alreadyTruncated: true },
+      { maxBytes: 10_000, budgetBytes: 10_000 },
+    );
+    expect(envelope.coverage).toMatchObject({ truncated: true, rows: 25 });
+    expect(envelope.coverage.items).toEqual([{ path: '$', length: 25, kept: 10 }]);
+    expect(JSON.parse(json)).toEqual({ coverage: envelope.coverage, result: rows });
+  });
+
+  it('says upstream_bytes and shaped only when the input was shaped', () => {
+    const plain = buildEnvelope({ result: [1] }, { maxBytes: 10_000, budgetBytes: 10_000 });
+    expect(Object.keys(plain.envelope.coverage)).toEqual([
+      'truncated',
+      'bytes',
+      'over_budget',
+      'items',
+    ]);
+    const shaped = buildEnvelope(
+      { result: [1], upstreamBytes: 99 },
+      { maxBytes: 10_000, budgetBytes: 10_000 },
+    );
+    expect(shaped.json).toBe(
+      '{"coverage":{"truncated":false,"bytes":3,"upstream_bytes":99,"shaped":true,"over_budget":false,"items":[{"path":"$","length":1}]},"result":[1]}',
+    );
   });
 });

@@ -2018,6 +2018,97 @@ const BAD: readonly BadSpec[] = [
       },
     ],
   },
+  {
+    name: 'refuses pick and omit on one grant, blaming the later one',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          pick "number"
+          omit "body"
+      }
+    `,
+    errors: [
+      { code: 'SPEC_SHAPE', line: 6, column: 5, says: 'pick or omit, not both (pick is at 5:5)' },
+    ],
+  },
+  {
+    name: 'refuses pick paths that cannot be parsed, each at its own token',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          pick "number" "user..login" "labels[]" "a[0].b" ""
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_SHAPE',
+        line: 5,
+        column: 19,
+        says: 'pick "user..login": a path has a field name between every two dots',
+      },
+      {
+        code: 'SPEC_SHAPE',
+        line: 5,
+        column: 33,
+        says: 'pick "labels[]": a path ends with a field name',
+      },
+      { code: 'SPEC_SHAPE', line: 5, column: 44, says: '"a[0]" is not a field name' },
+      { code: 'SPEC_SHAPE', line: 5, column: 53, says: 'a path names at least one field' },
+    ],
+  },
+  {
+    name: 'refuses an omit that steps into one field both with and without []',
+    text: kdl`
+      wrap "t" version="1"
+      database env="DATABASE_URL"
+      can query orders {
+          sql "SELECT 1"
+          omit "lines[].sku" "lines.note"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_SHAPE',
+        line: 5,
+        column: 24,
+        says: 'omit "lines.note": lines steps into lines differently',
+      },
+    ],
+  },
+  {
+    name: 'refuses a pick without paths',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          pick
+      }
+    `,
+    errors: [
+      { code: 'SPEC_MISSING', line: 5, column: 5, says: '`pick` needs at least one field path' },
+    ],
+  },
+  {
+    name: 'refuses a max-bytes too small to hold the envelope',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      limits max-bytes=100
+      can list issues {
+          path "/issues"
+          max-bytes 200
+      }
+    `,
+    errors: [
+      { code: 'SPEC_VALUE_TYPE', line: 3, column: 8, says: 'must be at least 512, got 100' },
+      { code: 'SPEC_VALUE_TYPE', line: 6, column: 15, says: 'must be at least 512, got 200' },
+    ],
+  },
 ];
 
 // Near misses of the rows above that the manual allows: they must load without errors.
@@ -2123,6 +2214,18 @@ const ALLOWED: readonly { name: string; text: string }[] = [
               valueOf "integer" default=3
               hasOwnProperty "boolean"
           }
+      }
+    `,
+  },
+  {
+    name: 'allows pick paths through arrays, nested arrays and any field name',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          describe "d"
+          path "/issues"
+          pick "number" "labels[].name" "grid[][].v" "user.login" "user" "odd name-é" "__proto__"
       }
     `,
   },

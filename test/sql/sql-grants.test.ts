@@ -243,9 +243,9 @@ describe('sql grants over REST', () => {
         over_budget: false,
         items: [
           { path: '$', length: 1 },
-          { path: '$[0].tags', length: 3 },
-          { path: '$[0].ids', length: 2 },
-          { path: '$[0].raw', length: 2 },
+          { path: '$[*].tags', count: 1, min: 3, max: 3, total: 3 },
+          { path: '$[*].ids', count: 1, min: 2, max: 2, total: 2 },
+          { path: '$[*].raw', count: 1, min: 2, max: 2, total: 2 },
         ],
         rows: 1,
       },

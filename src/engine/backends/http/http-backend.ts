@@ -233,13 +233,20 @@ function interpret(
         };
       }
     }
-    return { ok: true, value: { result: parsed, resultJson: json } };
+    return { ok: true, value: { result: parsed, resultJson: json, receivedBytes: bytes.length } };
   }
   if (bytes.length === 0) return { ok: true, value: { result: null } };
   const text = overflow
     ? redact.cutText(decodeUtf8Prefix(bytes))
     : redact.text(bytes.toString('utf8'));
-  return { ok: true, value: { result: text, ...(overflow && { alreadyTruncated: true }) } };
+  return {
+    ok: true,
+    value: {
+      result: text,
+      receivedBytes: bytes.length,
+      ...(overflow && { alreadyTruncated: true }),
+    },
+  };
 }
 
 function refusalError(refusal: GateRefusal, timeoutMs: number): EngineError {
