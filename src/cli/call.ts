@@ -1,5 +1,4 @@
 /** `mcp-beaver call <url> <tool> [args]`: call one tool of a remote MCP server. */
-import { readFile } from 'node:fs/promises';
 import { withConnection } from '../client/connect.js';
 import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
@@ -7,7 +6,8 @@ import { formatCallResult, type CallResult } from '../client/print.js';
 import { CALL_HELP } from './help.js';
 import { parseCommand } from './flags.js';
 import { remoteCommand } from './remote-args.js';
-import { commandMessages, readableError } from './output.js';
+import { commandMessages } from './output.js';
+import { readArguments } from './json-arguments.js';
 
 const { usage, badValue } = commandMessages('call', CALL_HELP);
 const CALL_COMMAND = remoteCommand('call', CALL_HELP);
@@ -42,39 +42,4 @@ export async function runCall(argv: string[]): Promise<number> {
   if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else (result.isError ? process.stderr : process.stdout).write(formatCallResult(result));
   return result.isError ? 1 : 0;
-}
-
-/** Inline JSON, `@file`, `-` for stdin, or nothing for `{}`. */
-async function readArguments(text: string | undefined): Promise<Record<string, unknown>> {
-  if (text === undefined) return {};
-  let where = 'the arguments';
-  let json = text;
-  if (text === '-') {
-    where = 'the arguments on stdin';
-    json = await readStdin();
-  } else if (text.startsWith('@')) {
-    const file = text.slice(1);
-    where = `the arguments in ${file}`;
-    try {
-      json = await readFile(file, 'utf8');
-    } catch (err) {
-      throw new UsageError(`${file}: ${readableError(err)}`);
-    }
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch (err) {
-    throw new UsageError(`${where} are not JSON: ${readableError(err)}`);
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new UsageError(`${where} are not a JSON object`);
-  }
-  return value as Record<string, unknown>;
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -6,6 +6,7 @@ import { schemaProblems } from '../engine/guards/validate.js';
 import { CHECK_HELP } from './help.js';
 import { defineCommand, parseCommand } from './flags.js';
 import { readableError } from './output.js';
+import { checkSurfaceLines, surfaceCounts } from './spec-surfaces.js';
 
 const CHECK_COMMAND = defineCommand({
   name: 'check',
@@ -55,9 +56,10 @@ export async function runCheck(argv: string[]): Promise<number> {
     }
     if (values.quiet) continue;
     const { tools } = result.compiled;
-    process.stdout.write(`${file}: ${tools.length} tool${tools.length === 1 ? '' : 's'}\n`);
+    process.stdout.write(`${file}: ${surfaceCounts(result.compiled)}\n`);
     const width = Math.max(0, ...tools.map((t) => t.name.length));
     for (const t of tools) process.stdout.write(`  ${t.name.padEnd(width)}  ${summary(t)}\n`);
+    for (const line of checkSurfaceLines(result.compiled)) process.stdout.write(`${line}\n`);
   }
   return failed ? 1 : 0;
 }

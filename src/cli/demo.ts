@@ -67,8 +67,9 @@ export async function runDemo(argv: string[]): Promise<number> {
   }
   const mcp = `${server.url}/mcp`;
   say();
+  const { tools, resources, prompts } = compiled.compiled;
   say(
-    `  ${compiled.compiled.tools.length} tools from specs/demo.mcp.kdl, served from one process:`,
+    `  ${tools.length} tools, ${resources.length} resources and ${prompts.length} prompt${prompts.length === 1 ? '' : 's'} from specs/demo.mcp.kdl, served from one process:`,
   );
   say(`    MCP (Streamable HTTP, 2026-07-28 and 2025-11-25):  ${mcp}`);
   say(`    REST:                                             ${server.url}/api`);
@@ -81,6 +82,9 @@ export async function runDemo(argv: string[]): Promise<number> {
   say();
   say('  Or from an MCP client (MCP Inspector: transport "Streamable HTTP", URL above), e.g.');
   say(`    npx @modelcontextprotocol/inspector --cli ${mcp} --transport http --method tools/list`);
+  say(
+    `    npx @modelcontextprotocol/inspector --cli ${mcp} --transport http --method prompts/get --prompt-name triage-ticket --prompt-args id=1`,
+  );
   say('  Client configuration (Claude Desktop, Cursor, any Streamable HTTP client):');
   say(`    { "mcpServers": { "helpdesk-demo": { "type": "http", "url": "${mcp}" } } }`);
   say();

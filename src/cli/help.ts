@@ -9,15 +9,19 @@ Usage:
 Commands:
   serve <spec>           Serve the grants: MCP at POST /mcp, REST at POST /api/<tool>
   demo                   Serve the bundled helpdesk demo on 127.0.0.1:8080 (npm start)
-  check <spec>...        Compile specs; list the tools, or every error with file:line:col
-  tools <spec> [--json]  Show the tools exactly as MCP tools/list will serve them
+  check <spec>...        Compile specs; list tools, resources and prompts, or every error
+                         with file:line:col
+  tools <spec> [--json]  Show the tools, resources and prompts exactly as MCP lists them
   openapi <spec>         Print the OpenAPI 3.1 document of the REST surface
   import openapi <file>  Draft a guarded spec from an OpenAPI 3.x or Swagger 2.0 document
 
 Talking to a running gateway, or any MCP server over Streamable HTTP:
-  tools <url> [--json]   List the server's tools
+  tools <url> [--json]   List the server's tools, resources and prompts
   call <url> <tool> [args]
                          Call one tool and print its result
+  read <url> <uri>       Read one resource and print its contents
+  prompt <url> <name> [args]
+                         Get one prompt and print its messages
   discover <url>         Print server/discover (or the initialize result)
 
 Options:
@@ -31,6 +35,8 @@ Examples:
   mcp-beaver openapi specs/github-issues.mcp.kdl > openapi.json
   mcp-beaver import openapi petstore.yaml -o petstore.mcp.kdl
   mcp-beaver call http://127.0.0.1:8080/mcp list_issues '{"owner":"acme","repo":"rocket"}'
+  mcp-beaver read http://127.0.0.1:8080/mcp helpdesk://tickets/1
+  mcp-beaver prompt http://127.0.0.1:8080/mcp triage-ticket id=1 tone=formal
 
 The spec language is described in docs/spec-language.md.
 `;
@@ -38,11 +44,17 @@ The spec language is described in docs/spec-language.md.
 export const CHECK_HELP = `Usage: mcp-beaver check <spec.mcp.kdl>... [--quiet]
 
 Compiles each spec without contacting anything: no environment variable, upstream
-or database is needed. Prints one line per tool:
+or database is needed. Prints one line per tool, resource, template and prompt:
 
-  list_issues  GET /repos/{owner}/{repo}/issues  read-only idempotent open-world
+  specs/demo.mcp.kdl: 9 tools, 4 resources, 1 prompt
+    get_ticket  GET /tickets/{id}  read-only idempotent open-world
+    ...
+    resource docs://helpdesk/hours    text (text/plain)
+    template helpdesk://tickets/{id}  from get_ticket (application/json)
+    prompt   triage-ticket            arguments id, tone?  embeds helpdesk://tickets/{id}
 
-and warnings (a grant without describe, an unused restrict) on stderr.
+(a resource is served from a file beside the spec, inline text, or a grant; scope= names
+what a caller must hold to see it), and warnings (a grant without describe, an unused restrict) on stderr.
 On errors, prints every one of them, one per line, as
   file:line:col: error CODE: grant name: field: what is wrong
 and exits 1. Exit 0 means every spec compiled.
@@ -70,15 +82,23 @@ export const TOOLS_HELP = `Usage: mcp-beaver tools <spec.mcp.kdl> [--json]
 
 With a spec: shows the tools the spec serves, in spec order, exactly as MCP
 tools/list returns them (name, title, description, inputSchema, outputSchema,
-annotations).
-  Without --json: one block per tool with its arguments.
-  With --json:    the {"tools": [...]} result object, for diffing or other tooling.
+annotations), then its resources, resource templates and prompts as
+resources/list, resources/templates/list and prompts/list return them.
+  Without --json: one block per tool with its arguments, then one per resource
+                  (with its template variables) and per prompt (with its arguments).
+  With --json:    the {"tools": [...]} result object, for diffing or other tooling,
+                  with "resources" and "resourceTemplates" beside it when the spec
+                  has resources, and "prompts" when it has prompts.
   Exits 1 (listing every error) when the spec does not compile.
 
-With an http:// or https:// URL: lists the tools of that running MCP server.
+With an http:// or https:// URL: lists the tools of that running MCP server, and
+its resources, templates and prompts when it advertises them (a gateway lists only
+what the caller's scopes allow).
   Without --json: one line per tool: name, title, and the hints it declares
-                  (read-only, write, destructive, idempotent, open-world).
-  With --json:    the tools/list result as the server sent it.
+                  (read-only, write, destructive, idempotent, open-world); then a
+                  "Resources:", "Resource templates:" and "Prompts:" section each.
+  With --json:    the tools/list result as the server sent it, with the arrays
+                  "resources", "resourceTemplates" and "prompts" added beside "tools".
 
 Options for a URL:
 ${REMOTE_OPTIONS}
@@ -113,6 +133,58 @@ Examples:
   mcp-beaver call http://127.0.0.1:8080/mcp list_issues '{"owner":"acme","repo":"rocket"}'
   echo '{"owner":"acme","repo":"rocket"}' | mcp-beaver call http://127.0.0.1:8080/mcp list_issues -
   mcp-beaver call https://gateway.example.com/mcp get_order @order.json --bearer-env MCP_TOKEN
+`;
+
+export const READ_HELP = `Usage: mcp-beaver read <url> <uri> [options]
+
+Reads one resource of a running MCP server (resources/read) and prints its
+contents: text as it is; binary content (a blob) as its bytes when stdout is
+redirected (mcp-beaver read ... > picture.png), or one line saying what it is on a
+terminal. The URI is a resource's URI or one a template matches: a gateway reads
+helpdesk://tickets/{id} as helpdesk://tickets/42 by calling its grant with id 42,
+as the caller, so scopes, restrict and the argument rules apply.
+\`mcp-beaver tools <url>\` lists the resources and templates.
+
+Options:
+  --json                  Print the whole resources/read result as JSON
+${REMOTE_OPTIONS}
+  -h, --help              Show this help
+
+Exit codes: 0 success; 1 the server answered the read with an error (no resource
+serves the URI, a variable or argument refused, an upstream failure), printed as one
+line with the JSON-RPC code and the gateway's error code; 2 when the server cannot be
+reached, answers with an HTTP error (a missing scope is HTTP 403), or the command line
+is wrong.
+
+Examples:
+  mcp-beaver read http://127.0.0.1:8080/mcp docs://helpdesk/support-handbook
+  mcp-beaver read http://127.0.0.1:8080/mcp helpdesk://tickets/1 --json
+  mcp-beaver read https://gateway.example.com/mcp docs://x/logo.png --bearer-env MCP_TOKEN > logo.png
+`;
+
+export const PROMPT_HELP = `Usage: mcp-beaver prompt <url> <name> [name=value... | json-args | @file | -] [options]
+
+Gets one prompt of a running MCP server (prompts/get) and prints its messages, each
+as [role] and its text; a message embedding a resource names it, then shows its
+text. Prompt arguments are strings: give them as name=value words, or as one JSON
+object inline, from a file (@args.json) or from stdin (-). Arguments left out take
+their defaults; \`mcp-beaver tools <url>\` lists the prompts and their arguments
+(a ? marks an optional one).
+
+Options:
+  --json                  Print the whole prompts/get result as JSON
+${REMOTE_OPTIONS}
+  -h, --help              Show this help
+
+Exit codes: 0 success; 1 the server answered with an error (no such prompt, an
+argument missing or refused, a resource it embeds could not be read), printed as
+one line with the JSON-RPC code and the gateway's error code; 2 when the server
+cannot be reached, answers with an HTTP error (a missing scope is HTTP 403), or the
+command line is wrong.
+
+Examples:
+  mcp-beaver prompt http://127.0.0.1:8080/mcp triage-ticket id=1 tone=formal
+  mcp-beaver prompt http://127.0.0.1:8080/mcp triage-ticket '{"id":"1"}' --json
 `;
 
 export const DISCOVER_HELP = `Usage: mcp-beaver discover <url> [options]
@@ -157,7 +229,9 @@ export const SERVE_HELP = `Usage: mcp-beaver serve <spec.mcp.kdl> [options]
 Serves every grant of the spec from one process:
   POST /mcp            MCP Streamable HTTP, stateless (2026-07-28 and 2025-11-25 clients)
   POST /api/<tool>     REST: the tool arguments as a JSON body, the envelope back
-  GET  /api            the REST tools
+  GET  /api            the REST tools, and the resources and prompts
+  POST /api/resources/read, POST /api/prompts/get
+                       REST: read a resource {"uri"}, get a prompt {"name", "arguments"}
   GET  /openapi.json   the REST tools as an OpenAPI 3.1 document
   GET  /healthz        liveness;  GET /readyz  readiness (503 while draining)
 
@@ -200,7 +274,8 @@ export const DEMO_HELP = `Usage: mcp-beaver demo [--http 127.0.0.1:8080]
 
 Starts a small helpdesk REST API and an embedded Postgres (PGlite) on this machine,
 then serves specs/demo.mcp.kdl against them: ticket tools over HTTP, order tools
-over SQL. Nothing leaves 127.0.0.1; no API key or database server is needed.
+over SQL, a support handbook and ticket resources, and a triage prompt. Nothing
+leaves 127.0.0.1; no API key or database server is needed.
 
 Options:
   --http [host]:port   Where the gateway listens (default 127.0.0.1:8080)

@@ -94,7 +94,12 @@ export async function runServe(argv: string[]): Promise<number> {
   process.on('SIGHUP', () => reload('SIGHUP'));
   const watcher = values['no-watch']
     ? undefined
-    : await watchSpecFile(file, () => reload('file changed'));
+    : await watchSpecFile(
+        file,
+        () => reload('file changed'),
+        // Resource files are part of the spec: editing one reloads it.
+        () => server.gateway.spec.resources.flatMap((r) => (r.file ? [r.file] : [])),
+      );
 
   // Signal handlers are in place before the "listening" line, which callers wait for.
   const stopped = new Promise<number>((resolve) => {

@@ -14,6 +14,7 @@ import { TOOLS_HELP } from './help.js';
 import { parseCommand } from './flags.js';
 import { remoteCommand } from './remote-args.js';
 import { commandMessages, loadSpecOrReport } from './output.js';
+import { describeSurfaces, surfaceLists } from './spec-surfaces.js';
 
 const { usage, badValue } = commandMessages('tools', TOOLS_HELP);
 const TOOLS_COMMAND = remoteCommand('tools', TOOLS_HELP);
@@ -33,10 +34,11 @@ export async function runTools(argv: string[]): Promise<number> {
   if (typeof compiled === 'number') return compiled;
   const list = toolList(compiled.tools);
   if (values.json) {
-    process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...list, ...surfaceLists(compiled) }, null, 2)}\n`);
     return 0;
   }
   for (const t of list.tools) process.stdout.write(describeTool(t));
+  process.stdout.write(describeSurfaces(compiled));
   return 0;
 }
 
@@ -53,19 +55,40 @@ async function remoteTools(
     throw err;
   }
   // Loaded here, so that the spec commands do not load the MCP client.
-  const [{ withConnection }, { clientErrorLine }, { formatToolList }] = await Promise.all([
-    import('../client/connect.js'),
-    import('../client/errors.js'),
-    import('../client/print.js'),
-  ]);
+  const [{ withConnection }, { clientErrorLine }, { formatToolList }, { formatSurfaces }] =
+    await Promise.all([
+      import('../client/connect.js'),
+      import('../client/errors.js'),
+      import('../client/print.js'),
+      import('../client/print-surfaces.js'),
+    ]);
   let list;
   try {
-    list = await withConnection(options, (c) => c.client.listTools(undefined, c.request));
+    list = await withConnection(options, async (c) => {
+      const tools = await c.client.listTools(undefined, c.request);
+      // Only the lists the server advertises: asking for others is an error by the spec.
+      const has = c.client.getServerCapabilities() ?? {};
+      const [resources, templates, prompts] = await Promise.all([
+        has.resources ? c.client.listResources(undefined, c.request) : undefined,
+        has.resources ? c.client.listResourceTemplates(undefined, c.request) : undefined,
+        has.prompts ? c.client.listPrompts(undefined, c.request) : undefined,
+      ]);
+      return {
+        ...tools,
+        ...(resources && { resources: resources.resources }),
+        ...(templates && { resourceTemplates: templates.resourceTemplates }),
+        ...(prompts && { prompts: prompts.prompts }),
+      };
+    });
   } catch (err) {
     process.stderr.write(`${clientErrorLine(options.url, err, options.timeoutMs)}\n`);
     return 2;
   }
-  process.stdout.write(json ? `${JSON.stringify(list, null, 2)}\n` : formatToolList(list.tools));
+  process.stdout.write(
+    json
+      ? `${JSON.stringify(list, null, 2)}\n`
+      : `${formatToolList(list.tools)}${formatSurfaces(list)}`,
+  );
   return 0;
 }
 

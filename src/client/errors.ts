@@ -2,9 +2,15 @@
  * One readable line for a failure talking to a remote MCP server:
  *   mcp-beaver: http://host/mcp: HTTP 500 Internal Server Error: boom
  *   mcp-beaver: http://host/mcp: JSON-RPC -32602: Unknown tool: nope
+ *   mcp-beaver: http://host/mcp: JSON-RPC -32602 DENIED_BY_RESTRICT: id: not allowed
  *   mcp-beaver: http://host/mcp: cannot connect: connect ECONNREFUSED 127.0.0.1:9
  */
-import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import {
+  InsufficientScopeError,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+} from '@modelcontextprotocol/client';
 
 const MAX_DETAIL = 300;
 
@@ -13,7 +19,9 @@ export function clientErrorLine(url: URL | string, err: unknown, timeoutMs?: num
 }
 
 function describe(err: unknown, timeoutMs: number | undefined): string {
-  if (err instanceof ProtocolError) return jsonRpc(err.code, err.message);
+  if (err instanceof ProtocolError) return jsonRpc(err.code, err.message, err.data);
+  // The SDK reads a 403 step-up challenge into this error and drops the status: said again.
+  if (err instanceof InsufficientScopeError) return `HTTP 403 Forbidden: ${err.message}`;
   if (err instanceof SdkError) {
     const status = httpStatus(err.data);
     if (status !== undefined) return http(status, err);
@@ -38,24 +46,41 @@ function http(status: number, err: SdkError): string {
   const head = `HTTP ${status}${statusText ? ` ${statusText}` : ''}`;
   const text = typeof data.text === 'string' ? data.text.trim() : '';
   const rpc = jsonRpcBody(text);
-  if (rpc) return `${head}: ${jsonRpc(rpc.code, rpc.message)}`;
+  if (rpc) return `${head}: ${jsonRpc(rpc.code, rpc.message, rpc.data)}`;
   if (text) return `${head}: ${clip(text)}`;
   // No body: the SDK's own sentence (e.g. the negotiation probe) says where it failed.
   return err.message.includes(String(status)) ? `${head} (${err.message})` : head;
 }
 
-function jsonRpc(code: number, message: string): string {
-  return `JSON-RPC ${code}: ${clip(message)}`;
+function jsonRpc(code: number, message: string, data?: unknown): string {
+  const name = catalogueCode(data);
+  return `JSON-RPC ${code}${name ? ` ${name}` : ''}: ${clip(message)}`;
+}
+
+/**
+ * The gateway names its refusals in `error.data.code` (INVALID_ARGUMENTS,
+ * DENIED_BY_RESTRICT, UPSTREAM_STATUS, ...): worth a script's grep. Only a word of capitals,
+ * so another server's data cannot put arbitrary text in the line.
+ */
+export function catalogueCode(data: unknown): string | undefined {
+  const code = (data as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(code) ? code : undefined;
 }
 
 /** A JSON-RPC error object in an HTTP error body, when the body is one. */
-function jsonRpcBody(text: string): { code: number; message: string } | undefined {
+function jsonRpcBody(text: string): { code: number; message: string; data?: unknown } | undefined {
   if (!text.startsWith('{')) return undefined;
   try {
-    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    const body = JSON.parse(text) as {
+      error?: { code?: unknown; message?: unknown; data?: unknown };
+    };
     const e = body.error;
     if (e && typeof e.code === 'number') {
-      return { code: e.code, message: typeof e.message === 'string' ? e.message : '' };
+      return {
+        code: e.code,
+        message: typeof e.message === 'string' ? e.message : '',
+        data: e.data,
+      };
     }
   } catch {
     // Not JSON: shown as text.

@@ -119,6 +119,23 @@ export const ERROR_CATALOGUE = {
     mcpStatus: 200,
     summary: 'No grant has this tool name.',
   },
+  // resources/read of a URI nothing serves: -32602 since 2026-07-28 (SEP-2164); the 2025
+  // eras answer -32002, the code their schema reserves (projection/mcp/method-support.ts).
+  RESOURCE_NOT_FOUND: {
+    status: 404,
+    mcp: 'jsonrpc',
+    rpc: RPC.INVALID_PARAMS,
+    mcpStatus: 200,
+    summary:
+      'No resource or template of the spec matches this URI (MCP: -32602 with data.uri; -32002 before 2026-07-28).',
+  },
+  UNKNOWN_PROMPT: {
+    status: 404,
+    mcp: 'jsonrpc',
+    rpc: RPC.INVALID_PARAMS,
+    mcpStatus: 200,
+    summary: 'No prompt of the spec has this name.',
+  },
   NOT_FOUND: {
     status: 404,
     mcp: 'http',

@@ -30,6 +30,9 @@ import { createMemoryLimiter } from './rate-limit/memory-limiter.js';
 import { prepareRateLimit, type RateLimiter } from './rate-limit/rate-limiter.js';
 import { makeRedactor, type Redactor } from './redact.js';
 import { prepareVisibility, type VisibleTo, type VisibleTools } from './visibility.js';
+import { complete, type Completion, type CompletionRef } from './completion.js';
+import { preparePrompts, type PromptCatalog, type PromptGet } from './prompts.js';
+import { prepareResources, type ResourceCatalog, type ResourceRead } from './resources.js';
 
 /** One finished tool call, as audit logs and metrics see it (never its arguments). */
 export interface CallEvent {
@@ -68,6 +71,9 @@ export class Gateway {
   private draining = false;
   private readonly idleWaiters: (() => void)[] = [];
   private readonly visible: VisibleTo;
+  /** Resources and templates of the spec, matched and read through `call`. */
+  readonly resources: ResourceCatalog;
+  readonly prompts: PromptCatalog;
 
   private constructor(
     readonly spec: CompiledSpec,
@@ -78,7 +84,13 @@ export class Gateway {
     private readonly observer: CallObserver | undefined,
     private readonly ownedLimiter?: RateLimiter,
   ) {
-    this.visible = prepareVisibility([...operations.values()]);
+    this.visible = prepareVisibility([...operations.values()], spec.resources, spec.prompts);
+    this.resources = prepareResources(
+      spec.resources,
+      (name) => operations.get(name),
+      (op, input, caller, ctx) => this.call(op, input, caller, ctx),
+    );
+    this.prompts = preparePrompts(spec.prompts, this.resources);
   }
 
   static async prepare(spec: CompiledSpec, opts: GatewayOptions = {}): Promise<Gateway> {
@@ -174,6 +186,29 @@ export class Gateway {
   /** The tools this caller may see and call: one frozen view per distinct outcome. */
   visibleTo(caller: Caller): VisibleTools {
     return this.visible(caller);
+  }
+
+  /**
+   * `resources/read`: fixed content after the scope check, or the `from=` grant called
+   * with the URI's variables converted to its field types, through `call`.
+   */
+  readResource(uri: string, caller: Caller, ctx: CallContext = {}): Promise<ResourceRead> {
+    return this.resources.read(uri, caller, ctx);
+  }
+
+  /** `prompts/get`: arguments checked, placeholders filled, embedded resources read. */
+  getPrompt(
+    name: string,
+    args: unknown,
+    caller: Caller,
+    ctx: CallContext = {},
+  ): Promise<PromptGet> {
+    return this.prompts.get(name, args, caller, ctx);
+  }
+
+  /** `completion/complete`: the enum values of a prompt argument or template variable. */
+  complete(ref: CompletionRef, argument: string, prefix: string, caller: Caller): Completion {
+    return complete(this.prompts, this.resources, ref, argument, prefix, caller);
   }
 
   async call(

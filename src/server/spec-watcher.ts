@@ -3,7 +3,8 @@
  * ConfigMap: the file is a symlink into `..data`, and an update swaps `..data`
  * atomically, so the file itself never changes in place. We watch the folder, and
  * compare the content's hash so a touch or a duplicate event causes no reload; a slow
- * poll covers file systems where watch events do not arrive.
+ * poll covers file systems where watch events do not arrive. Files the spec reads at
+ * load (resource `file`s) are hashed with it: changing one reloads the spec too.
  */
 import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
@@ -17,23 +18,36 @@ export interface SpecWatcher {
 const DEBOUNCE_MS = 250;
 const POLL_MS = 5_000;
 
-async function digest(file: string): Promise<string | undefined> {
+async function digest(file: string, companions: readonly string[]): Promise<string | undefined> {
   try {
-    return createHash('sha256')
-      .update(await readFile(file))
-      .digest('hex');
+    const hash = createHash('sha256').update(await readFile(file));
+    for (const c of companions) {
+      hash.update(`\0${c}\0`);
+      // A companion that is gone changes the digest; the reload then reports it.
+      hash.update(await readFile(c).catch(() => Buffer.from('\0missing')));
+    }
+    return hash.digest('hex');
   } catch {
     return undefined; // mid-swap or removed: the next event or poll sees the result
   }
 }
 
-export async function watchSpecFile(file: string, onChange: () => void): Promise<SpecWatcher> {
-  let last = await digest(file);
+/**
+ * `companions` names the other files the loaded spec was built from (they change with
+ * each reload); a change to one is a change of the spec.
+ */
+export async function watchSpecFile(
+  file: string,
+  onChange: () => void,
+  companions: () => readonly string[] = () => [],
+): Promise<SpecWatcher> {
+  const digestNow = (): Promise<string | undefined> => digest(file, companions());
+  let last = await digestNow();
   let timer: NodeJS.Timeout | undefined;
   const check = (): void => {
     clearTimeout(timer);
     timer = setTimeout(() => {
-      void digest(file).then((now) => {
+      void digestNow().then((now) => {
         if (now !== undefined && now !== last) {
           last = now;
           onChange();

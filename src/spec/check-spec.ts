@@ -1,6 +1,8 @@
 /** Spec → diagnostics: every meaning error of the file, spec-wide and per grant, at once. */
 import { reportPattern } from './check-fields.js';
 import { checkGrant } from './check-grant.js';
+import { checkPrompts } from './check-prompt.js';
+import { checkResources } from './check-resource.js';
 import type { Diagnostics, Position } from './diagnostics.js';
 import { normalizeBaseUrl } from './base-url.js';
 import { authHeaderName, headerProblem } from './headers.js';
@@ -63,6 +65,8 @@ export function checkSpec(spec: Spec, diag: Diagnostics, overrides: SpecOverride
         'no `describe`: agents choose tools by their description',
       );
   }
+  checkResources(spec, diag);
+  checkPrompts(spec, diag);
   for (const { value: r, at } of spec.restrict) {
     if (!restrictUsed.has(r.argument))
       diag.warn(

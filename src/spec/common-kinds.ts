@@ -58,3 +58,13 @@ export const RATE_LIMIT: NodeKind<RateLimit> = {
     return rl;
   },
 };
+
+/** `scope "<s>"...`, repeatable, on grants, resources and prompts. */
+export const SCOPE: NodeKind<string[]> = {
+  rest: { what: 'a scope', type: 'string' },
+  build(n, { diag, subject }) {
+    if (n.args.length === 0)
+      diag.error('SPEC_MISSING', n.at, subject, '`scope` needs a scope name');
+    return n.args.flatMap((a) => (a ? [a.value as string] : []));
+  },
+};

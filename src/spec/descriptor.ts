@@ -158,6 +158,80 @@ export interface AccessDescriptor {
   readonly allowOrigins: readonly string[];
 }
 
+/** A template variable of a `from=` resource: the grant argument it fills, typed. */
+export interface ResourceVariable {
+  readonly name: string;
+  /** The grant field's type: the variable's text is converted to it. */
+  readonly type: 'string' | 'integer' | 'number' | 'boolean';
+  /** Values `completion/complete` offers: the field's enum and restrict list (intersected). */
+  readonly values?: readonly string[];
+}
+
+/** Where a resource's content comes from; file and inline content are read at load. */
+export type ResourceContent =
+  | { readonly kind: 'text'; readonly text: string }
+  /** Base64 of the file's bytes (a MIME type that is not text). */
+  | { readonly kind: 'blob'; readonly blob: string }
+  | { readonly kind: 'tool'; readonly tool: string };
+
+/** One `resource`: a fixed URI, or a template whose variables fill a grant's arguments. */
+export interface ResourceDescriptor {
+  /** The URI, or the template as written (`helpdesk://tickets/{id}`). */
+  readonly uri: string;
+  readonly template: boolean;
+  /** Template variables in order; empty for a fixed URI. */
+  readonly variables: readonly ResourceVariable[];
+  /** Literal text around the variables (`variables.length + 1` pieces). */
+  readonly literals: readonly string[];
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly mimeType: string;
+  readonly content: ResourceContent;
+  /** The file read, beside the spec (for `check` and the reload watcher). */
+  readonly file?: string;
+  /** The resource's own scopes and, for `from=`, the grant's: needed to list and to read. */
+  readonly scopes: readonly string[];
+  readonly source: SourceRef;
+}
+
+export interface PromptArgumentDescriptor {
+  readonly name: string;
+  readonly description?: string;
+  readonly required: boolean;
+  readonly default?: string;
+  readonly enum?: readonly string[];
+  readonly pattern?: string;
+  readonly maxLength: number;
+}
+
+/** Message text as pieces: literal text, or the value of a prompt argument. */
+export type PromptTextPart = { readonly literal: string } | { readonly argument: string };
+
+export type PromptMessageDescriptor =
+  | {
+      readonly role: 'user' | 'assistant';
+      readonly text: string;
+      readonly parts: readonly PromptTextPart[];
+    }
+  | {
+      readonly role: 'user' | 'assistant';
+      /** A resource URI, its `{argument}` placeholders filled (percent-encoded) at get time. */
+      readonly resource: string;
+      readonly parts: readonly PromptTextPart[];
+    };
+
+export interface PromptDescriptor {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly arguments: readonly PromptArgumentDescriptor[];
+  readonly messages: readonly PromptMessageDescriptor[];
+  /** The prompt's own scopes and those of every resource its messages embed. */
+  readonly scopes: readonly string[];
+  readonly source: SourceRef;
+}
+
 /** The whole compiled spec: server identity, tools in spec order, shared resources. */
 export interface CompiledSpec {
   readonly file: string;
@@ -168,6 +242,9 @@ export interface CompiledSpec {
     readonly instructions?: string;
   };
   readonly tools: readonly Descriptor[];
+  /** MCP resources and templates, in spec order. */
+  readonly resources: readonly ResourceDescriptor[];
+  readonly prompts: readonly PromptDescriptor[];
   readonly database?: DatabaseDescriptor;
   readonly access?: AccessDescriptor;
   readonly redisEnv?: string;

@@ -39,6 +39,19 @@ export const SPEC_ERROR_CODES = {
   SPEC_HEADER: 'an invalid header, or one the gateway owns',
   SPEC_SHAPE: 'pick and omit on one grant, or a pick/omit path that cannot be parsed',
   SPEC_RESERVED_NAME: 'a field, path param, as=, arg= or from-claim= named `__proto__`',
+  SPEC_RESOURCE_URI:
+    'a resource URI that is not absolute, or a template that is not RFC 6570 level 1',
+  SPEC_RESOURCE_SOURCE: 'a resource with no content source or several, or a template without from=',
+  SPEC_RESOURCE_FILE: "a resource file outside the spec's folder, missing, or over 1 MiB",
+  SPEC_RESOURCE_FROM:
+    'from= naming no tool, a variable that is no scalar argument of it, or a required argument without a variable',
+  SPEC_DUPLICATE_RESOURCE: 'two resources share a URI or a name',
+  SPEC_PROMPT_NAME: 'a prompt or prompt argument name outside ^[A-Za-z0-9_.-]{1,64}$',
+  SPEC_DUPLICATE_PROMPT: 'two prompts share a name',
+  SPEC_PROMPT_MESSAGE:
+    'a message role other than user or assistant, or neither or both of text and resource=',
+  SPEC_PLACEHOLDER: 'a {placeholder} that names no declared prompt argument',
+  SPEC_PROMPT_RESOURCE: 'a resource= message that matches no declared resource or template',
 } as const;
 
 export const SPEC_WARNING_CODES = {

@@ -5,6 +5,8 @@ import type { SpecOverrides } from './check-spec.js';
 import type { CompiledSpec, DatabaseDescriptor } from './descriptor.js';
 import { deepFreeze } from './freeze.js';
 import { DEFAULT_TIMEOUT_MS, lowerGrant } from './lower-grant.js';
+import { lowerPrompts } from './lower-prompt.js';
+import { lowerResources } from './lower-resource.js';
 import type { Spec } from './spec-types.js';
 
 const DATABASE_DEFAULTS = { pool: 10, statementTimeoutMs: 10_000, checkoutTimeoutMs: 1_000 };
@@ -19,6 +21,8 @@ export function lowerSpec(spec: Spec, overrides: SpecOverrides = {}): CompiledSp
     statementTimeoutMs: database?.statementTimeoutMs ?? DEFAULT_TIMEOUT_MS,
   };
   const { wrap } = spec;
+  const tools = spec.grants.map((g) => lowerGrant(g, scope));
+  const resources = lowerResources(spec, tools);
   return deepFreeze<CompiledSpec>({
     file: spec.file,
     server: {
@@ -27,7 +31,9 @@ export function lowerSpec(spec: Spec, overrides: SpecOverrides = {}): CompiledSp
       ...(wrap.title !== undefined && { title: wrap.title }),
       ...(wrap.describe !== undefined && { instructions: wrap.describe }),
     },
-    tools: spec.grants.map((g) => lowerGrant(g, scope)),
+    tools,
+    resources,
+    prompts: lowerPrompts(spec, resources),
     ...(database && { database }),
     ...(spec.access && { access: spec.access }),
     ...(spec.limits.redisEnv !== undefined && { redisEnv: spec.limits.redisEnv }),

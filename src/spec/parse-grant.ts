@@ -16,7 +16,7 @@ import {
 } from './kdl-reader.js';
 import { toolName } from './naming.js';
 import { FIELD, uniqueFields } from './parse-field.js';
-import { locatedString, once, RATE_LIMIT, TEXT, TIMEOUT } from './common-kinds.js';
+import { locatedString, once, RATE_LIMIT, SCOPE, TEXT, TIMEOUT } from './common-kinds.js';
 import type { BodySpec, FieldBlockSpec, GrantSpec, QuerySpec, SetSpec } from './spec-types.js';
 
 function count(name: string, min = 1): NodeKind<Located<number>> {
@@ -139,15 +139,6 @@ const SET: NodeKind<Located<SetSpec[]>> = {
     where: 'in set',
   },
   build: (n) => ({ value: n.children.map((c) => c.value as SetSpec), at: n.at }),
-};
-
-const SCOPE: NodeKind<string[]> = {
-  rest: { what: 'a scope', type: 'string' },
-  build(n, { diag, subject }) {
-    if (n.args.length === 0)
-      diag.error('SPEC_MISSING', n.at, subject, '`scope` needs a scope name');
-    return n.args.flatMap((a) => (a ? [a.value as string] : []));
-  },
 };
 
 /** `pick` / `omit`: field paths, checked in check-grant.ts. */

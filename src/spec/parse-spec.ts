@@ -23,6 +23,8 @@ import {
 } from './kdl-reader.js';
 import { RATE_LIMIT, TEXT, TIMEOUT } from './common-kinds.js';
 import { GRANT } from './parse-grant.js';
+import { PROMPT } from './parse-prompt.js';
+import { RESOURCE } from './parse-resource.js';
 import type { RestrictSpec, Spec } from './spec-types.js';
 import { parseDuration } from './values.js';
 
@@ -251,6 +253,8 @@ const TOP: Table = {
     'rate-limit': { ...RATE_LIMIT, once: true },
     access: { ...ACCESS, once: true },
     can: GRANT,
+    resource: RESOURCE,
+    prompt: PROMPT,
   },
 };
 
@@ -292,6 +296,8 @@ export function parseSpec(text: string, file: string): ParseResult {
     rateLimit: childNamed(top, 'rate-limit'),
     access: childNamed(top, 'access'),
     grants: childrenNamed(top, 'can'),
+    resources: childrenNamed(top, 'resource'),
+    prompts: childrenNamed(top, 'prompt'),
   };
   return { spec, diagnostics: diag };
 }

@@ -120,4 +120,51 @@ export interface Spec {
   readonly rateLimit?: RateLimit;
   readonly access?: AccessDescriptor;
   readonly grants: readonly GrantSpec[];
+  readonly resources: readonly ResourceSpec[];
+  readonly prompts: readonly PromptSpec[];
+}
+
+/** `resource "<uri>" ...` (spec-language.md, "Resources and prompts"), as written. */
+export interface ResourceSpec {
+  /** An absolute URI, or a template with `{var}` segments. */
+  readonly uri: Located<string>;
+  readonly at: Position;
+  readonly name?: Located<string>;
+  readonly title?: string;
+  readonly describe?: string;
+  readonly mime?: Located<string>;
+  /** The content sources as given; the checker wants exactly one. */
+  readonly file?: Located<string>;
+  readonly text?: Located<string>;
+  readonly from?: Located<string>;
+  readonly scopes: readonly string[];
+}
+
+export interface PromptArgumentSpec {
+  readonly name: string;
+  readonly at: Position;
+  readonly required: boolean;
+  readonly default?: Located<string>;
+  readonly describe?: string;
+  readonly pattern?: Located<string>;
+  readonly maxLength?: Located<number>;
+  readonly enum?: readonly Located<string>[];
+}
+
+/** `message "<role>" "<text>"` or `message "<role>" resource="<uri>"`. */
+export interface PromptMessageSpec {
+  readonly role: Located<string>;
+  readonly at: Position;
+  readonly text?: Located<string>;
+  readonly resource?: Located<string>;
+}
+
+export interface PromptSpec {
+  readonly name: Located<string>;
+  readonly at: Position;
+  readonly title?: string;
+  readonly describe?: string;
+  readonly arguments: readonly PromptArgumentSpec[];
+  readonly messages: readonly PromptMessageSpec[];
+  readonly scopes: readonly string[];
 }

@@ -4,6 +4,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compileSpecFile } from '../../src/spec/load-spec.js';
 import { toolList } from '../../src/projection/mcp/tool-definition.js';
+import {
+  promptDefinition,
+  resourceDefinition,
+  templateDefinition,
+} from '../../src/projection/mcp/resource-definition.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const EXAMPLES = [
@@ -77,6 +82,78 @@ describe('mcp-beaver check', () => {
     const r = await runCli(['check', '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Usage: mcp-beaver check <spec.mcp.kdl>');
+  });
+});
+
+describe('mcp-beaver check and tools with resources and prompts', () => {
+  const SCOPED = [
+    'wrap "t" version="1"',
+    'base-url "https://api.example.com"',
+    'can get thing {',
+    '    describe "One thing."',
+    '    path "/things/{id}" { id "integer"; }',
+    '    scope "things:read"',
+    '}',
+    'resource "docs://t/notes" text="Notes." { scope "notes:read"; }',
+    'resource "t://things/{id}" from="get_thing"',
+    'prompt "look" {',
+    '    argument "id" required=#true',
+    '    argument "mood" default="calm" { enum "calm" "busy"; }',
+    '    message "user" "Look at {id}."',
+    '    message "user" resource="t://things/{id}"',
+    '}',
+  ].join('\n');
+
+  it('check counts them and prints a line each: source, MIME type, embeds, scopes', async () => {
+    const file = tempSpec(SCOPED);
+    const r = await runCli(['check', file]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')).toEqual([
+      `${file}: 1 tool, 2 resources, 1 prompt`,
+      expect.stringMatching(/^ {2}get_thing +GET \/things\/\{id\}/),
+      '  resource docs://t/notes   text (text/plain)  scope=notes:read',
+      '  template t://things/{id}  from get_thing (application/json)  scope=things:read',
+      '  prompt   look             arguments id, mood?  embeds t://things/{id}  scope=things:read',
+      '',
+    ]);
+  });
+
+  it('check of the demo names the handbook file, the templates and the triage prompt', async () => {
+    const r = await runCli(['check', 'specs/demo.mcp.kdl']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('specs/demo.mcp.kdl: 9 tools, 4 resources, 1 prompt\n');
+    expect(r.stdout).toMatch(
+      /^ {2}resource docs:\/\/helpdesk\/support-handbook +file specs\/demo-docs\/support-handbook\.md \(text\/markdown\)$/m,
+    );
+    expect(r.stdout).toMatch(/^ {2}template helpdesk:\/\/tickets\/\{id\} +from get_ticket/m);
+    expect(r.stdout).toMatch(/^ {2}prompt {3}triage-ticket +arguments id, tone\? {2}embeds /m);
+  });
+
+  it('tools --json gives the lists MCP serves beside tools; without --json a block each', async () => {
+    const r = await runCli(['tools', 'specs/demo.mcp.kdl', '--json']);
+    expect(r.code).toBe(0);
+    const { compiled } = await compileSpecFile('specs/demo.mcp.kdl');
+    const { resources, prompts } = compiled!;
+    expect(JSON.parse(r.stdout)).toEqual({
+      ...toolList(compiled!.tools),
+      resources: resources.filter((x) => !x.template).map(resourceDefinition),
+      resourceTemplates: resources.filter((x) => x.template).map(templateDefinition),
+      prompts: prompts.map(promptDefinition),
+    });
+    const text = await runCli(['tools', tempSpec(SCOPED)]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(
+      [
+        'resource template t://things/{id} — things',
+        '    application/json, from get_thing',
+        '    {id}: integer',
+        '',
+        'prompt look — look',
+        '    id: string',
+        '    mood?: string  — default "calm"; one of calm, busy',
+        '',
+      ].join('\n'),
+    );
   });
 });
 

@@ -77,6 +77,8 @@ upstream_port="${line##* }"
 
 # 2. The gateway, on a free port, with base-url pointed at that upstream.
 sed "s#http://127.0.0.1:18931#http://127.0.0.1:${upstream_port}#" "$DIR/conformance.mcp.kdl" >"$WORK/conformance.mcp.kdl"
+# The files the spec's resources read sit beside it.
+cp "$DIR/pixel.png" "$WORK/pixel.png"
 "$GATEWAY_NODE" bin/mcp-beaver.js serve "$WORK/conformance.mcp.kdl" --http 127.0.0.1:0 >"$WORK/gateway.log" 2>&1 &
 PIDS+=($!)
 line="$(wait_for_line "$WORK/gateway.log" '"msg":"mcp-beaver listening"' 30 "${PIDS[-1]}")" ||

@@ -11,11 +11,30 @@ const routes = {
   'GET /error': [500, { error: 'This tool intentionally returns an error for testing' }],
 };
 
+// Routes with one variable segment, behind the resource templates.
+const patterns = [
+  // resources-templates-read: test://template/{id}/data reads this through a grant.
+  [
+    /^GET \/template\/([^/]+)\/data$/,
+    (id) => [200, { id, templateTest: true, data: `Data for ID: ${id}` }],
+  ],
+  [/^GET \/items\/([^/]+)$/, (kind) => [200, { kind }]],
+];
+
+function answer(key) {
+  if (routes[key]) return routes[key];
+  for (const [re, make] of patterns) {
+    const m = re.exec(key);
+    if (m) return make(decodeURIComponent(m[1]));
+  }
+  return [404, { error: 'not found' }];
+}
+
 const server = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
     const path = (req.url ?? '/').split('?')[0];
-    const [status, body] = routes[`${req.method} ${path}`] ?? [404, { error: 'not found' }];
+    const [status, body] = answer(`${req.method} ${path}`);
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify(body));
   });

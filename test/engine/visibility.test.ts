@@ -73,3 +73,54 @@ describe('gateway.visibleTo', () => {
     expect(late.key).toBe('list_issues,create_issue,list_labels');
   });
 });
+
+describe('gateway.visibleTo for resources and prompts', () => {
+  const WITH_RESOURCES = `
+wrap "visible-resources" version="1.0.0"
+base-url "http://127.0.0.1:9"
+access {
+    oauth issuer="https://idp.example.com" audience="https://t.example.com/mcp" jwks-uri="https://idp.example.com/jwks.json"
+}
+can get issue {
+    path "/issues/{id}"
+    scope "issues:read"
+}
+resource "docs://guide" text="Read me."
+resource "docs://secret" text="Staff only." {
+    scope "staff"
+}
+resource "issues://{id}" from="get_issue"
+prompt "summarize" {
+    argument "id" required=#true
+    message "user" resource="issues://{id}"
+}
+prompt "hello" {
+    message "user" "Hello."
+}
+`;
+  let gw: Gateway;
+  beforeAll(async () => {
+    gw = await Gateway.prepare(compileSpecText(WITH_RESOURCES, 'r.mcp.kdl').compiled!);
+  });
+  afterAll(() => gw.close());
+
+  it("shows a from= resource only to holders of its grant's scopes, and a prompt only with its embedded resources' scopes", () => {
+    const none = gw.visibleTo(caller());
+    expect(none.resources.map((r) => r.uri)).toEqual(['docs://guide']);
+    expect(none.templates).toEqual([]);
+    expect(none.prompts.map((p) => p.name)).toEqual(['hello']);
+    const reader = gw.visibleTo(caller('issues:read'));
+    expect(reader.templates.map((r) => r.uri)).toEqual(['issues://{id}']);
+    expect(reader.prompts.map((p) => p.name)).toEqual(['summarize', 'hello']);
+    const staff = gw.visibleTo(caller('staff'));
+    expect(staff.resources.map((r) => r.uri)).toEqual(['docs://guide', 'docs://secret']);
+  });
+
+  it('gives callers whose scopes see the same entries the same frozen view', () => {
+    const a = gw.visibleTo(caller('issues:read', 'other'));
+    const b = gw.visibleTo(caller('issues:read'));
+    expect(a).toBe(b);
+    expect(Object.isFrozen(a.templates)).toBe(true);
+    expect(gw.visibleTo(caller('staff'))).not.toBe(b);
+  });
+});

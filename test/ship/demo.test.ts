@@ -136,6 +136,49 @@ describe('the demo (npm start)', () => {
     }
   });
 
+  it('shows the official client a document, a ticket template and a triage prompt that embeds both', async () => {
+    const client = new Client(
+      { name: 'demo-test', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+    try {
+      const { resources } = await client.listResources();
+      expect(resources.map((r) => r.uri)).toEqual([
+        'docs://helpdesk/support-handbook',
+        'docs://helpdesk/hours',
+      ]);
+      const { resourceTemplates } = await client.listResourceTemplates();
+      expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual([
+        'helpdesk://tickets/{id}',
+        'helpdesk://orders/by-status/{status}',
+      ]);
+      const handbook = await client.readResource({ uri: 'docs://helpdesk/support-handbook' });
+      expect(handbook.contents[0]).toMatchObject({ mimeType: 'text/markdown' });
+      expect((handbook.contents[0] as { text: string }).text).toContain('## Priorities');
+      const orders = await client.readResource({ uri: 'helpdesk://orders/by-status/open' });
+      const envelope = JSON.parse((orders.contents[0] as { text: string }).text) as {
+        result: { orders: number }[];
+      };
+      expect(envelope.result[0]!.orders).toBeGreaterThan(0);
+      const { prompts } = await client.listPrompts();
+      expect(prompts.map((p) => p.name)).toEqual(['triage-ticket']);
+      const triage = await client.getPrompt({ name: 'triage-ticket', arguments: { id: '1' } });
+      expect(triage.messages.map((m) => m.content.type)).toEqual(['text', 'resource', 'resource']);
+      expect((triage.messages[0]!.content as { text: string }).text).toContain('friendly tone');
+      const ticket = triage.messages[1]!.content as { resource: { uri: string; text: string } };
+      expect(ticket.resource.uri).toBe('helpdesk://tickets/1');
+      expect(JSON.parse(ticket.resource.text)).toMatchObject({ result: { id: 1 } });
+      const statuses = await client.complete({
+        ref: { type: 'ref/resource', uri: 'helpdesk://orders/by-status/{status}' },
+        argument: { name: 'status', value: 'p' },
+      });
+      expect(statuses.completion.values).toEqual(['paid']);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('sends form-encoded feedback with the fixed server-side value merged in', async () => {
     const res = await fetch(`${base}/api/send_feedback`, {
       method: 'POST',

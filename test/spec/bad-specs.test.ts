@@ -1669,6 +1669,402 @@ const BAD: readonly BadSpec[] = [
       },
     ],
   },
+  // ---- resources and prompts (spec-language.md, "Resources and prompts") ------------
+  {
+    name: 'refuses a resource URI without a scheme, and a template with a malformed variable',
+    text: kdl`
+      wrap "t" version="1"
+      resource "helpdesk/hours" text="9-5"
+      resource "docs://x/{a-b}" text="x"
+    `,
+    errors: [
+      {
+        code: 'SPEC_RESOURCE_URI',
+        line: 2,
+        column: 10,
+        says: 'resource helpdesk/hours: URI must be an absolute URI with a scheme, like docs://team/guide',
+      },
+      {
+        code: 'SPEC_RESOURCE_URI',
+        line: 3,
+        column: 10,
+        says: 'resource docs://x/{a-b}: URI variable {a-b} must be a name matching ^[A-Za-z_][A-Za-z0-9_]*$ (RFC 6570 level 1)',
+      },
+    ],
+  },
+  {
+    name: 'refuses a resource with no content source, and one with two',
+    text: kdl`
+      wrap "t" version="1"
+      resource "docs://x/none" describe="Nothing."
+      resource "docs://x/both" text="a" file="README.md"
+    `,
+    errors: [
+      {
+        code: 'SPEC_RESOURCE_SOURCE',
+        line: 2,
+        column: 1,
+        says: 'resource docs://x/none: a resource needs one content source: file "<path>", text="..." or from="<tool>"',
+      },
+      {
+        code: 'SPEC_RESOURCE_SOURCE',
+        line: 3,
+        column: 1,
+        says: 'resource docs://x/both: a resource has one content source; this one has file and text=',
+      },
+    ],
+  },
+  {
+    name: 'refuses a template that is not read from a grant',
+    text: kdl`
+      wrap "t" version="1"
+      resource "docs://pages/{page}" text="x"
+    `,
+    errors: [
+      {
+        code: 'SPEC_RESOURCE_SOURCE',
+        line: 2,
+        column: 10,
+        says: 'resource docs://pages/{page}: a template ({page}) needs from="<tool>": only a grant can fill its variables',
+      },
+    ],
+  },
+  {
+    name: "refuses a resource file outside the spec's folder, with .., missing, or absolute",
+    text: kdl`
+      wrap "t" version="1"
+      resource "docs://a" file="../etc/passwd"
+      resource "docs://b" file="/etc/passwd"
+      resource "docs://c" {
+          file "docs/no-such-file.md"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_RESOURCE_FILE',
+        line: 2,
+        column: 21,
+        says: 'resource docs://a: file "../etc/passwd" must not contain ".."',
+      },
+      {
+        code: 'SPEC_RESOURCE_FILE',
+        line: 3,
+        column: 21,
+        says: 'resource docs://b: file "/etc/passwd" must be relative to the spec',
+      },
+      {
+        code: 'SPEC_RESOURCE_FILE',
+        line: 5,
+        column: 10,
+        says: 'resource docs://c: file "docs/no-such-file.md" does not exist beside the spec',
+      },
+    ],
+  },
+  {
+    name: 'refuses from= naming no tool',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can get ticket {
+          describe "d"
+          path "/tickets/{id}"
+      }
+      resource "helpdesk://tickets/{id}" from="get_tickets"
+    `,
+    errors: [
+      {
+        code: 'SPEC_RESOURCE_FROM',
+        line: 7,
+        column: 36,
+        says: 'resource helpdesk://tickets/{id}: from="get_tickets" names no tool (tools: get_ticket)',
+      },
+    ],
+  },
+  {
+    name: 'refuses template variables that are not scalar arguments of the grant, and a required argument without a variable',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can get ticket {
+          describe "d"
+          path "/tickets/{id}"
+          query {
+              tags "string[]"
+              mine "boolean" from-claim="mine"
+          }
+      }
+      access {
+          oauth issuer="https://id.example.com" audience="https://mcp.example.com" jwks-uri="https://id.example.com/jwks"
+      }
+      resource "helpdesk://t/{id}/{colour}" from="get_ticket" name="a"
+      resource "helpdesk://t/{id}/tags/{tags}" from="get_ticket" name="b"
+      resource "helpdesk://t/{id}/mine/{mine}" from="get_ticket" name="c"
+      resource "helpdesk://t/all" from="get_ticket" name="d"
+    `,
+    errors: [
+      {
+        code: 'SPEC_RESOURCE_FROM',
+        line: 14,
+        column: 10,
+        says: 'resource helpdesk://t/{id}/{colour}: variable {colour} is not an argument of get_ticket (its arguments: id, tags)',
+      },
+      {
+        code: 'SPEC_RESOURCE_FROM',
+        line: 15,
+        column: 10,
+        says: "resource helpdesk://t/{id}/tags/{tags}: variable {tags} fills get_ticket's string[] argument; a URI variable holds one string, integer, number or boolean",
+      },
+      {
+        code: 'SPEC_RESOURCE_FROM',
+        line: 16,
+        column: 10,
+        says: 'resource helpdesk://t/{id}/mine/{mine}: variable {mine} is not an argument of get_ticket (its arguments: id, tags)',
+      },
+      {
+        code: 'SPEC_RESOURCE_FROM',
+        line: 17,
+        column: 10,
+        says: 'resource helpdesk://t/all: get_ticket requires id; the URI needs a {id} variable',
+      },
+    ],
+  },
+  {
+    name: 'refuses mime= on a from= resource',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list tickets {
+          describe "d"
+          path "/tickets"
+      }
+      resource "helpdesk://tickets" from="list_tickets" mime="text/plain"
+    `,
+    errors: [
+      {
+        code: 'SPEC_PROPERTY_TYPE',
+        line: 7,
+        column: 51,
+        says: 'resource helpdesk://tickets: mime= does not apply to from= resources: their content is the envelope as application/json',
+      },
+    ],
+  },
+  {
+    name: 'refuses two resources with one URI, and two with one name',
+    text: kdl`
+      wrap "t" version="1"
+      resource "docs://a/hours" text="9-5"
+      resource "docs://a/hours" text="8-4" name="hours2"
+      resource "docs://b/hours" text="7-3"
+    `,
+    errors: [
+      {
+        code: 'SPEC_DUPLICATE_RESOURCE',
+        line: 3,
+        column: 10,
+        says: 'resource docs://a/hours: URI docs://a/hours is already served by the resource at line 2',
+      },
+      {
+        code: 'SPEC_DUPLICATE_RESOURCE',
+        line: 4,
+        column: 1,
+        says: 'resource docs://b/hours: name "hours" is already taken by the resource at line 2; give one of them name="..."',
+      },
+    ],
+  },
+  {
+    name: 'refuses a resource title given twice, and an unknown child of a resource',
+    text: kdl`
+      wrap "t" version="1"
+      resource "docs://a" text="x" title="One" {
+          title "Two"
+          mime "text/plain"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_DUPLICATE',
+        line: 3,
+        column: 5,
+        says: 'resource docs://a: `title` is given twice (as title= on line 2 and as a child)',
+      },
+      {
+        code: 'SPEC_UNKNOWN_NODE',
+        line: 4,
+        column: 5,
+        says: 'resource docs://a: unknown node `mime` in a resource (known: title, describe, file, scope)',
+      },
+    ],
+  },
+  {
+    name: 'refuses a prompt name outside the pattern, an argument name outside it, and a duplicate prompt',
+    text: kdl`
+      wrap "t" version="1"
+      prompt "triage ticket" {
+          message "user" "x"
+      }
+      prompt "ok" {
+          argument "a b"
+          message "user" "x"
+      }
+      prompt "ok" {
+          message "user" "y"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PROMPT_NAME',
+        line: 2,
+        column: 8,
+        says: 'prompt triage ticket: prompt name "triage ticket" must match ^[A-Za-z0-9_.-]{1,64}$',
+      },
+      {
+        code: 'SPEC_PROMPT_NAME',
+        line: 6,
+        column: 5,
+        says: 'prompt ok: argument a b: argument name "a b" must match ^[A-Za-z0-9_.-]{1,64}$',
+      },
+      {
+        code: 'SPEC_DUPLICATE_PROMPT',
+        line: 9,
+        column: 8,
+        says: 'prompt ok: prompt name ok is already taken by the prompt at line 5',
+      },
+    ],
+  },
+  {
+    name: 'refuses a message role other than user or assistant, and a message with neither or both of text and resource=',
+    text: kdl`
+      wrap "t" version="1"
+      resource "docs://hours" text="9-5"
+      prompt "p" {
+          message "system" "x"
+          message "user"
+          message "user" "x" resource="docs://hours"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PROMPT_MESSAGE',
+        line: 4,
+        column: 13,
+        says: 'prompt p: message role "system" must be "user" or "assistant"',
+      },
+      {
+        code: 'SPEC_PROMPT_MESSAGE',
+        line: 5,
+        column: 5,
+        says: 'prompt p: a message needs a text (message "user" "...") or resource="<uri>"',
+      },
+      {
+        code: 'SPEC_PROMPT_MESSAGE',
+        line: 6,
+        column: 5,
+        says: 'prompt p: a message has a text or resource="...", not both',
+      },
+    ],
+  },
+  {
+    name: 'refuses a placeholder that is not a declared argument, in a text and in resource=',
+    text: kdl`
+      wrap "t" version="1"
+      resource "docs://hours" text="9-5"
+      prompt "p" {
+          argument "id"
+          message "user" "Triage {id} for {who}."
+          message "user" resource="docs://{page}"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PLACEHOLDER',
+        line: 5,
+        column: 20,
+        says: 'prompt p: placeholder {who} is not a declared argument (declared: id)',
+      },
+      {
+        code: 'SPEC_PLACEHOLDER',
+        line: 6,
+        column: 20,
+        says: 'prompt p: placeholder {page} is not a declared argument (declared: id)',
+      },
+      {
+        code: 'SPEC_PROMPT_RESOURCE',
+        line: 6,
+        column: 20,
+        says: 'prompt p: resource="docs://{page}" matches no declared resource or template',
+      },
+    ],
+  },
+  {
+    name: 'refuses a resource= message that matches no resource, and a prompt without messages',
+    text: kdl`
+      wrap "t" version="1"
+      resource "docs://hours" text="9-5"
+      prompt "p" {
+          message "user" resource="docs://opening-hours"
+      }
+      prompt "q" {
+          describe "Nothing to say."
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PROMPT_RESOURCE',
+        line: 4,
+        column: 20,
+        says: 'prompt p: resource="docs://opening-hours" matches no declared resource or template',
+      },
+      {
+        code: 'SPEC_MISSING',
+        line: 6,
+        column: 1,
+        says: 'prompt q: a prompt needs at least one `message`',
+      },
+    ],
+  },
+  {
+    name: 'refuses a prompt default outside its enum, on a required argument, and an enum value against max-length, and an unsafe pattern',
+    text: kdl`
+      wrap "t" version="1"
+      prompt "p" {
+          argument "tone" default="rude" {
+              enum "friendly" "formal"
+          }
+          argument "id" required=#true default="1"
+          argument "code" max-length=3 {
+              enum "abcd"
+          }
+          argument "x" pattern="^(a+)+$"
+          message "user" "{tone}{id}{code}{x}"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_DEFAULT',
+        line: 3,
+        column: 21,
+        says: 'prompt p: argument tone: default "rude" is not one of the enum values',
+      },
+      {
+        code: 'SPEC_DEFAULT',
+        line: 6,
+        column: 34,
+        says: 'prompt p: argument id: a required argument never uses its default; drop one of the two',
+      },
+      {
+        code: 'SPEC_ENUM',
+        line: 8,
+        column: 14,
+        says: 'prompt p: argument code: enum value "abcd" is longer than max-length=3',
+      },
+      {
+        code: 'SPEC_PATTERN_UNSAFE',
+        line: 10,
+        column: 18,
+        says: 'prompt p: argument x: pattern "^(a+)+$": a repeated group contains a repetition (nested quantifiers), which can take exponential time',
+      },
+    ],
+  },
   {
     name: 'refuses pick and omit on one grant, blaming the later one',
     text: kdl`

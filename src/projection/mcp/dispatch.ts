@@ -4,6 +4,9 @@ import { isRpcError } from '../../engine/error-catalogue.js';
 import { continueTrace } from '../../engine/trace-context.js';
 import { resultBytes, resultText, rpcError, type RpcReply } from './jsonrpc.js';
 import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
+import { completeArgument } from './completion.js';
+import { getPrompt, listPrompts } from './prompt-methods.js';
+import { listResources, listTemplates, readResource } from './resource-methods.js';
 import { toolResultText } from './tool-result.js';
 import { isLegacyVersion, LEGACY_VERSIONS } from './versions.js';
 
@@ -17,10 +20,21 @@ function okBytes(req: RpcRequest, bytes: Buffer): RpcReply {
   return { status: 200, body: resultBytes(req.id, bytes) };
 }
 
+/** Resources, prompts and completions: the same handlers in both eras. */
+const SPEC_METHODS: readonly (readonly [string, Handler])[] = [
+  ['resources/list', listResources],
+  ['resources/templates/list', listTemplates],
+  ['resources/read', readResource],
+  ['prompts/list', listPrompts],
+  ['prompts/get', getPrompt],
+  ['completion/complete', completeArgument],
+];
+
 const MODERN: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ['server/discover', (req, d) => ok(req, d.payloads.discover)],
   ['tools/list', (req, d) => okBytes(req, d.payloads.toolLists(d.caller).modern)],
   ['tools/call', callTool],
+  ...SPEC_METHODS,
 ]);
 
 const LEGACY: ReadonlyMap<string, Handler> = new Map<string, Handler>([
@@ -37,6 +51,7 @@ const LEGACY: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ['ping', (req) => ok(req, '{}')],
   ['tools/list', (req, d) => okBytes(req, d.payloads.toolLists(d.caller).legacy)],
   ['tools/call', callTool],
+  ...SPEC_METHODS,
 ]);
 
 export function dispatchModern(req: RpcRequest, deps: McpDeps): Promise<RpcReply> | RpcReply {

@@ -74,6 +74,9 @@ const APPLIES: Partial<Record<ErrorCode, (d: Descriptor, spec: CompiledSpec) => 
   MALFORMED_REQUEST: () => false,
   HEADERS_TOO_LARGE: () => false,
   REQUEST_TIMEOUT: () => false,
+  // MCP resources and prompts only: no REST route reads or gets them.
+  RESOURCE_NOT_FOUND: () => false,
+  UNKNOWN_PROMPT: () => false,
 };
 
 const CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];

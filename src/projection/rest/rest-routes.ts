@@ -1,6 +1,7 @@
 /**
  * The REST projection: `POST /api/<tool>` with the arguments as the JSON body, and
- * `GET /api` and `GET /openapi.json` describing the tools the caller may call. It
+ * `GET /api` and `GET /openapi.json` describing the tools the caller may call (GET /api
+ * also its resources and prompts, read and got with surface-routes.ts). It
  * translates HTTP to an engine call and back; every decision (validation, allowlists,
  * scopes) is the engine's.
  */
@@ -17,10 +18,14 @@ import { Cancellation } from '../../engine/call-context.js';
 import { authenticateFirst, authenticatedCaller, type Refusal } from '../../access/authenticate.js';
 import { challengeOf } from '../../access/challenge.js';
 import { callArguments } from '../../engine/call-arguments.js';
+import { prepareSurfaceListing, type SurfaceListing } from './surface-listing.js';
+import { registerSurfaceRoutes } from './surface-routes.js';
 
-/** The tool listing of GET /api, prepared once per loaded spec. */
+/** The listing of GET /api, prepared once per loaded spec. */
 export interface RestListing {
   forCaller(caller: Caller): string;
+  /** The prepared answer to POST /api/resources/read of a fixed resource. */
+  fixedRead: SurfaceListing['fixedRead'];
 }
 
 /** What the REST routes need from the spec being served now (it changes on reload). */
@@ -45,18 +50,22 @@ export function prepareRestListing(gateway: Gateway): RestListing {
       }),
     ]),
   );
-  // Which tools is the engine's answer; the body is built once per view it returns.
+  const surfaces = prepareSurfaceListing(gateway.spec);
+  // Which tools, resources and prompts is the engine's answer; the body is built once per
+  // view it returns.
   const bodies = new WeakMap<VisibleTools, string>();
   return {
     forCaller(caller) {
       const view = gateway.visibleTo(caller);
       let body = bodies.get(view);
       if (body === undefined) {
-        body = `{"tools":[${view.operations.map((op) => entries.get(op.name)!).join(',')}]}`;
+        const tools = view.operations.map((op) => entries.get(op.name)!).join(',');
+        body = `{"tools":[${tools}]${surfaces.membersOf(view)}}`;
         bodies.set(view, body);
       }
       return body;
     },
+    fixedRead: surfaces.fixedRead,
   };
 }
 
@@ -100,6 +109,8 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
       .type('application/json; charset=utf-8')
       .send(body);
   });
+
+  registerSurfaceRoutes(app, current, onRequest, refuse);
 
   app.post<{ Params: { tool: string } }>('/api/:tool', { onRequest }, async (req, reply) => {
     // One runtime for the whole call: a reload meanwhile does not change its grant.

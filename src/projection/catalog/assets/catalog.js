@@ -1,10 +1,11 @@
 /**
  * The catalog page's behaviour, served as /catalog.js: plain browser JavaScript, no build
  * step, no framework, nothing loaded from elsewhere. It fills in the MCP URL and copies it,
- * keeps the bearer token in sessionStorage, lists the tools from `GET /api` (the caller's
- * tools: with access, those of the token in the field) as cards built from text nodes only,
- * never markup from the spec, and turns each try-it form into a `fetch` POST to
- * /api/<tool> whose status and envelope it shows.
+ * keeps the bearer token in sessionStorage, lists the tools, resources and prompts from
+ * `GET /api` (the caller's: with access, those of the token in the field) as cards built
+ * from text nodes only, never markup from the spec, and turns each try-it form into a
+ * `fetch` POST (to /api/<tool>, /api/resources/read or /api/prompts/get) whose status and
+ * answer it shows.
  *
  * A classic script (the page loads it with `defer`), so everything lives in one function.
  */
@@ -154,6 +155,38 @@
     } catch {
       return text;
     }
+  }
+
+  /** POSTs `payload` as the caller and shows the status and `shown(text)` of the answer. */
+  function post(form, path, payload, pendingText, shown) {
+    const button = form.querySelector('button[type="submit"]');
+    const headers = { 'content-type': 'application/json', accept: 'application/json' };
+    const token = currentToken();
+    if (token) headers.authorization = `Bearer ${token}`;
+    button.disabled = true;
+    form.setAttribute('aria-busy', 'true');
+    show(form, 'pending', pendingText, null);
+    const started = Date.now();
+    fetch(path, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(payload),
+      credentials: 'omit',
+      cache: 'no-store',
+      redirect: 'error',
+    })
+      .then((res) =>
+        res.text().then((text) => {
+          const ms = Date.now() - started;
+          const bodyText = res.ok ? shown(text) : pretty(text);
+          show(form, res.ok ? 'ok' : 'error', `${httpLabel(res)} · ${ms} ms`, bodyText);
+        }),
+      )
+      .catch((e) => show(form, 'error', `The request did not complete: ${errorText(e)}`, null))
+      .then(() => {
+        button.disabled = false;
+        form.removeAttribute('aria-busy');
+      });
   }
 
   function call(form) {
@@ -360,6 +393,237 @@
     return article;
   }
 
+  // --- The resource, template and prompt cards, from the same GET /api. ---
+
+  const resourcesSection = byId('resources');
+  const resourceList = byId('resource-list');
+  const resourceCount = byId('resource-count');
+  const promptsSection = byId('prompts');
+  const promptList = byId('prompt-list');
+  const promptCount = byId('prompt-count');
+
+  /** `{name}` segments of a URI template (RFC 6570 level 1, as the spec allows). */
+  const VARIABLE = /\{([^{}]+)\}/g;
+
+  /** The answer of a read: the text of each content (indented when JSON), a blob described. */
+  function contentsText(text) {
+    let parsed;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return text;
+    }
+    if (!isObject(parsed) || !Array.isArray(parsed.contents)) return pretty(text);
+    return parsed.contents
+      .map((c) => {
+        if (!isObject(c)) return '';
+        if (typeof c.text === 'string')
+          return /json/.test(String(c.mimeType)) ? pretty(c.text) : c.text;
+        const bytes = typeof c.blob === 'string' ? Math.floor((c.blob.length * 3) / 4) : 0;
+        return `[${c.mimeType || 'binary'}: about ${bytes} bytes of binary content]`;
+      })
+      .join('\n');
+  }
+
+  /** The answer of a get: each message as [role] and its text, a resource named. */
+  function messagesText(text) {
+    let parsed;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return text;
+    }
+    if (!isObject(parsed) || !Array.isArray(parsed.messages)) return pretty(text);
+    return parsed.messages
+      .map((m) => {
+        const c = isObject(m) && isObject(m.content) ? m.content : {};
+        const role = isObject(m) ? m.role : '';
+        if (c.type === 'resource' && isObject(c.resource)) {
+          const r = c.resource;
+          const body =
+            typeof r.text === 'string'
+              ? /json/.test(String(r.mimeType))
+                ? pretty(r.text)
+                : r.text
+              : '[binary content]';
+          return `[${role}] resource ${r.uri} (${r.mimeType})\n${body}`;
+        }
+        return `[${role}]\n${typeof c.text === 'string' ? c.text : `[${c.type} content]`}`;
+      })
+      .join('\n\n');
+  }
+
+  /** The card's frame: heading with the code name and title, the MIME badge, the prose. */
+  function surfaceCard(kind, id, code, title, description, badge) {
+    const article = el('article', `tool ${kind}`);
+    article.id = id;
+    article.setAttribute('aria-labelledby', `${id}-name`);
+    const header = el('header', 'tool-header');
+    const h3 = el('h3');
+    h3.id = `${id}-name`;
+    h3.append(el('code', 'tool-name', code));
+    if (title) h3.append(' ', el('span', 'tool-title', title));
+    header.append(h3);
+    if (badge) {
+      const ul = el('ul', 'badges');
+      ul.append(el('li', 'badge badge-mime', badge));
+      header.append(ul);
+    }
+    article.append(header);
+    if (typeof description === 'string') article.append(el('p', 'prose', description));
+    return article;
+  }
+
+  /** A try-it form: the given fields, a button, the status and the answer. */
+  function surfaceForm(action, buttonText, fields) {
+    const form = el('form', 'try');
+    form.method = 'post';
+    form.action = action;
+    const actions = el('div', 'actions');
+    const button = el('button', '', buttonText);
+    button.type = 'submit';
+    const status = el('span', 'call-status');
+    status.setAttribute('role', 'status');
+    status.setAttribute('aria-live', 'polite');
+    actions.append(button, status);
+    const answer = el('pre', 'envelope');
+    answer.hidden = true;
+    answer.append(el('code'));
+    form.append(...fields, actions, answer);
+    return form;
+  }
+
+  /** A labelled text field, or a choice when the values are known. */
+  function field(id, labelText, values, initial, hint) {
+    const wrap = el('div', 'field');
+    const label = el('label', '', labelText);
+    label.htmlFor = id;
+    let input;
+    if (Array.isArray(values) && values.length > 0) {
+      input = el('select');
+      if (initial === undefined) input.append(el('option', '', ''));
+      for (const v of values) {
+        const option = el('option', '', v);
+        option.value = String(v);
+        if (v === initial) option.selected = true;
+        input.append(option);
+      }
+    } else {
+      input = el('input');
+      input.type = 'text';
+      input.spellcheck = false;
+      input.setAttribute('autocomplete', 'off');
+      if (initial !== undefined) input.value = String(initial);
+    }
+    input.id = id;
+    wrap.append(label, input);
+    if (hint) wrap.append(el('span', 'hint', hint));
+    return wrap;
+  }
+
+  function resourceCard(r) {
+    const id = `resource-${r.name}`;
+    const article = surfaceCard('resource', id, r.uri, r.title, r.description, r.mimeType);
+    const form = surfaceForm('/api/resources/read', 'Read', []);
+    form.setAttribute('data-uri', r.uri);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      post(form, '/api/resources/read', { uri: r.uri }, `Reading ${r.uri}…`, contentsText);
+    });
+    article.append(form);
+    return article;
+  }
+
+  function templateCard(t) {
+    const id = `template-${t.name}`;
+    const article = surfaceCard('template', id, t.uriTemplate, t.title, t.description, t.mimeType);
+    const variables = Array.isArray(t.variables) ? t.variables.filter(isObject) : [];
+    const fields = variables.map((v) =>
+      field(`${id}-${v.name}`, `{${v.name}}`, v.enum, undefined, v.type),
+    );
+    const form = surfaceForm('/api/resources/read', 'Read', fields);
+    form.setAttribute('data-uri-template', t.uriTemplate);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      // Each value fills one URI segment, percent-encoded as RFC 6570 simple expansion does.
+      const uri = String(t.uriTemplate).replace(VARIABLE, (_m, name) => {
+        const input = byId(`${id}-${name}`);
+        return encodeURIComponent(input ? input.value : '');
+      });
+      post(form, '/api/resources/read', { uri }, `Reading ${uri}…`, contentsText);
+    });
+    article.append(form);
+    return article;
+  }
+
+  function promptCard(p) {
+    const id = `prompt-${p.name}`;
+    const article = surfaceCard('prompt', id, p.name, p.title, p.description, '');
+    const args = Array.isArray(p.arguments) ? p.arguments.filter(isObject) : [];
+    const fields = args.map((a) =>
+      field(
+        `${id}-${a.name}`,
+        `${a.name}${a.required ? ' (required)' : ''}`,
+        a.enum,
+        a.default,
+        a.description,
+      ),
+    );
+    const form = surfaceForm('/api/prompts/get', 'Get', fields);
+    form.setAttribute('data-prompt', p.name);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      // An empty field is left out: the prompt's default applies, or the gateway says it is required.
+      const values = {};
+      for (const a of args) {
+        const input = byId(`${id}-${a.name}`);
+        if (input && input.value !== '') values[a.name] = input.value;
+      }
+      post(
+        form,
+        '/api/prompts/get',
+        { name: p.name, arguments: values },
+        `Getting ${p.name}…`,
+        messagesText,
+      );
+    });
+    article.append(form);
+    return article;
+  }
+
+  function clearSurfaces() {
+    resourceList.replaceChildren();
+    promptList.replaceChildren();
+    resourceCount.textContent = '';
+    promptCount.textContent = '';
+    resourcesSection.hidden = true;
+    promptsSection.hidden = true;
+  }
+
+  /** The sections appear when the gateway serves resources, or prompts (GET /api says so). */
+  function showSurfaces(listing) {
+    clearSurfaces();
+    const named = (list, key) =>
+      Array.isArray(list) ? list.filter((x) => isObject(x) && typeof x[key] === 'string') : [];
+    if (Array.isArray(listing.resources)) {
+      const resources = named(listing.resources, 'uri');
+      const templates = named(listing.resourceTemplates, 'uriTemplate');
+      resourceCount.textContent = String(resources.length + templates.length);
+      resourceList.append(...resources.map(resourceCard), ...templates.map(templateCard));
+      if (resources.length + templates.length === 0)
+        resourceList.append(el('p', 'notice', 'This token may read no resource.'));
+      resourcesSection.hidden = false;
+    }
+    if (Array.isArray(listing.prompts)) {
+      const prompts = named(listing.prompts, 'name');
+      promptCount.textContent = String(prompts.length);
+      promptList.append(...prompts.map(promptCard));
+      if (prompts.length === 0)
+        promptList.append(el('p', 'notice', 'This token may get no prompt.'));
+      promptsSection.hidden = false;
+    }
+  }
+
   function toolsNotice(state, text) {
     toolsStatus.className = `notice${state ? ` ${state}` : ''}`;
     toolsStatus.textContent = text;
@@ -369,6 +633,7 @@
   function clearTools() {
     toolList.replaceChildren();
     toolCount.textContent = '';
+    clearSurfaces();
   }
 
   function showTools(tools) {
@@ -476,6 +741,7 @@
             return;
           }
           showTools(listing.tools.filter((t) => isObject(t) && typeof t.name === 'string'));
+          showSurfaces(listing);
         }),
       )
       .catch((e) => {

@@ -1,0 +1,64 @@
+/** `mcp-beaver prompt <url> <name> [args]`: get one prompt of a remote MCP server. */
+import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
+import { formatPromptMessages } from '../client/print-surfaces.js';
+import { PROMPT_HELP } from './help.js';
+import { parseCommand } from './flags.js';
+import { readArguments } from './json-arguments.js';
+import { remoteCommand } from './remote-args.js';
+import { requestOrExit } from './remote-request.js';
+import { commandMessages } from './output.js';
+
+const { usage, badValue } = commandMessages('prompt', PROMPT_HELP);
+const PROMPT_COMMAND = remoteCommand('prompt', PROMPT_HELP);
+
+export async function runPrompt(argv: string[]): Promise<number> {
+  const parsed = parseCommand(PROMPT_COMMAND, argv);
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
+  const [target, name, ...argTexts] = positionals;
+  if (target === undefined || name === undefined)
+    return usage('name a server URL, a prompt, and its arguments');
+  if (!isRemoteTarget(target)) return usage(`${JSON.stringify(target)} is not an http(s) URL`);
+  let options;
+  let args: Record<string, unknown>;
+  try {
+    options = remoteOptions(target, values);
+    args = await promptArguments(argTexts);
+  } catch (err) {
+    if (err instanceof UsageError) return badValue(err.message);
+    throw err;
+  }
+  // Values are sent as given (a JSON number too): the server names an argument it refuses.
+  const asked = await requestOrExit(options, (c) =>
+    c.client.getPrompt({ name, arguments: args as Record<string, string> }, c.request),
+  );
+  if (typeof asked === 'number') return asked;
+  const result = asked.answer;
+  if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else process.stdout.write(formatPromptMessages(result.messages));
+  return 0;
+}
+
+/**
+ * Prompt arguments are strings, so `name=value` words are the easy way to give them
+ * (`id=42 tone=formal`); one JSON object (inline, @file or -) is taken as `call` takes it.
+ */
+async function promptArguments(texts: readonly string[]): Promise<Record<string, unknown>> {
+  const first = texts[0];
+  if (first === undefined) return {};
+  if (first === '-' || first.startsWith('@') || first.trimStart().startsWith('{')) {
+    if (texts.length > 1)
+      throw new UsageError('give the arguments as one JSON object or as name=value words');
+    return readArguments(first);
+  }
+  const args: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const text of texts) {
+    const eq = text.indexOf('=');
+    if (eq <= 0)
+      throw new UsageError(`${JSON.stringify(text)} is not name=value (or one JSON object)`);
+    const key = text.slice(0, eq);
+    if (Object.hasOwn(args, key)) throw new UsageError(`argument ${key} is given twice`);
+    args[key] = text.slice(eq + 1);
+  }
+  return { ...args };
+}

@@ -1,0 +1,37 @@
+/** `mcp-beaver read <url> <uri>`: read one resource of a remote MCP server. */
+import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
+import { readOutput } from '../client/print-surfaces.js';
+import { READ_HELP } from './help.js';
+import { parseCommand } from './flags.js';
+import { remoteCommand } from './remote-args.js';
+import { requestOrExit } from './remote-request.js';
+import { commandMessages } from './output.js';
+
+const { usage, badValue } = commandMessages('read', READ_HELP);
+const READ_COMMAND = remoteCommand('read', READ_HELP);
+
+export async function runRead(argv: string[]): Promise<number> {
+  const parsed = parseCommand(READ_COMMAND, argv);
+  if (typeof parsed === 'number') return parsed;
+  const { values, positionals } = parsed;
+  const [target, uri, ...extra] = positionals;
+  if (target === undefined || uri === undefined || extra.length > 0)
+    return usage('name a server URL and one resource URI');
+  if (!isRemoteTarget(target)) return usage(`${JSON.stringify(target)} is not an http(s) URL`);
+  let options;
+  try {
+    options = remoteOptions(target, values);
+  } catch (err) {
+    if (err instanceof UsageError) return badValue(err.message);
+    throw err;
+  }
+  const asked = await requestOrExit(options, (c) =>
+    // A read is fetched each time: a CLI run has no earlier answer worth serving.
+    c.client.readResource({ uri }, { ...c.request, cacheMode: 'bypass' }),
+  );
+  if (typeof asked === 'number') return asked;
+  const result = asked.answer;
+  if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else process.stdout.write(readOutput(result.contents, process.stdout.isTTY === true));
+  return 0;
+}

@@ -1,0 +1,83 @@
+/**
+ * `completion/complete` in the engine: the values a prompt argument or a template
+ * variable may take (its enum, the grant field's enum, a restrict list), offered by
+ * prefix. Only what the caller may see is completed.
+ */
+import type { Caller } from './caller.js';
+import { engineError, type EngineError } from './error-catalogue.js';
+import { checkScopes } from './guards/scopes.js';
+import type { PromptCatalog } from './prompts.js';
+import type { ResourceCatalog } from './resources.js';
+
+/** The protocol's cap on values per answer. */
+export const MAX_COMPLETION_VALUES = 100;
+
+export type CompletionRef =
+  | { readonly type: 'ref/prompt'; readonly name: string }
+  | { readonly type: 'ref/resource'; readonly uri: string };
+
+export type Completion =
+  | {
+      readonly ok: true;
+      readonly values: readonly string[];
+      readonly total: number;
+      readonly hasMore: boolean;
+    }
+  | { readonly ok: false; readonly error: EngineError };
+
+export function complete(
+  prompts: PromptCatalog,
+  resources: ResourceCatalog,
+  ref: CompletionRef,
+  argument: string,
+  prefix: string,
+  caller: Caller,
+): Completion {
+  let values: readonly string[] | undefined;
+  let known: boolean;
+  if (ref.type === 'ref/prompt') {
+    const p = prompts.byName(ref.name);
+    if (!p)
+      return {
+        ok: false,
+        error: engineError('UNKNOWN_PROMPT', `Unknown prompt: ${JSON.stringify(ref.name)}`),
+      };
+    const denied = checkScopes(`prompt ${p.name}`, p.scopes, caller);
+    if (denied) return { ok: false, error: denied };
+    const a = p.arguments.find((x) => x.name === argument);
+    known = a !== undefined;
+    values = a?.enum;
+  } else {
+    const r = resources.byUri(ref.uri);
+    if (!r)
+      return {
+        ok: false,
+        error: engineError('RESOURCE_NOT_FOUND', `no resource or template is ${ref.uri}`, {
+          details: { uri: ref.uri },
+        }),
+      };
+    const denied = checkScopes(`resource ${r.uri}`, r.scopes, caller);
+    if (denied) return { ok: false, error: denied };
+    const v = r.variables.find((x) => x.name === argument);
+    known = v !== undefined;
+    values = v?.values;
+  }
+  if (!known)
+    return {
+      ok: false,
+      error: engineError(
+        'INVALID_ARGUMENTS',
+        `${argument} is not an argument of this ${ref.type === 'ref/prompt' ? 'prompt' : 'template'}`,
+        {
+          details: [{ field: `/${argument}`, message: 'is not declared' }],
+        },
+      ),
+    };
+  const matching = (values ?? []).filter((v) => v.startsWith(prefix));
+  return {
+    ok: true,
+    values: matching.slice(0, MAX_COMPLETION_VALUES),
+    total: matching.length,
+    hasMore: matching.length > MAX_COMPLETION_VALUES,
+  };
+}

@@ -1,0 +1,142 @@
+/**
+ * MCP prompts in the engine: each prompt's argument rules compiled once at boot (enum
+ * sets, patterns), so a get only checks strings, fills placeholders and reads the
+ * resources its messages embed, through the resource catalogue with the caller's
+ * identity (spec-language.md, "Resources and prompts").
+ */
+import type { PromptDescriptor } from '../spec/descriptor.js';
+import { fillPlaceholders } from '../spec/prompt-text.js';
+import type { CallContext } from './call-context.js';
+import type { Caller } from './caller.js';
+import { engineError, type EngineError, type FieldProblem } from './error-catalogue.js';
+import { checkScopes } from './guards/scopes.js';
+import type { ResourceCatalog, ResourceContents } from './resources.js';
+
+export type PromptContent =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'resource'; readonly resource: ResourceContents };
+
+export interface PromptMessage {
+  readonly role: 'user' | 'assistant';
+  readonly content: PromptContent;
+}
+
+export type PromptGet =
+  | {
+      readonly ok: true;
+      readonly prompt: PromptDescriptor;
+      readonly messages: readonly PromptMessage[];
+      /** Whether an embedded resource came from a grant: the result is then per caller. */
+      readonly fromGrant: boolean;
+    }
+  | { readonly ok: false; readonly error: EngineError };
+
+export interface PromptCatalog {
+  byName(name: string): PromptDescriptor | undefined;
+  get(name: string, args: unknown, caller: Caller, ctx: CallContext): Promise<PromptGet>;
+}
+
+type ArgumentCheck = (value: string) => string | undefined;
+
+export function preparePrompts(
+  prompts: readonly PromptDescriptor[],
+  resources: ResourceCatalog,
+): PromptCatalog {
+  const byName = new Map(prompts.map((p) => [p.name, p]));
+  const checks = new Map(
+    prompts.map((p) => [
+      p,
+      new Map(
+        p.arguments.map((a) => {
+          const allowed = a.enum && new Set(a.enum);
+          const pattern = a.pattern !== undefined ? new RegExp(a.pattern, 'u') : undefined;
+          const check: ArgumentCheck = (v) => {
+            if ([...v].length > a.maxLength) return `must be at most ${a.maxLength} characters`;
+            if (allowed && !allowed.has(v))
+              return `must be one of ${a.enum!.map((e) => JSON.stringify(e)).join(', ')}`;
+            if (pattern && !pattern.test(v)) return `must match ${a.pattern}`;
+            return undefined;
+          };
+          return [a.name, check] as const;
+        }),
+      ),
+    ]),
+  );
+
+  return {
+    byName: (name) => byName.get(name),
+    async get(name, args, caller, ctx) {
+      const prompt = byName.get(name);
+      if (!prompt)
+        return {
+          ok: false,
+          error: engineError('UNKNOWN_PROMPT', `Unknown prompt: ${JSON.stringify(name)}`),
+        };
+      const denied = checkScopes(`prompt ${prompt.name}`, prompt.scopes, caller);
+      if (denied) return { ok: false, error: denied };
+      const values = argumentValues(prompt, args, checks.get(prompt)!);
+      if (!values.ok) return values;
+      const messages: PromptMessage[] = [];
+      let fromGrant = false;
+      for (const m of prompt.messages) {
+        if ('text' in m) {
+          messages.push({
+            role: m.role,
+            content: { type: 'text', text: fillPlaceholders(m.parts, values.values) },
+          });
+          continue;
+        }
+        // A value fills one URI part: percent-encoded, as RFC 6570 simple expansion does.
+        const uri = fillPlaceholders(m.parts, values.values, encodeURIComponent);
+        const read = await resources.read(uri, caller, ctx);
+        if (!read.ok) return read;
+        if (read.resource.content.kind === 'tool') fromGrant = true;
+        messages.push({ role: m.role, content: { type: 'resource', resource: read.contents } });
+      }
+      return { ok: true, prompt, messages, fromGrant };
+    },
+  };
+}
+
+type Values = { ok: true; values: Record<string, string> } | { ok: false; error: EngineError };
+
+/** Arguments are strings; undeclared, missing required or out-of-rule ones are named. */
+function argumentValues(
+  prompt: PromptDescriptor,
+  given: unknown,
+  checks: ReadonlyMap<string, ArgumentCheck>,
+): Values {
+  const refuse = (problems: FieldProblem[]): Values => ({
+    ok: false,
+    error: engineError(
+      'INVALID_ARGUMENTS',
+      `arguments of prompt ${prompt.name}: ${problems.map((p) => `${p.field.slice(1) || '(arguments)'} ${p.message}`).join('; ')}`,
+      { details: problems },
+    ),
+  });
+  if (given === undefined || given === null) given = {};
+  if (typeof given !== 'object' || Array.isArray(given))
+    return refuse([{ field: '', message: 'must be an object of strings' }]);
+  const input = given as Record<string, unknown>;
+  const problems: FieldProblem[] = [];
+  for (const key of Object.keys(input))
+    if (!checks.has(key))
+      problems.push({ field: `/${key}`, message: 'is not an argument of this prompt' });
+  const values: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const a of prompt.arguments) {
+    const v = Object.hasOwn(input, a.name) ? input[a.name] : undefined;
+    if (v === undefined) {
+      if (a.required) problems.push({ field: `/${a.name}`, message: 'is required' });
+      else values[a.name] = a.default ?? '';
+      continue;
+    }
+    if (typeof v !== 'string') {
+      problems.push({ field: `/${a.name}`, message: 'must be a string' });
+      continue;
+    }
+    const why = checks.get(a.name)!(v);
+    if (why) problems.push({ field: `/${a.name}`, message: why });
+    else values[a.name] = v;
+  }
+  return problems.length > 0 ? refuse(problems) : { ok: true, values };
+}

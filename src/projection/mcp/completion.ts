@@ -1,0 +1,50 @@
+/**
+ * completion/complete, both eras: the engine's enum values by prefix, for a prompt
+ * argument (`ref/prompt`) or a resource template variable (`ref/resource`).
+ */
+import type { CompletionRef } from '../../engine/completion.js';
+import { LIST_TTL_MS, modernTailText } from './payloads.js';
+import { resultText, type RpcReply } from './jsonrpc.js';
+import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
+import { engineErrorReply, invalidParams, notServed } from './method-support.js';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+export function completeArgument(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
+  const { spec } = deps.gateway;
+  if (spec.prompts.length === 0 && !spec.resources.some((r) => r.template))
+    return notServed(req, era);
+  const ref = req.params?.ref;
+  const argument = req.params?.argument;
+  if (!isObject(ref) || !isObject(argument))
+    return invalidParams(req, 'completion/complete needs params.ref and params.argument');
+  if (typeof argument.name !== 'string' || typeof argument.value !== 'string')
+    return invalidParams(req, 'params.argument needs name and value (strings)');
+  let target: CompletionRef;
+  if (ref.type === 'ref/prompt' && typeof ref.name === 'string')
+    target = { type: 'ref/prompt', name: ref.name };
+  else if (ref.type === 'ref/resource' && typeof ref.uri === 'string')
+    target = { type: 'ref/resource', uri: ref.uri };
+  else
+    return invalidParams(
+      req,
+      'params.ref must be {type:"ref/prompt", name} or {type:"ref/resource", uri}',
+    );
+  const out = deps.gateway.complete(target, argument.name, argument.value, deps.caller);
+  if (!out.ok) return engineErrorReply(req, deps, era, out.error);
+  const completion = { values: out.values, total: out.total, hasMore: out.hasMore };
+  const tail =
+    era === 'modern'
+      ? modernTailText(
+          LIST_TTL_MS,
+          deps.payloads.filtered ? 'private' : 'public',
+          deps.payloads.modernMeta,
+        )
+      : '';
+  return {
+    status: 200,
+    body: resultText(req.id, `{"completion":${JSON.stringify(completion)}${tail}}`),
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * What the resource, prompt and completion methods share: the engine's failures as
+ * JSON-RPC errors (spec-language.md, "Resources and prompts"), the call context a
+ * `from=` read carries, and the answer to a method the spec does not serve.
+ */
+import type { CallContext } from '../../engine/call-context.js';
+import { isRpcError, statusOf, RPC, type EngineError } from '../../engine/error-catalogue.js';
+import { continueTrace } from '../../engine/trace-context.js';
+import { errorText, rpcError, type RpcReply } from './jsonrpc.js';
+import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
+
+/** 2025-11-25 and earlier: resource not found (SEP-2164 moved it to -32602 in 2026-07-28). */
+export const LEGACY_RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * A refusal (bad variable, restrict, schema, prompt argument) is -32602 and an upstream
+ * failure -32603, each with the catalogue code in `error.data.code`. A failure the
+ * catalogue answers as a JSON-RPC error keeps its row's framing: a missing scope is
+ * answered as for tools/call (HTTP 403 with the challenge), an unknown prompt is -32602,
+ * and a URI nothing serves is not found with `data.uri` (-32002 in the 2025 eras).
+ */
+export function engineErrorReply(
+  req: RpcRequest,
+  deps: McpDeps,
+  era: Era,
+  e: EngineError,
+): RpcReply {
+  const legacy = era === 'legacy';
+  if (e.code === 'RESOURCE_NOT_FOUND') {
+    const { uri } = e.details as { uri: string };
+    const message = `Resource not found: ${e.message}`;
+    // In 2026-07-28 a not-found is -32602 whose data is exactly {uri}: that is how clients
+    // (the SDK's ResourceNotFoundError) tell it from a refusal, so it carries no code there.
+    return legacy
+      ? {
+          status: 200,
+          body: errorText(req.id, LEGACY_RESOURCE_NOT_FOUND, message, { code: e.code, uri }),
+        }
+      : rpcError(e.code, req.id, message, { data: { uri } });
+  }
+  if (e.code === 'INSUFFICIENT_SCOPE') {
+    const challenge = deps.challenge(e);
+    return rpcError(e.code, req.id, e.message, {
+      data: e.details,
+      legacy,
+      ...(challenge !== undefined && { headers: { 'www-authenticate': challenge } }),
+    });
+  }
+  const data = {
+    code: e.code,
+    ...(e.details !== undefined && { details: e.details }),
+    ...(e.retryAfter !== undefined && { retryAfter: e.retryAfter }),
+  };
+  if (isRpcError(e.code)) return rpcError(e.code, req.id, e.message, { data, legacy });
+  const code = statusOf(e.code) >= 500 ? RPC.INTERNAL_ERROR : RPC.INVALID_PARAMS;
+  return { status: 200, body: errorText(req.id, code, e.message, data) };
+}
+
+/** Malformed params: -32602 naming what is wrong. */
+export function invalidParams(req: RpcRequest, message: string): RpcReply {
+  return rpcError('INVALID_PARAMS', req.id, message);
+}
+
+/** A method of a capability the spec does not have (no resources, no prompts). */
+export function notServed(req: RpcRequest, era: Era): RpcReply {
+  return rpcError(
+    'METHOD_NOT_FOUND',
+    req.id,
+    `Method not found: ${req.method} (this server's spec declares none)`,
+    { legacy: era === 'legacy' },
+  );
+}
+
+/** The context a `from=` read runs with, as tools/call builds it. */
+export function callContext(req: RpcRequest, deps: McpDeps, era: Era): CallContext {
+  // 2026-07-28 carries the trace in the request's _meta; older clients use the header.
+  const meta = req.params?._meta as Record<string, unknown> | undefined;
+  const trace = continueTrace(
+    era === 'modern' && typeof meta?.traceparent === 'string'
+      ? meta.traceparent
+      : deps.traceparentHeader,
+  );
+  return {
+    cancel: deps.callerCancel(),
+    traceparent: trace.traceparent,
+    traceId: trace.traceId,
+    origin: { surface: 'mcp', era, ...(deps.requestId && { requestId: deps.requestId }) },
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * prompts/list and prompts/get, both eras. The list is prepared bytes per view; a get
+ * is the engine's answer (arguments checked, embedded resources read as the caller).
+ */
+import { LIST_TTL_MS, modernTailText } from './payloads.js';
+import { resultBytes, resultText, type RpcReply } from './jsonrpc.js';
+import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
+import { callContext, engineErrorReply, invalidParams, notServed } from './method-support.js';
+
+export function listPrompts(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
+  if (deps.gateway.spec.prompts.length === 0) return notServed(req, era);
+  const lists = deps.payloads.lists(deps.caller).prompts;
+  return { status: 200, body: resultBytes(req.id, era === 'modern' ? lists.modern : lists.legacy) };
+}
+
+export async function getPrompt(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcReply> {
+  if (deps.gateway.spec.prompts.length === 0) return notServed(req, era);
+  const name = req.params?.name;
+  if (typeof name !== 'string')
+    return invalidParams(req, 'prompts/get needs params.name (a string)');
+  const got = await deps.gateway.getPrompt(
+    name,
+    req.params?.arguments,
+    deps.caller,
+    callContext(req, deps, era),
+  );
+  if (!got.ok) return engineErrorReply(req, deps, era, got.error);
+  const { prompt, messages, fromGrant } = got;
+  let tail = '';
+  if (era === 'modern') {
+    // Filled from the arguments alone, a prompt is as cacheable as the lists; one that
+    // embeds a grant's answer is the caller's own, and stale at once.
+    const scope = fromGrant || (deps.payloads.filtered && prompt.scopes.length > 0);
+    tail = modernTailText(
+      fromGrant ? 0 : LIST_TTL_MS,
+      scope ? 'private' : 'public',
+      deps.payloads.modernMeta,
+    );
+  }
+  const head =
+    prompt.description !== undefined ? `"description":${JSON.stringify(prompt.description)},` : '';
+  return {
+    status: 200,
+    body: resultText(req.id, `{${head}"messages":${JSON.stringify(messages)}${tail}}`),
+  };
+}

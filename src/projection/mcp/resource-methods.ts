@@ -1,0 +1,40 @@
+/**
+ * resources/list, resources/templates/list and resources/read, both eras. Lists and
+ * fixed reads are prepared bytes (payloads.ts); a template read runs its grant through
+ * the engine and is private to the caller, never cached (ttlMs 0).
+ */
+import { resultBytes, resultText, type RpcReply } from './jsonrpc.js';
+import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
+import { engineErrorReply, callContext, invalidParams, notServed } from './method-support.js';
+import { modernTailText } from './payloads.js';
+
+export function listResources(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
+  if (deps.gateway.spec.resources.length === 0) return notServed(req, era);
+  const lists = deps.payloads.lists(deps.caller).resources;
+  return { status: 200, body: resultBytes(req.id, era === 'modern' ? lists.modern : lists.legacy) };
+}
+
+export function listTemplates(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
+  if (deps.gateway.spec.resources.length === 0) return notServed(req, era);
+  const lists = deps.payloads.lists(deps.caller).templates;
+  return { status: 200, body: resultBytes(req.id, era === 'modern' ? lists.modern : lists.legacy) };
+}
+
+export async function readResource(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcReply> {
+  if (deps.gateway.spec.resources.length === 0) return notServed(req, era);
+  const uri = req.params?.uri;
+  if (typeof uri !== 'string')
+    return invalidParams(req, 'resources/read needs params.uri (a string)');
+  const read = await deps.gateway.readResource(uri, deps.caller, callContext(req, deps, era));
+  if (!read.ok) return engineErrorReply(req, deps, era, read.error);
+  const fixed = deps.payloads.fixedReads.get(read.resource);
+  if (fixed)
+    return {
+      status: 200,
+      body: resultBytes(req.id, era === 'modern' ? fixed.modern : fixed.legacy),
+    };
+  // The envelope is per caller and per moment: private, and stale at once.
+  const tail = era === 'modern' ? modernTailText(0, 'private', deps.payloads.modernMeta) : '';
+  const json = `{"contents":[${JSON.stringify(read.contents)}]${tail}}`;
+  return { status: 200, body: resultText(req.id, json) };
+}

@@ -1,0 +1,95 @@
+/**
+ * The resources, templates and prompts of GET /api (beside `tools`), and the prepared
+ * answers of POST /api/resources/read for fixed resources. Each entry is serialized once
+ * per loaded spec; which entries a caller gets is the engine's view (`visibleTo`).
+ * Entries carry what a form needs beyond the MCP lists: a template's variables with their
+ * types and values, a prompt argument's default, enum and pattern.
+ */
+import type { VisibleTools } from '../../engine/visibility.js';
+import type { CompiledSpec, PromptDescriptor, ResourceDescriptor } from '../../spec/descriptor.js';
+
+export const READ_RESOURCE_PATH = '/api/resources/read';
+export const GET_PROMPT_PATH = '/api/prompts/get';
+
+function about(d: { title?: string; description?: string }): Record<string, string> {
+  return {
+    ...(d.title !== undefined && { title: d.title }),
+    ...(d.description !== undefined && { description: d.description }),
+  };
+}
+
+function resourceEntry(r: ResourceDescriptor): string {
+  return JSON.stringify({
+    uri: r.uri,
+    name: r.name,
+    ...about(r),
+    mimeType: r.mimeType,
+    method: 'POST',
+    path: READ_RESOURCE_PATH,
+  });
+}
+
+function templateEntry(r: ResourceDescriptor): string {
+  return JSON.stringify({
+    uriTemplate: r.uri,
+    name: r.name,
+    ...about(r),
+    mimeType: r.mimeType,
+    variables: r.variables.map((v) => ({
+      name: v.name,
+      type: v.type,
+      ...(v.values !== undefined && { enum: v.values }),
+    })),
+    method: 'POST',
+    path: READ_RESOURCE_PATH,
+  });
+}
+
+function promptEntry(p: PromptDescriptor): string {
+  return JSON.stringify({
+    name: p.name,
+    ...about(p),
+    arguments: p.arguments.map((a) => ({
+      name: a.name,
+      ...(a.description !== undefined && { description: a.description }),
+      required: a.required,
+      ...(a.default !== undefined && { default: a.default }),
+      ...(a.enum !== undefined && { enum: a.enum }),
+      ...(a.pattern !== undefined && { pattern: a.pattern }),
+      maxLength: a.maxLength,
+    })),
+    method: 'POST',
+    path: GET_PROMPT_PATH,
+  });
+}
+
+export interface SurfaceListing {
+  /** `,"resources":[…],"resourceTemplates":[…],"prompts":[…]` of a view, or ''. */
+  membersOf(view: VisibleTools): string;
+  /** The whole answer to a read of a fixed resource. */
+  fixedRead(r: ResourceDescriptor): string | undefined;
+}
+
+export function prepareSurfaceListing(spec: CompiledSpec): SurfaceListing {
+  const entries = new Map<ResourceDescriptor | PromptDescriptor, string>();
+  for (const r of spec.resources) entries.set(r, r.template ? templateEntry(r) : resourceEntry(r));
+  for (const p of spec.prompts) entries.set(p, promptEntry(p));
+  const list = (items: readonly (ResourceDescriptor | PromptDescriptor)[]): string =>
+    `[${items.map((i) => entries.get(i)!).join(',')}]`;
+  // Present as MCP's capabilities are: only when the spec serves resources, or prompts.
+  const hasResources = spec.resources.length > 0;
+  const hasPrompts = spec.prompts.length > 0;
+  const reads = new Map<ResourceDescriptor, string>();
+  for (const r of spec.resources) {
+    if (r.content.kind === 'tool') continue;
+    const content = r.content.kind === 'text' ? { text: r.content.text } : { blob: r.content.blob };
+    reads.set(r, JSON.stringify({ contents: [{ uri: r.uri, mimeType: r.mimeType, ...content }] }));
+  }
+  return {
+    membersOf: (view) =>
+      (hasResources
+        ? `,"resources":${list(view.resources)},"resourceTemplates":${list(view.templates)}`
+        : '') + (hasPrompts ? `,"prompts":${list(view.prompts)}` : ''),
+    fixedRead: (r) => reads.get(r),
+  };
+}

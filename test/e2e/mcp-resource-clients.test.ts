@@ -1,0 +1,192 @@
+/**
+ * Resources, prompts and completions as the official SDK clients see them: v2 pinned to
+ * 2026-07-28, v2 in legacy mode, and v1 (2025-11-25 handshake). Each lists, reads and
+ * gets through its own schemas, so a result shape the SDK refuses fails here.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from '@modelcontextprotocol/client';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client';
+import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startUpstream, type Upstream } from '../helpers/upstream.js';
+
+const GUIDE = '# Helpdesk guide\n\nAnswer within a day.\n';
+
+function spec(upstream: string): string {
+  return `
+wrap "helpdesk-clients" version="1.0.0"
+base-url "${upstream}/api"
+can get ticket {
+    describe "Get one ticket."
+    path "/tickets/{id}" {
+        id "integer" min=1
+    }
+}
+resource "docs://helpdesk/guide" file="docs/guide.md" title="Guide" describe="How we answer."
+resource "helpdesk://tickets/{id}" from="get_ticket" title="Ticket"
+prompt "triage-ticket" {
+    title "Triage a ticket"
+    describe "Read one ticket and propose a priority."
+    argument "id" required=#true describe="Ticket id."
+    argument "tone" default="friendly" {
+        enum "friendly" "formal"
+    }
+    message "user" "Triage ticket {id} in a {tone} tone."
+    message "user" resource="helpdesk://tickets/{id}"
+}
+`;
+}
+
+let upstream: Upstream;
+let gw: TestGateway;
+let folder: string;
+
+beforeAll(async () => {
+  upstream = await startUpstream((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ id: Number(req.path.split('/').at(-1)), subject: 'Printer on fire' }));
+  });
+  folder = mkdtempSync(join(tmpdir(), 'beaver-resource-clients-'));
+  mkdirSync(join(folder, 'docs'));
+  writeFileSync(join(folder, 'docs', 'guide.md'), GUIDE);
+  gw = await startGateway(spec(upstream.url), { file: join(folder, 'helpdesk.mcp.kdl') });
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await upstream?.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+/** What the three clients share, as the tests use it. */
+interface AnyClient {
+  listResources(): Promise<{ resources: { uri: string; name: string; mimeType?: string }[] }>;
+  listResourceTemplates(): Promise<{ resourceTemplates: { uriTemplate: string; name: string }[] }>;
+  readResource(p: { uri: string }): Promise<{
+    contents: { uri: string; mimeType?: string; text?: string; blob?: string }[];
+  }>;
+  listPrompts(): Promise<{
+    prompts: { name: string; arguments?: { name: string; required?: boolean }[] }[];
+  }>;
+  getPrompt(p: { name: string; arguments?: Record<string, string> }): Promise<{
+    messages: { role: string; content: { type: string; text?: string; resource?: unknown } }[];
+  }>;
+  complete(p: {
+    ref: { type: 'ref/prompt'; name: string };
+    argument: { name: string; value: string };
+  }): Promise<{ completion: { values: string[]; total?: number; hasMore?: boolean } }>;
+  getServerCapabilities(): Record<string, unknown> | undefined;
+  close(): Promise<void>;
+}
+
+async function connectV2(mode: 'legacy' | { pin: string }): Promise<AnyClient> {
+  const client = new ClientV2(
+    { name: 'test-v2', version: '1.0.0' },
+    { versionNegotiation: { mode } },
+  );
+  await client.connect(new TransportV2(new URL(`${gw.url}/mcp`)));
+  return client as unknown as AnyClient;
+}
+
+async function connectV1(): Promise<AnyClient> {
+  const client = new ClientV1({ name: 'test-v1', version: '1.0.0' });
+  await client.connect(new TransportV1(new URL(`${gw.url}/mcp`)));
+  return client as unknown as AnyClient;
+}
+
+const clients: [string, () => Promise<AnyClient>][] = [
+  ['SDK v2 pinned to 2026-07-28', () => connectV2({ pin: '2026-07-28' })],
+  ['SDK v2 in legacy mode', () => connectV2('legacy')],
+  ['SDK v1 (2025-11-25 handshake)', connectV1],
+];
+
+describe.each(clients)('%s', (_name, connect) => {
+  it('learns the resources, prompts and completions capabilities', async () => {
+    const c = await connect();
+    try {
+      expect(c.getServerCapabilities()).toMatchObject({
+        resources: { listChanged: false },
+        prompts: { listChanged: false },
+        completions: {},
+      });
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('lists the document and the ticket template, and reads both', async () => {
+    const c = await connect();
+    try {
+      const { resources } = await c.listResources();
+      expect(resources.map((r) => [r.uri, r.name, r.mimeType])).toEqual([
+        ['docs://helpdesk/guide', 'guide', 'text/markdown'],
+      ]);
+      const { resourceTemplates } = await c.listResourceTemplates();
+      expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['helpdesk://tickets/{id}']);
+      const guide = await c.readResource({ uri: 'docs://helpdesk/guide' });
+      expect(guide.contents).toEqual([
+        { uri: 'docs://helpdesk/guide', mimeType: 'text/markdown', text: GUIDE },
+      ]);
+      const before = upstream.requests.length;
+      const ticket = await c.readResource({ uri: 'helpdesk://tickets/12' });
+      expect(upstream.requests.length).toBe(before + 1);
+      expect(JSON.parse(ticket.contents[0]!.text!)).toMatchObject({
+        result: { id: 12, subject: 'Printer on fire' },
+      });
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('lists the triage prompt, gets it with the ticket embedded, and completes its tone', async () => {
+    const c = await connect();
+    try {
+      const { prompts } = await c.listPrompts();
+      expect(prompts).toMatchObject([
+        {
+          name: 'triage-ticket',
+          arguments: [
+            { name: 'id', required: true },
+            { name: 'tone', required: false },
+          ],
+        },
+      ]);
+      const got = await c.getPrompt({
+        name: 'triage-ticket',
+        arguments: { id: '3', tone: 'formal' },
+      });
+      expect(got.messages[0]).toEqual({
+        role: 'user',
+        content: { type: 'text', text: 'Triage ticket 3 in a formal tone.' },
+      });
+      expect(got.messages[1]!.content).toMatchObject({
+        type: 'resource',
+        resource: { uri: 'helpdesk://tickets/3', mimeType: 'application/json' },
+      });
+      const done = await c.complete({
+        ref: { type: 'ref/prompt', name: 'triage-ticket' },
+        argument: { name: 'tone', value: 'fr' },
+      });
+      expect(done.completion).toEqual({ values: ['friendly'], total: 1, hasMore: false });
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('surfaces a URI nothing serves as an error naming the URI', async () => {
+    const c = await connect();
+    try {
+      await expect(c.readResource({ uri: 'docs://helpdesk/missing' })).rejects.toThrow(
+        /docs:\/\/helpdesk\/missing/,
+      );
+    } finally {
+      await c.close();
+    }
+  });
+});
