@@ -7,7 +7,6 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { METADATA_PATH, type AccessControl } from '../../access/access-control.js';
-import type { Caller } from '../../engine/caller.js';
 import { engineError } from '../../engine/error-catalogue.js';
 import type { Gateway } from '../../engine/gateway.js';
 import type { VisibleTools } from '../../engine/visibility.js';
@@ -18,22 +17,11 @@ import { Cancellation } from '../../engine/call-context.js';
 import { authenticateFirst, authenticatedCaller, type Refusal } from '../../access/authenticate.js';
 import { challengeOf } from '../../access/challenge.js';
 import { callArguments } from '../../engine/call-arguments.js';
-import { prepareSurfaceListing, type SurfaceListing } from './surface-listing.js';
+import { prepareSurfaceListing } from './surface-listing.js';
 import { registerSurfaceRoutes } from './surface-routes.js';
+import type { RestListing, RestRuntime } from './rest-runtime.js';
 
-/** The listing of GET /api, prepared once per loaded spec. */
-export interface RestListing {
-  forCaller(caller: Caller): string;
-  /** The prepared answer to POST /api/resources/read of a fixed resource. */
-  fixedRead: SurfaceListing['fixedRead'];
-}
-
-/** What the REST routes need from the spec being served now (it changes on reload). */
-export interface RestRuntime {
-  readonly gateway: Gateway;
-  readonly access: AccessControl;
-  readonly restListing: RestListing;
-}
+export type { RestListing, RestRuntime } from './rest-runtime.js';
 
 export function prepareRestListing(gateway: Gateway): RestListing {
   const entries = new Map(

@@ -13,7 +13,7 @@ import { Cancellation, type CallContext } from '../../engine/call-context.js';
 import { engineError } from '../../engine/error-catalogue.js';
 import { continueTrace } from '../../engine/trace-context.js';
 import { sendRestError } from './rest-error.js';
-import type { RestRuntime } from './rest-routes.js';
+import type { RestRuntime } from './rest-runtime.js';
 import { GET_PROMPT_PATH, READ_RESOURCE_PATH } from './surface-listing.js';
 
 function callContext(req: FastifyRequest, reply: FastifyReply): CallContext {
