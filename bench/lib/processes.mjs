@@ -28,6 +28,9 @@ export function launch(args, { env = {}, cpu, pin = canPin, cwd } = {}) {
     cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so a stop reaches what it started too: `npx mcp-beaver`
+    // runs the server as a grandchild, which outlived a signal to npx alone.
+    detached: true,
   });
   children.add(child);
   child.on('exit', () => children.delete(child));
@@ -39,24 +42,33 @@ export function launch(args, { env = {}, cpu, pin = canPin, cwd } = {}) {
   return child;
 }
 
+/** Signals the child's whole process group (see `detached` above). */
+function signal(child, sig) {
+  try {
+    process.kill(-child.pid, sig);
+  } catch {
+    child.kill(sig);
+  }
+}
+
 /** SIGTERM, then SIGKILL after 5 s. */
 export function stop(child) {
   if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const t = setTimeout(() => {
-      child.kill('SIGKILL');
+      signal(child, 'SIGKILL');
       resolve();
     }, 5000);
     child.once('exit', () => {
       clearTimeout(t);
       resolve();
     });
-    child.kill('SIGTERM');
+    signal(child, 'SIGTERM');
   });
 }
 
 export function stopAll() {
-  for (const c of children) c.kill('SIGKILL');
+  for (const c of children) signal(c, 'SIGKILL');
 }
 process.on('exit', stopAll);
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => process.exit(130));
