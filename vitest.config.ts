@@ -8,5 +8,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // Two files at a time: on these 2-core machines vitest's default is one worker, and
+    // most of a file's time is spent waiting on sockets and child processes, not CPU.
+    maxWorkers: 2,
   },
 });
