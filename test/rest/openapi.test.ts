@@ -20,7 +20,7 @@ import {
 import { ERROR_CATALOGUE } from '../../src/engine/error-catalogue.js';
 import { createAjv } from '../../src/engine/guards/validate.js';
 import { startServer, type RunningServer } from '../../src/server/start.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { runCli } from '../helpers/run-cli.js';
 
 const SPECS = 'specs';
@@ -88,10 +88,14 @@ describe('buildOpenApi on the example specs', () => {
         }
       });
 
-      it('has one POST /api/<tool> per tool, in spec order, with the tool schemas', async () => {
+      it('has one POST /api/<tool> per tool, in spec order, with the tool schemas, then the resource and prompt routes the spec serves', async () => {
         const c = await compiled(join(SPECS, spec));
         const doc = buildOpenApi(c);
-        expect(Object.keys(doc.paths)).toEqual(c.tools.map((d) => `/api/${d.name}`));
+        expect(Object.keys(doc.paths)).toEqual([
+          ...c.tools.map((d) => `/api/${d.name}`),
+          ...(c.resources.length > 0 ? ['/api/resources/read'] : []),
+          ...(c.prompts.length > 0 ? ['/api/prompts/get'] : []),
+        ]);
         for (const d of c.tools) {
           const op = doc.paths[`/api/${d.name}`]!.post as Operation & Record<string, unknown>;
           expect(op.operationId).toBe(d.name);
@@ -370,5 +374,128 @@ can get rate-limit {
     const open = admin.paths['/api/get_rate_limit']!.post;
     expect(open['x-required-scopes']).toBeUndefined();
     expect(open.security).toBeUndefined();
+  });
+});
+
+// ---------------------------------------------------------------------------------
+// The resource and prompt routes in the document
+
+type Schema = { requestBody: { content: { 'application/json': { schema: object } } } };
+
+function bodyCheck(doc: OpenApiDocument, path: string) {
+  const op = doc.paths[path]!.post as unknown as Schema;
+  return createAjv(true).compile(op.requestBody.content['application/json'].schema);
+}
+
+describe('POST /api/resources/read and /api/prompts/get in the document', () => {
+  it('types the read body as the engine matches URIs: a resource, or a URI filling a template', async () => {
+    const doc = buildOpenApi(await compiled(join(SPECS, 'demo.mcp.kdl')));
+    const read = bodyCheck(doc, '/api/resources/read');
+    expect(read({ uri: 'docs://helpdesk/hours' })).toBe(true);
+    expect(read({ uri: 'helpdesk://tickets/42' })).toBe(true);
+    expect(read({ uri: 'helpdesk://orders/by-status/open' })).toBe(true);
+    expect(read({ uri: 'docs://helpdesk/nothing-here' })).toBe(false);
+    expect(read({ uri: 'helpdesk://tickets/4/2' })).toBe(false);
+    expect(read({})).toBe(false);
+    const op = doc.paths['/api/resources/read']!.post as { responses: Record<string, unknown> };
+    // Reading a template runs its grant: get_ticket is a sql grant, so its errors are here.
+    const codes = (status: string) =>
+      JSON.stringify(op.responses[status] ?? null).match(/"enum":\[([^\]]*)\]/)?.[1] ?? '';
+    expect(codes('404')).toContain('RESOURCE_NOT_FOUND');
+    expect(codes('404')).not.toContain('UNKNOWN_TOOL');
+    expect(codes('502')).toContain('SQL_ERROR');
+    expect(codes('400')).toContain('INVALID_ARGUMENTS');
+  });
+
+  it('types the get body per prompt: its own string arguments, required ones, none undeclared', async () => {
+    const doc = buildOpenApi(await compiled(join(SPECS, 'demo.mcp.kdl')));
+    const get = bodyCheck(doc, '/api/prompts/get');
+    expect(get({ name: 'triage-ticket', arguments: { id: '12' } })).toBe(true);
+    expect(get({ name: 'triage-ticket', arguments: { id: '12', tone: 'formal' } })).toBe(true);
+    expect(get({ name: 'triage-ticket', arguments: { id: 'twelve' } })).toBe(false);
+    expect(get({ name: 'triage-ticket', arguments: { id: '12', tone: 'rude' } })).toBe(false);
+    expect(get({ name: 'triage-ticket', arguments: { id: '12', extra: 'x' } })).toBe(false);
+    expect(get({ name: 'triage-ticket', arguments: {} })).toBe(false);
+    expect(get({ name: 'no-such-prompt' })).toBe(false);
+    const op = doc.paths['/api/prompts/get']!.post as { responses: Record<string, unknown> };
+    // It embeds a ticket read: the read's not-found code too.
+    expect(JSON.stringify(op.responses['404'])).toContain('UNKNOWN_PROMPT');
+    expect(JSON.stringify(op.responses['404'])).toContain('RESOURCE_NOT_FOUND');
+  });
+
+  it('leaves both routes out of a spec that serves neither', async () => {
+    const doc = buildOpenApi(await compiled(join(SPECS, 'github-issues.mcp.kdl')));
+    expect(Object.keys(doc.paths)).not.toContain('/api/resources/read');
+    expect(Object.keys(doc.paths)).not.toContain('/api/prompts/get');
+    expect(doc.tags.map((t) => t.name)).toEqual(['http']);
+  });
+});
+
+describe('GET /openapi.json lists the resources and prompts each caller may read', () => {
+  const PLAIN_KEY = 'openapi-surfaces-plain-4a8c21';
+  const AUDIT_KEY = 'openapi-surfaces-audit-9d3e70';
+  const spec = `
+wrap "surfaces-openapi" version="1.0.0"
+base-url "https://api.example.com"
+access {
+    api-key env="PLAIN_KEYS" scopes="notes:read"
+    api-key env="AUDIT_KEYS" scopes="notes:read audit:read"
+}
+can get note {
+    describe "One note."
+    path "/notes/{id}"
+    scope "notes:read"
+}
+resource "docs://notes/welcome" text="Hello."
+resource "docs://notes/audit-log" text="Audited." {
+    scope "audit:read"
+}
+resource "notes://{id}" from="get_note"
+prompt "summarize-note" {
+    argument "id" required=#true
+    message "user" resource="notes://{id}"
+}
+prompt "review-audit" {
+    message "user" resource="docs://notes/audit-log"
+}
+`;
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    gw = await startGateway(spec, { env: { PLAIN_KEYS: PLAIN_KEY, AUDIT_KEYS: AUDIT_KEY } });
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it('types each caller’s read and get bodies with only what that caller may read and get', async () => {
+    const plainDoc = (await getDoc(gw.url, PLAIN_KEY)).json as unknown as OpenApiDocument;
+    const auditDoc = (await getDoc(gw.url, AUDIT_KEY)).json as unknown as OpenApiDocument;
+    for (const doc of [plainDoc, auditDoc]) expect((await validate(doc)).valid).toBe(true);
+    const plainRead = bodyCheck(plainDoc, '/api/resources/read');
+    const auditRead = bodyCheck(auditDoc, '/api/resources/read');
+    expect(plainRead({ uri: 'docs://notes/welcome' })).toBe(true);
+    expect(plainRead({ uri: 'notes://7' })).toBe(true);
+    expect(plainRead({ uri: 'docs://notes/audit-log' })).toBe(false);
+    expect(auditRead({ uri: 'docs://notes/audit-log' })).toBe(true);
+    const plainGet = bodyCheck(plainDoc, '/api/prompts/get');
+    const auditGet = bodyCheck(auditDoc, '/api/prompts/get');
+    expect(plainGet({ name: 'summarize-note', arguments: { id: '7' } })).toBe(true);
+    expect(plainGet({ name: 'review-audit' })).toBe(false);
+    expect(auditGet({ name: 'review-audit' })).toBe(true);
+    // Scoped resources exist, so a read can be refused for a missing scope.
+    const read = plainDoc.paths['/api/resources/read']!.post as { responses: object };
+    expect(JSON.stringify((read.responses as Record<string, unknown>)['403'])).toContain(
+      'INSUFFICIENT_SCOPE',
+    );
+    // What the document promises is what the route does.
+    const res = await postJson(
+      `${gw.url}/api/resources/read`,
+      { uri: 'docs://notes/welcome' },
+      {
+        authorization: `Bearer ${PLAIN_KEY}`,
+      },
+    );
+    expect(res.status).toBe(200);
   });
 });

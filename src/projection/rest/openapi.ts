@@ -2,18 +2,18 @@
  * The REST surface as an OpenAPI 3.1 document, built from the same descriptors as the
  * routes and tools/list: one `POST /api/<tool>` per grant, its inputSchema as the
  * request body (JSON Schema 2020-12 is native in OAS 3.1), the envelope as the 200
- * answer, and the catalogue errors that grant can produce, grouped by status.
+ * answer, and the catalogue errors that grant can produce, grouped by status; then the
+ * resource read and prompt get routes when the spec serves those (openapi-surfaces.ts).
  * Objects are built in a fixed key order and tools stay in spec order, so the
  * serialized document is stable and can be pinned by a golden file.
  */
-import { STATUS_CODES } from 'node:http';
-import {
-  ERROR_CATALOGUE,
-  type CatalogueEntry,
-  type ErrorCode,
-} from '../../engine/error-catalogue.js';
 import type { CompiledSpec, Descriptor } from '../../spec/descriptor.js';
 import { COVERAGE_SCHEMA } from '../../spec/output-schema.js';
+import { errorCodesFor } from './openapi-error-codes.js';
+import { CODES, errorResponses } from './openapi-responses.js';
+import { surfacePaths, type SurfaceView } from './openapi-surfaces.js';
+
+export { errorCodesFor };
 
 export const OPENAPI_PATH = '/openapi.json';
 
@@ -35,9 +35,10 @@ export interface OpenApiOptions {
   readonly serverUrl?: string;
   /** Which tools to include (the caller's visible ones); all when omitted. */
   readonly visible?: (d: Descriptor) => boolean;
+  /** Which resources, templates and prompts to include (the caller's view); all when omitted. */
+  readonly surfaces?: SurfaceView;
 }
 
-const ERROR_REF = '#/components/schemas/Error';
 const COVERAGE_REF = '#/components/schemas/Coverage';
 const SECURITY = 'bearer';
 
@@ -46,59 +47,14 @@ const TAGS: Record<Descriptor['backend']['kind'], string> = {
   sql: 'Grants that run a SQL statement on the database.',
 };
 
-/**
- * Which catalogue errors a grant can answer with. A code without a rule applies to
- * every grant, except 429 codes, which apply to rate-limited grants only.
- */
-const APPLIES: Partial<Record<ErrorCode, (d: Descriptor, spec: CompiledSpec) => boolean>> = {
-  UNAUTHENTICATED: (_d, spec) => spec.access !== undefined,
-  INSUFFICIENT_SCOPE: (d, spec) => spec.access !== undefined && d.scopes.length > 0,
-  PATH_VALUE_REJECTED: (d) => d.arguments.some((a) => a.in === 'path' && !a.fromClaim),
-  EXCLUSIVE_ARGUMENTS: (d) => d.exclusive.length > 0,
-  DENIED_BY_RESTRICT: (d) => d.restrict.length > 0,
-  MISSING_CLAIM: (d) => d.arguments.some((a) => a.fromClaim !== undefined),
-  UPSTREAM_STATUS: (d) => d.backend.kind === 'http',
-  UPSTREAM_UNREACHABLE: (d) => d.backend.kind === 'http',
-  UPSTREAM_BAD_RESPONSE: (d) => d.backend.kind === 'http',
-  UPSTREAM_TIMEOUT: (d) => d.backend.kind === 'http',
-  SQL_TIMEOUT: (d) => d.backend.kind === 'sql',
-  SQL_CONFLICT: (d) => d.backend.kind === 'sql' && !d.backend.readOnly,
-  SQL_CONSTRAINT: (d) => d.backend.kind === 'sql' && !d.backend.readOnly,
-  SQL_DATA: (d) => d.backend.kind === 'sql',
-  SQL_ERROR: (d) => d.backend.kind === 'sql',
-  POOL_EXHAUSTED: (d) => d.backend.kind === 'sql',
-  DATABASE_UNAVAILABLE: (d) => d.backend.kind === 'sql',
-  // The server's own answers, before any grant is involved: not part of a call.
-  NOT_FOUND: () => false,
-  METHOD_NOT_ALLOWED: () => false,
-  MALFORMED_REQUEST: () => false,
-  HEADERS_TOO_LARGE: () => false,
-  REQUEST_TIMEOUT: () => false,
-  // MCP resources and prompts only: no REST route reads or gets them.
-  RESOURCE_NOT_FOUND: () => false,
-  UNKNOWN_PROMPT: () => false,
-};
-
-const CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
-
-function entry(code: ErrorCode): CatalogueEntry {
-  return ERROR_CATALOGUE[code];
-}
-
-export function errorCodesFor(d: Descriptor, spec: CompiledSpec): ErrorCode[] {
-  return CODES.filter((code) => {
-    const rule = APPLIES[code];
-    if (rule) return rule(d, spec);
-    return entry(code).status === 429 ? d.limits.rateLimit !== undefined : true;
-  });
-}
-
 export function buildOpenApi(spec: CompiledSpec, opts: OpenApiOptions = {}): OpenApiDocument {
   const access = spec.access !== undefined;
   const tools = spec.tools.filter((d) => opts.visible?.(d) ?? true);
   const paths: Record<string, { post: Json }> = {};
   for (const d of tools) paths[`/api/${d.name}`] = { post: operation(d, spec) };
   const kinds = [...new Set(tools.map((d) => d.backend.kind))];
+  const surfaces = surfacePaths(opts.surfaces ?? wholeView(spec), spec);
+  Object.assign(paths, surfaces.paths);
   const { server } = spec;
   return {
     openapi: '3.1.0',
@@ -110,9 +66,17 @@ export function buildOpenApi(spec: CompiledSpec, opts: OpenApiOptions = {}): Ope
     },
     ...(opts.serverUrl !== undefined && { servers: [{ url: opts.serverUrl }] }),
     ...(access && { security: [{ [SECURITY]: [] }] }),
-    tags: kinds.map((name) => ({ name, description: TAGS[name] })),
+    tags: [...kinds.map((name) => ({ name, description: TAGS[name] })), ...surfaces.tags],
     paths,
     components: components(spec),
+  };
+}
+
+function wholeView(spec: CompiledSpec): SurfaceView {
+  return {
+    resources: spec.resources.filter((r) => !r.template),
+    templates: spec.resources.filter((r) => r.template),
+    prompts: spec.prompts,
   };
 }
 
@@ -146,15 +110,7 @@ function responses(d: Descriptor, spec: CompiledSpec): Json {
       content: { 'application/json': { schema: withCoverageRef(d.outputSchema) } },
     },
   };
-  const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of errorCodesFor(d, spec)) {
-    const status = entry(code).status;
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
-  }
-  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
-    const codes = byStatus.get(status)!;
-    out[status] = errorResponse(status, codes, d);
-  }
+  Object.assign(out, errorResponses(errorCodesFor(d, spec), d.limits.rateLimit));
   return out;
 }
 
@@ -165,46 +121,6 @@ function responses(d: Descriptor, spec: CompiledSpec): Json {
 function withCoverageRef(schema: Descriptor['outputSchema']): Json {
   const properties = schema.properties as Json;
   return { ...schema, properties: { ...properties, coverage: { $ref: COVERAGE_REF } } };
-}
-
-function errorResponse(status: number, codes: readonly ErrorCode[], d: Descriptor): Json {
-  const lines = codes.map((c) => `- \`${c}\`: ${entry(c).summary}`);
-  const limit = d.limits.rateLimit;
-  if (status === 429 && limit)
-    lines.push(`\nThis grant allows ${limit.count} calls per ${windowText(limit.windowMs)}.`);
-  const headers: Json = {};
-  if (status === 401)
-    headers['WWW-Authenticate'] = {
-      description: 'Bearer challenge naming the protected resource metadata (RFC 9728).',
-      schema: { type: 'string' },
-    };
-  if (status === 429 || status === 503)
-    headers['Retry-After'] = {
-      description: 'Seconds to wait before retrying, when the gateway knows.',
-      schema: { type: 'integer', minimum: 0 },
-    };
-  return {
-    description: `${STATUS_CODES[status] ?? 'Error'}:\n\n${lines.join('\n')}`,
-    ...(Object.keys(headers).length > 0 && { headers }),
-    content: {
-      'application/json': {
-        schema: {
-          $ref: ERROR_REF,
-          type: 'object',
-          properties: {
-            error: { type: 'object', properties: { code: { type: 'string', enum: [...codes] } } },
-          },
-        },
-      },
-    },
-  };
-}
-
-function windowText(ms: number): string {
-  if (ms === 1_000) return 'second';
-  if (ms === 60_000) return 'minute';
-  if (ms === 3_600_000) return 'hour';
-  return `${ms / 1000} seconds`;
 }
 
 function components(spec: CompiledSpec): Json {

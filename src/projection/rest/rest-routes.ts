@@ -86,7 +86,11 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
     let body = cache.get(key);
     if (body === undefined) {
       body = JSON.stringify(
-        buildOpenApi(gateway.spec, { serverUrl, visible: (d) => visible.has(d.name) }),
+        buildOpenApi(gateway.spec, {
+          serverUrl,
+          visible: (d) => visible.has(d.name),
+          surfaces: visible,
+        }),
       );
       // Host headers vary; a bounded cache cannot be grown without limit by sending many.
       if (cache.size >= 64) cache.clear();

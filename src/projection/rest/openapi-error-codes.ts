@@ -1,0 +1,74 @@
+/**
+ * Which catalogue errors an operation of the REST surface can answer with: a grant's
+ * follow from what it declares (path values, restrict, claims, its backend kind, a rate
+ * limit); a resource read or a prompt get answers the route's own refusals, its
+ * not-found code, and the errors of every grant it may run (a template's grant).
+ */
+import type { ErrorCode } from '../../engine/error-catalogue.js';
+import type { CompiledSpec, Descriptor } from '../../spec/descriptor.js';
+import { CODES, entry } from './openapi-responses.js';
+
+/**
+ * Which catalogue errors a grant can answer with. A code without a rule applies to
+ * every grant, except 429 codes, which apply to rate-limited grants only.
+ */
+const APPLIES: Partial<Record<ErrorCode, (d: Descriptor, spec: CompiledSpec) => boolean>> = {
+  UNAUTHENTICATED: (_d, spec) => spec.access !== undefined,
+  INSUFFICIENT_SCOPE: (d, spec) => spec.access !== undefined && d.scopes.length > 0,
+  PATH_VALUE_REJECTED: (d) => d.arguments.some((a) => a.in === 'path' && !a.fromClaim),
+  EXCLUSIVE_ARGUMENTS: (d) => d.exclusive.length > 0,
+  DENIED_BY_RESTRICT: (d) => d.restrict.length > 0,
+  MISSING_CLAIM: (d) => d.arguments.some((a) => a.fromClaim !== undefined),
+  UPSTREAM_STATUS: (d) => d.backend.kind === 'http',
+  UPSTREAM_UNREACHABLE: (d) => d.backend.kind === 'http',
+  UPSTREAM_BAD_RESPONSE: (d) => d.backend.kind === 'http',
+  UPSTREAM_TIMEOUT: (d) => d.backend.kind === 'http',
+  SQL_TIMEOUT: (d) => d.backend.kind === 'sql',
+  SQL_CONFLICT: (d) => d.backend.kind === 'sql' && !d.backend.readOnly,
+  SQL_CONSTRAINT: (d) => d.backend.kind === 'sql' && !d.backend.readOnly,
+  SQL_DATA: (d) => d.backend.kind === 'sql',
+  SQL_ERROR: (d) => d.backend.kind === 'sql',
+  POOL_EXHAUSTED: (d) => d.backend.kind === 'sql',
+  DATABASE_UNAVAILABLE: (d) => d.backend.kind === 'sql',
+  // The server's own answers, before any grant is involved: not part of a call.
+  NOT_FOUND: () => false,
+  METHOD_NOT_ALLOWED: () => false,
+  MALFORMED_REQUEST: () => false,
+  HEADERS_TOO_LARGE: () => false,
+  REQUEST_TIMEOUT: () => false,
+  // Answers of /api/resources/read and /api/prompts/get, not of a grant's route.
+  RESOURCE_NOT_FOUND: () => false,
+  UNKNOWN_PROMPT: () => false,
+};
+
+/** A grant's route answers this for any tool name it does not know; a surface route does not. */
+const TOOL_ROUTE_ONLY = new Set<ErrorCode>(['UNKNOWN_TOOL']);
+
+export function errorCodesFor(d: Descriptor, spec: CompiledSpec): ErrorCode[] {
+  return CODES.filter((code) => {
+    const rule = APPLIES[code];
+    if (rule) return rule(d, spec);
+    return entry(code).status === 429 ? d.limits.rateLimit !== undefined : true;
+  });
+}
+
+/**
+ * A resource read's or prompt get's codes: those every route answers (no rule and no
+ * rate limit: malformed JSON, bad arguments, overload…), the route's `notFound`, the
+ * scope refusals when the spec has access, and every code of the grants it may run.
+ */
+export function surfaceCodesFor(
+  notFound: readonly ('RESOURCE_NOT_FOUND' | 'UNKNOWN_PROMPT')[],
+  grants: readonly Descriptor[],
+  scoped: boolean,
+  spec: CompiledSpec,
+): ErrorCode[] {
+  const codes = new Set<ErrorCode>(notFound);
+  for (const code of CODES)
+    if (!APPLIES[code] && entry(code).status !== 429 && !TOOL_ROUTE_ONLY.has(code)) codes.add(code);
+  if (spec.access) codes.add('UNAUTHENTICATED');
+  if (spec.access && scoped) codes.add('INSUFFICIENT_SCOPE');
+  for (const d of grants)
+    for (const code of errorCodesFor(d, spec)) if (!TOOL_ROUTE_ONLY.has(code)) codes.add(code);
+  return CODES.filter((c) => codes.has(c));
+}

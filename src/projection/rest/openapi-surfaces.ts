@@ -1,0 +1,239 @@
+/**
+ * POST /api/resources/read and POST /api/prompts/get in the OpenAPI document, present as
+ * the routes are (surface-routes.ts) when the spec serves resources, or prompts: the body
+ * each route reads, typed as the engine checks it (a URI that is one of the resources or
+ * fills a template; a prompt's name with its own string arguments, none undeclared), the
+ * answer, and the catalogue errors it can produce, a template's grant's among them.
+ */
+import { templatePattern } from '../../spec/uri-template.js';
+import type {
+  CompiledSpec,
+  Descriptor,
+  PromptDescriptor,
+  ResourceDescriptor,
+} from '../../spec/descriptor.js';
+import { surfaceCodesFor } from './openapi-error-codes.js';
+import { errorResponses } from './openapi-responses.js';
+import { GET_PROMPT_PATH, READ_RESOURCE_PATH } from './surface-listing.js';
+
+type Json = Record<string, unknown>;
+
+/** What the caller may read and get (the engine's view); the whole spec for `openapi`. */
+export interface SurfaceView {
+  readonly resources: readonly ResourceDescriptor[];
+  readonly templates: readonly ResourceDescriptor[];
+  readonly prompts: readonly PromptDescriptor[];
+}
+
+export const SURFACE_TAGS = {
+  resources: 'MCP resources: fixed documents and URI templates backed by a grant.',
+  prompts: 'MCP prompts: message templates filled with string arguments.',
+} as const;
+
+/** A schema's title and description for one prompt. */
+function about(d: { title?: string; description?: string }, fallback: string): Json {
+  return {
+    title: d.title ?? fallback,
+    ...(d.description !== undefined && { description: d.description }),
+  };
+}
+
+/** The grants behind templates: reading one of their URIs runs the grant. */
+function templateGrants(templates: readonly ResourceDescriptor[], spec: CompiledSpec) {
+  const names = new Set(
+    templates.flatMap((t) => (t.content.kind === 'tool' ? [t.content.tool] : [])),
+  );
+  return spec.tools.filter((d: Descriptor) => names.has(d.name));
+}
+
+const CONTENTS_SCHEMA: Json = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: {
+      uri: { type: 'string' },
+      mimeType: { type: 'string' },
+      text: { type: 'string' },
+      blob: { type: 'string', contentEncoding: 'base64' },
+    },
+    required: ['uri', 'mimeType'],
+  },
+};
+
+function readOperation(view: SurfaceView, spec: CompiledSpec): Json {
+  const choices: Json[] = [
+    ...view.resources.map((r) => ({ const: r.uri, title: r.name })),
+    ...view.templates.map((t) => ({
+      type: 'string',
+      pattern: templatePattern(t.literals),
+      title: t.name,
+      description: `A URI of the template ${t.uri}.`,
+    })),
+  ];
+  const readable = [...view.resources, ...view.templates];
+  const scoped = readable.some((r) => r.scopes.length > 0);
+  const grants = templateGrants(view.templates, spec);
+  return {
+    operationId: 'readResource',
+    summary: 'Read a resource',
+    description:
+      'The same read as MCP `resources/read`: a fixed resource answers its document; a URI of a template runs the grant behind it and answers its envelope as text.',
+    tags: ['resources'],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            properties: {
+              uri: {
+                type: 'string',
+                description: 'One of the resources, or a URI that fills a template.',
+                ...(choices.length > 0 && { anyOf: choices }),
+              },
+            },
+            required: ['uri'],
+          },
+        },
+      },
+    },
+    responses: {
+      200: {
+        description: 'The resource: one entry of `contents`, `text` or base64 `blob`.',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: { contents: CONTENTS_SCHEMA },
+              required: ['contents'],
+            },
+          },
+        },
+      },
+      ...errorResponses(surfaceCodesFor(['RESOURCE_NOT_FOUND'], grants, scoped, spec)),
+    },
+  };
+}
+
+/**
+ * An argument's description, its default said in words: a `default` keyword inside
+ * `oneOf` is one a validator filling defaults cannot apply (ajv refuses it in strict mode).
+ */
+function argumentText(a: PromptDescriptor['arguments'][number]): string {
+  const def = a.default !== undefined ? `Default: ${JSON.stringify(a.default)}.` : undefined;
+  return [a.description, def].filter((s) => s !== undefined).join(' ');
+}
+
+function argumentsSchema(p: PromptDescriptor): Json {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(
+      p.arguments.map((a) => [
+        a.name,
+        {
+          type: 'string',
+          maxLength: a.maxLength,
+          ...(argumentText(a) !== '' && { description: argumentText(a) }),
+          ...(a.enum !== undefined && { enum: [...a.enum] }),
+          ...(a.pattern !== undefined && { pattern: a.pattern }),
+        },
+      ]),
+    ),
+    required: p.arguments.filter((a) => a.required).map((a) => a.name),
+    additionalProperties: false,
+  };
+}
+
+function getOperation(view: SurfaceView, spec: CompiledSpec): Json {
+  const embeds = view.prompts.some((p) => p.messages.some((m) => 'resource' in m));
+  const grants = embeds ? templateGrants(spec.resources, spec) : [];
+  const codes = surfaceCodesFor(
+    embeds ? ['UNKNOWN_PROMPT', 'RESOURCE_NOT_FOUND'] : ['UNKNOWN_PROMPT'],
+    grants,
+    view.prompts.some((p) => p.scopes.length > 0),
+    spec,
+  );
+  return {
+    operationId: 'getPrompt',
+    summary: 'Get a prompt',
+    description:
+      'The same get as MCP `prompts/get`: the prompt’s messages with its arguments filled in; a message that embeds a resource reads it.',
+    tags: ['prompts'],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            ...(view.prompts.length > 0 && {
+              oneOf: view.prompts.map((p) => ({
+                ...about(p, p.name),
+                properties: { name: { const: p.name }, arguments: argumentsSchema(p) },
+              })),
+            }),
+            properties: {
+              name: { type: 'string', description: 'The prompt to get.' },
+              arguments: {
+                type: 'object',
+                description: 'The prompt’s arguments by name, each a string.',
+              },
+            },
+            required: ['name'],
+          },
+        },
+      },
+    },
+    responses: {
+      200: {
+        description: 'The messages, in order.',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              properties: {
+                description: { type: 'string' },
+                messages: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      role: { type: 'string', enum: ['user', 'assistant'] },
+                      content: {
+                        type: 'object',
+                        description:
+                          '`{"type":"text","text":…}`, or `{"type":"resource","resource":{uri, mimeType, text | blob}}`.',
+                        properties: { type: { type: 'string', enum: ['text', 'resource'] } },
+                        required: ['type'],
+                      },
+                    },
+                    required: ['role', 'content'],
+                  },
+                },
+              },
+              required: ['messages'],
+            },
+          },
+        },
+      },
+      ...errorResponses(codes),
+    },
+  };
+}
+
+/** The surface routes of this view, as the server registers them: only for what the spec serves. */
+export function surfacePaths(
+  view: SurfaceView,
+  spec: CompiledSpec,
+): { paths: Record<string, { post: Json }>; tags: Json[] } {
+  const paths: Record<string, { post: Json }> = {};
+  const tags: Json[] = [];
+  if (spec.resources.length > 0) {
+    paths[READ_RESOURCE_PATH] = { post: readOperation(view, spec) };
+    tags.push({ name: 'resources', description: SURFACE_TAGS.resources });
+  }
+  if (spec.prompts.length > 0) {
+    paths[GET_PROMPT_PATH] = { post: getOperation(view, spec) };
+    tags.push({ name: 'prompts', description: SURFACE_TAGS.prompts });
+  }
+  return { paths, tags };
+}
