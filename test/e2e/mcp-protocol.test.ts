@@ -647,16 +647,22 @@ describe('JSON-RPC framing', () => {
 });
 
 describe('HTTP transport', () => {
-  it.each(['GET', 'DELETE'])('answers %s /mcp with 405 and Allow: POST', async (method) => {
-    const res = await fetch(`${gw.url}/mcp`, {
-      method,
-      headers: { accept: 'text/event-stream', 'mcp-session-id': 'abc' },
-    });
-    expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('POST');
-    expect(res.headers.get('mcp-session-id')).toBeNull();
-    await res.text();
-  });
+  it.each(['GET', 'DELETE', 'PUT', 'PATCH'])(
+    'answers %s /mcp with 405 and Allow: POST',
+    async (method) => {
+      const res = await fetch(`${gw.url}/mcp`, {
+        method,
+        headers: { accept: 'text/event-stream', 'mcp-session-id': 'abc' },
+        ...((method === 'PUT' || method === 'PATCH') && {
+          body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+        }),
+      });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+      expect(res.headers.get('mcp-session-id')).toBeNull();
+      await res.text();
+    },
+  );
 
   it('serves a request carrying Mcp-Session-Id and Last-Event-ID normally, echoing no session', async () => {
     const r = await upstreamDelta(1, () =>

@@ -89,8 +89,12 @@ export function registerMcpRoutes(
           { allow: 'POST' },
         ),
       );
-    scope.get(MCP_PATH, notAllowed);
-    scope.delete(MCP_PATH, notAllowed);
+    // Every other method is told which one serves, not answered 404 as if there were no endpoint.
+    scope.route({
+      method: ['GET', 'DELETE', 'PUT', 'PATCH'],
+      url: MCP_PATH,
+      handler: notAllowed,
+    });
   });
 }
 
