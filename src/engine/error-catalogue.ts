@@ -34,8 +34,10 @@ export interface RpcErrorEntry extends EntryCommon {
 }
 
 /**
- * Answered before any surface is known (node's HTTP parser, the router): the REST shape
- * on every path, /mcp included, since no JSON-RPC message was read.
+ * Answered in the REST shape, never as a JSON-RPC error: either before any surface is
+ * known (node's HTTP parser, the router), on every path, /mcp included, since no JSON-RPC
+ * message was read; or by the REST routes alone, for a refusal /mcp never makes
+ * (UNSUPPORTED_MEDIA_TYPE: /mcp reads a body of any content type as text).
  */
 export interface HttpOnlyEntry extends EntryCommon {
   readonly mcp: 'http';
@@ -155,11 +157,13 @@ export const ERROR_CATALOGUE = {
     rpc: RPC.INVALID_REQUEST,
     summary: 'The request body is over the 4 MiB limit.',
   },
+  // Raised by the REST routes' body parser (server/app.ts); the MCP route takes any
+  // content type (projection/mcp/mcp-routes.ts), so this never reaches a JSON-RPC client.
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
-    mcp: 'jsonrpc',
-    rpc: RPC.INVALID_REQUEST,
-    summary: 'The request body is not application/json.',
+    mcp: 'http',
+    summary:
+      'The request body is not application/json (REST only: POST /mcp reads a body of any content type).',
   },
   MALFORMED_REQUEST: {
     status: 400,

@@ -15,6 +15,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../src/spec/field-schema.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { helpdeskSpec } from '../helpers/spec-fixtures.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
 /** Debian's Chromium, or another build named by MCP_BEAVER_CHROMIUM. */
@@ -42,6 +43,27 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-quic',
 ];
+/**
+ * Headless Chromium in a fresh profile folder, which the caller removes after closing the
+ * context; a launch that fails removes the folder itself (the caller never learns its name).
+ */
+async function launchChromium(): Promise<{ context: BrowserContext; profile: string }> {
+  const profile = mkdtempSync(join(tmpdir(), 'mcp-beaver-chromium-'));
+  try {
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      timeout: 15_000,
+      viewport: { width: 1000, height: 800 },
+    });
+    context.setDefaultTimeout(8_000);
+    return { context, profile };
+  } catch (err) {
+    rmSync(profile, { recursive: true, force: true });
+    throw err;
+  }
+}
 const OUTPUT_DIR = fileURLToPath(new URL('../../test-output/', import.meta.url));
 const CSP = "default-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
 /** May call every tool. */
@@ -243,15 +265,7 @@ describe.skipIf(!BROWSER_FOUND && !BROWSER_REQUIRED)('catalog page in headless C
     gwAccess = await startGateway(catalogSpec(upstream.url, { access: true }), {
       env: ACCESS_ENV,
     });
-    profile = mkdtempSync(join(tmpdir(), 'mcp-beaver-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      timeout: 15_000,
-      viewport: { width: 1000, height: 800 },
-    });
-    context.setDefaultTimeout(8_000);
+    ({ context, profile } = await launchChromium());
   }, 30_000);
 
   afterAll(async () => {
@@ -465,39 +479,6 @@ describe.skipIf(!BROWSER_FOUND && !BROWSER_REQUIRED)('catalog page in headless C
   }, 30_000);
 });
 
-/** A helpdesk with a document, a scoped note, a ticket template and a prompt, behind two keys. */
-function surfacesSpec(upstream: string): string {
-  return `
-wrap "catalog-surfaces" version="1.0.0"
-base-url "${upstream}"
-access {
-    api-key env="SURFACE_FULL_KEYS" scopes="tickets:read audit:read"
-    api-key env="SURFACE_READ_KEYS" scopes="tickets:read"
-}
-can get ticket {
-    describe "One ticket."
-    path "/tickets/{id}" {
-        id "integer" min=1
-    }
-    scope "tickets:read"
-}
-resource "docs://helpdesk/guide" file="docs/guide.md" title="Guide" describe="How we answer <b>fast</b>."
-resource "docs://helpdesk/audit" text="Audited daily." {
-    scope "audit:read"
-}
-resource "helpdesk://tickets/{id}" from="get_ticket" title="Ticket"
-prompt "triage-ticket" {
-    title "Triage a ticket"
-    argument "id" required=#true describe="Ticket id."
-    argument "tone" default="friendly" {
-        enum "friendly" "formal"
-    }
-    message "user" "Triage ticket {id} in a {tone} tone."
-    message "user" resource="helpdesk://tickets/{id}"
-}
-`;
-}
-
 const SURFACE_FULL_KEY = 'catalog-surfaces-full-41d9';
 const SURFACE_READ_KEY = 'catalog-surfaces-read-8a02';
 const GUIDE = '# Guide\n\nAnswer within a day.\n';
@@ -517,19 +498,19 @@ describe.skipIf(!BROWSER_FOUND && !BROWSER_REQUIRED)(
       folder = mkdtempSync(join(tmpdir(), 'mcp-beaver-catalog-surfaces-'));
       mkdirSync(join(folder, 'docs'));
       writeFileSync(join(folder, 'docs', 'guide.md'), GUIDE);
-      gw = await startGateway(surfacesSpec(upstream.url), {
-        file: join(folder, 'helpdesk.mcp.kdl'),
-        env: { SURFACE_FULL_KEYS: SURFACE_FULL_KEY, SURFACE_READ_KEYS: SURFACE_READ_KEY },
-      });
-      profile = mkdtempSync(join(tmpdir(), 'mcp-beaver-chromium-'));
-      context = await chromium.launchPersistentContext(profile, {
-        executablePath: CHROMIUM,
-        headless: true,
-        args: CHROMIUM_ARGS,
-        timeout: 15_000,
-        viewport: { width: 1000, height: 800 },
-      });
-      context.setDefaultTimeout(8_000);
+      // A helpdesk with a document, a scoped note, a ticket template and a prompt, behind two keys.
+      gw = await startGateway(
+        helpdeskSpec({
+          name: 'catalog-surfaces',
+          baseUrl: upstream.url,
+          guideDescribe: 'How we answer <b>fast</b>.',
+        }),
+        {
+          file: join(folder, 'helpdesk.mcp.kdl'),
+          env: { FULL_KEYS: SURFACE_FULL_KEY, READER_KEYS: SURFACE_READ_KEY },
+        },
+      );
+      ({ context, profile } = await launchChromium());
     }, 30_000);
 
     afterAll(async () => {

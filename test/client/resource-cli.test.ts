@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { helpdeskSpec } from '../helpers/spec-fixtures.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { BIN, runCli, type CliResult } from '../helpers/run-cli.js';
 
@@ -22,42 +23,6 @@ const FULL_KEY = 'resource-cli-full-6d2a91';
 const READER_KEY = 'resource-cli-reader-0f3b77';
 const GUIDE = '# Helpdesk guide\n\nAnswer within a day.\n';
 const PIXEL = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'pixel.png'));
-
-function spec(upstream: string): string {
-  return `
-wrap "helpdesk-cli" version="1.0.0"
-base-url "${upstream}/api"
-access {
-    api-key env="FULL_KEYS" scopes="tickets:read audit:read"
-    api-key env="READER_KEYS" scopes="tickets:read"
-}
-can get ticket {
-    describe "Get one ticket."
-    path "/tickets/{id}" {
-        id "integer" min=1
-    }
-    scope "tickets:read"
-}
-resource "docs://helpdesk/guide" file="docs/guide.md" title="Guide" describe="How we answer."
-resource "docs://helpdesk/pixel" file="docs/pixel.png" describe="One pixel."
-resource "docs://helpdesk/audit" text="Audited daily." describe="Audit notes." {
-    scope "audit:read"
-}
-resource "helpdesk://tickets/{id}" from="get_ticket" title="Ticket"
-prompt "triage-ticket" {
-    title "Triage a ticket"
-    argument "id" required=#true describe="Ticket id."
-    argument "tone" default="friendly" {
-        enum "friendly" "formal"
-    }
-    message "user" "Triage ticket {id} in a {tone} tone."
-    message "user" resource="helpdesk://tickets/{id}"
-}
-prompt "audit-summary" {
-    message "user" resource="docs://helpdesk/audit"
-}
-`;
-}
 
 let upstream: Upstream;
 let gw: TestGateway;
@@ -76,10 +41,18 @@ beforeAll(async () => {
     join(import.meta.dirname, '..', 'fixtures', 'pixel.png'),
     join(folder, 'docs', 'pixel.png'),
   );
-  gw = await startGateway(spec(upstream.url), {
-    file: join(folder, 'helpdesk.mcp.kdl'),
-    env: { FULL_KEYS: FULL_KEY, READER_KEYS: READER_KEY },
-  });
+  gw = await startGateway(
+    helpdeskSpec({
+      name: 'helpdesk-cli',
+      baseUrl: `${upstream.url}/api`,
+      pixel: true,
+      auditSummary: true,
+    }),
+    {
+      file: join(folder, 'helpdesk.mcp.kdl'),
+      env: { FULL_KEYS: FULL_KEY, READER_KEYS: READER_KEY },
+    },
+  );
   mcpUrl = `${gw.url}/mcp`;
 });
 

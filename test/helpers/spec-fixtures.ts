@@ -1,8 +1,9 @@
 /**
  * Spec texts several suites serve, written once: the "issues" grants (list issues of a
  * repository, comment on an issue) with the variations the suites need, the acme
- * allowlist and the header of the issues test server. A suite composes its spec from
- * these plus what only it needs, so a change to the shared grants is made here.
+ * allowlist, the header of the issues test server, and the "helpdesk" spec of the
+ * resource and prompt suites. A suite composes its spec from these plus what only it
+ * needs, so a change to the shared grants is made here.
  */
 
 /** `scope` lines for a grant, indented as inside its block. */
@@ -64,4 +65,84 @@ export function issuesServerHeader(upstream: string): string {
 }
 base-url "${upstream}/api"
 auth bearer env="ISSUES_TOKEN"`;
+}
+
+export interface HelpdeskOptions {
+  /** The `wrap` name, one a suite. */
+  readonly name: string;
+  /** The upstream's base URL; `get_ticket` calls `<baseUrl>/tickets/{id}`. */
+  readonly baseUrl: string;
+  /** The guide's description (the catalog suite puts markup in it). */
+  readonly guideDescribe?: string;
+  /** Adds `docs://helpdesk/pixel`, a binary file (`docs/pixel.png`), after the guide. */
+  readonly pixel?: boolean;
+  /** Adds `list_orders` (GET /orders, a required `status` enum open/paid) and its template. */
+  readonly orders?: boolean;
+  /** Gives the triage prompt's `id` the pattern `^[0-9]+$`. */
+  readonly idPattern?: boolean;
+  /** Adds the `audit-summary` prompt, which embeds the scoped audit note. */
+  readonly auditSummary?: boolean;
+}
+
+/**
+ * A helpdesk behind two api keys: FULL_KEYS (tickets:read audit:read) and READER_KEYS
+ * (tickets:read). It serves `get_ticket`, the file document `docs://helpdesk/guide`
+ * (`docs/guide.md`, which the suite writes beside the spec), the note
+ * `docs://helpdesk/audit` that needs audit:read, the template `helpdesk://tickets/{id}`
+ * backed by `get_ticket`, and the prompt `triage-ticket` embedding that template.
+ */
+export function helpdeskSpec(opts: HelpdeskOptions): string {
+  const orders = opts.orders
+    ? `
+can list orders {
+    describe "Orders by status."
+    path "/orders"
+    query {
+        status "string" required=#true { enum "open" "paid"; }
+    }
+    scope "tickets:read"
+}`
+    : '';
+  const pixel = opts.pixel
+    ? '\nresource "docs://helpdesk/pixel" file="docs/pixel.png" describe="One pixel."'
+    : '';
+  const ordersTemplate = opts.orders
+    ? '\nresource "helpdesk://orders/{status}" from="list_orders"'
+    : '';
+  const idPattern = opts.idPattern ? ' pattern="^[0-9]+$"' : '';
+  const auditSummary = opts.auditSummary
+    ? `
+prompt "audit-summary" {
+    message "user" resource="docs://helpdesk/audit"
+}`
+    : '';
+  return `
+wrap "${opts.name}" version="1.0.0"
+base-url "${opts.baseUrl}"
+access {
+    api-key env="FULL_KEYS" scopes="tickets:read audit:read"
+    api-key env="READER_KEYS" scopes="tickets:read"
+}
+can get ticket {
+    describe "Get one ticket."
+    path "/tickets/{id}" {
+        id "integer" min=1
+    }
+    scope "tickets:read"
+}${orders}
+resource "docs://helpdesk/guide" file="docs/guide.md" title="Guide" describe="${opts.guideDescribe ?? 'How we answer.'}"${pixel}
+resource "docs://helpdesk/audit" text="Audited daily." describe="Audit notes." {
+    scope "audit:read"
+}
+resource "helpdesk://tickets/{id}" from="get_ticket" title="Ticket"${ordersTemplate}
+prompt "triage-ticket" {
+    title "Triage a ticket"
+    argument "id" required=#true${idPattern} describe="Ticket id."
+    argument "tone" default="friendly" {
+        enum "friendly" "formal"
+    }
+    message "user" "Triage ticket {id} in a {tone} tone."
+    message "user" resource="helpdesk://tickets/{id}"
+}${auditSummary}
+`;
 }

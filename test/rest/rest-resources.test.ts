@@ -9,55 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { helpdeskSpec } from '../helpers/spec-fixtures.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
 const FULL_KEY = 'rest-resources-full-51c0de';
 const READER_KEY = 'rest-resources-reader-9e4b12';
 const GUIDE = '# Guide\n\nAnswer within a day.\n';
-
-function spec(upstream: string): string {
-  return `
-wrap "helpdesk-rest" version="1.0.0"
-base-url "${upstream}/api"
-access {
-    api-key env="FULL_KEYS" scopes="tickets:read audit:read"
-    api-key env="READER_KEYS" scopes="tickets:read"
-}
-can get ticket {
-    describe "Get one ticket."
-    path "/tickets/{id}" {
-        id "integer" min=1
-    }
-    scope "tickets:read"
-}
-can list orders {
-    describe "Orders by status."
-    path "/orders"
-    query {
-        status "string" required=#true { enum "open" "paid"; }
-    }
-    scope "tickets:read"
-}
-resource "docs://helpdesk/guide" file="docs/guide.md" title="Guide" describe="How we answer."
-resource "docs://helpdesk/audit" text="Audited daily." {
-    scope "audit:read"
-}
-resource "helpdesk://tickets/{id}" from="get_ticket" title="Ticket"
-resource "helpdesk://orders/{status}" from="list_orders"
-prompt "triage-ticket" {
-    title "Triage a ticket"
-    argument "id" required=#true pattern="^[0-9]+$" describe="Ticket id."
-    argument "tone" default="friendly" {
-        enum "friendly" "formal"
-    }
-    message "user" "Triage ticket {id} in a {tone} tone."
-    message "user" resource="helpdesk://tickets/{id}"
-}
-prompt "audit-summary" {
-    message "user" resource="docs://helpdesk/audit"
-}
-`;
-}
 
 let upstream: Upstream;
 let gw: TestGateway;
@@ -73,10 +30,19 @@ beforeAll(async () => {
   folder = mkdtempSync(join(tmpdir(), 'beaver-rest-resources-'));
   mkdirSync(join(folder, 'docs'));
   writeFileSync(join(folder, 'docs', 'guide.md'), GUIDE);
-  gw = await startGateway(spec(upstream.url), {
-    file: join(folder, 'helpdesk.mcp.kdl'),
-    env: { FULL_KEYS: FULL_KEY, READER_KEYS: READER_KEY },
-  });
+  gw = await startGateway(
+    helpdeskSpec({
+      name: 'helpdesk-rest',
+      baseUrl: `${upstream.url}/api`,
+      orders: true,
+      idPattern: true,
+      auditSummary: true,
+    }),
+    {
+      file: join(folder, 'helpdesk.mcp.kdl'),
+      env: { FULL_KEYS: FULL_KEY, READER_KEYS: READER_KEY },
+    },
+  );
 });
 
 afterAll(async () => {

@@ -14,7 +14,7 @@ import type { BackendKind, GrantOf, KindContext } from '../backend-kinds.js';
 import type { CallContext, Cancellation } from '../../call-context.js';
 import { buildBody, planBody } from './body.js';
 import { resolveCredential, type Credential } from './credentials.js';
-import { decodeUtf8Prefix } from './read-body.js';
+import { decodeUtf8Prefix } from './utf8-prefix.js';
 import { buildTarget, planUrl, targetEscapes } from './url.js';
 import { classifyFailure, upstreamStatusError } from './upstream-errors.js';
 import { EXCERPT_BYTES, exchange } from './exchange.js';

@@ -364,10 +364,6 @@
     details.append(el('summary', '', 'Input schema'), schemaPre);
     article.append(details);
 
-    const form = el('form', 'try');
-    form.method = 'post';
-    form.action = '/api/' + encodeURIComponent(name);
-    form.setAttribute('data-tool', name);
     const label = el('label', '', 'Try it: arguments (JSON)');
     label.htmlFor = `${id}-args`;
     const example = JSON.stringify(exampleArguments(t.inputSchema), null, 2);
@@ -377,17 +373,8 @@
     textarea.rows = Math.min(16, Math.max(3, example.split('\n').length + 1));
     textarea.spellcheck = false;
     textarea.setAttribute('autocomplete', 'off');
-    const actions = el('div', 'actions');
-    const button = el('button', '', 'Call');
-    button.type = 'submit';
-    const status = el('span', 'call-status');
-    status.setAttribute('role', 'status');
-    status.setAttribute('aria-live', 'polite');
-    actions.append(button, status);
-    const envelope = el('pre', 'envelope');
-    envelope.hidden = true;
-    envelope.append(el('code'));
-    form.append(label, textarea, actions, envelope);
+    const form = tryForm('/api/' + encodeURIComponent(name), 'Call', [label, textarea]);
+    form.setAttribute('data-tool', name);
     article.append(form);
     wire(form);
     return article;
@@ -405,52 +392,60 @@
   /** `{name}` segments of a URI template (RFC 6570 level 1, as the spec allows). */
   const VARIABLE = /\{([^{}]+)\}/g;
 
-  /** The answer of a read: the text of each content (indented when JSON), a blob described. */
-  function contentsText(text) {
+  /**
+   * An answer shown item by item: each of the array `key` of the JSON answer as `itemText`
+   * writes it, joined by `separator`. An answer that is not JSON is shown as it is, one
+   * without that array indented, so that nothing the gateway said is hidden.
+   */
+  function itemsText(text, key, itemText, separator) {
     let parsed;
     try {
       parsed = JSON.parse(text);
     } catch {
       return text;
     }
-    if (!isObject(parsed) || !Array.isArray(parsed.contents)) return pretty(text);
-    return parsed.contents
-      .map((c) => {
+    if (!isObject(parsed) || !Array.isArray(parsed[key])) return pretty(text);
+    return parsed[key].map(itemText).join(separator);
+  }
+
+  /** A text content as it is, indented when its MIME type says JSON. */
+  function indentedIfJson(mimeType, text) {
+    return /json/.test(String(mimeType)) ? pretty(text) : text;
+  }
+
+  /** The answer of a read: the text of each content (indented when JSON), a blob described. */
+  function contentsText(text) {
+    return itemsText(
+      text,
+      'contents',
+      (c) => {
         if (!isObject(c)) return '';
-        if (typeof c.text === 'string')
-          return /json/.test(String(c.mimeType)) ? pretty(c.text) : c.text;
+        if (typeof c.text === 'string') return indentedIfJson(c.mimeType, c.text);
         const bytes = typeof c.blob === 'string' ? Math.floor((c.blob.length * 3) / 4) : 0;
         return `[${c.mimeType || 'binary'}: about ${bytes} bytes of binary content]`;
-      })
-      .join('\n');
+      },
+      '\n',
+    );
   }
 
   /** The answer of a get: each message as [role] and its text, a resource named. */
   function messagesText(text) {
-    let parsed;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return text;
-    }
-    if (!isObject(parsed) || !Array.isArray(parsed.messages)) return pretty(text);
-    return parsed.messages
-      .map((m) => {
+    return itemsText(
+      text,
+      'messages',
+      (m) => {
         const c = isObject(m) && isObject(m.content) ? m.content : {};
         const role = isObject(m) ? m.role : '';
         if (c.type === 'resource' && isObject(c.resource)) {
           const r = c.resource;
           const body =
-            typeof r.text === 'string'
-              ? /json/.test(String(r.mimeType))
-                ? pretty(r.text)
-                : r.text
-              : '[binary content]';
+            typeof r.text === 'string' ? indentedIfJson(r.mimeType, r.text) : '[binary content]';
           return `[${role}] resource ${r.uri} (${r.mimeType})\n${body}`;
         }
         return `[${role}]\n${typeof c.text === 'string' ? c.text : `[${c.type} content]`}`;
-      })
-      .join('\n\n');
+      },
+      '\n\n',
+    );
   }
 
   /** The card's frame: heading with the code name and title, the MIME badge, the prose. */
@@ -474,8 +469,8 @@
     return article;
   }
 
-  /** A try-it form: the given fields, a button, the status and the answer. */
-  function surfaceForm(action, buttonText, fields) {
+  /** A try-it form, of every card: the given fields, a button, the status and the answer. */
+  function tryForm(action, buttonText, fields) {
     const form = el('form', 'try');
     form.method = 'post';
     form.action = action;
@@ -524,7 +519,7 @@
   function resourceCard(r) {
     const id = `resource-${r.name}`;
     const article = surfaceCard('resource', id, r.uri, r.title, r.description, r.mimeType);
-    const form = surfaceForm('/api/resources/read', 'Read', []);
+    const form = tryForm('/api/resources/read', 'Read', []);
     form.setAttribute('data-uri', r.uri);
     form.addEventListener('submit', (event) => {
       event.preventDefault();
@@ -541,7 +536,7 @@
     const fields = variables.map((v) =>
       field(`${id}-${v.name}`, `{${v.name}}`, v.enum, undefined, v.type),
     );
-    const form = surfaceForm('/api/resources/read', 'Read', fields);
+    const form = tryForm('/api/resources/read', 'Read', fields);
     form.setAttribute('data-uri-template', t.uriTemplate);
     form.addEventListener('submit', (event) => {
       event.preventDefault();
@@ -569,7 +564,7 @@
         a.description,
       ),
     );
-    const form = surfaceForm('/api/prompts/get', 'Get', fields);
+    const form = tryForm('/api/prompts/get', 'Get', fields);
     form.setAttribute('data-prompt', p.name);
     form.addEventListener('submit', (event) => {
       event.preventDefault();
