@@ -24,7 +24,10 @@ const CHALLENGES = {
 } as const;
 
 function mcpCell(e: CatalogueEntry): string {
-  if (e.mcp === 'http') return 'the REST answer, on every path (no message was read)';
+  if (e.mcp === 'http')
+    return e.restOnly
+      ? 'never on /mcp: the REST routes alone answer it'
+      : 'the REST answer, on every path (no message was read)';
   if (e.mcp === 'tool-error')
     return e.rpc === undefined
       ? 'tool result, `isError: true`'

@@ -41,6 +41,8 @@ export interface RpcErrorEntry extends EntryCommon {
  */
 export interface HttpOnlyEntry extends EntryCommon {
   readonly mcp: 'http';
+  /** Raised by the REST routes alone: /mcp never answers it. */
+  readonly restOnly?: true;
 }
 
 export type CatalogueEntry = ToolErrorEntry | RpcErrorEntry | HttpOnlyEntry;
@@ -162,6 +164,7 @@ export const ERROR_CATALOGUE = {
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,
     mcp: 'http',
+    restOnly: true,
     summary:
       'The request body is not application/json (REST only: POST /mcp reads a body of any content type).',
   },
