@@ -6,7 +6,7 @@
  * Screenshots are written to test-output/catalog.png, catalog-access.png and
  * catalog-access-401.png.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../src/spec/field-schema.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { helpdeskSpec } from '../helpers/spec-fixtures.js';
+import { startHelpdeskGateway } from '../helpers/helpdesk-gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
 /** Debian's Chromium, or another build named by MCP_BEAVER_CHROMIUM. */
@@ -488,27 +488,20 @@ describe.skipIf(!BROWSER_FOUND && !BROWSER_REQUIRED)(
   () => {
     let upstream: Upstream;
     let gw: TestGateway;
-    let folder: string;
     let context: BrowserContext;
     let profile: string;
 
     beforeAll(async () => {
       if (!BROWSER_FOUND) throw new Error(`${CHROMIUM} is missing (${INSTALL_HINT})`);
       upstream = await startUpstream();
-      folder = mkdtempSync(join(tmpdir(), 'mcp-beaver-catalog-surfaces-'));
-      mkdirSync(join(folder, 'docs'));
-      writeFileSync(join(folder, 'docs', 'guide.md'), GUIDE);
       // A helpdesk with a document, a scoped note, a ticket template and a prompt, behind two keys.
-      gw = await startGateway(
-        helpdeskSpec({
+      gw = await startHelpdeskGateway(
+        {
           name: 'catalog-surfaces',
           baseUrl: upstream.url,
           guideDescribe: 'How we answer <b>fast</b>.',
-        }),
-        {
-          file: join(folder, 'helpdesk.mcp.kdl'),
-          env: { FULL_KEYS: SURFACE_FULL_KEY, READER_KEYS: SURFACE_READ_KEY },
         },
+        { guide: GUIDE, env: { FULL_KEYS: SURFACE_FULL_KEY, READER_KEYS: SURFACE_READ_KEY } },
       );
       ({ context, profile } = await launchChromium());
     }, 30_000);
@@ -518,7 +511,6 @@ describe.skipIf(!BROWSER_FOUND && !BROWSER_REQUIRED)(
       if (profile) rmSync(profile, { recursive: true, force: true });
       await gw?.close();
       await upstream?.close();
-      if (folder) rmSync(folder, { recursive: true, force: true });
     });
 
     it('shows each token the resources and prompts it may use, and reads and gets them', async () => {

@@ -6,12 +6,11 @@
  * The upstream's request count shows which reads reached it.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { helpdeskSpec } from '../helpers/spec-fixtures.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { startHelpdeskGateway } from '../helpers/helpdesk-gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { BIN, runCli, type CliResult } from '../helpers/run-cli.js';
 
@@ -26,7 +25,6 @@ const PIXEL = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'pixel.pn
 
 let upstream: Upstream;
 let gw: TestGateway;
-let folder: string;
 let mcpUrl: string;
 
 beforeAll(async () => {
@@ -34,24 +32,9 @@ beforeAll(async () => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ id: Number(req.path.split('/').at(-1)), subject: 'Printer on fire' }));
   });
-  folder = mkdtempSync(join(tmpdir(), 'beaver-resource-cli-'));
-  mkdirSync(join(folder, 'docs'));
-  writeFileSync(join(folder, 'docs', 'guide.md'), GUIDE);
-  copyFileSync(
-    join(import.meta.dirname, '..', 'fixtures', 'pixel.png'),
-    join(folder, 'docs', 'pixel.png'),
-  );
-  gw = await startGateway(
-    helpdeskSpec({
-      name: 'helpdesk-cli',
-      baseUrl: `${upstream.url}/api`,
-      pixel: true,
-      auditSummary: true,
-    }),
-    {
-      file: join(folder, 'helpdesk.mcp.kdl'),
-      env: { FULL_KEYS: FULL_KEY, READER_KEYS: READER_KEY },
-    },
+  gw = await startHelpdeskGateway(
+    { name: 'helpdesk-cli', baseUrl: `${upstream.url}/api`, pixel: true, auditSummary: true },
+    { guide: GUIDE, env: { FULL_KEYS: FULL_KEY, READER_KEYS: READER_KEY } },
   );
   mcpUrl = `${gw.url}/mcp`;
 });
@@ -59,7 +42,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await gw?.close();
   await upstream?.close();
-  rmSync(folder, { recursive: true, force: true });
 });
 
 /** Runs the CLI with a bound on each request and both keys in the environment. */

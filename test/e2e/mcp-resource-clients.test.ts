@@ -3,9 +3,6 @@
  * 2026-07-28, v2 in legacy mode, and v1 (2025-11-25 handshake). Each lists, reads and
  * gets through its own schemas, so a result shape the SDK refuses fails here.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   Client as ClientV2,
@@ -13,55 +10,35 @@ import {
 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { startHelpdeskGateway } from '../helpers/helpdesk-gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
 const GUIDE = '# Helpdesk guide\n\nAnswer within a day.\n';
 
-function spec(upstream: string): string {
-  return `
-wrap "helpdesk-clients" version="1.0.0"
-base-url "${upstream}/api"
-can get ticket {
-    describe "Get one ticket."
-    path "/tickets/{id}" {
-        id "integer" min=1
-    }
-}
-resource "docs://helpdesk/guide" file="docs/guide.md" title="Guide" describe="How we answer."
-resource "helpdesk://tickets/{id}" from="get_ticket" title="Ticket"
-prompt "triage-ticket" {
-    title "Triage a ticket"
-    describe "Read one ticket and propose a priority."
-    argument "id" required=#true describe="Ticket id."
-    argument "tone" default="friendly" {
-        enum "friendly" "formal"
-    }
-    message "user" "Triage ticket {id} in a {tone} tone."
-    message "user" resource="helpdesk://tickets/{id}"
-}
-`;
-}
-
 let upstream: Upstream;
 let gw: TestGateway;
-let folder: string;
 
 beforeAll(async () => {
   upstream = await startUpstream((req, res) => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ id: Number(req.path.split('/').at(-1)), subject: 'Printer on fire' }));
   });
-  folder = mkdtempSync(join(tmpdir(), 'beaver-resource-clients-'));
-  mkdirSync(join(folder, 'docs'));
-  writeFileSync(join(folder, 'docs', 'guide.md'), GUIDE);
-  gw = await startGateway(spec(upstream.url), { file: join(folder, 'helpdesk.mcp.kdl') });
+  // Open (no keys): the SDK clients connect without a token.
+  gw = await startHelpdeskGateway(
+    {
+      name: 'helpdesk-clients',
+      baseUrl: `${upstream.url}/api`,
+      access: false,
+      triageDescribe: 'Read one ticket and propose a priority.',
+    },
+    { guide: GUIDE },
+  );
 });
 
 afterAll(async () => {
   await gw?.close();
   await upstream?.close();
-  rmSync(folder, { recursive: true, force: true });
 });
 
 /** What the three clients share, as the tests use it. */

@@ -82,6 +82,13 @@ export interface HelpdeskOptions {
   readonly idPattern?: boolean;
   /** Adds the `audit-summary` prompt, which embeds the scoped audit note. */
   readonly auditSummary?: boolean;
+  /**
+   * `false`: an open helpdesk (the SDK clients suite), without the access block, the
+   * scopes, or the audit note that only a scope could guard. Default true.
+   */
+  readonly access?: boolean;
+  /** The triage prompt's description; none by default. */
+  readonly triageDescribe?: string;
 }
 
 /**
@@ -90,8 +97,26 @@ export interface HelpdeskOptions {
  * (`docs/guide.md`, which the suite writes beside the spec), the note
  * `docs://helpdesk/audit` that needs audit:read, the template `helpdesk://tickets/{id}`
  * backed by `get_ticket`, and the prompt `triage-ticket` embedding that template.
+ * With `access: false` there are no keys, no scopes and no audit note.
  */
 export function helpdeskSpec(opts: HelpdeskOptions): string {
+  const access = opts.access ?? true;
+  // The audit-summary prompt embeds the audit note, which an open helpdesk does not serve.
+  if (!access && opts.auditSummary) throw new Error('auditSummary needs the access block');
+  const ticketScope = scopeLines(access ? ['tickets:read'] : []);
+  const accessBlock = access
+    ? `
+access {
+    api-key env="FULL_KEYS" scopes="tickets:read audit:read"
+    api-key env="READER_KEYS" scopes="tickets:read"
+}`
+    : '';
+  const audit = access
+    ? `
+resource "docs://helpdesk/audit" text="Audited daily." describe="Audit notes." {
+    scope "audit:read"
+}`
+    : '';
   const orders = opts.orders
     ? `
 can list orders {
@@ -99,8 +124,7 @@ can list orders {
     path "/orders"
     query {
         status "string" required=#true { enum "open" "paid"; }
-    }
-    scope "tickets:read"
+    }${ticketScope}
 }`
     : '';
   const pixel = opts.pixel
@@ -110,6 +134,8 @@ can list orders {
     ? '\nresource "helpdesk://orders/{status}" from="list_orders"'
     : '';
   const idPattern = opts.idPattern ? ' pattern="^[0-9]+$"' : '';
+  const triageDescribe =
+    opts.triageDescribe !== undefined ? `\n    describe "${opts.triageDescribe}"` : '';
   const auditSummary = opts.auditSummary
     ? `
 prompt "audit-summary" {
@@ -118,25 +144,17 @@ prompt "audit-summary" {
     : '';
   return `
 wrap "${opts.name}" version="1.0.0"
-base-url "${opts.baseUrl}"
-access {
-    api-key env="FULL_KEYS" scopes="tickets:read audit:read"
-    api-key env="READER_KEYS" scopes="tickets:read"
-}
+base-url "${opts.baseUrl}"${accessBlock}
 can get ticket {
     describe "Get one ticket."
     path "/tickets/{id}" {
         id "integer" min=1
-    }
-    scope "tickets:read"
+    }${ticketScope}
 }${orders}
-resource "docs://helpdesk/guide" file="docs/guide.md" title="Guide" describe="${opts.guideDescribe ?? 'How we answer.'}"${pixel}
-resource "docs://helpdesk/audit" text="Audited daily." describe="Audit notes." {
-    scope "audit:read"
-}
+resource "docs://helpdesk/guide" file="docs/guide.md" title="Guide" describe="${opts.guideDescribe ?? 'How we answer.'}"${pixel}${audit}
 resource "helpdesk://tickets/{id}" from="get_ticket" title="Ticket"${ordersTemplate}
 prompt "triage-ticket" {
-    title "Triage a ticket"
+    title "Triage a ticket"${triageDescribe}
     argument "id" required=#true${idPattern} describe="Ticket id."
     argument "tone" default="friendly" {
         enum "friendly" "formal"

@@ -1,6 +1,7 @@
 /**
  * A real upstream HTTP server on 127.0.0.1:0 that records every request it receives
- * (method, path, raw query, headers, body) and answers with a programmable handler.
+ * (method, path, raw query, headers, body) and answers with a programmable handler;
+ * and one that holds every request until the test releases it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -69,4 +70,26 @@ export async function startUpstream(handler: UpstreamHandler = echoJson): Promis
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+export interface HeldUpstream extends Upstream {
+  /** Answers every held request, and every later one at once. */
+  release(): void;
+}
+
+/**
+ * An upstream that holds every request until `release()`, then answers
+ * `{ "n": <last path segment> }`: the reliability tests check what the gateway does while
+ * its calls are in flight, and holding them (not sleeping) keeps them in flight however
+ * slow the machine.
+ */
+export async function startHeldUpstream(): Promise<HeldUpstream> {
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((r) => (release = r));
+  const upstream = await startUpstream(async (req, res) => {
+    await released;
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ n: req.path.split('/').pop() }));
+  });
+  return Object.assign(upstream, { release });
 }

@@ -9,28 +9,22 @@
  */
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { startHeldUpstream, type HeldUpstream } from '../helpers/upstream.js';
 import { serveProcess, type ServeProcess } from './serve-process.js';
 
 const CALLS = 200;
 /** Longer than the checks take on any machine: the held calls must outlive them. */
 const GRACE_MS = 60_000;
 
-let upstream: Upstream;
+let upstream: HeldUpstream;
 let gw: ServeProcess | undefined;
-let release: () => void = () => undefined;
-const released = new Promise<void>((r) => (release = r));
 
 beforeAll(async () => {
-  upstream = await startUpstream(async (req, res) => {
-    await released;
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ n: req.path.split('/').pop() }));
-  });
+  upstream = await startHeldUpstream();
 });
 
 afterAll(async () => {
-  release();
+  upstream?.release();
   await gw?.stop();
   await upstream?.close();
 });
@@ -133,7 +127,7 @@ it('SIGTERM with 200 calls in flight: not ready from then on, new connections re
 
   // Released now: all 200 in-flight calls complete, each with its own answer.
   const releasedAt = Date.now();
-  release();
+  upstream.release();
   const results = await Promise.all(calls);
   results.forEach((r, n) => {
     expect(r.status, r.body).toBe(200);

@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { startHeldUpstream, type HeldUpstream } from '../helpers/upstream.js';
 import {
   MB,
   percentile,
@@ -34,24 +34,18 @@ const CAP = 200;
 /** How long the admitted calls are held after the burst, with the probe running. */
 const HOLD_AFTER_BURST_MS = 1_500;
 
-let upstream: Upstream;
+let upstream: HeldUpstream;
 let gw: ServeProcess | undefined;
-let release: () => void = () => undefined;
-const released = new Promise<void>((r) => (release = r));
 
 beforeAll(async () => {
-  upstream = await startUpstream(async (req, res) => {
-    await released;
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ n: req.path.split('/').pop() }));
-  });
+  upstream = await startHeldUpstream();
 });
 
 const probeChildren = new Set<ReturnType<typeof spawn>>();
 
 afterAll(async () => {
   for (const c of probeChildren) if (c.exitCode === null) c.kill('SIGKILL');
-  release();
+  upstream?.release();
   await gw?.stop();
   await upstream?.close();
 });
@@ -159,7 +153,7 @@ it('sheds 2,000 concurrent calls beyond the cap of 200 with 503 while the admitt
   const peak = procStatus(gw.pid);
   const [fresh, keep] = await Promise.all(probes.map((p) => p.stop()));
   const heldUpstream = upstream.requests.length;
-  release();
+  upstream.release();
   const all = await Promise.all(shots);
   await agent.close();
   const after = procStatus(gw.pid);

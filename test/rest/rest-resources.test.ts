@@ -4,12 +4,9 @@
  * and get them through the engine, with the catalogue's codes and statuses. The upstream's
  * request count shows which answers reached it.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { helpdeskSpec } from '../helpers/spec-fixtures.js';
+import { startHelpdeskGateway } from '../helpers/helpdesk-gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
 const FULL_KEY = 'rest-resources-full-51c0de';
@@ -18,7 +15,6 @@ const GUIDE = '# Guide\n\nAnswer within a day.\n';
 
 let upstream: Upstream;
 let gw: TestGateway;
-let folder: string;
 const full = { authorization: `Bearer ${FULL_KEY}` };
 const reader = { authorization: `Bearer ${READER_KEY}` };
 
@@ -27,28 +23,21 @@ beforeAll(async () => {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ id: Number(req.path.split('/').at(-1)), subject: 'Printer on fire' }));
   });
-  folder = mkdtempSync(join(tmpdir(), 'beaver-rest-resources-'));
-  mkdirSync(join(folder, 'docs'));
-  writeFileSync(join(folder, 'docs', 'guide.md'), GUIDE);
-  gw = await startGateway(
-    helpdeskSpec({
+  gw = await startHelpdeskGateway(
+    {
       name: 'helpdesk-rest',
       baseUrl: `${upstream.url}/api`,
       orders: true,
       idPattern: true,
       auditSummary: true,
-    }),
-    {
-      file: join(folder, 'helpdesk.mcp.kdl'),
-      env: { FULL_KEYS: FULL_KEY, READER_KEYS: READER_KEY },
     },
+    { guide: GUIDE, env: { FULL_KEYS: FULL_KEY, READER_KEYS: READER_KEY } },
   );
 });
 
 afterAll(async () => {
   await gw?.close();
   await upstream?.close();
-  rmSync(folder, { recursive: true, force: true });
 });
 
 async function listing(headers: Record<string, string>): Promise<Record<string, unknown[]>> {
