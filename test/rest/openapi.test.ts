@@ -4,7 +4,7 @@
  * pinned by a golden file, the CLI printing the same document, and GET /openapi.json
  * serving it per caller (tools it may not call left out, 401 without a token).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -214,6 +214,7 @@ describe('mcp-beaver openapi', () => {
       'wrap "t" version="1"\nbase-url "https://api.example.com"\ncan list issues {\n    path "/issues"\n    query { per_page "int" }\n}\n',
     );
     const r = await runCli(['openapi', file]);
+    rmSync(dir, { recursive: true, force: true });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/bad\.mcp\.kdl:5:\d+: error /);
