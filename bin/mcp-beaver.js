@@ -38,7 +38,7 @@ if (loader) {
 
 /**
  * Node >= 22.1 keeps the V8 bytecode of the modules it compiles on disk and reuses it on
- * the next start: a cold `serve` spends about 30 ms less CPU (issue 19). Node 20 has no
+ * the next start: a cold `serve` spends 20-40 ms less CPU (issue 19). Node 20 has no
  * module.enableCompileCache: nothing happens there. NODE_DISABLE_COMPILE_CACHE=1 turns
  * it off and NODE_COMPILE_CACHE=<dir> moves it (Node's own variables, honoured by the
  * call below). Only dist/ is cached: a checkout's tsx run stays as it was.
