@@ -41,7 +41,7 @@ import {
   waitAnswer,
 } from './lib/processes.mjs';
 import { f0, f1, f2, range, stats } from './lib/stats.mjs';
-import { ensurePeers } from './peers/install.mjs';
+import { ensurePackage, ensurePeers } from './peers/install.mjs';
 import { subjects as allSubjects } from './peers/subjects.mjs';
 import { HTTP_TOOL, SQL_TOOL } from './peers/workload.mjs';
 
@@ -325,6 +325,9 @@ try {
     main: MAIN,
     root: ROOT,
     binary: existsSync(binary) ? binary : undefined,
+    npxDir: ONLY.has('startup')
+      ? ensurePackage(join(ROOT, '.tools', 'peers', 'npx-mcp-beaver'), ROOT, log)
+      : undefined,
     serverCpu: SERVER_CPU,
   });
   const loadWorkloads = ['tools', 'sql', 'http'].filter((w) => ONLY.has(w));

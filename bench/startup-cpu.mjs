@@ -96,7 +96,8 @@ async function once(argv) {
   let err = '';
   child.stderr.on('data', (d) => (err += d));
   child.kill('SIGUSR2');
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 120_000))]);
+  // unref: a pending timer would keep this script alive for 2 minutes after its last rep.
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 120_000).unref())]);
   await stop(child);
   for (const line of err.split('\n')) {
     try {

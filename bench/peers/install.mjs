@@ -2,7 +2,7 @@
 // they are measured beside mcp-beaver, never shipped with it. Versions are pinned so
 // that two runs compare the same programs.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const PEER_PACKAGES = {
@@ -32,4 +32,54 @@ export function ensurePeers(dir, log) {
     if (r.status !== 0) throw new Error(`installing the peers failed (npm exit ${r.status})`);
   }
   return paths;
+}
+
+/**
+ * mcp-beaver as `npx mcp-beaver` users get it: the checkout's built package (`npm pack`
+ * of the current dist/, which the caller has just built) installed with its production
+ * dependencies into `dir`, so that `npx --no-install mcp-beaver` run there resolves that
+ * install, with no network and no src/ or tsx. (Run in the checkout, npx would find the
+ * checkout's own bin, which prefers src/ through tsx: not what a user runs.) Reinstalls
+ * when the tarball changed. Returns the folder to run npx in.
+ */
+export function ensurePackage(dir, root, log) {
+  mkdirSync(dir, { recursive: true });
+  // --ignore-scripts: no `prepack` build; the caller's dist/ is packed as it is.
+  const pack = spawnSync(
+    'npm',
+    ['pack', '--json', '--ignore-scripts', '--pack-destination', dir, '--no-audit', '--no-fund'],
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 2] },
+  );
+  if (pack.status !== 0) throw new Error(`npm pack failed (exit ${pack.status})`);
+  const [{ filename, shasum }] = JSON.parse(pack.stdout.slice(pack.stdout.indexOf('[')));
+  const stamp = join(dir, 'installed.sha1');
+  const bin = join(dir, 'node_modules', '.bin', 'mcp-beaver');
+  if (existsSync(bin) && existsSync(stamp) && readFileSync(stamp, 'utf8') === shasum) return dir;
+  log(`installing the packed mcp-beaver (${filename}) into ${dir}`);
+  rmSync(join(dir, 'node_modules'), { recursive: true, force: true });
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify(
+      { private: true, dependencies: { 'mcp-beaver': `file:./${filename}` } },
+      null,
+      2,
+    ),
+  );
+  const r = spawnSync(
+    'npm',
+    [
+      'install',
+      '--omit=dev',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      '--no-package-lock',
+    ],
+    { cwd: dir, stdio: ['ignore', 2, 2] },
+  );
+  if (r.status !== 0)
+    throw new Error(`installing the packed mcp-beaver failed (npm exit ${r.status})`);
+  writeFileSync(stamp, shasum);
+  return dir;
 }

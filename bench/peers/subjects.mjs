@@ -12,7 +12,7 @@ import { toDbhubToml, toKdl, toolsOf, toToolboxYaml } from './workload.mjs';
  * `counts` the spec sizes measured at start-up.
  */
 export function subjects(ctx) {
-  const { work, schema, databaseUrl, upstreamUrl, peers, main, root, binary } = ctx;
+  const { work, schema, databaseUrl, upstreamUrl, peers, main, root, binary, npxDir } = ctx;
   const cpu = ctx.serverCpu;
   const at = (port) => `http://127.0.0.1:${port}`;
   const kdl = (count) => {
@@ -20,7 +20,7 @@ export function subjects(ctx) {
     writeFileSync(file, toKdl(toolsOf(count), { schema, upstreamUrl }));
     return file;
   };
-  const ours = (name, command) => ({
+  const ours = (name, command, cwd = root) => ({
     name,
     ours: true,
     workloads: ['tools', 'sql', 'http'],
@@ -37,7 +37,7 @@ export function subjects(ctx) {
           'warn',
           '--no-watch',
         ],
-        { env: { DATABASE_URL: databaseUrl }, cpu, cwd: root },
+        { env: { DATABASE_URL: databaseUrl }, cpu, cwd },
       );
       return { child, url: at(port) };
     },
@@ -45,10 +45,15 @@ export function subjects(ctx) {
   const list = [
     ours('mcp-beaver', ['node', main]),
     ...(binary ? [{ ...ours('mcp-beaver (single binary)', [binary]), startupOnly: true }] : []),
-    {
-      ...ours('mcp-beaver (npx mcp-beaver)', ['npx', '--no-install', 'mcp-beaver']),
-      startupOnly: true,
-    },
+    // The packed package installed in npxDir (install.mjs ensurePackage), run from there.
+    ...(npxDir
+      ? [
+          {
+            ...ours('mcp-beaver (npx mcp-beaver)', ['npx', '--no-install', 'mcp-beaver'], npxDir),
+            startupOnly: true,
+          },
+        ]
+      : []),
     {
       name: 'Google MCP Toolbox 1.12',
       workloads: ['tools', 'sql', 'http'],

@@ -4,7 +4,17 @@
  * image's ENTRYPOINT + CMD, run directly against the built dist/, serves and drains.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import module from 'node:module';
+import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { DockerfileParser, type Copy, type Instruction } from 'dockerfile-ast';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +26,8 @@ const SPEC_IN_IMAGE = '/etc/mcp-beaver/spec.mcp.kdl';
 
 interface Stage {
   name: string;
+  /** The stage it is built FROM, when that is a stage of this file. */
+  parent: Stage | undefined;
   workdir: string;
   /** Absolute paths that exist in the stage: copied in, or made by a RUN we know. */
   provides: Set<string>;
@@ -31,11 +43,13 @@ function buildOutDir(): string {
   return posix.normalize(cfg.compilerOptions?.outDir ?? 'dist').replace(/^\.\//, '');
 }
 
-/** What the RUN commands of the Dockerfile create, relative to WORKDIR. */
+/** What the RUN commands of the Dockerfile create, relative to WORKDIR (or absolute). */
 function producedBy(command: string): string[] {
   const made: string[] = [];
   if (/\bnpm\s+ci\b/.test(command)) made.push('node_modules');
   if (/\bnpm\s+run\s+build\b/.test(command)) made.push(buildOutDir());
+  for (const m of command.matchAll(/\bmkdir\s+-p\s+((?:[^\s&;|]+\s*)+)/g))
+    made.push(...m[1]!.trim().split(/\s+/));
   return made;
 }
 
@@ -45,11 +59,15 @@ function parseStages(): Stage[] {
   for (const instruction of dockerfile.getInstructions()) {
     const keyword = instruction.getKeyword();
     if (keyword === 'FROM') {
-      const name = (instruction as unknown as { getBuildStage(): string | null }).getBuildStage();
+      const from = instruction as unknown as { getBuildStage(): string | null; getImage(): string };
+      const name = from.getBuildStage();
+      // FROM <an earlier stage> starts with that stage's files and WORKDIR.
+      const base = stages.find((s) => s.name === from.getImage());
       stages.push({
         name: name ?? String(stages.length),
-        workdir: '/',
-        provides: new Set(),
+        parent: base,
+        workdir: base?.workdir ?? '/',
+        provides: new Set(base?.provides),
         copies: [],
         instructions: [],
       });
@@ -64,7 +82,7 @@ function parseStages(): Stage[] {
       stage.provides.add(stage.workdir);
     } else if (keyword === 'RUN') {
       for (const p of producedBy(instruction.getArgumentsContent() ?? ''))
-        stage.provides.add(posix.join(stage.workdir, p));
+        stage.provides.add(posix.resolve(stage.workdir, p));
     } else if (keyword === 'COPY') {
       // Flags (--from=, --chown=) are not among the arguments.
       const flags = (instruction as unknown as Copy).getFlags();
@@ -141,6 +159,16 @@ const stages = parseStages();
 const final = stages.at(-1)!;
 const last = (keyword: string) =>
   final.instructions.filter((i) => i.getKeyword() === keyword).at(-1);
+/** The final stage's instructions, with those of the stages it is built FROM first. */
+const finalLineage = (): Instruction[] => {
+  const chain: Stage[] = [];
+  for (let s: Stage | undefined = final; s; s = s.parent) chain.unshift(s);
+  return chain.flatMap((s) => s.instructions);
+};
+/** Node has a compile cache from 22.1 (module.enableCompileCache from 22.8); not on 20. */
+const hasCompileCache =
+  typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+const WARM_UP = 'scripts/warm-compile-cache.mjs';
 
 describe('Dockerfile', () => {
   it('has a build stage and a separate final stage', () => {
@@ -225,6 +253,36 @@ describe('Dockerfile', () => {
     expect(jsonArgs(last('CMD'))).toEqual(['serve', SPEC_IN_IMAGE, '--http', ':8080']);
   });
 
+  it('fills the compile cache at build time as the user the image runs as, and points node at it', () => {
+    const env = finalLineage()
+      .filter((i) => i.getKeyword() === 'ENV')
+      .map((i) => /\bNODE_COMPILE_CACHE=(\S+)/.exec(i.getArgumentsContent() ?? '')?.[1])
+      .filter((v) => v !== undefined)
+      .at(-1);
+    expect(env, 'ENV NODE_COMPILE_CACHE in the final image').toMatch(/^\//);
+    const warm = stages.find((s) =>
+      s.instructions.some((i) => (i.getArgumentsContent() ?? '').includes(posix.basename(WARM_UP))),
+    );
+    expect(warm, `a stage runs ${WARM_UP}`).toBeDefined();
+    // The uid names the cache's folder: the warm-up must run as the image's USER.
+    const run = warm!.instructions.findIndex(
+      (i) =>
+        i.getKeyword() === 'RUN' && (i.getArgumentsContent() ?? '').includes('warm-compile-cache'),
+    );
+    const userThen = warm!.instructions
+      .slice(0, run)
+      .filter((i) => i.getKeyword() === 'USER')
+      .at(-1);
+    expect(userThen?.getArgumentsContent()).toBe(last('USER')?.getArgumentsContent());
+    // ... on the image's own entry point, from the final image's contents.
+    const entry = jsonArgs(last('ENTRYPOINT'));
+    expect(warm!.instructions[run]!.getArgumentsContent()).toContain(entry[1]);
+    expect(warm!.parent).toBe(final.parent);
+    const copy = final.copies.find((c) => c.from === warm!.name);
+    expect(copy?.sources).toEqual([env]);
+    expect(posix.resolve(final.workdir, copy!.dest)).toBe(env);
+  });
+
   describe('entrypoint, run directly', () => {
     const entry = jsonArgs(last('ENTRYPOINT'));
     const cmd = jsonArgs(last('CMD'));
@@ -253,6 +311,74 @@ describe('Dockerfile', () => {
     afterAll(() => {
       if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });
+
+    it.skipIf(!hasCompileCache)(
+      "loads every module of a serve start from the compile cache the image's warm-up filled",
+      async () => {
+        const cache = mkdtempSync(join(tmpdir(), 'mcpb-compile-cache-'));
+        try {
+          const env = { ...process.env, NODE_ENV: 'production', NODE_COMPILE_CACHE: cache };
+          const warm = spawnSync(process.execPath, [WARM_UP, local], {
+            cwd: ROOT,
+            env: { ...env, NODE_DISABLE_COMPILE_CACHE: '1' },
+            encoding: 'utf8',
+            timeout: 60_000,
+          });
+          expect(warm.status, `${warm.stdout}\n${warm.stderr}`).toBe(0);
+          const proc = spawn(
+            process.execPath,
+            [local, 'serve', 'specs/github-issues.mcp.kdl', '--http', '127.0.0.1:0', '--no-watch'],
+            {
+              cwd: ROOT,
+              env: {
+                ...env,
+                GITHUB_TOKEN: 'test-token-not-used',
+                NODE_DEBUG_NATIVE: 'COMPILE_CACHE',
+              },
+              stdio: ['ignore', 'pipe', 'pipe'],
+            },
+          );
+          let stdout = '';
+          let stderr = '';
+          proc.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+          proc.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+          const exited = new Promise<number | null>((resolve) => proc.on('exit', resolve));
+          await waitListening(proc, { output: () => `${stdout}\n${stderr}` });
+          proc.kill('SIGTERM');
+          expect(await exited, stderr).toBe(0);
+          // Node's own trace of each module it compiled: its cached bytecode was used.
+          const verdicts = [...stderr.matchAll(/V8 code cache for ESM (\S+) was (\w+)/g)].map(
+            (m) => `${posix.basename(m[1]!)} ${m[2]}`,
+          );
+          expect(verdicts).toContain('main.js accepted');
+          expect(verdicts.filter((v) => !v.endsWith(' accepted'))).toEqual([]);
+        } finally {
+          rmSync(cache, { recursive: true, force: true });
+        }
+      },
+      90_000,
+    );
+
+    it.skipIf(hasCompileCache)(
+      'fails the warm-up on a Node without a compile cache rather than ship an empty one',
+      () => {
+        const cache = mkdtempSync(join(tmpdir(), 'mcpb-compile-cache-'));
+        try {
+          mkdirSync(cache, { recursive: true });
+          const warm = spawnSync(process.execPath, [WARM_UP, local], {
+            cwd: ROOT,
+            env: { ...process.env, NODE_COMPILE_CACHE: cache, NODE_DISABLE_COMPILE_CACHE: '1' },
+            encoding: 'utf8',
+            timeout: 60_000,
+          });
+          expect(warm.status).toBe(1);
+          expect(warm.stderr).toContain('is empty');
+        } finally {
+          rmSync(cache, { recursive: true, force: true });
+        }
+      },
+      90_000,
+    );
 
     it('starts, answers /healthz and /readyz, and exits 0 on SIGTERM', async () => {
       // The image's CMD with the spec path and the listen address made local.

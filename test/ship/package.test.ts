@@ -6,8 +6,9 @@
  * timeouts are generous; the install prefers the machine's npm cache.
  */
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, existsSync, realpathSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,14 +33,30 @@ interface Run {
   stderr: string;
 }
 
-/** A user's shell: none of the test runner's NODE_OPTIONS, loaders or npm_* variables. */
+/**
+ * A user's shell: none of the test runner's NODE_OPTIONS, loaders or npm_* variables. Its
+ * cache folder is the test's own, so the command's compile cache (bin/mcp-beaver.js) for
+ * these throw-away paths stays out of the real ~/.cache.
+ */
 function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? work, ...extra };
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? work,
+    XDG_CACHE_HOME: join(work, 'cache'),
+    ...extra,
+  };
 }
 
-function run(command: string, args: string[], cwd: string, timeout = 60_000): Promise<Run> {
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  timeout = 60_000,
+  env: Record<string, string> = {},
+): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd, env: userEnv(), timeout, maxBuffer: 64 << 20 }, (err, o, e) =>
+    const options = { cwd, env: userEnv(env), timeout, maxBuffer: 64 << 20 };
+    execFile(command, args, options, (err, o, e) =>
       resolve({
         code: err ? (typeof err.code === 'number' ? err.code : 1) : 0,
         stdout: o,
@@ -50,7 +67,20 @@ function run(command: string, args: string[], cwd: string, timeout = 60_000): Pr
 }
 
 /** The installed command, run by this node (its shebang would pick the PATH's). */
-const mcpBeaver = (args: string[]): Promise<Run> => run(process.execPath, [bin(), ...args], app);
+const mcpBeaver = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
+  run(process.execPath, [bin(), ...args], app, 60_000, env);
+
+/** Node has a compile cache from 22.1 (module.enableCompileCache from 22.8); not on 20. */
+const hasCompileCache =
+  typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+
+/** Files under `dir`, recursively; [] when it does not exist. */
+const filesIn = (dir: string): string[] =>
+  existsSync(dir)
+    ? readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => e.name)
+    : [];
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'mcp-beaver-pack-'));
@@ -125,6 +155,51 @@ describe('the npm package (npm pack, then npm install --omit=dev of the tarball)
     };
     expect(await mcpBeaver(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
+
+  it.skipIf(!hasCompileCache)(
+    "keeps the compiled modules in the user's cache folder and starts from them the next time",
+    async () => {
+      const xdg = join(work, 'xdg-cache');
+      const cache = join(xdg, 'mcp-beaver', 'compile-cache');
+      const env = { XDG_CACHE_HOME: xdg };
+      expect(await mcpBeaver(['--version'], env)).toMatchObject({ code: 0, stderr: '' });
+      expect(filesIn(cache).length).toBeGreaterThan(0);
+      // Node's own trace: the second start compiled nothing the first one had.
+      const second = await mcpBeaver(['--version'], { ...env, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
+      expect(second.code, second.stderr).toBe(0);
+      const verdicts = [...second.stderr.matchAll(/V8 code cache for ESM (\S+) was (\w+)/g)].map(
+        (m) => `${m[1]!.slice(m[1]!.indexOf('/dist/') + 1)} ${m[2]}`,
+      );
+      expect(verdicts).toContain('dist/cli/main.js accepted');
+      expect(verdicts.filter((v) => !v.endsWith(' accepted'))).toEqual([]);
+    },
+  );
+
+  it.skipIf(!hasCompileCache)(
+    'writes no compile cache when NODE_DISABLE_COMPILE_CACHE=1 is set',
+    async () => {
+      const xdg = join(work, 'xdg-disabled');
+      const r = await mcpBeaver(['--version'], {
+        XDG_CACHE_HOME: xdg,
+        NODE_DISABLE_COMPILE_CACHE: '1',
+      });
+      expect(r).toMatchObject({ code: 0, stderr: '' });
+      expect(existsSync(xdg)).toBe(false);
+    },
+  );
+
+  it.skipIf(hasCompileCache)(
+    'runs with no compile cache and writes nothing on a Node without one (Node 20)',
+    async () => {
+      const xdg = join(work, 'xdg-node20');
+      const home = join(work, 'home-node20');
+      await mkdir(home);
+      const r = await mcpBeaver(['--version'], { XDG_CACHE_HOME: xdg, HOME: home });
+      expect(r).toMatchObject({ code: 0, stderr: '' });
+      expect(existsSync(xdg)).toBe(false);
+      expect(readdirSync(home)).toEqual([]);
+    },
+  );
 
   it('checks the spec it ships', async () => {
     const spec = relative(app, join(installed(), 'specs', 'github-issues.mcp.kdl'));
