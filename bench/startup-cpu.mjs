@@ -3,7 +3,7 @@
 // server's own CPU time (and, under valgrind, its instruction count) does not.
 //
 // Each rep starts `<command> serve <spec> --http 127.0.0.1:<port> --log-level warn
-// --no-watch` with bench/lib/cpu-on-signal.mjs preloaded (NODE_OPTIONS=--import), polls
+// --no-watch` with bench/lib/cpu-on-signal.cjs preloaded (NODE_OPTIONS=--require), polls
 // tools/list until it answers, then sends SIGUSR2: the server reports process.cpuUsage()
 // and its RSS and exits. With --valgrind each case runs once more under callgrind and
 // the instructions executed to that point are reported too (repeatable under load).
@@ -20,14 +20,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { legacyRequest } from './lib/mcp-requests.mjs';
 import { freePort, launch, stop, waitAnswer } from './lib/processes.mjs';
 import { f0, f1, range, stats } from './lib/stats.mjs';
 import { HTTP_TOOL, toKdl, toolsOf } from './peers/workload.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
-const HOOK = pathToFileURL(join(ROOT, 'bench', 'lib', 'cpu-on-signal.mjs')).href;
+const HOOK = join(ROOT, 'bench', 'lib', 'cpu-on-signal.cjs');
 const { values: opts } = parseArgs({
   options: {
     command: { type: 'string', multiple: true },
@@ -45,7 +45,7 @@ const COMMANDS = (opts.command ?? [`node ${join(ROOT, 'dist', 'cli', 'main.js')}
 );
 const REPS = Number(opts.reps);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const NODE_OPTIONS = `--import=${HOOK}`;
+const NODE_OPTIONS = `--require=${JSON.stringify(HOOK)}`;
 // --profile DIR: every start also writes a V8 CPU profile there (node --cpu-prof, which
 // NODE_OPTIONS may not carry: so only for a command that is `node …`).
 if (opts.profile) {

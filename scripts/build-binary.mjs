@@ -10,7 +10,8 @@
  *   3. postject injects the blob into a copy of the node binary running this script,
  *      so the executable is that Node version, for this platform and architecture.
  *
- * The catalog page's files (src/projection/catalog/assets/) go into the bundle as strings:
+ * The catalog page's files (src/projection/catalog/assets/) go into the bundle as strings
+ * (scripts/lib/catalog-inline-plugin.mjs, shared with `npm run build`'s bundle):
  * catalog-assets.ts reads them from beside itself, and the binary has nothing beside it.
  *
  * What the binary leaves out: the `demo` command and `database embedded` (both need
@@ -25,7 +26,6 @@ import {
   copyFile,
   mkdir,
   mkdtemp,
-  readdir,
   readFile,
   rename,
   rm,
@@ -37,6 +37,11 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import postject from 'postject';
+import {
+  ALWAYS_EXTERNAL,
+  SHARED_BUILD_OPTIONS,
+  catalogInlinePlugin,
+} from './lib/catalog-inline-plugin.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'dist-bin');
@@ -53,15 +58,11 @@ const STUBS = new Map([
   ],
 ]);
 const MAIN = join(root, 'src/cli/main.ts');
-/** Reads the catalog page's files at boot; the bundle gets them inlined instead. */
-const CATALOG_ASSETS = join(root, 'src/projection/catalog/catalog-assets.ts');
-const CATALOG_ASSETS_DIR = join(root, 'src/projection/catalog/assets');
 /** The last line of src/cli/main.ts runs the CLI with a top-level await, which CommonJS cannot hold; sea-entry.ts runs it instead. */
 const AUTO_RUN = /^process\.exitCode = await main\(process\.argv\.slice\(2\)\);?[ \t]*$/m;
 
 /** The stubs the bundle used: each must have been, or its module was renamed. */
 const stubbed = new Set();
-let catalogEmbedded = false;
 
 /** Stubs out what the binary cannot carry, and fails the build if anything else pulls it in. */
 const seaPlugin = {
@@ -95,18 +96,6 @@ const seaPlugin = {
       }
       return { contents: source.replace(AUTO_RUN, ''), loader: 'ts' };
     });
-    // The same export as catalog-assets.ts, with every file of its folder inlined.
-    b.onLoad({ filter: /[\\/]catalog-assets\.ts$/ }, async (args) => {
-      if (args.path !== CATALOG_ASSETS) return undefined;
-      catalogEmbedded = true;
-      const files = {};
-      for (const name of (await readdir(CATALOG_ASSETS_DIR)).sort())
-        files[name] = await readFile(join(CATALOG_ASSETS_DIR, name), 'utf8');
-      return {
-        contents: `export const CATALOG_FILES = Object.freeze(${JSON.stringify(files)});\n`,
-        loader: 'js',
-      };
-    });
   },
 };
 
@@ -133,15 +122,13 @@ async function main() {
   const work = await mkdtemp(join(tmpdir(), 'mcp-beaver-sea-'));
   try {
     const bundle = join(work, 'mcp-beaver.cjs');
+    const catalog = catalogInlinePlugin();
     await build({
+      ...SHARED_BUILD_OPTIONS,
       entryPoints: [join(root, 'scripts/sea-entry.ts')],
       outfile: bundle,
-      bundle: true,
-      platform: 'node',
       format: 'cjs',
-      target: 'node20',
-      // pg loads pg-native only when asked for (and catches its absence).
-      external: ['pg-native'],
+      external: [...ALWAYS_EXTERNAL],
       define: {
         MCP_BEAVER_VERSION: JSON.stringify(pkg.version),
         // Nothing left in the bundle depends on it; the executable's own path is the honest value.
@@ -150,15 +137,10 @@ async function main() {
       banner: {
         js: 'var __mcpBeaverExecutableUrl = require("node:url").pathToFileURL(process.execPath).href;',
       },
-      legalComments: 'none',
-      logLevel: 'warning',
-      plugins: [seaPlugin],
+      plugins: [seaPlugin, catalog.plugin],
     });
 
-    if (!catalogEmbedded)
-      throw new Error(
-        `the bundle did not load ${relative(root, CATALOG_ASSETS)}; update CATALOG_ASSETS in scripts/build-binary.mjs`,
-      );
+    catalog.check('scripts/build-binary.mjs');
     for (const stub of STUBS.values()) {
       if (!stubbed.has(stub))
         throw new Error(

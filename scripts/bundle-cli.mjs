@@ -15,18 +15,22 @@
  * - Packages a spec loads only when it asks for them stay in node_modules, loaded on
  *   first use as before: jose (OAuth), ioredis (redis-env), PGlite (database embedded),
  *   the MCP client (tools/call/discover against a URL) and the OpenAPI parsers (import).
- * - The catalog page's files are inlined, as in the single binary (build-binary.mjs):
- *   catalog-assets.ts reads them relative to its own module, which a chunk is not.
+ * - The catalog page's files are inlined, as in the single binary (build-binary.mjs; both
+ *   use scripts/lib/catalog-inline-plugin.mjs): catalog-assets.ts reads them relative to
+ *   its own module, which a chunk is not.
  */
-import { readFile, readdir, rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import {
+  ALWAYS_EXTERNAL,
+  SHARED_BUILD_OPTIONS,
+  catalogInlinePlugin,
+} from './lib/catalog-inline-plugin.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = join(root, 'dist', 'cli');
-const CATALOG_ASSETS = join(root, 'src/projection/catalog/catalog-assets.ts');
-const CATALOG_ASSETS_DIR = join(root, 'src/projection/catalog/assets');
 
 /** Loaded on first use, from node_modules, by the specs and commands that need them. */
 const EXTERNAL = [
@@ -38,27 +42,10 @@ const EXTERNAL = [
   '@readme/openapi-parser',
   'swagger2openapi',
   'yaml',
-  // pg loads pg-native only when asked for (and catches its absence).
-  'pg-native',
+  ...ALWAYS_EXTERNAL,
 ];
 
-let catalogEmbedded = false;
-const catalogPlugin = {
-  name: 'mcp-beaver-catalog',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]catalog-assets\.ts$/ }, async (args) => {
-      if (args.path !== CATALOG_ASSETS) return undefined;
-      catalogEmbedded = true;
-      const files = {};
-      for (const name of (await readdir(CATALOG_ASSETS_DIR)).sort())
-        files[name] = await readFile(join(CATALOG_ASSETS_DIR, name), 'utf8');
-      return {
-        contents: `export const CATALOG_FILES = Object.freeze(${JSON.stringify(files)});\n`,
-        loader: 'js',
-      };
-    });
-  },
-};
+const catalog = catalogInlinePlugin();
 
 // Chunks of an earlier build (their names carry a hash, so nothing overwrites them), and
 // tsc's source map of the main.js this replaces.
@@ -70,11 +57,9 @@ await build({
   outdir,
   entryNames: '[name]',
   chunkNames: 'chunk-[hash]',
-  bundle: true,
+  ...SHARED_BUILD_OPTIONS,
   splitting: true,
   format: 'esm',
-  platform: 'node',
-  target: 'node20',
   external: EXTERNAL,
   // The packages bundled are CommonJS: their require() of Node's modules, and their
   // __dirname, need the names CommonJS gives them, in every output file.
@@ -87,11 +72,6 @@ await build({
       "const __dirname = __mcpbPath(new URL('.', import.meta.url));",
     ].join('\n'),
   },
-  legalComments: 'none',
-  logLevel: 'warning',
-  plugins: [catalogPlugin],
+  plugins: [catalog.plugin],
 });
-if (!catalogEmbedded)
-  throw new Error(
-    'the bundle did not load src/projection/catalog/catalog-assets.ts; update scripts/bundle-cli.mjs',
-  );
+catalog.check('scripts/bundle-cli.mjs');
