@@ -12,6 +12,12 @@
 //
 //   node bench/peers.mjs [--duration S] [--reps N] [--connections 16,64] [--eras modern,legacy]
 //                        [--only tools,sql,http,startup,rss] [--quick] [--no-pin]
+//                        [--subjects NAME,…] [--baseline DIST]
+//
+// --subjects keeps only the subjects whose names start with one of the given prefixes
+// (mcp-beaver and its --baseline always stay); --baseline DIST adds another build of mcp-beaver
+// (node DIST/cli/main.js, e.g. main's) as a peer, so a change is measured against the
+// build before it in the same rounds.
 import { spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -55,6 +61,8 @@ const { values: opts } = parseArgs({
     only: { type: 'string', default: 'tools,sql,http,startup,rss' },
     quick: { type: 'boolean', default: false },
     'no-pin': { type: 'boolean', default: false },
+    subjects: { type: 'string' },
+    baseline: { type: 'string' },
   },
 });
 const DURATION = opts.quick ? 2 : Number(opts.duration);
@@ -316,7 +324,9 @@ try {
   });
   const upstreamUrl = await urlOf(upstream, 'upstream');
   const binary = join(ROOT, 'dist-bin', 'mcp-beaver');
+  const keep = opts.subjects?.split(',');
   const list = allSubjects({
+    baseline: opts.baseline,
     work,
     schema: db.schema,
     databaseUrl: `${PG_BASE}${PG_BASE.includes('?') ? '&' : '?'}sslmode=disable`,
@@ -329,7 +339,9 @@ try {
       ? ensurePackage(join(ROOT, '.tools', 'peers', 'npx-mcp-beaver'), ROOT, log)
       : undefined,
     serverCpu: SERVER_CPU,
-  });
+  }).filter(
+    (s) => s.name.startsWith('mcp-beaver') || !keep || keep.some((k) => s.name.startsWith(k)),
+  );
   const loadWorkloads = ['tools', 'sql', 'http'].filter((w) => ONLY.has(w));
   if (loadWorkloads.length > 0) {
     for (const subject of list.filter((s) => !s.startupOnly)) {

@@ -44,6 +44,14 @@ export function subjects(ctx) {
   });
   const list = [
     ours('mcp-beaver', ['node', main]),
+    ...(ctx.baseline
+      ? [
+          {
+            ...ours(`mcp-beaver @${ctx.baseline}`, ['node', join(ctx.baseline, 'cli', 'main.js')]),
+            ours: false,
+          },
+        ]
+      : []),
     ...(binary ? [{ ...ours('mcp-beaver (single binary)', [binary]), startupOnly: true }] : []),
     // The packed package installed in npxDir (install.mjs ensurePackage), run from there.
     ...(npxDir

@@ -639,6 +639,95 @@ describe('a small pool under load', () => {
   });
 });
 
+describe('a statement that changes its session', () => {
+  // One connection, so every call below runs on the connection the previous one changed.
+  let one: TestGateway;
+
+  beforeAll(async () => {
+    one = await startGateway(
+      spec(
+        'database env="DATABASE_URL" pool=1 statement-timeout="300ms" checkout-timeout="2s"',
+        `can run session-read-write {
+    describe "Makes the session's transactions read-write by default."
+    sql "SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE"
+}
+
+can run session-no-timeout {
+    describe "Lifts the session's statement timeout."
+    sql "SET statement_timeout = 0"
+}
+
+can run deallocate {
+    describe "Drops every prepared statement of the session."
+    sql "DEALLOCATE ALL"
+}
+
+can list sneaky-update {
+    describe "A read grant whose statement writes."
+    sql "UPDATE items SET qty = 0 RETURNING id"
+}
+
+can query sleep {
+    describe "Sleeps, then answers one row."
+    sql "SELECT 1 AS done FROM pg_sleep($1)"
+    params {
+        seconds "number" required=#true min=0 max=10
+    }
+}
+
+can list x {
+    describe "Every row of x."
+    sql "SELECT id, label FROM x ORDER BY id"
+}`,
+      ),
+      { env: { DATABASE_URL: schema.url } },
+    );
+  });
+
+  afterAll(async () => {
+    await one?.close();
+  });
+
+  it('cannot make the next read grant write, nor lift the next call’s timeout', async () => {
+    expect((await call('list_x', {}, one)).status).toBe(200);
+    const before = await rows('SELECT id, qty FROM items ORDER BY id');
+    for (const tool of ['run_session_read_write', 'run_session_no_timeout']) {
+      const res = await call(tool, {}, one);
+      expect(res.status).toBe(200);
+      expect((res.json as EnvelopeBody).result).toEqual({ rowCount: 0 });
+    }
+
+    const update = await call('list_sneaky_update', {}, one);
+    expect(update.status).toBe(502);
+    expect((update.json as ErrorBody).error.details).toEqual({ sqlstate: '25006' });
+    expect(await rows('SELECT id, qty FROM items ORDER BY id')).toEqual(before);
+
+    const slow = await call('query_sleep', { seconds: 3 }, one);
+    expect(slow.status).toBe(504);
+    expect((slow.json as ErrorBody).error).toMatchObject({
+      code: 'SQL_TIMEOUT',
+      details: { sqlstate: '57014' },
+    });
+  });
+
+  it('fails alone when it drops the prepared statements, and the calls after it are served', async () => {
+    // Parses the grant's statement and the transaction's own on the one connection.
+    expect((await call('list_x', {}, one)).status).toBe(200);
+    const dropped = await call('run_deallocate', {}, one);
+    expect(dropped.status).toBe(502);
+    expect((dropped.json as ErrorBody).error.details).toEqual({ sqlstate: '26000' });
+    const x = await rows('SELECT id, label FROM x ORDER BY id');
+    for (let i = 0; i < 3; i++) {
+      const res = await call('list_x', {}, one);
+      expect(res.status).toBe(200);
+      expect((res.json as EnvelopeBody).result).toEqual(x);
+    }
+    const update = await call('list_sneaky_update', {}, one);
+    expect((update.json as ErrorBody).error.details).toEqual({ sqlstate: '25006' });
+    expect((await call('query_sleep', { seconds: 3 }, one)).status).toBe(504);
+  });
+});
+
 describe('an unreachable database', () => {
   it('answers 503 and keeps /readyz not ready until the database is back', async () => {
     const fwd = await startPgForwarder();
