@@ -61,7 +61,9 @@ export function registerMcpRoutes(
       };
       // One runtime for the whole call: a reload meanwhile does not change its grant.
       const { gateway, access, mcpPayloads: payloads } = current();
-      const who = await authenticatedCaller(req, access);
+      // Awaited only when a token is still being verified (no microtask turn otherwise).
+      const found = authenticatedCaller(req, access);
+      const who = found instanceof Promise ? await found : found;
       if (!who.ok) return sendRefusal(reply, who);
       const text = typeof req.body === 'string' ? req.body : '';
       // Plain data properties only: with a getter here V8 tenured these per-request
