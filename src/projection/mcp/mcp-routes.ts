@@ -37,9 +37,13 @@ export function registerMcpRoutes(
 ): void {
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) =>
-      done(null, body),
-    );
+    const asText = (_req: FastifyRequest, body: string, done: (e: null, b: string) => void) =>
+      done(null, body);
+    // The same parser under its usual media type too: fastify caches its lookup by the
+    // Content-Type header only for a named type, while the catch-all parsed the header
+    // (a regex and an object) and searched its parser lists on every request.
+    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, asText);
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, asText);
     // Every request carries its token (protocol.md, "Authorization"): no session remembers
     // one. It is checked before the body is read.
     const onRequest = authenticateFirst(current, (reply, who) => sendRefusal(reply, who));
@@ -96,8 +100,21 @@ export function registerMcpRoutes(
   });
 }
 
+// The last Accept value and its answer: a client sends the same one on every request,
+// and splitting it allocated a handful of strings and arrays per request.
+let lastAccept: string | undefined;
+let lastWants = false;
+
 /** SSE only when the client accepts an event stream and not JSON (protocol.md). */
 export function wantsEventStream(accept: string | undefined): boolean {
+  if (accept !== lastAccept) {
+    lastWants = acceptsOnlyEventStream(accept);
+    lastAccept = accept;
+  }
+  return lastWants;
+}
+
+function acceptsOnlyEventStream(accept: string | undefined): boolean {
   if (!accept || !/text\/event-stream/i.test(accept)) return false;
   const types = accept.split(',').map((t) => t.split(';')[0]!.trim().toLowerCase());
   const json = types.some((t) => t === 'application/json' || t === 'application/*' || t === '*/*');
