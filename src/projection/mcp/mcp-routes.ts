@@ -72,7 +72,7 @@ export function registerMcpRoutes(
       const text = typeof req.body === 'string' ? req.body : '';
       // Plain data properties only: with a getter here V8 tenured these per-request
       // objects, and the old-space growth (major GCs) cost more than the call itself.
-      const out = await handleMessage(text, req.headers, {
+      const handled = handleMessage(text, req.headers, {
         gateway,
         payloads,
         caller: who.caller,
@@ -82,6 +82,7 @@ export function registerMcpRoutes(
         traceparentHeader:
           typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
       });
+      const out = handled instanceof Promise ? await handled : handled;
       return sendRpcReply(reply, out, req);
     });
     const notAllowed = async (_req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
