@@ -20,7 +20,7 @@ import { createBenchSchema } from './lib/bench-schema.mjs';
 import { loadWindow, verifyAnswer } from './lib/load-window.mjs';
 import { eraRequest, legacyRequest } from './lib/mcp-requests.mjs';
 import { canPin, freePort, launch, stop, stopAll, urlOf, waitAnswer } from './lib/processes.mjs';
-import { f0, range, stats } from './lib/stats.mjs';
+import { f0, f2, range, stats } from './lib/stats.mjs';
 import { HTTP_TOOL, SQL_TOOL, toKdl, toolsOf } from './peers/workload.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -124,6 +124,12 @@ try {
           command: t.b.command,
           cpuUsPerReq: stats(t.runs.map((w) => w.cpuUsPerReq)),
           rps: stats(t.runs.map((w) => w.rps)),
+          // This build's CPU per request ÷ the first build's, round by round: adjacent
+          // windows share the machine's load, so the ratio moves less than either figure.
+          vsFirst:
+            t === targets[0]
+              ? undefined
+              : stats(t.runs.map((w, i) => w.cpuUsPerReq / targets[0].runs[i].cpuUsPerReq)),
         });
     }
   }
@@ -131,11 +137,11 @@ try {
   await stop(upstream);
   process.stdout.write(
     [
-      '| workload | build | CPU µs/request | rps |',
-      '| --- | --- | --- | --- |',
+      '| workload | build | CPU µs/request | CPU ÷ first build, per round | rps |',
+      '| --- | --- | --- | --- | --- |',
       ...rows.map(
         (r) =>
-          `| ${r.workload} c${r.connections} | ${r.command} | ${range(r.cpuUsPerReq, f0)} | ${range(r.rps, f0)} |`,
+          `| ${r.workload} c${r.connections} | ${r.command} | ${range(r.cpuUsPerReq, f0)} | ${range(r.vsFirst, f2)} | ${range(r.rps, f0)} |`,
       ),
     ].join('\n') + '\n',
   );
