@@ -21,7 +21,8 @@ export interface AccessControl {
   readonly oauth: boolean;
   /** Every raw credential the gateway knows (API keys), for log redaction. */
   readonly secrets: readonly string[];
-  resolve(req: FastifyRequest): Promise<CallerResult>;
+  /** Synchronous unless a token has to be verified (OAuth): most requests need no promise. */
+  resolve(req: FastifyRequest): CallerResult | Promise<CallerResult>;
   /** The WWW-Authenticate value for a 403: the scopes a grant needs. */
   scopeChallenge(req: FastifyRequest, required: readonly string[]): string;
   /** RFC 9728 metadata URL of the MCP endpoint, as seen by this request. */
@@ -61,7 +62,7 @@ export async function createAccessControl(
       oauth: false,
       secrets: [],
       // Anonymous callers are told apart by address (rate limits, audit lines).
-      resolve: async (req) => ({ ok: true, caller: { ...ANONYMOUS, id: `ip:${req.ip}` } }),
+      resolve: (req) => ({ ok: true, caller: { ...ANONYMOUS, id: `ip:${req.ip}` } }),
       scopeChallenge,
       metadataUrl,
     };
@@ -84,7 +85,7 @@ export async function createAccessControl(
     enabled: true,
     oauth: verifier !== undefined,
     secrets: keys?.secrets ?? [],
-    async resolve(req) {
+    resolve(req) {
       const header = req.headers.authorization;
       if (header === undefined || header === '')
         return refuse(req, 'this gateway needs a bearer token: send Authorization: Bearer <token>');
@@ -95,9 +96,11 @@ export async function createAccessControl(
       const byKey = keys?.match(token);
       if (byKey) return { ok: true, caller: byKey };
       if (verifier && token.split('.').length === 3) {
-        const checked = await verifier.verify(token);
-        if (checked.ok) return checked;
-        return refuse(req, `invalid token: ${checked.reason}`, 'invalid_token');
+        return verifier
+          .verify(token)
+          .then((checked) =>
+            checked.ok ? checked : refuse(req, `invalid token: ${checked.reason}`, 'invalid_token'),
+          );
       }
       return refuse(req, 'invalid token', 'invalid_token');
     },

@@ -4,12 +4,7 @@
  * without costing a parse of up to 4 MiB (and is never told 400 or 413 about a body it
  * had no right to send). The caller found is kept on the request for the handler.
  */
-import type {
-  FastifyInstance,
-  FastifyReply,
-  FastifyRequest,
-  onRequestAsyncHookHandler,
-} from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Caller } from '../engine/caller.js';
 import type { AccessControl, CallerResult } from './access-control.js';
 
@@ -44,23 +39,30 @@ function announcesBody(req: FastifyRequest): boolean {
 
 /**
  * The `onRequest` hook of a route that needs a caller. `current` is read once here, as
- * the handler reads it: the access control of the runtime serving now.
+ * the handler reads it: the access control of the runtime serving now. Callback form,
+ * settled at once when no token needs verifying: an async hook cost a promise and a
+ * microtask turn on every request. A refusal answers without calling `done`.
  */
 export function authenticateFirst(
   current: () => { readonly access: AccessControl },
   refuse: RefuseCaller,
-): onRequestAsyncHookHandler {
-  return async function authenticate(req, reply) {
+): onRequestHookHandler {
+  return function authenticate(req, reply, done) {
     const { access } = current();
-    const who = await access.resolve(req);
-    if (who.ok) {
-      req.beaverCaller = { access, caller: who.caller };
-      return;
-    }
-    // The body is never read: close the connection after the answer rather than have
-    // node drain an upload the caller had no right to send.
-    if (announcesBody(req)) void reply.header('connection', 'close');
-    return refuse(reply, who);
+    const settle = (who: CallerResult): void => {
+      if (who.ok) {
+        req.beaverCaller = { access, caller: who.caller };
+        done();
+        return;
+      }
+      // The body is never read: close the connection after the answer rather than have
+      // node drain an upload the caller had no right to send.
+      if (announcesBody(req)) void reply.header('connection', 'close');
+      refuse(reply, who);
+    };
+    const who = access.resolve(req);
+    if (who instanceof Promise) who.then(settle, done);
+    else settle(who);
   };
 }
 

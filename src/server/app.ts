@@ -37,6 +37,7 @@ import {
 import { missingScopes } from '../engine/guards/scopes.js';
 import { challengeOf } from '../access/challenge.js';
 import { answerClientError } from './client-errors.js';
+import { lazyRequestLogger } from './request-logger.js';
 
 export const BODY_LIMIT = 4 * 1024 * 1024;
 /** Slowloris: the whole header block of a request must arrive within this. */
@@ -71,6 +72,9 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     // One access line per request comes from our onResponse hook, not fastify's pair.
     logController: new LogController({ disableRequestLogging: true }),
+    // req.log is made when a request first writes a line (request-logger.ts); without a
+    // logger fastify makes no child at all.
+    ...(opts.logger && { childLoggerFactory: lazyRequestLogger }),
     bodyLimit: BODY_LIMIT,
     http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
     // Node's own refusals (malformed request, headers too large, timeouts) in the catalogue's shape.

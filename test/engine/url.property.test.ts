@@ -96,6 +96,46 @@ describe('upstream URLs built from path values that pass the metachar gate', () 
     }
   });
 
+  it('judge any target, built or not, as parsing it with URL does', () => {
+    // The check as it was before it skipped the URL parser for plain paths.
+    const byUrlParser = (target: string): string | undefined => {
+      let url: URL;
+      try {
+        url = new URL(target, plan.origin);
+      } catch {
+        return 'the built URL does not parse';
+      }
+      if (url.origin !== plan.origin) return `the built URL left the origin ${plan.origin}`;
+      const pathname = target.split('?')[0]!;
+      if (url.pathname !== pathname) return 'the built path was changed by URL normalization';
+      if (pathname !== plan.prefix && !pathname.startsWith(`${plan.prefix}/`))
+        return `the built path left the prefix ${plan.prefix}`;
+      if (pathname.split('/').length !== plan.pathParts)
+        return 'a path value spans more than one segment';
+      return undefined;
+    };
+    const piece = fc.oneof(
+      tricky,
+      fc.constantFrom('/', '//', '/api/v2', '/owners/', '/things/', '%2e%2E', '.%2e', 'x'),
+      fc.string({ unit: 'binary-ascii', maxLength: 3 }),
+    );
+    const target = fc.oneof(
+      fc.string({ unit: piece, maxLength: 12 }),
+      fc.string({ unit: piece, maxLength: 10 }).map((t) => `/api/v2/owners/${t}`),
+      fc.tuple(accepted, accepted).map(([owner, id]) => buildTarget(plan, { owner, id })),
+    );
+    fc.assert(
+      fc.property(target, (t) => {
+        expect(targetEscapes(plan, t)).toBe(byUrlParser(t));
+      }),
+      { numRuns: 5_000 },
+    );
+    for (const t of ['/api/v2/owners/./things/1', '/api/v2/owners/%2E%2e/things/1', '//x/api']) {
+      expect(targetEscapes(plan, t)).toBe(byUrlParser(t));
+      expect(targetEscapes(plan, t)).toBeDefined();
+    }
+  });
+
   it('keep every query value as one value, arrays as repeated keys in caller order', () => {
     const queryValue = fc.oneof(
       fc.string({ unit: 'binary' }),

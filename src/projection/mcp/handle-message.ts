@@ -23,11 +23,15 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-export async function handleMessage(
+/**
+ * Synchronous unless the method is (a tools/call): tools/list and the other precompiled
+ * answers cost no promise here.
+ */
+export function handleMessage(
   text: string,
   headers: Headers,
   deps: McpDeps,
-): Promise<RpcReply> {
+): RpcReply | Promise<RpcReply> {
   if (nestsDeeperThan(text, MAX_INPUT_DEPTH)) {
     return rpcError(
       'INVALID_REQUEST',

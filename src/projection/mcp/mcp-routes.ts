@@ -37,9 +37,13 @@ export function registerMcpRoutes(
 ): void {
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_req, body, done) =>
-      done(null, body),
-    );
+    const asText = (_req: FastifyRequest, body: string, done: (e: null, b: string) => void) =>
+      done(null, body);
+    // The same parser under its usual media type too: fastify caches its lookup by the
+    // Content-Type header only for a named type, while the catch-all parsed the header
+    // (a regex and an object) and searched its parser lists on every request.
+    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, asText);
+    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, asText);
     // Every request carries its token (protocol.md, "Authorization"): no session remembers
     // one. It is checked before the body is read.
     const onRequest = authenticateFirst(current, (reply, who) => sendRefusal(reply, who));
@@ -61,12 +65,14 @@ export function registerMcpRoutes(
       };
       // One runtime for the whole call: a reload meanwhile does not change its grant.
       const { gateway, access, mcpPayloads: payloads } = current();
-      const who = await authenticatedCaller(req, access);
+      // Awaited only when a token is still being verified (no microtask turn otherwise).
+      const found = authenticatedCaller(req, access);
+      const who = found instanceof Promise ? await found : found;
       if (!who.ok) return sendRefusal(reply, who);
       const text = typeof req.body === 'string' ? req.body : '';
       // Plain data properties only: with a getter here V8 tenured these per-request
       // objects, and the old-space growth (major GCs) cost more than the call itself.
-      const out = await handleMessage(text, req.headers, {
+      const handled = handleMessage(text, req.headers, {
         gateway,
         payloads,
         caller: who.caller,
@@ -76,6 +82,7 @@ export function registerMcpRoutes(
         traceparentHeader:
           typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
       });
+      const out = handled instanceof Promise ? await handled : handled;
       return sendRpcReply(reply, out, req);
     });
     const notAllowed = async (_req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
@@ -98,8 +105,21 @@ export function registerMcpRoutes(
   });
 }
 
+// The last Accept value and its answer: a client sends the same one on every request,
+// and splitting it allocated a handful of strings and arrays per request.
+let lastAccept: string | undefined;
+let lastWants = false;
+
 /** SSE only when the client accepts an event stream and not JSON (protocol.md). */
 export function wantsEventStream(accept: string | undefined): boolean {
+  if (accept !== lastAccept) {
+    lastWants = acceptsOnlyEventStream(accept);
+    lastAccept = accept;
+  }
+  return lastWants;
+}
+
+function acceptsOnlyEventStream(accept: string | undefined): boolean {
   if (!accept || !/text\/event-stream/i.test(accept)) return false;
   const types = accept.split(',').map((t) => t.split(';')[0]!.trim().toLowerCase());
   const json = types.some((t) => t === 'application/json' || t === 'application/*' || t === '*/*');

@@ -107,20 +107,39 @@ export function buildTarget(plan: UrlPlan, args: Record<string, unknown>): strin
 }
 
 /**
+ * A path WHATWG URL parsing keeps as it is, resolved against an http(s) origin: it
+ * starts with one `/` (two would name another host), holds only unreserved characters,
+ * sub-delims, `:` `@` `/` and `%` (none of them is percent-encoded in a path, and an
+ * escape is not decoded), and has no dot segment, spelled `.` or with `%2e`, to be
+ * removed. Every built path of a grant whose values passed the gate is one; anything
+ * else is parsed by URL, so the verdict is the parser's either way.
+ */
+const PLAIN_PATH = /^\/(?!\/)[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*$/;
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)|%2e/i;
+
+function keptByUrlParsing(pathname: string): boolean {
+  return PLAIN_PATH.test(pathname) && !DOT_SEGMENT.test(pathname);
+}
+
+/**
  * Whatever the arguments, the URL must stay on the base-url's origin and under its
  * prefix, with the template's number of segments. A broken invariant here is a bug in
- * the gate or the encoder, so it is reported, never sent.
+ * the gate or the encoder, so it is reported, never sent. A plain path (above) is
+ * checked without building a URL object, which showed in profiles of every HTTP call.
  */
 export function targetEscapes(plan: UrlPlan, target: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(target, plan.origin);
-  } catch {
-    return 'the built URL does not parse';
+  const q = target.indexOf('?');
+  const pathname = q < 0 ? target : target.slice(0, q);
+  if (!keptByUrlParsing(pathname)) {
+    let url: URL;
+    try {
+      url = new URL(target, plan.origin);
+    } catch {
+      return 'the built URL does not parse';
+    }
+    if (url.origin !== plan.origin) return `the built URL left the origin ${plan.origin}`;
+    if (url.pathname !== pathname) return 'the built path was changed by URL normalization';
   }
-  if (url.origin !== plan.origin) return `the built URL left the origin ${plan.origin}`;
-  const pathname = target.split('?')[0]!;
-  if (url.pathname !== pathname) return 'the built path was changed by URL normalization';
   if (plan.prefix && pathname !== plan.prefix && !pathname.startsWith(`${plan.prefix}/`))
     return `the built path left the prefix ${plan.prefix}`;
   if (pathname.split('/').length !== plan.pathParts)
