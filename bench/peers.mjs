@@ -47,7 +47,7 @@ import {
   waitAnswer,
 } from './lib/processes.mjs';
 import { f0, f1, f2, range, stats } from './lib/stats.mjs';
-import { ensurePackage, ensurePeers } from './peers/install.mjs';
+import { ensureContainerCommand, ensurePackage, ensurePeers } from './peers/install.mjs';
 import { subjects as allSubjects } from './peers/subjects.mjs';
 import { HTTP_TOOL, SQL_TOOL } from './peers/workload.mjs';
 
@@ -337,6 +337,9 @@ try {
     binary: existsSync(binary) ? binary : undefined,
     npxDir: ONLY.has('startup')
       ? ensurePackage(join(ROOT, '.tools', 'peers', 'npx-mcp-beaver'), ROOT, log)
+      : undefined,
+    container: ONLY.has('startup')
+      ? ensureContainerCommand(join(ROOT, '.tools', 'peers', 'container'), ROOT, MAIN, log)
       : undefined,
     serverCpu: SERVER_CPU,
   }).filter(

@@ -83,3 +83,32 @@ export function ensurePackage(dir, root, log) {
   writeFileSync(stamp, shasum);
   return dir;
 }
+
+/**
+ * The container's command, `node dist/cli/main.js` on the image's Node 24 with the compile
+ * cache the image build bakes (Dockerfile stage `warm`): the repository's Node 24
+ * (scripts/node24.sh) and a cache in `dir` filled the way that stage fills it
+ * (scripts/warm-compile-cache.mjs). Returns {node, cache}, or undefined when Node 24
+ * cannot be had (then the row is left out, and said so).
+ */
+export function ensureContainerCommand(dir, root, main, log) {
+  const node24 = spawnSync('bash', [join(root, 'scripts', 'node24.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 2],
+  });
+  if (node24.status !== 0) {
+    log('no Node 24 (scripts/node24.sh failed): the container-command row is left out');
+    return undefined;
+  }
+  const node = node24.stdout.trim();
+  const cache = join(dir, 'compile-cache');
+  rmSync(cache, { recursive: true, force: true });
+  mkdirSync(cache, { recursive: true });
+  const warm = spawnSync(node, [join(root, 'scripts', 'warm-compile-cache.mjs'), main], {
+    env: { ...process.env, NODE_COMPILE_CACHE: cache, NODE_DISABLE_COMPILE_CACHE: '1' },
+    stdio: ['ignore', 2, 2],
+  });
+  if (warm.status !== 0) throw new Error(`warming the compile cache failed (exit ${warm.status})`);
+  log(`container command: ${node} with the compile cache warmed in ${cache}`);
+  return { node, cache };
+}

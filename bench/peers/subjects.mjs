@@ -12,7 +12,8 @@ import { toDbhubToml, toKdl, toolsOf, toToolboxYaml } from './workload.mjs';
  * `counts` the spec sizes measured at start-up.
  */
 export function subjects(ctx) {
-  const { work, schema, databaseUrl, upstreamUrl, peers, main, root, binary, npxDir } = ctx;
+  const { work, schema, databaseUrl, upstreamUrl, peers, main, root, binary, npxDir, container } =
+    ctx;
   const cpu = ctx.serverCpu;
   const at = (port) => `http://127.0.0.1:${port}`;
   const kdl = (count) => {
@@ -20,7 +21,7 @@ export function subjects(ctx) {
     writeFileSync(file, toKdl(toolsOf(count), { schema, upstreamUrl }));
     return file;
   };
-  const ours = (name, command, cwd = root) => ({
+  const ours = (name, command, cwd = root, env = {}) => ({
     name,
     ours: true,
     workloads: ['tools', 'sql', 'http'],
@@ -37,7 +38,7 @@ export function subjects(ctx) {
           'warn',
           '--no-watch',
         ],
-        { env: { DATABASE_URL: databaseUrl }, cpu, cwd },
+        { env: { DATABASE_URL: databaseUrl, ...env }, cpu, cwd },
       );
       return { child, url: at(port) };
     },
@@ -53,6 +54,22 @@ export function subjects(ctx) {
         ]
       : []),
     ...(binary ? [{ ...ours('mcp-beaver (single binary)', [binary]), startupOnly: true }] : []),
+    // The image's command on the image's Node, with the compile cache its build bakes.
+    ...(container
+      ? [
+          {
+            ...ours(
+              'mcp-beaver (container command, Node 24 + compile cache)',
+              [container.node, main],
+              root,
+              {
+                NODE_COMPILE_CACHE: container.cache,
+              },
+            ),
+            startupOnly: true,
+          },
+        ]
+      : []),
     // The packed package installed in npxDir (install.mjs ensurePackage), run from there.
     ...(npxDir
       ? [
