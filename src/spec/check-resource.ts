@@ -5,7 +5,7 @@
  */
 import type { Diagnostics, Position } from './diagnostics.js';
 import { resolveResourceFile } from './resource-file.js';
-import { grantsByTool, type GrantArguments } from './resource-grants.js';
+import { grantsByTool, type GrantArguments, type GrantLookup } from './resource-grants.js';
 import type { ResourceSpec, Spec } from './spec-types.js';
 import { lastPlainSegment, parseUriTemplate } from './uri-template.js';
 
@@ -54,7 +54,7 @@ export function checkResources(spec: Spec, diag: Diagnostics): void {
 function checkResource(
   r: ResourceSpec,
   spec: Spec,
-  grants: ReadonlyMap<string, GrantArguments>,
+  grants: GrantLookup,
   diag: Diagnostics,
   subject: readonly string[],
 ): void {
@@ -94,7 +94,7 @@ function checkResource(
       );
     const grant = grants.get(r.from.value);
     if (!grant) {
-      const known = [...grants.keys()].join(', ');
+      const known = grants.names().join(', ');
       diag.error(
         'SPEC_RESOURCE_FROM',
         r.from.at,

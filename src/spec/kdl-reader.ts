@@ -163,6 +163,58 @@ function readValue(entry: Entry, decl: ValueDecl, what: string, ctx: ReadContext
   return undefined;
 }
 
+/**
+ * What readNode needs of a kind besides the row itself, worked out once per kind (the
+ * rows are module constants): its declared and refused properties as lists, and the
+ * merged kind of each variant. A field row has fifteen properties and a dozen variants;
+ * rebuilding these per node was a tenth of reading a 500-grant spec.
+ */
+interface KindPlan {
+  readonly props: readonly (readonly [string, ValueDecl])[];
+  readonly refused: readonly (readonly [string, string])[];
+  readonly variants: Map<string, NodeKind>;
+}
+const plans = new WeakMap<NodeKind, KindPlan>();
+
+function planOf(kind: NodeKind): KindPlan {
+  let plan = plans.get(kind);
+  if (!plan) {
+    plan = {
+      props: Object.entries(kind.props ?? {}),
+      refused: Object.entries(kind.refused ?? {}),
+      variants: new Map(),
+    };
+    plans.set(kind, plan);
+  }
+  return plan;
+}
+
+function variantOf<T>(row: NodeKind<T>, picked: string, extra: Partial<NodeKind>): NodeKind<T> {
+  const known = planOf(row).variants;
+  let kind = known.get(picked);
+  if (!kind) {
+    kind = { ...row, ...extra, props: { ...row.props, ...extra.props } } as NodeKind;
+    known.set(picked, kind);
+  }
+  return kind as NodeKind<T>;
+}
+
+/**
+ * The node's properties by name, the last of a repeated one winning as in
+ * `Node.getPropertyEntry` (which walks every entry, backwards, per name asked).
+ */
+function propertyEntries(node: Node): { byName: Map<string, Entry>; all: Entry[] } {
+  const byName = new Map<string, Entry>();
+  const all: Entry[] = [];
+  for (const entry of node.entries) {
+    const prop = entry.getName();
+    if (prop === null) continue;
+    byName.set(prop, entry);
+    all.push(entry);
+  }
+  return { byName, all };
+}
+
 /** Reads one node by its row; undefined when the row's build gives nothing. */
 export function readNode<T>(node: Node, row: NodeKind<T>, outer: ReadContext): T | undefined {
   const name = node.getName();
@@ -192,8 +244,7 @@ export function readNode<T>(node: Node, row: NodeKind<T>, outer: ReadContext): T
     if (picked === 'stop') return undefined;
     if (picked !== undefined && Object.hasOwn(v.kinds, picked)) {
       variant = picked;
-      const extra = v.kinds[picked]!;
-      kind = { ...row, ...extra, props: { ...row.props, ...extra.props } } as NodeKind<T>;
+      kind = variantOf(row, picked, v.kinds[picked]!);
     } else if (picked !== undefined) {
       const refusal = v.unknown(picked);
       const where = v.subject ? v.subject(name, outer) : subject;
@@ -211,20 +262,22 @@ export function readNode<T>(node: Node, row: NodeKind<T>, outer: ReadContext): T
   }
 
   const props = new Map<string, Located<Scalar>>();
-  for (const [prop, why] of Object.entries(kind.refused ?? {})) {
-    const entry = node.getPropertyEntry(prop);
+  const plan = planOf(kind);
+  const given = propertyEntries(node);
+  for (const [prop, why] of plan.refused) {
+    const entry = given.byName.get(prop);
     if (entry) ctx.diag.error('SPEC_PROPERTY_TYPE', positionOf(entry), subject, why);
   }
-  for (const [prop, decl] of Object.entries(kind.props ?? {})) {
+  for (const [prop, decl] of plan.props) {
     if (Object.hasOwn(kind.refused ?? {}, prop)) continue;
-    const entry = node.getPropertyEntry(prop);
+    const entry = given.byName.get(prop);
     const value = entry && readValue(entry, decl, `${prop}=`, ctx);
     if (value) props.set(prop, value);
     else if (decl.required) complete = false;
     if (!entry && decl.required)
       ctx.diag.error('SPEC_MISSING', at, subject, `\`${name}\` needs ${prop}=`);
   }
-  for (const entry of node.getPropertyEntries()) {
+  for (const entry of given.all) {
     const prop = entry.getName() ?? '';
     if (!Object.hasOwn(kind.props ?? {}, prop) && !Object.hasOwn(kind.refused ?? {}, prop))
       ctx.diag.error(

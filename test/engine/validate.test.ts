@@ -54,4 +54,49 @@ can list things {
     expect(validate({ default: 9007199254740992 })?.message).toContain('default must be <=');
     expect(validate({ type: 9007199254740992 })?.message).toContain('type must be <=');
   });
+
+  it('judges grants with the same arguments alike, each naming itself, with one schema compiled once', () => {
+    const grant = (verb: string) => `can ${verb} item {
+    describe "d"
+    path "/items/{id}" {
+        id "integer" min=1
+    }
+}
+`;
+    const { compiled } = compileSpecText(
+      `wrap "t" version="1"\nbase-url "https://api.example.com"\n${grant('get')}${grant('delete')}`,
+      'twins.mcp.kdl',
+    );
+    const [get, del] = compiled!.tools;
+    const fast = createAjv(false);
+    const full = createAjv(true);
+    const compiles = { count: 0 };
+    const compile = fast.compile.bind(fast);
+    fast.compile = ((schema: object) => {
+      compiles.count += 1;
+      return compile(schema);
+    }) as typeof fast.compile;
+    const a = prepareValidator(fast, full, get!);
+    const b = prepareValidator(fast, full, del!);
+    a.warm();
+    b.warm();
+    expect(compiles.count).toBe(1);
+    expect(a({ id: 1 })).toBeUndefined();
+    expect(b({ id: 0 })?.message).toMatch(/^invalid arguments for delete_item: id must be >= 1/);
+    expect(a({ id: 'x' })?.message).toMatch(/^invalid arguments for get_item: id must be integer/);
+    expect(b({ id: 2 })).toBeUndefined();
+  });
+
+  it('refuses for check each grant whose schema ajv refuses, shared schema or not', async () => {
+    const { compiled } = await compileSpecFile('specs/github-issues.mcp.kdl');
+    const broken = (name: string) =>
+      ({
+        ...compiled!.tools[0]!,
+        name,
+        inputSchema: { type: 'object', properties: { a: { type: 'strnig' } } },
+      }) as Descriptor;
+    const problems = schemaProblems([broken('one'), compiled!.tools[1]!, broken('two')]);
+    expect(problems.map((p) => p.tool)).toEqual(['one', 'two']);
+    expect(problems[1]!.message).toBe(problems[0]!.message);
+  });
 });

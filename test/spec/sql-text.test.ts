@@ -23,6 +23,16 @@ describe('scanning SQL for placeholders and statements', () => {
     expect(scanSql('SELECT 1;  /* end */  ').multiple).toBe(false);
   });
 
+  it('counts as blank after a semicolon exactly the characters JavaScript calls whitespace', () => {
+    const differ: string[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      const ch = String.fromCharCode(code);
+      if (ch !== ';' && scanSql(`SELECT 1;${ch}`).multiple === /\s/.test(ch))
+        differ.push(`U+${code.toString(16)}`);
+    }
+    expect(differ).toEqual([]);
+  });
+
   it('sees a second statement after a semicolon', () => {
     expect(scanSql('SELECT 1; DROP TABLE orders').multiple).toBe(true);
     expect(scanSql("SELECT ';'; SELECT 2").multiple).toBe(true);

@@ -104,12 +104,14 @@ export function buildPayloads(gateway: Gateway, filtered: boolean): Payloads {
       }),
     );
   }
-  const both = (key: string, items: unknown[]): EraBytes => ({
-    modern: Buffer.from(
-      JSON.stringify({ [key]: items, ...modernTail(LIST_TTL_MS, cacheScope, meta) }),
-    ),
-    legacy: Buffer.from(JSON.stringify({ [key]: items })),
-  });
+  // The items are serialized once for both eras: the modern result is the legacy one
+  // with the tail appended (the same text JSON.stringify gives the merged object). A
+  // 500-tool list is 320 kB of JSON, which the first tools/list used to build twice.
+  const modernTailJson = modernTailText(LIST_TTL_MS, cacheScope, JSON.stringify(meta));
+  const both = (key: string, items: unknown[]): EraBytes => {
+    const head = `{${JSON.stringify(key)}:${JSON.stringify(items)}`;
+    return { modern: Buffer.from(`${head}${modernTailJson}}`), legacy: Buffer.from(`${head}}`) };
+  };
   const listsOf = (view: VisibleTools): ViewLists => ({
     tools: both('tools', toolList(view.descriptors).tools),
     resources: both('resources', view.resources.map(resourceDefinition)),

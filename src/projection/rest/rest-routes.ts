@@ -24,20 +24,25 @@ import type { RestListing, RestRuntime } from './rest-runtime.js';
 export type { RestListing, RestRuntime } from './rest-runtime.js';
 
 export function prepareRestListing(gateway: Gateway): RestListing {
-  const entries = new Map(
-    [...gateway.operations.values()].map(({ descriptor: d }) => [
-      d.name,
-      JSON.stringify({
-        name: d.name,
-        title: d.title,
-        ...(d.description !== undefined && { description: d.description }),
-        method: 'POST',
-        path: `/api/${d.name}`,
-        inputSchema: d.inputSchema,
-        annotations: d.annotations,
-      }),
-    ]),
-  );
+  // Each tool's entry is serialized once, by the first GET /api rather than at boot: it
+  // is a payload (frozen descriptors as JSON, which cannot fail), and a large spec's
+  // start-up need not wait for a listing most deployments of it never read.
+  let entries: Map<string, string> | undefined;
+  const entriesOnce = (): Map<string, string> =>
+    (entries ??= new Map(
+      [...gateway.operations.values()].map(({ descriptor: d }) => [
+        d.name,
+        JSON.stringify({
+          name: d.name,
+          title: d.title,
+          ...(d.description !== undefined && { description: d.description }),
+          method: 'POST',
+          path: `/api/${d.name}`,
+          inputSchema: d.inputSchema,
+          annotations: d.annotations,
+        }),
+      ]),
+    ));
   const surfaces = prepareSurfaceListing(gateway.spec);
   // Which tools, resources and prompts is the engine's answer; the body is built once per
   // view it returns.
@@ -47,7 +52,8 @@ export function prepareRestListing(gateway: Gateway): RestListing {
       const view = gateway.visibleTo(caller);
       let body = bodies.get(view);
       if (body === undefined) {
-        const tools = view.operations.map((op) => entries.get(op.name)!).join(',');
+        const built = entriesOnce();
+        const tools = view.operations.map((op) => built.get(op.name)!).join(',');
         body = `{"tools":[${tools}]${surfaces.membersOf(view)}}`;
         bodies.set(view, body);
       }
