@@ -46,6 +46,16 @@ function templateGrants(templates: readonly ResourceDescriptor[], spec: Compiled
   return spec.tools.filter((d: Descriptor) => names.has(d.name));
 }
 
+/** A required JSON request body with this schema. */
+function jsonBody(schema: Json): Json {
+  return { required: true, content: { 'application/json': { schema } } };
+}
+
+/** A JSON answer with this description and schema. */
+function jsonAnswer(description: string, schema: Json): Json {
+  return { description, content: { 'application/json': { schema } } };
+}
+
 const CONTENTS_SCHEMA: Json = {
   type: 'array',
   items: {
@@ -79,37 +89,23 @@ function readOperation(view: SurfaceView, spec: CompiledSpec): Json {
     description:
       'The same read as MCP `resources/read`: a fixed resource answers its document; a URI of a template runs the grant behind it and answers its envelope as text.',
     tags: ['resources'],
-    requestBody: {
-      required: true,
-      content: {
-        'application/json': {
-          schema: {
-            type: 'object',
-            properties: {
-              uri: {
-                type: 'string',
-                description: 'One of the resources, or a URI that fills a template.',
-                ...(choices.length > 0 && { anyOf: choices }),
-              },
-            },
-            required: ['uri'],
-          },
+    requestBody: jsonBody({
+      type: 'object',
+      properties: {
+        uri: {
+          type: 'string',
+          description: 'One of the resources, or a URI that fills a template.',
+          ...(choices.length > 0 && { anyOf: choices }),
         },
       },
-    },
+      required: ['uri'],
+    }),
     responses: {
-      200: {
-        description: 'The resource: one entry of `contents`, `text` or base64 `blob`.',
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              properties: { contents: CONTENTS_SCHEMA },
-              required: ['contents'],
-            },
-          },
-        },
-      },
+      200: jsonAnswer('The resource: one entry of `contents`, `text` or base64 `blob`.', {
+        type: 'object',
+        properties: { contents: CONTENTS_SCHEMA },
+        required: ['contents'],
+      }),
       ...errorResponses(surfaceCodesFor(['RESOURCE_NOT_FOUND'], grants, scoped, spec)),
     },
   };
@@ -159,62 +155,48 @@ function getOperation(view: SurfaceView, spec: CompiledSpec): Json {
     description:
       'The same get as MCP `prompts/get`: the prompt’s messages with its arguments filled in; a message that embeds a resource reads it.',
     tags: ['prompts'],
-    requestBody: {
-      required: true,
-      content: {
-        'application/json': {
-          schema: {
-            type: 'object',
-            ...(view.prompts.length > 0 && {
-              oneOf: view.prompts.map((p) => ({
-                ...about(p, p.name),
-                properties: { name: { const: p.name }, arguments: argumentsSchema(p) },
-              })),
-            }),
-            properties: {
-              name: { type: 'string', description: 'The prompt to get.' },
-              arguments: {
-                type: 'object',
-                description: 'The prompt’s arguments by name, each a string.',
-              },
-            },
-            required: ['name'],
-          },
+    requestBody: jsonBody({
+      type: 'object',
+      ...(view.prompts.length > 0 && {
+        oneOf: view.prompts.map((p) => ({
+          ...about(p, p.name),
+          properties: { name: { const: p.name }, arguments: argumentsSchema(p) },
+        })),
+      }),
+      properties: {
+        name: { type: 'string', description: 'The prompt to get.' },
+        arguments: {
+          type: 'object',
+          description: 'The prompt’s arguments by name, each a string.',
         },
       },
-    },
+      required: ['name'],
+    }),
     responses: {
-      200: {
-        description: 'The messages, in order.',
-        content: {
-          'application/json': {
-            schema: {
+      200: jsonAnswer('The messages, in order.', {
+        type: 'object',
+        properties: {
+          description: { type: 'string' },
+          messages: {
+            type: 'array',
+            items: {
               type: 'object',
               properties: {
-                description: { type: 'string' },
-                messages: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    properties: {
-                      role: { type: 'string', enum: ['user', 'assistant'] },
-                      content: {
-                        type: 'object',
-                        description:
-                          '`{"type":"text","text":…}`, or `{"type":"resource","resource":{uri, mimeType, text | blob}}`.',
-                        properties: { type: { type: 'string', enum: ['text', 'resource'] } },
-                        required: ['type'],
-                      },
-                    },
-                    required: ['role', 'content'],
-                  },
+                role: { type: 'string', enum: ['user', 'assistant'] },
+                content: {
+                  type: 'object',
+                  description:
+                    '`{"type":"text","text":…}`, or `{"type":"resource","resource":{uri, mimeType, text | blob}}`.',
+                  properties: { type: { type: 'string', enum: ['text', 'resource'] } },
+                  required: ['type'],
                 },
               },
-              required: ['messages'],
+              required: ['role', 'content'],
             },
           },
         },
-      },
+        required: ['messages'],
+      }),
       ...errorResponses(codes),
     },
   };
