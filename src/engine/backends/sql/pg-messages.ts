@@ -1,6 +1,6 @@
 /**
  * Frontend messages that do not depend on a call's values (Postgres protocol 3.0,
- * "Message Formats"), for pg-executor.ts to encode once per process: a call's BEGIN,
+ * "Message Formats"), for tx-query.ts to encode once per process: a call's BEGIN,
  * SET LOCAL and COMMIT are the same bytes every time, so they are written as ready
  * buffers instead of being serialized by pg message by message on every call.
  */
