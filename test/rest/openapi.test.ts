@@ -398,6 +398,7 @@ describe('POST /api/resources/read and /api/prompts/get in the document', () => 
     expect(read({ uri: 'docs://helpdesk/nothing-here' })).toBe(false);
     expect(read({ uri: 'helpdesk://tickets/4/2' })).toBe(false);
     expect(read({})).toBe(false);
+    expect(read({ uri: 'docs://helpdesk/hours', as: 'admin' })).toBe(false);
     const op = doc.paths['/api/resources/read']!.post as { responses: Record<string, unknown> };
     // Reading a template runs its grant: get_ticket is a sql grant, so its errors are here.
     const codes = (status: string) =>
@@ -418,6 +419,7 @@ describe('POST /api/resources/read and /api/prompts/get in the document', () => 
     expect(get({ name: 'triage-ticket', arguments: { id: '12', extra: 'x' } })).toBe(false);
     expect(get({ name: 'triage-ticket', arguments: {} })).toBe(false);
     expect(get({ name: 'no-such-prompt' })).toBe(false);
+    expect(get({ name: 'triage-ticket', args: { id: '12' } })).toBe(false);
     const op = doc.paths['/api/prompts/get']!.post as { responses: Record<string, unknown> };
     // It embeds a ticket read: the read's not-found code too.
     expect(JSON.stringify(op.responses['404'])).toContain('UNKNOWN_PROMPT');

@@ -183,6 +183,23 @@ describe('POST /api/resources/read', () => {
     expect(anonymous.status).toBe(401);
   });
 
+  it('refuses a member it does not read, naming it, and reads nothing', async () => {
+    const before = upstream.requests.length;
+    const r = await postJson(
+      `${gw.url}/api/resources/read`,
+      { uri: 'helpdesk://tickets/3', as: 'admin' },
+      reader,
+    );
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({
+      error: {
+        code: 'INVALID_ARGUMENTS',
+        details: [{ field: '/as', message: 'is not a member of this request' }],
+      },
+    });
+    expect(upstream.requests.length).toBe(before);
+  });
+
   it('answers GET with 405 and Allow: POST', async () => {
     const res = await fetch(`${gw.url}/api/resources/read`, { headers: reader });
     expect(res.status).toBe(405);
@@ -221,6 +238,7 @@ describe('POST /api/prompts/get', () => {
       'arguments',
     ],
     ['an unknown prompt', { name: 'nope' }, 404, 'nope'],
+    ['a misspelled arguments member', { name: 'triage-ticket', args: { id: '3' } }, 400, '/args'],
   ])('refuses %s with %i naming it, and calls nothing', async (_what, body, status, named) => {
     const before = upstream.requests.length;
     const r = await postJson(`${gw.url}/api/prompts/get`, body, reader);

@@ -99,6 +99,7 @@ function readOperation(view: SurfaceView, spec: CompiledSpec): Json {
         },
       },
       required: ['uri'],
+      additionalProperties: false,
     }),
     responses: {
       200: jsonAnswer('The resource: one entry of `contents`, `text` or base64 `blob`.', {
@@ -171,6 +172,7 @@ function getOperation(view: SurfaceView, spec: CompiledSpec): Json {
         },
       },
       required: ['name'],
+      additionalProperties: false,
     }),
     responses: {
       200: jsonAnswer('The messages, in order.', {

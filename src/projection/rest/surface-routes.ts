@@ -50,6 +50,20 @@ function member(body: unknown, name: string, what: 'string' | 'object', optional
   };
 }
 
+/**
+ * A member the route does not read is refused, not ignored, as an undeclared tool argument
+ * is: a caller who misspells `arguments` learns it instead of getting the defaults.
+ */
+function undeclared(body: unknown, route: string, known: readonly string[]) {
+  const extra = Object.keys(body as object).filter((k) => !known.includes(k));
+  if (extra.length === 0) return undefined;
+  return engineError(
+    'INVALID_ARGUMENTS',
+    `POST ${route} takes ${known.map((k) => `"${k}"`).join(' and ')}; the JSON body also has ${extra.map((k) => JSON.stringify(k)).join(', ')}`,
+    { details: extra.map((k) => ({ field: `/${k}`, message: 'is not a member of this request' })) },
+  );
+}
+
 export function registerSurfaceRoutes(
   app: FastifyInstance,
   current: () => RestRuntime,
@@ -62,6 +76,8 @@ export function registerSurfaceRoutes(
     if (!who.ok) return refuse(reply, who);
     const uri = member(req.body, 'uri', 'string');
     if (!uri.ok) return sendRestError(reply, uri.error);
+    const extra = undeclared(req.body, READ_RESOURCE_PATH, ['uri']);
+    if (extra) return sendRestError(reply, extra);
     const read = await gateway.readResource(
       uri.value as string,
       who.caller,
@@ -81,6 +97,8 @@ export function registerSurfaceRoutes(
     if (!name.ok) return sendRestError(reply, name.error);
     const args = member(req.body, 'arguments', 'object', true);
     if (!args.ok) return sendRestError(reply, args.error);
+    const extra = undeclared(req.body, GET_PROMPT_PATH, ['name', 'arguments']);
+    if (extra) return sendRestError(reply, extra);
     const got = await gateway.getPrompt(
       name.value as string,
       args.value,
