@@ -113,8 +113,9 @@ export const ENVELOPE_GUIDE = [
  * The outputSchema of a grant with `pick` / `omit`: the `result` part says which fields
  * the result holds. pick: an object holds only the named fields (`additionalProperties:
  * false`); omit: a named field is absent (`false`). Both apply to the result and, when
- * it is an array, to each element; values the shaper leaves alone (not objects, not
- * arrays where `[]` was written) match, as the keywords only constrain their own kind.
+ * it is an array, to each element; what the shaper returns where the data's shape differs
+ * from a path (scalars left alone, a mismatch dropped by pick, an array shaped element by
+ * element by omit) matches, as the keywords only constrain their own kind.
  * Coverage stays the compact `{type: object}`: ENVELOPE_GUIDE names `shaped` and
  * `upstream_bytes` once for every tool.
  */
