@@ -126,6 +126,10 @@ describe('a shaped grant whose upstream sends what is not JSON', () => {
       expect(env.coverage).toMatchObject({ shaped: true, withheld: expect.any(String) });
       expect(env.coverage.withheld).toMatch(/not JSON/);
     }
+    expect(rest.text).toMatch(
+      /^\{"coverage":\{[^}]*"shaped":true,"withheld":"[^"]+","over_budget"/,
+    );
+    expect(JSON.parse(mcpResult(mcp).content[0]!.text)).toEqual(mcpResult(mcp).structuredContent);
   });
 
   it('withholds a body cut at the read cap, which is not JSON that can be parsed', async () => {
