@@ -2,14 +2,16 @@
  * MCP prompts in the engine: each prompt's argument rules compiled once at boot (enum
  * sets, patterns), so a get only checks strings, fills placeholders and reads the
  * resources its messages embed, through the resource catalogue with the caller's
- * identity (spec-language.md, "Resources and prompts").
+ * identity (spec-language.md, "Resources and prompts"). A message's own text is the
+ * spec's, and redacted once at boot like the resources it embeds.
  */
-import type { PromptDescriptor } from '../spec/descriptor.js';
+import type { PromptDescriptor, PromptTextPart } from '../spec/descriptor.js';
 import { fillPlaceholders } from '../spec/prompt-text.js';
 import type { CallContext } from './call-context.js';
 import type { Caller } from './caller.js';
 import { engineError, type EngineError, type FieldProblem } from './error-catalogue.js';
 import { checkScopes } from './guards/scopes.js';
+import type { Redactor } from './redact.js';
 import type { ResourceCatalog, ResourceContents } from './resources.js';
 
 export type PromptContent =
@@ -41,8 +43,20 @@ type ArgumentCheck = (value: string) => string | undefined;
 export function preparePrompts(
   prompts: readonly PromptDescriptor[],
   resources: ResourceCatalog,
+  redact: Redactor,
 ): PromptCatalog {
   const byName = new Map(prompts.map((p) => [p.name, p]));
+  // Literal text redacted once; an argument's value is the caller's own.
+  const textParts = new Map<object, readonly PromptTextPart[]>();
+  for (const p of prompts)
+    for (const m of p.messages)
+      if ('text' in m)
+        textParts.set(
+          m,
+          m.parts.map((part) =>
+            'literal' in part ? { literal: redact.text(part.literal) } : part,
+          ),
+        );
   const checks = new Map(
     prompts.map((p) => [
       p,
@@ -82,7 +96,7 @@ export function preparePrompts(
         if ('text' in m) {
           messages.push({
             role: m.role,
-            content: { type: 'text', text: fillPlaceholders(m.parts, values.values) },
+            content: { type: 'text', text: fillPlaceholders(textParts.get(m)!, values.values) },
           });
           continue;
         }

@@ -3,7 +3,9 @@
  * built once at boot: fixed URIs in a Map, each template as one anchored expression. A
  * read only looks up, checks scopes, and for `from=` converts each variable's text to
  * its field's type and calls the grant through the one pipeline (`Gateway.call`), with
- * the caller's identity: rate limit, restrict, schema and claims all apply.
+ * the caller's identity: rate limit, restrict, schema and claims all apply. Fixed content
+ * (`file`, `text=`) is redacted once, here, with the gateway's redactor: a document that
+ * quotes a credential leaves without it, like every result.
  */
 import type { ResourceDescriptor, ResourceVariable } from '../spec/descriptor.js';
 import { templatePattern } from '../spec/uri-template.js';
@@ -13,6 +15,7 @@ import { engineError, type EngineError } from './error-catalogue.js';
 import type { Outcome } from './execute.js';
 import { checkScopes } from './guards/scopes.js';
 import type { Operation } from './operation.js';
+import type { Redactor } from './redact.js';
 
 /** One entry of `contents` (TextResourceContents or BlobResourceContents). */
 export type ResourceContents =
@@ -41,6 +44,8 @@ export interface ResourceCatalog {
   /** The resource with exactly this URI or template (completion refers to templates so). */
   byUri(uri: string): ResourceDescriptor | undefined;
   read(uri: string, caller: Caller, ctx: CallContext): Promise<ResourceRead>;
+  /** What a fixed resource serves (redacted), for the projections' prepared answers. */
+  fixed(resource: ResourceDescriptor): ResourceContents | undefined;
 }
 
 interface Template {
@@ -52,8 +57,14 @@ export function prepareResources(
   resources: readonly ResourceDescriptor[],
   operation: (name: string) => Operation | undefined,
   call: CallGrant,
+  redact: Redactor,
 ): ResourceCatalog {
   const fixed = new Map<string, ResourceDescriptor>();
+  const served = new Map<ResourceDescriptor, ResourceContents>();
+  for (const r of resources) {
+    const contents = fixedContents(r, redact);
+    if (contents) served.set(r, contents);
+  }
   const templates: Template[] = [];
   const byUri = new Map<string, ResourceDescriptor>();
   for (const r of resources) {
@@ -79,6 +90,7 @@ export function prepareResources(
   return {
     match,
     byUri: (uri) => byUri.get(uri),
+    fixed: (r) => served.get(r),
     async read(uri, caller, ctx) {
       const found = match(uri);
       if (!found)
@@ -92,10 +104,7 @@ export function prepareResources(
       const denied = checkScopes(`resource ${resource.uri}`, resource.scopes, caller);
       if (denied) return { ok: false, error: denied };
       const c = resource.content;
-      if (c.kind === 'text')
-        return { ok: true, resource, contents: { uri, mimeType: resource.mimeType, text: c.text } };
-      if (c.kind === 'blob')
-        return { ok: true, resource, contents: { uri, mimeType: resource.mimeType, blob: c.blob } };
+      if (c.kind !== 'tool') return { ok: true, resource, contents: served.get(resource)! };
       const op = operation(c.tool)!;
       const args: Record<string, unknown> = {};
       const convert = converters.get(resource)!;
@@ -113,6 +122,29 @@ export function prepareResources(
       };
     },
   };
+}
+
+/** A fixed resource's contents with every spelling of a secret replaced, once at boot. */
+function fixedContents(r: ResourceDescriptor, redact: Redactor): ResourceContents | undefined {
+  const c = r.content;
+  if (c.kind === 'tool') return undefined;
+  if (c.kind === 'text') return { uri: r.uri, mimeType: r.mimeType, text: redact.text(c.text) };
+  return { uri: r.uri, mimeType: r.mimeType, blob: redactedBlob(c.blob, redact) };
+}
+
+/**
+ * A binary file is redacted byte for byte: read as latin1 (one character per byte) the
+ * bytes around a secret stay as they were; a secret with non-ASCII characters is found
+ * in the UTF-8 reading only, which is then what is sent.
+ */
+function redactedBlob(blob: string, redact: Redactor): string {
+  if (!redact.active) return blob;
+  const bytes = Buffer.from(blob, 'base64');
+  const latin1 = bytes.toString('latin1');
+  let out = Buffer.from(redact.text(latin1), 'latin1');
+  const utf8 = out.toString('utf8');
+  if (redact.found(utf8)) out = Buffer.from(redact.text(utf8), 'utf8');
+  return out.equals(bytes) ? blob : out.toString('base64');
 }
 
 type Converted = { ok: true; value: unknown } | { ok: false; error: EngineError };

@@ -42,7 +42,8 @@ export const SPEC_ERROR_CODES = {
   SPEC_RESOURCE_URI:
     'a resource URI that is not absolute, or a template that is not RFC 6570 level 1',
   SPEC_RESOURCE_SOURCE: 'a resource with no content source or several, or a template without from=',
-  SPEC_RESOURCE_FILE: "a resource file outside the spec's folder, missing, or over 1 MiB",
+  SPEC_RESOURCE_FILE:
+    "a resource file outside the spec's folder, missing, no regular file (FIFO, device, procfs/sysfs), or over 1 MiB",
   SPEC_RESOURCE_FROM:
     'from= naming no tool, a variable that is no scalar argument of it, or a required argument without a variable',
   SPEC_DUPLICATE_RESOURCE: 'two resources share a URI or a name',
