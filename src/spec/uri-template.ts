@@ -62,7 +62,7 @@ export function parseUriTemplate(uri: string): UriTemplate {
   if (shortest > MAX_URI_CHARACTERS)
     return {
       ok: false,
-      reason: `serves no URI of at most ${MAX_URI_CHARACTERS} characters, and a longer URI matches nothing`,
+      reason: `is over ${MAX_URI_CHARACTERS} characters (counting one per variable), and a longer URI matches nothing`,
     };
   return { ok: true, variables, literals };
 }
