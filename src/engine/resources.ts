@@ -43,7 +43,7 @@ export type CallGrant = (
 ) => Promise<Outcome>;
 
 export interface ResourceCatalog {
-  /** The resource or template serving `uri`, with the variables' text (decoded). */
+  /** The resource or template serving `uri`, with the variables' text as written (read decodes it). */
   match(uri: string): { resource: ResourceDescriptor; values: readonly string[] } | undefined;
   /** The resource with exactly this URI or template (completion refers to templates so). */
   byUri(uri: string): ResourceDescriptor | undefined;
