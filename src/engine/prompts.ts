@@ -30,6 +30,12 @@ export type PromptGet =
       readonly messages: readonly PromptMessage[];
       /** Whether an embedded resource came from a grant: the result is then per caller. */
       readonly fromGrant: boolean;
+      /**
+       * Whether an embedded resource needs a scope: the result then depends on who asks.
+       * Taken from what was read, not from the resource matched at load with a sample
+       * value: a filled URI can be a fixed resource with scopes that the load never saw.
+       */
+      readonly scoped: boolean;
     }
   | { readonly ok: false; readonly error: EngineError };
 
@@ -92,6 +98,7 @@ export function preparePrompts(
       if (!values.ok) return values;
       const messages: PromptMessage[] = [];
       let fromGrant = false;
+      let scoped = false;
       for (const m of prompt.messages) {
         if ('text' in m) {
           messages.push({
@@ -105,9 +112,10 @@ export function preparePrompts(
         const read = await resources.read(uri, caller, ctx);
         if (!read.ok) return read;
         if (read.resource.content.kind === 'tool') fromGrant = true;
+        if (read.resource.scopes.length > 0) scoped = true;
         messages.push({ role: m.role, content: { type: 'resource', resource: read.contents } });
       }
-      return { ok: true, prompt, messages, fromGrant };
+      return { ok: true, prompt, messages, fromGrant, scoped };
     },
   };
 }

@@ -1,14 +1,21 @@
 /**
  * MCP resources in the engine (spec-language.md, "Resources and prompts"). Matchers are
- * built once at boot: fixed URIs in a Map, each template as one anchored expression. A
- * read only looks up, checks scopes, and for `from=` converts each variable's text to
+ * built once at boot: fixed URIs in a Map, each template as a frozen plan of its literals
+ * (uri-match.ts), matched in one pass. A URI over the 2 KiB bound is not found before
+ * anything looks at it. A read only looks up, checks scopes, and for `from=` converts each variable's text to
  * its field's type and calls the grant through the one pipeline (`Gateway.call`), with
  * the caller's identity: rate limit, restrict, schema and claims all apply. Fixed content
  * (`file`, `text=`) is redacted once, here, with the gateway's redactor: a document that
  * quotes a credential leaves without it, like every result.
  */
 import type { ResourceDescriptor, ResourceVariable } from '../spec/descriptor.js';
-import { templatePattern } from '../spec/uri-template.js';
+import {
+  compileUriPlan,
+  matchUri,
+  MAX_URI_CHARACTERS,
+  overUriBound,
+  type UriPlan,
+} from '../spec/uri-match.js';
 import type { CallContext } from './call-context.js';
 import type { Caller } from './caller.js';
 import { engineError, type EngineError } from './error-catalogue.js';
@@ -39,7 +46,7 @@ export type CallGrant = (
 ) => Promise<Outcome>;
 
 export interface ResourceCatalog {
-  /** The resource or template serving `uri`, with the variables' text (decoded). */
+  /** The resource or template serving `uri`, with the variables' text as written (read decodes it). */
   match(uri: string): { resource: ResourceDescriptor; values: readonly string[] } | undefined;
   /** The resource with exactly this URI or template (completion refers to templates so). */
   byUri(uri: string): ResourceDescriptor | undefined;
@@ -50,8 +57,11 @@ export interface ResourceCatalog {
 
 interface Template {
   readonly resource: ResourceDescriptor;
-  readonly pattern: RegExp;
+  readonly plan: UriPlan;
 }
+
+/** How much of a refused URI an error repeats: enough to recognise it, never megabytes. */
+const ECHOED_CHARACTERS = 100;
 
 export function prepareResources(
   resources: readonly ResourceDescriptor[],
@@ -69,20 +79,21 @@ export function prepareResources(
   const byUri = new Map<string, ResourceDescriptor>();
   for (const r of resources) {
     byUri.set(r.uri, r);
-    if (r.template)
-      templates.push({ resource: r, pattern: new RegExp(templatePattern(r.literals)) });
+    if (r.template) templates.push({ resource: r, plan: compileUriPlan(r.literals) });
     else fixed.set(r.uri, r);
   }
   const converters = new Map(
     resources.map((r) => [r, r.variables.map((v) => converterOf(v))] as const),
   );
 
+  // Fixed URIs first, then templates in spec order; the first that matches serves.
   const match: ResourceCatalog['match'] = (uri) => {
+    if (overUriBound(uri)) return undefined;
     const exact = fixed.get(uri);
     if (exact) return { resource: exact, values: [] };
     for (const t of templates) {
-      const m = t.pattern.exec(uri);
-      if (m) return { resource: t.resource, values: m.slice(1) };
+      const values = matchUri(t.plan, uri);
+      if (values) return { resource: t.resource, values };
     }
     return undefined;
   };
@@ -93,13 +104,7 @@ export function prepareResources(
     fixed: (r) => served.get(r),
     async read(uri, caller, ctx) {
       const found = match(uri);
-      if (!found)
-        return {
-          ok: false,
-          error: engineError('RESOURCE_NOT_FOUND', `no resource serves ${uri}`, {
-            details: { uri },
-          }),
-        };
+      if (!found) return { ok: false, error: notFound(uri) };
       const { resource, values } = found;
       const denied = checkScopes(`resource ${resource.uri}`, resource.scopes, caller);
       if (denied) return { ok: false, error: denied };
@@ -145,6 +150,17 @@ function redactedBlob(blob: string, redact: Redactor): string {
   const utf8 = out.toString('utf8');
   if (redact.found(utf8)) out = Buffer.from(redact.text(utf8), 'utf8');
   return out.equals(bytes) ? blob : out.toString('base64');
+}
+
+function notFound(uri: string): EngineError {
+  if (!overUriBound(uri))
+    return engineError('RESOURCE_NOT_FOUND', `no resource serves ${uri}`, { details: { uri } });
+  const echoed = `${uri.slice(0, ECHOED_CHARACTERS)}…`;
+  return engineError(
+    'RESOURCE_NOT_FOUND',
+    `no resource serves ${echoed}: the URI is over 2 KiB (${MAX_URI_CHARACTERS} characters), and a longer URI matches nothing`,
+    { details: { uri: echoed } },
+  );
 }
 
 type Converted = { ok: true; value: unknown } | { ok: false; error: EngineError };

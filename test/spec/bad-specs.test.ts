@@ -1693,6 +1693,18 @@ const BAD: readonly BadSpec[] = [
     ],
   },
   {
+    name: 'refuses a resource URI over 2048 characters, which no read could match',
+    text: `wrap "t" version="1"\nresource "docs://${'x'.repeat(2042)}" text="x"\n`,
+    errors: [
+      {
+        code: 'SPEC_RESOURCE_URI',
+        line: 2,
+        column: 10,
+        says: `resource docs://${'x'.repeat(2042)}: URI is over 2048 characters (counting one per variable), and a longer URI matches nothing`,
+      },
+    ],
+  },
+  {
     name: 'refuses a resource with no content source, and one with two',
     text: kdl`
       wrap "t" version="1"
