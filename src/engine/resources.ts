@@ -23,6 +23,7 @@ import type { Outcome } from './execute.js';
 import { checkScopes } from './guards/scopes.js';
 import type { Operation } from './operation.js';
 import type { Redactor } from './redact.js';
+import { clipped, loneSurrogateProblem, MAX_QUOTED_NAME, MAX_QUOTED_URI } from './refusal-text.js';
 
 /** One entry of `contents` (TextResourceContents or BlobResourceContents). */
 export type ResourceContents =
@@ -103,6 +104,16 @@ export function prepareResources(
     byUri: (uri) => byUri.get(uri),
     fixed: (r) => served.get(r),
     async read(uri, caller, ctx) {
+      // No URI holds one (it has no UTF-8 form to percent-encode); a variable would carry
+      // it on to a grant, where a path refuses it and a query sends U+FFFD instead.
+      const broken = loneSurrogateProblem(uri);
+      if (broken)
+        return {
+          ok: false,
+          error: engineError('INVALID_ARGUMENTS', `the resource URI ${broken}`, {
+            details: [{ field: '/uri', message: broken }],
+          }),
+        };
       const found = match(uri);
       if (!found) return { ok: false, error: notFound(uri) };
       const { resource, values } = found;
@@ -153,8 +164,13 @@ function redactedBlob(blob: string, redact: Redactor): string {
 }
 
 function notFound(uri: string): EngineError {
-  if (!overUriBound(uri))
-    return engineError('RESOURCE_NOT_FOUND', `no resource serves ${uri}`, { details: { uri } });
+  // Quoted clipped: this answer comes before any scope check.
+  if (!overUriBound(uri)) {
+    const quoted = clipped(uri, MAX_QUOTED_URI);
+    return engineError('RESOURCE_NOT_FOUND', `no resource serves ${quoted}`, {
+      details: { uri: quoted },
+    });
+  }
   const echoed = `${uri.slice(0, ECHOED_CHARACTERS)}…`;
   return engineError(
     'RESOURCE_NOT_FOUND',
@@ -174,7 +190,7 @@ function converterOf(v: ResourceVariable): (raw: string) => Converted {
     ok: false,
     error: engineError(
       'INVALID_ARGUMENTS',
-      `URI variable ${v.name} must be ${what}, got ${JSON.stringify(raw)}`,
+      `URI variable ${v.name} must be ${what}, got ${JSON.stringify(clipped(raw, MAX_QUOTED_NAME))}`,
       { details: [{ field: `/${v.name}`, message: `must be ${what}` }] },
     ),
   });
