@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compileSpecText } from '../../src/spec/load-spec.js';
+import { runCli } from '../helpers/run-cli.js';
 import { checkErrors, draft, grantText, toolNames } from './draft-helpers.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'drafting');
@@ -97,4 +98,29 @@ describe('a parameter or field whose upstream name is reserved', () => {
       '        // field "__proto__" left out: its name __proto__ is reserved (check refuses it: JSON readers treat it as the object\'s prototype)',
     );
   });
+});
+
+describe('terminal control sequences in a document', () => {
+  // C0 controls (ESC starts every sequence, BEL ends an OSC, CR rewrites the line) and C1.
+  const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/; // eslint-disable-line no-control-regex
+
+  it('reach the terminal escaped, in the summary on stderr and the draft on stdout', async () => {
+    const r = await runCli(['import', 'openapi', join(FIXTURES, 'terminal-controls.json')]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(CONTROL);
+    expect(r.stdout).not.toMatch(CONTROL);
+    expect(r.stderr).toContain(
+      'list_things → list_things_b_52_c_a_gk_imported_9  (GET /Things (b\\u001b]52;c;aGk=\\u0007\\u000dimported 9 of 9))',
+    );
+  }, 60_000);
+
+  it('reach the terminal escaped in the one-line error', async () => {
+    const file = join(FIXTURES, 'terminal-controls-ref.json');
+    const r = await runCli(['import', 'openapi', file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(CONTROL);
+    expect(r.stderr).toBe(
+      `mcp-beaver import: ${file}: the $ref "/etc/\\u001b[2Jpasswd\\u009b" leaves the document's folder; only files inside it are followed\n`,
+    );
+  }, 60_000);
 });
