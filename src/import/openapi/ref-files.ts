@@ -52,13 +52,23 @@ export async function readRegularFile(path: string, cap: number): Promise<Buffer
 
 /** The folder every referenced file must be in, and the document's own real path. */
 export interface RefRoot {
+  /** The folder as the document's path names it, and as it is once links are resolved. */
+  readonly named: string;
   readonly folder: string;
   readonly document: string;
 }
 
 export async function refRoot(file: string): Promise<RefRoot> {
   const absolute = resolve(file);
-  return { folder: await realpath(dirname(absolute)), document: await realpath(absolute) };
+  return {
+    named: dirname(absolute),
+    folder: await realpath(dirname(absolute)),
+    document: await realpath(absolute),
+  };
+}
+
+function inside(path: string, folder: string): boolean {
+  return path.startsWith(folder + sep);
 }
 
 /**
@@ -74,10 +84,18 @@ export async function readRefFile(url: string, root: RefRoot): Promise<Buffer> {
   } catch {
     throw new RefusedFile('is not a well-formed file reference');
   }
-  const real = await realpath(path);
+  const outside = new RefusedFile(
+    `leaves the document's folder; only files inside it are followed`,
+  );
+  // Named outside, it is refused before the file system is asked (whether it exists is
+  // not the document's business); named inside, its real path must be inside too.
+  const absolute = resolve(path);
+  if (absolute !== resolve(root.named, '.') && !inside(absolute, root.named)) {
+    if ((await realpath(absolute).catch(() => '')) !== root.document) throw outside;
+  }
+  const real = await realpath(absolute);
   if (real === root.document) return readRegularFile(real, MAX_DOCUMENT_BYTES);
-  if (!real.startsWith(root.folder + sep))
-    throw new RefusedFile(`leaves the document's folder; only files inside it are followed`);
+  if (!inside(real, root.folder)) throw outside;
   if (!EXTENSIONS.has(extname(real).toLowerCase()))
     throw new RefusedFile('is not a .json, .yaml or .yml file');
   return readRegularFile(real, MAX_REF_FILE_BYTES);
