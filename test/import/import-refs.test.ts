@@ -131,6 +131,14 @@ describe('a $ref to a file', () => {
   });
 });
 
+describe('the document itself', () => {
+  it('as a FIFO is refused at once, in one line', { timeout: 20_000 }, async () => {
+    const fifo = join(mkdtempSync(join(tmpdir(), 'beaver-refs-')), 'openapi.json');
+    execFileSync('mkfifo', [fifo]);
+    expect(await refusal(fifo)).toBe(`${fifo}: is not a regular file`);
+  });
+});
+
 describe('a $ref to an http(s) URL', () => {
   it('is refused, and nothing is fetched', async () => {
     let requests = 0;
