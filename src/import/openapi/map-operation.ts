@@ -4,12 +4,19 @@
  * field left out. An operation that cannot be expressed at all (a method grants do not
  * call, a path our templates cannot hold, a body only as multipart) is skipped whole.
  */
+import { RESERVED_NAME } from '../../spec/parse-field.js';
 import { parseTemplate } from '../../spec/path-template.js';
 import type { HttpMethod } from '../../spec/verbs.js';
 import type { DraftBlock, DraftField } from './draft-types.js';
 import { isObject, type JsonObject } from './json.js';
 import type { SchemaMapper } from './map-schema.js';
-import { fieldName, uniqueName } from './name-fields.js';
+import {
+  fieldName,
+  refusedSegment,
+  REFUSED_SEGMENTS,
+  reservedNote,
+  uniqueName,
+} from './name-fields.js';
 import { asHttpMethod } from './name-tools.js';
 import type { Operation } from './select-operations.js';
 import { fieldDescription, operationDescription } from './text.js';
@@ -62,6 +69,12 @@ export function mapOperation(
     renamed.set(name, arg);
     return `{${arg}}`;
   });
+  const refused = refusedSegment(path);
+  if (refused !== undefined)
+    return skip(
+      `its path has a segment the gateway refuses (${REFUSED_SEGMENTS})`,
+      `path ${JSON.stringify(o.path)} has a segment the gateway refuses (${REFUSED_SEGMENTS}): ${JSON.stringify(refused)}`,
+    );
   const template = parseTemplate(path);
   if (!template.ok)
     return skip(
@@ -117,6 +130,10 @@ export function mapOperation(
     }
     if (p.in !== 'query') {
       notes.push(`parameter ${p.name} left out: "in: ${String(p.in)}" is not a place we know`);
+      continue;
+    }
+    if (p.name === RESERVED_NAME) {
+      queryNotes.push(`query parameter ${p.name} left out: ${reservedNote(p.name)}`);
       continue;
     }
     if (p.name === credential.queryParam) {
