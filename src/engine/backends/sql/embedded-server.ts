@@ -55,7 +55,10 @@ const SERVER_SETTINGS = {
 };
 
 // The sentinel: $1 is the folder to remove, the rest is the postgres command line. A
-// background list reads /dev/null unless told otherwise, hence fd 3 for the pipe.
+// background list reads /dev/null unless told otherwise, hence fd 3 for the pipe. The
+// folder is removed only once the pipe has closed (the reader is gone): a server that
+// exits while the gateway lives (a port taken before its bind) leaves it to the gateway,
+// which retries on the same data directory or removes it.
 const SENTINEL = `dir=$1; shift
 exec 3<&0
 "$@" </dev/null &
@@ -64,8 +67,7 @@ pg=$!
 reader=$!
 exec 3<&-
 wait "$pg"; code=$?
-kill "$reader" 2>/dev/null
-rm -rf "$dir"
+if kill "$reader" 2>/dev/null; then :; else rm -rf "$dir"; fi
 exit "$code"`;
 
 interface Binaries {
