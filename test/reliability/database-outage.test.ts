@@ -14,6 +14,7 @@
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { needsDatabase } from '../helpers/needs-services.js';
 import {
   createTestSchema,
   lockSharedPostgres,
@@ -31,7 +32,10 @@ let forwarder: PgForwarder | undefined;
 let gw: TestGateway | undefined;
 const agent = new Agent({ connections: WORKERS + 4 });
 
+const HAS_DB = needsDatabase();
+
 beforeAll(async () => {
+  if (!HAS_DB) return;
   unlock = await lockSharedPostgres(150_000);
   schema = await createTestSchema(
     `CREATE TABLE items (n integer PRIMARY KEY); INSERT INTO items SELECT generate_series(1, 10);`,
