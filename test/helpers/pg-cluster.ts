@@ -149,7 +149,11 @@ async function initCluster(
   owner: { uid: number; gid: number } | undefined,
 ): Promise<void> {
   const data = join(dir, 'data');
-  const key = createHash('sha256').update(`${binDir}\0${user}\0${owner?.uid}`).digest('hex');
+  // The server's version in the key: a template from another major would not start.
+  const version = execFileSync(join(binDir, 'postgres'), ['--version'], { encoding: 'utf8' });
+  const key = createHash('sha256')
+    .update(`${binDir}\0${version}\0${user}\0${owner?.uid}`)
+    .digest('hex');
   const template = join(tmpdir(), `${TEMPLATE_PREFIX}${key.slice(0, 12)}`);
   if (!password && existsSync(join(template, 'ready'))) {
     await runAs('cp', ['-a', join(template, 'data'), data], undefined, dir);
@@ -220,7 +224,10 @@ export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgClu
         break;
       } catch (err) {
         // Someone took the port between our probe and the server's bind: another one.
-        if (attempt >= 2) throw err;
+        if (attempt >= 2) {
+          const log = readFileSync(join(dir, 'postgres.log'), 'utf8').slice(-2_000);
+          throw new Error(`${(err as Error).message}\npostgres.log:\n${log}`, { cause: err });
+        }
       }
     }
     const auth_ = opts.password
@@ -268,7 +275,7 @@ function alive(pid: number): boolean {
 async function stopOrphans(binDir: string): Promise<void> {
   for (const name of readdirSync(tmpdir()).filter((n) => n.startsWith(PREFIX))) {
     const dir = join(tmpdir(), name);
-    let pid = 0;
+    let pid: number;
     try {
       pid = Number(readFileSync(join(dir, 'owner.pid'), 'utf8'));
     } catch {

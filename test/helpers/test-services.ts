@@ -119,6 +119,7 @@ async function checkReachable(url: string): Promise<void> {
   } catch (err) {
     throw new Error(
       `the database named by DATABASE_URL/PG* (${redactUrl(url)}) does not answer: ${(err as Error).message}`,
+      { cause: err },
     );
   } finally {
     await c.end().catch(() => undefined);
