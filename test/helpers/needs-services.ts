@@ -4,6 +4,7 @@
  * once. The returned flag lets the file's beforeAll hooks do nothing in that case.
  */
 import { beforeEach } from 'vitest';
+import { findPgBinDir, NO_PG_BINARIES } from './pg-cluster.js';
 import { databaseSkipReason } from './postgres.js';
 
 function skipAll(what: string, reason: string | undefined): boolean {
@@ -16,6 +17,11 @@ function skipAll(what: string, reason: string | undefined): boolean {
 /** True when the run has a database; otherwise registers the skip and answers false. */
 export function needsDatabase(): boolean {
   return skipAll('Postgres', databaseSkipReason());
+}
+
+/** True when this machine has PostgreSQL server binaries to start clusters of its own. */
+export function needsPgBinaries(): boolean {
+  return skipAll('PostgreSQL binaries', findPgBinDir() ? undefined : NO_PG_BINARIES);
 }
 
 /** The run's Redis URL, or undefined (then its tests are skipped with the reason). */

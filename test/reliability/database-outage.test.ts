@@ -4,8 +4,8 @@
  * connection and refuses new ones. Readiness must report the outage even though the
  * pool is "full" (busy is not down, but down is down), every call in flight or arriving
  * fails cleanly, and once the database is reachable again the gateway recovers by
- * itself. The shared Postgres is never restarted here; the lock keeps another run from
- * restarting it under this test.
+ * itself. The run's Postgres is never restarted here; the lock keeps sql-grants.test.ts
+ * from restarting it under this test.
  *
  * Outcomes only (issue 14): readiness is probed until it reports the outage, however
  * long that takes on a busy machine, and must then keep reporting it; how long it took

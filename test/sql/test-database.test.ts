@@ -6,6 +6,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { needsPgBinaries } from '../helpers/needs-services.js';
 import { startPgCluster, type PgCluster } from '../helpers/pg-cluster.js';
 import {
   createTestSchema,
@@ -19,8 +20,10 @@ import { startTestServices } from '../helpers/test-services.js';
 const USER = 'elsewhere';
 const PASSWORD = 'pw-8d1f3a-not-trust';
 let other: PgCluster;
+const HAS_BINARIES = needsPgBinaries();
 
 beforeAll(async () => {
+  if (!HAS_BINARIES) return;
   other = await startPgCluster({ user: USER, password: PASSWORD, database: 'other' });
 }, 120_000);
 
