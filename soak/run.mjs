@@ -3,7 +3,8 @@
  * docs/reliability.md). Loopback only.
  *
  * It starts a fault-injecting upstream (soak/fault-upstream.mjs) and, for the sql
- * grants, a fresh schema in the machine's Postgres (database `test`), writes a spec,
+ * grants, a fresh schema in a throwaway Postgres cluster it starts (or the server
+ * DATABASE_URL / PG* name; test/helpers/test-services.ts), writes a spec,
  * spawns `node bin/mcp-beaver.js serve` as its own process, and drives it at a set
  * concurrency through both surfaces (POST /mcp and POST /api) with HTTP and sql
  * grants. Every request carries its own id, which the upstream or the database echoes
@@ -18,11 +19,11 @@
  * second half of what follows against the median of the first half.
  *
  * Run it through npm (`node --import tsx`): it shares test/helpers/postgres.ts with the
- * sql tests, the machine-wide lock included.
+ * sql tests, the server's lock included.
  *
  *   npm run soak -- --duration 60s --concurrency 64
  *   npm run soak -- --mix 500=5,reset=3,hang=2,oversized=1 --sql-share 0.3
- *   npm run soak -- --pg-restart          (restart Postgres mid-run; takes the shared lock)
+ *   npm run soak -- --pg-restart          (restart its own Postgres cluster mid-run)
  *   npm run soak -- --no-sql              (HTTP grants only; Postgres not needed)
  *   npm run soak -- --json out.json       (the figures as JSON too)
  *   npm run soak -- --overload            (burst figures instead: soak/overload.mjs)
@@ -37,12 +38,14 @@ import { parseArgs } from 'node:util';
 import pgLib from 'pg';
 import { Agent, request } from 'undici';
 import {
-  PG_BASE_URL,
   createTestSchema,
   lockSharedPostgres,
   restartPostgres,
+  restartSkipReason,
+  testDatabaseUrl,
   waitForPostgres,
 } from '../test/helpers/postgres.ts';
+import { startTestServices } from '../test/helpers/test-services.ts';
 import { EXPECTED_OUTCOME, FAULTS, parseMix, rng, startFaultUpstream } from './fault-upstream.mjs';
 import { waitListening } from '../bench/lib/listening.mjs';
 
@@ -476,7 +479,7 @@ function restartPostgresMidway(gw, agent, t0) {
     const dbPoll = setInterval(() => {
       const at = Date.now();
       const c = new pgLib.Client({
-        connectionString: PG_BASE_URL,
+        connectionString: testDatabaseUrl(),
         connectionTimeoutMillis: 1_000,
       });
       c.on('error', () => undefined);
@@ -712,11 +715,17 @@ async function main() {
   };
   let unlock;
   let schema;
+  let services;
   try {
     if (withSql) {
-      // Nobody restarts the shared Postgres under the soak, and the soak restarts it
-      // only while holding the same machine-wide lock as the sql tests.
-      process.stdout.write('soak: taking the shared-Postgres lock…\n');
+      services = await startTestServices(process.env, { redis: false });
+      Object.assign(process.env, services.vars);
+      for (const note of services.notes) process.stdout.write(`soak: ${note}\n`);
+      const notOurs = flags['pg-restart'] && restartSkipReason();
+      if (notOurs) throw new Error(`--pg-restart: ${notOurs}`);
+      // Nobody restarts the server under the soak, and the soak restarts its own cluster
+      // only while holding the same lock as the sql tests.
+      process.stdout.write('soak: taking the Postgres lock…\n');
       unlock = await lockSharedPostgres(180_000);
       schema = await createTestSchema(SEED_SQL);
       cleanups.push(() => schema.drop());
@@ -867,6 +876,7 @@ async function main() {
   } finally {
     for (const c of cleanups.reverse()) await Promise.resolve(c()).catch(() => undefined);
     await unlock?.();
+    await services?.stop();
   }
   return results.ok ? 0 : 1;
 }

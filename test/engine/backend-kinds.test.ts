@@ -7,9 +7,10 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { PG_BASE_URL } from '../helpers/postgres.js';
 
 const SRC = join(import.meta.dirname, '..', '..', 'src');
+// Preparing a gateway opens no connection: any well-formed URL will do.
+const DATABASE_URL = 'postgres://kinds@127.0.0.1:9/none';
 const url = (path: string) => pathToFileURL(join(SRC, path)).href;
 
 /** Prepares a gateway from `spec` in a child process; which packages it loaded, and its tools. */
@@ -32,7 +33,7 @@ function prepareInChild(spec: string): Promise<{ loaded: string[]; tools: string
     execFile(
       process.execPath,
       ['--import', 'tsx', '--input-type=module', '-e', script],
-      { env: { ...process.env, SPEC: spec, DATABASE_URL: PG_BASE_URL }, cwd: join(SRC, '..') },
+      { env: { ...process.env, SPEC: spec, DATABASE_URL: DATABASE_URL }, cwd: join(SRC, '..') },
       (err, stdout, stderr) =>
         err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
     );

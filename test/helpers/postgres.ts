@@ -1,48 +1,87 @@
 /**
- * The machine's real PostgreSQL for sql-grant tests: each test run gets its own
- * schema (created and seeded here, dropped at the end), a connection string that
- * points the gateway at it through `search_path`, and a pool for assertions.
- * A tiny TCP forwarder lets a test make the database unreachable and bring it back
- * without touching the shared server. A machine-wide lock keeps two test runs (two
- * checkouts, two people) from using the server at once: one of them restarts it.
+ * The tests' PostgreSQL: the server test-services.ts chose for this run (a throwaway
+ * cluster the suite started, or the one DATABASE_URL / PG* names), read from the
+ * MCPB_TEST_* variables it set. Each test run gets its own schema (created and seeded
+ * here, dropped at the end), a connection string that points the gateway at it through
+ * `search_path`, and a pool for assertions. A tiny TCP forwarder lets a test make the
+ * database unreachable and bring it back without touching the server. A lock per server
+ * keeps two test files (or two runs) that share a server from overlapping where one
+ * of them restarts it; only a cluster the suite started is ever restarted.
  */
-import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { promisify } from 'node:util';
 import pg from 'pg';
+import { restartPgCluster } from './pg-cluster.js';
+import { redactUrl } from './test-services.js';
 
-const run = promisify(execFile);
+type Env = Record<string, string | undefined>;
 
-export const PG_HOST = '127.0.0.1';
-export const PG_PORT = 5432;
-/** Trust auth, user postgres, database `test`. */
-export const PG_BASE_URL = `postgres://postgres@${PG_HOST}:${PG_PORT}/test`;
+/** The base URL of the run's database; throws (saying why) when there is none. */
+export function testDatabaseUrl(env: Env = process.env): string {
+  const url = env.MCPB_TEST_DATABASE_URL;
+  if (url) return url;
+  throw new Error(
+    env.MCPB_TEST_DATABASE_SKIP ??
+      'no test database: run the tests through vitest (test/global-setup.ts starts one), ' +
+        'or call startTestServices() from test/helpers/test-services.ts first',
+  );
+}
+
+/** Why there is no database for this run, or undefined when there is one. */
+export function databaseSkipReason(env: Env = process.env): string | undefined {
+  return env.MCPB_TEST_DATABASE_URL
+    ? undefined
+    : (env.MCPB_TEST_DATABASE_SKIP ?? 'no test database');
+}
+
+/** Why the run's database cannot be restarted by the tests, or undefined when it can. */
+export function restartSkipReason(env: Env = process.env): string | undefined {
+  if (env.MCPB_TEST_PG_CLUSTER) return undefined;
+  if (!env.MCPB_TEST_DATABASE_URL) return databaseSkipReason(env);
+  return `the database (${redactUrl(env.MCPB_TEST_DATABASE_URL)}) was named by DATABASE_URL/PG*, not started by the suite: it is never restarted`;
+}
+
+/** host and port the pg driver would use for `url` (a socket directory for host, maybe). */
+function endpoint(url: string): { host: string; port: number } {
+  const c = new pg.Client({ connectionString: url });
+  return { host: c.host, port: c.port };
+}
+
+function withSchema(base: string, schema: string, viaPort?: number): string {
+  const u = new URL(base);
+  const prior = u.searchParams.get('options');
+  u.searchParams.set('options', `${prior ? `${prior} ` : ''}-c search_path=${schema}`);
+  if (viaPort !== undefined) {
+    u.hostname = '127.0.0.1';
+    u.port = String(viaPort);
+    u.searchParams.delete('host');
+  }
+  return u.toString();
+}
 
 export interface TestSchema {
   readonly name: string;
   /** A connection string whose sessions see this schema first (search_path). */
   readonly url: string;
-  /** The same URL with another host:port (a forwarder in front of Postgres). */
+  /** The same URL through 127.0.0.1:`port` (a forwarder in front of Postgres). */
   urlVia(port: number): string;
   /** For assertions; survives dropped connections (a Postgres restart). */
   readonly pool: pg.Pool;
   drop(): Promise<void>;
 }
 
-function schemaUrl(schema: string, port = PG_PORT): string {
-  const options = encodeURIComponent(`-c search_path=${schema}`);
-  return `postgres://postgres@${PG_HOST}:${port}/test?options=${options}`;
-}
-
 /** Creates a fresh schema and runs `seedSql` in it (plain SQL, several statements allowed). */
-export async function createTestSchema(seedSql: string): Promise<TestSchema> {
+export async function createTestSchema(
+  seedSql: string,
+  env: Env = process.env,
+): Promise<TestSchema> {
+  const base = testDatabaseUrl(env);
   const name = `mcpb_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_BASE_URL });
+  const admin = new pg.Client({ connectionString: base });
   await admin.connect();
   try {
     await admin.query(`CREATE SCHEMA ${name}`);
@@ -54,17 +93,18 @@ export async function createTestSchema(seedSql: string): Promise<TestSchema> {
   } finally {
     await admin.end();
   }
-  const pool = new pg.Pool({ connectionString: schemaUrl(name), max: 2 });
+  const url = withSchema(base, name);
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
   // Idle connections die when Postgres restarts; that must not crash the test run.
   pool.on('error', () => undefined);
   return {
     name,
-    url: schemaUrl(name),
-    urlVia: (port) => schemaUrl(name, port),
+    url,
+    urlVia: (port) => withSchema(base, name, port),
     pool,
     async drop() {
       await pool.end().catch(() => undefined);
-      const c = new pg.Client({ connectionString: PG_BASE_URL });
+      const c = new pg.Client({ connectionString: base });
       await c.connect();
       try {
         await c.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
@@ -74,8 +114,6 @@ export async function createTestSchema(seedSql: string): Promise<TestSchema> {
     },
   };
 }
-
-const LOCK_DIR = join(tmpdir(), 'mcp-beaver-postgres-tests.lock');
 
 function alive(pid: number): boolean {
   try {
@@ -87,57 +125,69 @@ function alive(pid: number): boolean {
 }
 
 /**
- * Waits until no other test process on this machine holds the shared-Postgres lock,
- * takes it, and returns its release. A lock whose owner process is gone is taken over.
+ * Waits until no other test process holds the lock of the run's database server, takes
+ * it, and returns its release. A lock whose owner process is gone is taken over.
  */
-export async function lockSharedPostgres(timeoutMs = 120_000): Promise<() => Promise<void>> {
+export async function lockSharedPostgres(
+  timeoutMs = 120_000,
+  env: Env = process.env,
+): Promise<() => Promise<void>> {
+  const { host, port } = endpoint(testDatabaseUrl(env));
+  const key = createHash('sha256').update(`${host}:${port}`).digest('hex').slice(0, 12);
+  const lockDir = join(tmpdir(), `mcp-beaver-postgres-${key}.lock`);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     // The lock is a directory holding the owner's pid, renamed into place in one step.
-    const staged = `${LOCK_DIR}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    const staged = `${lockDir}.${process.pid}.${randomBytes(4).toString('hex')}`;
     await mkdir(staged);
     await writeFile(join(staged, 'pid'), String(process.pid));
     try {
-      await rename(staged, LOCK_DIR);
-      return () => rm(LOCK_DIR, { recursive: true, force: true });
+      await rename(staged, lockDir);
+      return () => rm(lockDir, { recursive: true, force: true });
     } catch (err) {
       await rm(staged, { recursive: true, force: true });
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'EEXIST' && code !== 'ENOTEMPTY') throw err;
     }
-    const pid = Number(await readFile(join(LOCK_DIR, 'pid'), 'utf8').catch(() => '0'));
+    const pid = Number(await readFile(join(lockDir, 'pid'), 'utf8').catch(() => '0'));
     if (pid > 0 && !alive(pid)) {
-      await rm(LOCK_DIR, { recursive: true, force: true });
+      await rm(lockDir, { recursive: true, force: true });
       continue;
     }
     if (Date.now() > deadline) {
-      throw new Error(`another test run (pid ${pid}) held ${LOCK_DIR} for ${timeoutMs} ms`);
+      throw new Error(`another test run (pid ${pid}) held ${lockDir} for ${timeoutMs} ms`);
     }
     await new Promise((r) => setTimeout(r, 200));
   }
 }
 
-/** Polls `pg_isready` until Postgres accepts connections; throws after `timeoutMs`. */
-export async function waitForPostgres(timeoutMs = 20_000): Promise<void> {
+/** Connects until Postgres accepts connections; throws after `timeoutMs`. */
+export async function waitForPostgres(timeoutMs = 20_000, env: Env = process.env): Promise<void> {
+  const url = testDatabaseUrl(env);
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+    c.on('error', () => undefined);
     try {
-      await run('pg_isready', ['-h', PG_HOST, '-p', String(PG_PORT), '-t', '1']);
+      await c.connect();
+      await c.query('SELECT 1');
       return;
     } catch {
       if (Date.now() > deadline)
         throw new Error(`Postgres did not come back within ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 100));
+    } finally {
+      await c.end().catch(() => undefined);
     }
   }
 }
 
-/** Restarts the machine's Postgres cluster (needs root or the postgres user). */
-export async function restartPostgres(): Promise<void> {
-  const { stdout } = await run('ls', ['/etc/postgresql']);
-  const version = stdout.trim().split(/\s+/)[0];
-  if (!version) throw new Error('no cluster under /etc/postgresql');
-  await run('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'restart']);
+/** Restarts the run's Postgres, which must be a cluster the suite started (pg_ctl restart). */
+export async function restartPostgres(env: Env = process.env): Promise<void> {
+  const reason = restartSkipReason(env);
+  if (reason) throw new Error(`not restarting Postgres: ${reason}`);
+  const { binDir, dir } = JSON.parse(env.MCPB_TEST_PG_CLUSTER!) as { binDir: string; dir: string };
+  await restartPgCluster(binDir, dir);
 }
 
 /** A TCP forwarder to Postgres that a test can take down (refusing, cutting) and bring back. */
@@ -150,14 +200,20 @@ export interface PgForwarder {
   close(): Promise<void>;
 }
 
-export async function startPgForwarder(): Promise<PgForwarder> {
+export async function startPgForwarder(env: Env = process.env): Promise<PgForwarder> {
+  const target = endpoint(testDatabaseUrl(env));
+  // A host that is a directory is the server's Unix socket directory (libpq's convention).
+  const dial = () =>
+    target.host.startsWith('/')
+      ? connect(join(target.host, `.s.PGSQL.${target.port}`))
+      : connect(target.port, target.host);
   const sockets = new Set<Socket>();
   let server: Server | undefined;
   let port = 0;
   const listen = () =>
     new Promise<void>((resolve, reject) => {
       const s = createServer((client) => {
-        const upstream = connect(PG_PORT, PG_HOST);
+        const upstream = dial();
         for (const sock of [client, upstream]) {
           sockets.add(sock);
           sock.on('close', () => sockets.delete(sock));
@@ -172,7 +228,7 @@ export async function startPgForwarder(): Promise<PgForwarder> {
         upstream.on('close', cut);
       });
       s.once('error', reject);
-      s.listen(port, PG_HOST, () => {
+      s.listen(port, '127.0.0.1', () => {
         port = (s.address() as AddressInfo).port;
         server = s;
         resolve();

@@ -5,14 +5,14 @@
  * processes; and, with their Redis killed, each process falling back to its own
  * allowance and saying so in its log and in /metrics.
  *
- * The shared test uses the machine's Redis (127.0.0.1:6379, database 13) under tool
- * names unique to this run, so it never touches anyone else's keys. The fallback test
- * kills only a redis-server it started itself on a free port.
+ * The shared test uses the run's Redis (a private redis-server the suite started, or the
+ * one REDIS_URL names: test/helpers/test-services.ts) under tool names unique to this
+ * run, so it never touches anyone else's keys. The fallback test kills only a
+ * redis-server it started itself on a free port.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -32,11 +32,23 @@ import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js'
 import { BIN } from '../helpers/run-cli.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { LEGACY } from '../helpers/mcp-wire.js';
+import { redisSkipReason, redisUrl } from '../helpers/needs-services.js';
+import { freePort } from '../helpers/pg-cluster.js';
+import {
+  findRedisServer,
+  NO_REDIS_SERVER,
+  startRedisServer,
+  type RedisServer,
+} from '../helpers/redis-server.js';
 
 const KEY_A = 'rate-key-a-2f9c41d7';
 const KEY_B = 'rate-key-b-8e13b6a0';
 const KEY_METRICS = 'rate-key-metrics-5d0e7c12';
-const SHARED_REDIS = 'redis://127.0.0.1:6379/13';
+const SHARED_REDIS = redisUrl();
+const NO_SHARED_REDIS = redisSkipReason();
+const NO_REDIS_BINARY = findRedisServer() ? undefined : NO_REDIS_SERVER;
+for (const reason of [NO_SHARED_REDIS, NO_REDIS_BINARY])
+  if (reason) process.stderr.write(`skipping a Redis test of rate-limit.test.ts: ${reason}\n`);
 
 let upstream: Upstream;
 let workDir: string;
@@ -365,37 +377,6 @@ async function alternate(gws: readonly GatewayProcess[], tool: string, each: num
   return { allowed, statuses };
 }
 
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
-
-/** A private redis-server on `port`, ready for commands. */
-async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { cwd: workDir, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.on('error', (err) => (out += `\n${err.message}`));
-  try {
-    await waitFor(`redis-server on port ${port}`, 10_000, () => {
-      if (child.exitCode !== null || out.includes('ENOENT'))
-        throw new Error(`redis-server did not start:\n${out}`);
-      return out.includes('Ready to accept connections');
-    });
-  } catch (err) {
-    await stopChild(child);
-    throw err;
-  }
-  return child;
-}
-
 describe('what a rate limit counts (spec-language.md, "rate-limit")', () => {
   let gw: TestGateway;
 
@@ -446,17 +427,19 @@ can list other {
   });
 });
 
-describe('two gateway processes sharing Redis', () => {
+describe.skipIf(NO_SHARED_REDIS)('two gateway processes sharing Redis', () => {
   const tool = `items_${randomBytes(4).toString('hex')}`;
   const gws: GatewayProcess[] = [];
   let redis: Redis;
 
   beforeAll(async () => {
-    redis = new Redis(SHARED_REDIS, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    redis = new Redis(SHARED_REDIS!, { lazyConnect: true, maxRetriesPerRequest: 1 });
     await redis.connect();
     expect(await redis.ping()).toBe('PONG');
     const spec = writeSpec(tool, 'RL_REDIS_URL');
-    gws.push(...(await Promise.all([1, 2].map(() => serve(spec, { RL_REDIS_URL: SHARED_REDIS })))));
+    gws.push(
+      ...(await Promise.all([1, 2].map(() => serve(spec, { RL_REDIS_URL: SHARED_REDIS! })))),
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -489,15 +472,15 @@ describe('two gateway processes sharing Redis', () => {
   }, 30_000);
 });
 
-describe('Redis stopped', () => {
+describe.skipIf(NO_REDIS_BINARY)('Redis stopped', () => {
   const tool = `items_${randomBytes(4).toString('hex')}`;
   const gws: GatewayProcess[] = [];
   let port: number;
-  let redis: ChildProcess | undefined;
+  let redis: RedisServer | undefined;
 
   beforeAll(async () => {
     port = await freePort();
-    redis = await startRedis(port);
+    redis = await startRedisServer(port);
     const spec = writeSpec(tool, 'RL_PRIVATE_REDIS');
     const env = { RL_PRIVATE_REDIS: `redis://127.0.0.1:${port}` };
     gws.push(...(await Promise.all([1, 2].map(() => serve(spec, env)))));
@@ -505,7 +488,7 @@ describe('Redis stopped', () => {
 
   afterAll(async () => {
     await Promise.all(gws.map((g) => g.stop()));
-    if (redis) await stopChild(redis);
+    await redis?.stop();
   });
 
   it('falls back to a per-process allowance, says so in the log and /metrics, and shares again once Redis is back', async () => {
@@ -513,7 +496,7 @@ describe('Redis stopped', () => {
     const up = await alternate(gws, tool, 2);
     expect(up.statuses).toEqual([200, 200, 200, 200]);
 
-    await stopChild(redis!);
+    await redis!.stop();
     for (const g of gws)
       await waitFor('the fallback gauge', 5_000, async () => {
         return (await metricValue(g.url, 'mcp_beaver_rate_limit_fallback')) === 1;
@@ -536,7 +519,7 @@ describe('Redis stopped', () => {
     }
 
     // Redis back on the same port: the clients reconnect and the limits are shared again.
-    redis = await startRedis(port);
+    redis = await startRedisServer(port);
     for (const g of gws)
       await waitFor('the fallback gauge to clear', 10_000, async () => {
         return (await metricValue(g.url, 'mcp_beaver_rate_limit_fallback')) === 0;

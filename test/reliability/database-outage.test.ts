@@ -4,8 +4,8 @@
  * connection and refuses new ones. Readiness must report the outage even though the
  * pool is "full" (busy is not down, but down is down), every call in flight or arriving
  * fails cleanly, and once the database is reachable again the gateway recovers by
- * itself. The shared Postgres is never restarted here; the lock keeps another run from
- * restarting it under this test.
+ * itself. The run's Postgres is never restarted here; the lock keeps sql-grants.test.ts
+ * from restarting it under this test.
  *
  * Outcomes only (issue 14): readiness is probed until it reports the outage, however
  * long that takes on a busy machine, and must then keep reporting it; how long it took
@@ -14,6 +14,7 @@
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { needsDatabase } from '../helpers/needs-services.js';
 import {
   createTestSchema,
   lockSharedPostgres,
@@ -31,7 +32,10 @@ let forwarder: PgForwarder | undefined;
 let gw: TestGateway | undefined;
 const agent = new Agent({ connections: WORKERS + 4 });
 
+const HAS_DB = needsDatabase();
+
 beforeAll(async () => {
+  if (!HAS_DB) return;
   unlock = await lockSharedPostgres(150_000);
   schema = await createTestSchema(
     `CREATE TABLE items (n integer PRIMARY KEY); INSERT INTO items SELECT generate_series(1, 10);`,

@@ -10,6 +10,7 @@ import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { needsDatabase } from '../helpers/needs-services.js';
 import { createTestSchema, lockSharedPostgres, type TestSchema } from '../helpers/postgres.js';
 
 const KEY = randomInt(1, 2 ** 31 - 1);
@@ -21,7 +22,10 @@ let gw: TestGateway;
 let holder: pg.Client;
 let unlock: (() => Promise<void>) | undefined;
 
+const HAS_DB = needsDatabase();
+
 beforeAll(async () => {
+  if (!HAS_DB) return;
   unlock = await lockSharedPostgres(120_000);
   schema = await createTestSchema('CREATE TABLE t (id integer);');
   gw = await startGateway(

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { needsDatabase } from '../helpers/needs-services.js';
 import { createTestSchema, lockSharedPostgres, type TestSchema } from '../helpers/postgres.js';
 
 const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8');
@@ -58,7 +59,10 @@ let schema: TestSchema;
 let gw: TestGateway;
 let unlock: (() => Promise<void>) | undefined;
 
+const HAS_DB = needsDatabase();
+
 beforeAll(async () => {
+  if (!HAS_DB) return;
   unlock = await lockSharedPostgres(120_000);
   schema = await createTestSchema(SEED);
   gw = await startGateway(SPEC, { env: { DATABASE_URL: schema.url } });
