@@ -13,6 +13,7 @@ import { engineError, type EngineError } from './error-catalogue.js';
 import type { Outcome } from './execute.js';
 import { checkScopes } from './guards/scopes.js';
 import type { Operation } from './operation.js';
+import { clipped, loneSurrogateProblem, MAX_QUOTED_NAME, MAX_QUOTED_URI } from './refusal-text.js';
 
 /** One entry of `contents` (TextResourceContents or BlobResourceContents). */
 export type ResourceContents =
@@ -80,14 +81,27 @@ export function prepareResources(
     match,
     byUri: (uri) => byUri.get(uri),
     async read(uri, caller, ctx) {
-      const found = match(uri);
-      if (!found)
+      // No URI holds one (it has no UTF-8 form to percent-encode); a variable would carry
+      // it on to a grant, where a path refuses it and a query sends U+FFFD instead.
+      const broken = loneSurrogateProblem(uri);
+      if (broken)
         return {
           ok: false,
-          error: engineError('RESOURCE_NOT_FOUND', `no resource serves ${uri}`, {
-            details: { uri },
+          error: engineError('INVALID_ARGUMENTS', `the resource URI ${broken}`, {
+            details: [{ field: '/uri', message: broken }],
           }),
         };
+      const found = match(uri);
+      if (!found) {
+        // Quoted clipped: this answer comes before any scope check.
+        const quoted = clipped(uri, MAX_QUOTED_URI);
+        return {
+          ok: false,
+          error: engineError('RESOURCE_NOT_FOUND', `no resource serves ${quoted}`, {
+            details: { uri: quoted },
+          }),
+        };
+      }
       const { resource, values } = found;
       const denied = checkScopes(`resource ${resource.uri}`, resource.scopes, caller);
       if (denied) return { ok: false, error: denied };
@@ -126,7 +140,7 @@ function converterOf(v: ResourceVariable): (raw: string) => Converted {
     ok: false,
     error: engineError(
       'INVALID_ARGUMENTS',
-      `URI variable ${v.name} must be ${what}, got ${JSON.stringify(raw)}`,
+      `URI variable ${v.name} must be ${what}, got ${JSON.stringify(clipped(raw, MAX_QUOTED_NAME))}`,
       { details: [{ field: `/${v.name}`, message: `must be ${what}` }] },
     ),
   });
