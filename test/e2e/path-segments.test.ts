@@ -105,7 +105,12 @@ describe('path segments with literal text and array path parameters', () => {
     ['get_batch', { ids: [], codes: ['a'] }, 'INVALID_ARGUMENTS', 'ids'],
     ['get_batch', { ids: ['1'], codes: ['a'] }, 'INVALID_ARGUMENTS', 'ids'],
     ['get_batch', { ids: [1], codes: ['x'.repeat(1025)] }, 'INVALID_ARGUMENTS', 'codes'],
-    ['get_batch', { ids: [1], codes: ['a', 'b', 'c', 'd', 'e', 'f'] }, 'INVALID_ARGUMENTS', 'codes'],
+    [
+      'get_batch',
+      { ids: [1], codes: ['a', 'b', 'c', 'd', 'e', 'f'] },
+      'INVALID_ARGUMENTS',
+      'codes',
+    ],
   ];
 
   it.each(refused)(

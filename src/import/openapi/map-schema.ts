@@ -319,7 +319,8 @@ export class SchemaMapper {
     const c = constraints(it, itemType);
     if ('reason' in c) return { ok: false, reason: `its items: ${c.reason}` };
     const minItems = Math.max(1, bounds.minItems ?? 1);
-    const maxItems = bounds.maxItems !== undefined && bounds.maxItems >= minItems ? bounds.maxItems : undefined;
+    const maxItems =
+      bounds.maxItems !== undefined && bounds.maxItems >= minItems ? bounds.maxItems : undefined;
     const field: DraftField = {
       ...base,
       type: `${itemType}[]`,

@@ -97,8 +97,7 @@ export function nameOperation(op: NamedOperation): ToolNaming {
   }
   const nouns: string[] = [];
   // `create` makes one of the collection: POST /orders → create order.
-  const oneOf =
-    methodOfVerb(verb) === 'POST' && !holdsParam(segments[segments.length - 1] ?? '{}');
+  const oneOf = methodOfVerb(verb) === 'POST' && !holdsParam(segments[segments.length - 1] ?? '{}');
   segments.forEach((segment, i) => {
     if (isParam(segment) || i === verbSegment) return;
     // `docket.{format}`: the noun is the literal text before the value.
