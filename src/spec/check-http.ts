@@ -145,7 +145,7 @@ function checkPathParam(given: FieldSpec, { diag }: GrantScope, subject: Subject
       here,
       `a path param fills one segment: it must be string, integer, number, boolean, string[] or integer[] (items joined with commas), not ${given.type}`,
     );
-  if (given.minItems && given.minItems.value < 1)
+  if (PATH_ARRAYS.has(given.type) && given.minItems && given.minItems.value < 1)
     diag.error(
       'SPEC_PROPERTY_TYPE',
       given.minItems.at,
