@@ -37,7 +37,7 @@ export type MixedSegment = readonly ({ readonly literal: string } | { readonly p
  * `/items/{id}.json` has one, `[{param:'id'},{literal:'.json'}]`; a whole-segment
  * parameter is not one (its value alone is checked).
  */
-export function mixedSegments(path: readonly PathPart[]): MixedSegment[] {
+export function mixedSegments(path: readonly PathPart[]): readonly MixedSegment[] {
   const segments: PathPart[][] = [[]];
   for (const part of path) {
     if ('param' in part) {
@@ -48,7 +48,11 @@ export function mixedSegments(path: readonly PathPart[]): MixedSegment[] {
     if (first) segments.at(-1)!.push({ literal: first });
     for (const text of rest) segments.push(text ? [{ literal: text }] : []);
   }
-  return segments.filter((s) => s.length > 1 && s.some((p) => 'param' in p));
+  return Object.freeze(
+    segments
+      .filter((s) => s.length > 1 && s.some((p) => 'param' in p))
+      .map((s) => Object.freeze(s.map((p) => Object.freeze(p)))),
+  );
 }
 
 /**
