@@ -49,11 +49,15 @@ describe('importing paths with mixed segments and array path parameters', () => 
     );
   });
 
-  it('still skips adjacent parameters and label-style arrays, saying why', () => {
+  it('still skips adjacent parameters, label-style arrays and arrays of numbers, saying why', () => {
     expect([...result.summary.skipped]).toEqual([
       ['a path parameter array in style label: grants send path arrays comma-joined', 1],
       [
         'its path cannot be a template: it has the segment "{left}{right}", which puts {left} and {right} side by side: literal text must separate two parameters, or the upstream cannot tell where one value ends',
+        1,
+      ],
+      [
+        'a path parameter is an array of number; a path segment holds strings or integers, comma-joined',
         1,
       ],
     ]);

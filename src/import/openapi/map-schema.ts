@@ -233,6 +233,7 @@ export class SchemaMapper {
     describe: string | undefined,
     input: FieldInput,
   ): Mapped {
+    if (input.place === 'path') return this.pathArray(base, s, describe, input);
     const bounds = {
       ...(nonNegative(s.minItems) !== undefined && { minItems: nonNegative(s.minItems) }),
       ...(nonNegative(s.maxItems) !== undefined && { maxItems: nonNegative(s.maxItems) }),
@@ -240,7 +241,6 @@ export class SchemaMapper {
     if (bounds.minItems !== undefined && bounds.maxItems !== undefined) {
       if (bounds.minItems > bounds.maxItems) delete bounds.maxItems;
     }
-    if (input.place === 'path') return this.pathArray(base, s, describe, bounds);
     const items = s.items === undefined ? undefined : this.flatten(s.items);
     const rawArray = (why: string): Mapped =>
       input.place === 'query'
@@ -298,38 +298,30 @@ export class SchemaMapper {
   /**
    * A path array (style simple, the default): its items comma-joined in one segment,
    * each percent-encoded. Grants send string[] and integer[] so; an empty array would
-   * empty the segment, so at least one item.
+   * empty the segment, so at least one item. Typed as a query array would be.
    */
   private pathArray(
     base: Partial<DraftField> & { name: string },
     s: JsonObject,
     describe: string | undefined,
-    bounds: { minItems?: number; maxItems?: number },
+    input: FieldInput,
   ): Mapped {
-    const items = s.items === undefined ? undefined : this.flatten(s.items);
-    if (items !== undefined && items.kind !== 'schema')
-      return { ok: false, reason: 'it is an array whose items are not one scalar type' };
-    const it = items?.s ?? {};
-    const itemType = typeOf(it) ?? 'string';
-    if (itemType !== 'string' && itemType !== 'integer')
-      return {
-        ok: false,
-        reason: `it is an array of ${itemType}; a path segment holds strings or integers, comma-joined`,
-      };
-    const c = constraints(it, itemType);
-    if ('reason' in c) return { ok: false, reason: `its items: ${c.reason}` };
-    const minItems = Math.max(1, bounds.minItems ?? 1);
-    const maxItems =
-      bounds.maxItems !== undefined && bounds.maxItems >= minItems ? bounds.maxItems : undefined;
-    const field: DraftField = {
-      ...base,
-      type: `${itemType}[]`,
-      ...c.props,
-      ...(minItems > 1 && { minItems }),
-      ...(maxItems !== undefined && { maxItems }),
-      ...(describe && { describe }),
+    const m = this.array(base, s, describe, { ...input, place: 'query' });
+    const holds = 'a path segment holds strings or integers, comma-joined';
+    if (!m.ok)
+      return { ok: false, reason: `it is an array a path cannot hold (${m.reason}); ${holds}` };
+    const { minItems, maxItems, ...field } = m.field;
+    if (field.type !== 'string[]' && field.type !== 'integer[]')
+      return { ok: false, reason: `it is an array of ${field.type.slice(0, -2)}; ${holds}` };
+    const least = Math.max(1, minItems ?? 1);
+    return {
+      ok: true,
+      field: {
+        ...field,
+        ...(least > 1 && { minItems: least }),
+        ...(maxItems !== undefined && maxItems >= least && { maxItems }),
+      },
     };
-    return { ok: true, field: withEnum(field, it.enum, itemType) };
   }
 
   private object(
