@@ -46,7 +46,7 @@ export async function execute(
   const args = (op.nullPrototype ? withoutPrototypes(input) : input) as CallArguments;
   // `null` for an optional field is "not given" (optional-nulls.ts): gone before any guard.
   op.stripNulls?.(args);
-  const gated = gatePathValues(op.pathArgs, args);
+  const gated = gatePathValues(op.pathArgs, args, op.pathSegments);
   if (gated) return fail(gated);
   const restricted = op.restrict?.(args);
   if (restricted) return fail(restricted);
@@ -78,7 +78,7 @@ export async function execute(
   if (op.claims.length > 0) {
     // A claim is bound after the caller's arguments were checked; its value must pass the
     // same path gate and allowlists (spec-language.md: restrict applies to every argument).
-    const claimGated = gatePathValues(op.claimPathArgs, args);
+    const claimGated = gatePathValues(op.claimPathArgs, args, op.pathSegments);
     if (claimGated) return fail(claimGated);
     const claimRestricted = op.restrict?.(args);
     if (claimRestricted) return fail(claimRestricted);

@@ -20,6 +20,7 @@ import { engineError, type EngineError, type ErrorCode } from './error-catalogue
 import type { CallArguments } from './call-arguments.js';
 import { execute, type Outcome } from './execute.js';
 import { prepareExclusive } from './guards/exclusive.js';
+import { mixedSegments } from './guards/metachar.js';
 import { prepareNullStripper } from './guards/optional-nulls.js';
 import { prepareExactNumbers } from './guards/exact-numbers.js';
 import { declaresInheritedName } from './null-prototype.js';
@@ -135,6 +136,7 @@ export class Gateway {
           pathArgs: d.arguments
             .filter((a) => a.in === 'path' && a.fromClaim === undefined)
             .map((a) => a.name),
+          pathSegments: d.backend.kind === 'http' ? mixedSegments(d.backend.path) : [],
           ...(stripNulls && { stripNulls }),
           ...(rateLimit && { rateLimit }),
           ...(restrict && { restrict }),

@@ -6,6 +6,7 @@ import type { Shaper } from '../envelope/shape.js';
 import type { Descriptor } from '../spec/descriptor.js';
 import type { FieldType } from '../spec/spec-types.js';
 import type { PreparedBackend } from './backends/backend.js';
+import type { MixedSegment } from './guards/metachar.js';
 import type { ExclusiveCheck } from './guards/exclusive.js';
 import type { ExactNumberCheck } from './guards/exact-numbers.js';
 import type { NullStripper } from './guards/optional-nulls.js';
@@ -18,6 +19,8 @@ export interface Operation {
   readonly descriptor: Descriptor;
   /** String path arguments, for the metachar gate. */
   readonly pathArgs: readonly string[];
+  /** The template's segments that mix literal text and parameters (`{id}.json`). */
+  readonly pathSegments: readonly MixedSegment[];
   /** Removes `null` given for optional fields: it means "not given". */
   readonly stripNulls?: NullStripper;
   /** The grant's `rate-limit`, counted per caller after the scope check. */

@@ -133,14 +133,24 @@ export function checkHttp(
   return true;
 }
 
+/** Array path params: items comma-joined in one segment, each percent-encoded. */
+const PATH_ARRAYS: ReadonlySet<string> = new Set(['string[]', 'integer[]']);
+
 function checkPathParam(given: FieldSpec, { diag }: GrantScope, subject: Subject): void {
   const here = [...subject, `path param ${given.name}`];
-  if (!isScalarType(given.type))
+  if (!isScalarType(given.type) && !PATH_ARRAYS.has(given.type))
     diag.error(
       'SPEC_PATH_PARAM',
       given.typeAt ?? given.at,
       here,
-      `a path param fills one segment: it must be string, integer, number or boolean, not ${given.type}`,
+      `a path param fills one segment: it must be string, integer, number, boolean, string[] or integer[] (items joined with commas), not ${given.type}`,
+    );
+  if (PATH_ARRAYS.has(given.type) && given.minItems && given.minItems.value < 1)
+    diag.error(
+      'SPEC_PROPERTY_TYPE',
+      given.minItems.at,
+      here,
+      'an array path param has at least one item: an empty array would empty its segment',
     );
   if (given.default)
     diag.error(

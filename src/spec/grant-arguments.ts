@@ -68,16 +68,28 @@ export function pathPlacements(g: GrantSpec, params: readonly string[]): Placeme
       ? { ...given, required: true }
       : { name, type: 'string', at: g.path!.at, required: true };
     const placed = plain(field, 'path param', 'path', name);
-    const schema =
-      placed.schema && field.type === 'string'
-        ? {
-            ...placed.schema,
-            minLength: field.minLength?.value ?? 1,
-            maxLength: field.maxLength?.value ?? PATH_PARAM_MAX_LENGTH,
-          }
-        : placed.schema;
-    return { ...placed, schema };
+    return { ...placed, schema: placed.schema && pathSchema(field, placed.schema) };
   });
+}
+
+/**
+ * A path string is 1..1024 characters unless the field says otherwise; an array's items
+ * are joined with commas in one segment, so each item is such a string and an empty
+ * array (an empty segment) is refused: min-items is at least 1.
+ */
+function pathSchema(field: FieldSpec, schema: JsonSchema): JsonSchema {
+  const lengths = {
+    minLength: field.minLength?.value ?? 1,
+    maxLength: field.maxLength?.value ?? PATH_PARAM_MAX_LENGTH,
+  };
+  if (field.type === 'string') return { ...schema, ...lengths };
+  if (!field.type.endsWith('[]')) return schema;
+  const items = schema.items as JsonSchema;
+  return {
+    ...schema,
+    minItems: Math.max(1, field.minItems?.value ?? 1),
+    items: field.type === 'string[]' ? { ...items, ...lengths } : items,
+  };
 }
 
 export function queryPlacements(g: GrantSpec): Placement[] {

@@ -1,6 +1,7 @@
 /**
- * Path templates: `/repos/{owner}/{repo}/issues`. A parameter fills exactly one
- * percent-encoded segment (or part of one); the literal text is fixed by the spec.
+ * Path templates: `/repos/{owner}/{repo}/issues`, `/items/{id}.json`, `/{a}-{b}`. A
+ * segment holds literal text and parameters; each value is percent-encoded inside its
+ * segment and never leaves it. The literal text is fixed by the spec.
  */
 import type { PathPart } from './descriptor.js';
 import { FIELD_NAME } from './parse-field.js';
@@ -38,16 +39,10 @@ export function parseTemplate(template: string): TemplateResult {
   if (bad) return { ok: false, reason: bad };
   if (tail) parts.push({ literal: tail });
   const segments = template.split('/').slice(1);
-  if (segments.some((s) => s.includes('{') && !/^\{[^{}]*\}$/.test(s))) {
-    return {
-      ok: false,
-      reason: 'must give each {param} a whole segment (a value fills exactly one segment)',
-    };
-  }
   if (segments.some((s) => s === '.' || s === '..'))
     return { ok: false, reason: 'must not contain "." or ".." segments' };
   for (const segment of segments) {
-    const why = segment.startsWith('{') ? undefined : segmentProblem(segment);
+    const why = segment.includes('{') ? mixedSegmentProblem(segment) : segmentProblem(segment);
     if (why) return { ok: false, reason: `has the segment ${JSON.stringify(segment)}, ${why}` };
   }
   // A trailing "/" is a real path (`/items/`); an empty segment inside is not.
@@ -93,4 +88,18 @@ export function segmentProblem(segment: string): string | undefined {
   if (name !== '.' && name !== '..') return undefined;
   const how = /%(2e|3b)/i.test(segment) ? 'once percent-decoded' : 'without its ";" parameters';
   return `which reads as "${name}" ${how}: ${CONSEQUENCE}`;
+}
+
+/**
+ * A segment with parameters (`{id}.json`, `..;{x}`), or undefined. Two parameters side
+ * by side (`{a}{b}`) cannot be told apart in the sent path. Otherwise the segment is
+ * judged as the upstream would read it with any value in place: a value is never empty,
+ * `.` or `..`, and holds no `/`, `\` or `%` (metachar.ts), so a stand-in `x` reads the
+ * same. `..;{x}` is `..` to a server that drops `;` parameters, whatever `x` is.
+ */
+function mixedSegmentProblem(segment: string): string | undefined {
+  const adjacent = /\{([^{}]*)\}\{([^{}]*)\}/.exec(segment);
+  if (adjacent)
+    return `which puts {${adjacent[1]}} and {${adjacent[2]}} side by side: literal text must separate two parameters, or the upstream cannot tell where one value ends`;
+  return segmentProblem(segment.replace(/\{[^{}]*\}/g, 'x'));
 }

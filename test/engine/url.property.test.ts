@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTarget, planUrl, targetEscapes } from '../../src/engine/backends/http/url.js';
-import { pathValueProblem } from '../../src/engine/guards/metachar.js';
+import {
+  builtSegmentProblem,
+  gatePathValues,
+  mixedSegments,
+  pathValueProblem,
+} from '../../src/engine/guards/metachar.js';
 import type { HttpBackend } from '../../src/spec/descriptor.js';
 import { compileSpecText } from '../../src/spec/load-spec.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -151,6 +156,106 @@ describe('upstream URLs built from path values that pass the metachar gate', () 
         expect(query.get('search')).toBe(q);
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+const MIXED_SPEC = (baseUrl: string): string => `
+wrap "urls" version="1.0.0"
+base-url "${baseUrl}"
+can get file {
+    describe "One file of one owner, in a format, with tags."
+    path "/owners/{owner}/files/{name}.{ext}/v{rev}-{tags}/{ids}" {
+        rev "integer"
+        tags "string[]"
+        ids "integer[]"
+    }
+}
+`;
+
+describe('upstream URLs built for segments that mix literal text and values, and arrays', () => {
+  const base = 'http://127.0.0.1:9/api/v2';
+  const result = compileSpecText(MIXED_SPEC(base), 'mixed.mcp.kdl');
+  if (!result.compiled) throw new Error(JSON.stringify(result.diagnostics));
+  const d = result.compiled.tools[0]!;
+  const backend = d.backend as HttpBackend;
+  const plan = planUrl(backend, d.arguments, []);
+  const segments = mixedSegments(backend.path);
+  const pathArgs = ['owner', 'name', 'ext', 'rev', 'tags', 'ids'];
+  const items = fc.array(accepted, { minLength: 1, maxLength: 5 });
+  const ints = fc.array(fc.integer({ min: -1000, max: 1000 }), { minLength: 1, maxLength: 5 });
+
+  it('compiles the mixed segments of the template once, as literal and parameter pieces', () => {
+    expect(segments).toEqual([
+      [{ param: 'name' }, { literal: '.' }, { param: 'ext' }],
+      [{ literal: 'v' }, { param: 'rev' }, { literal: '-' }, { param: 'tags' }],
+    ]);
+  });
+
+  it('stay on the origin and prefix; each value and item stays inside its own segment', () => {
+    fc.assert(
+      fc.property(
+        fc.record({ owner: accepted, name: accepted, ext: accepted, tags: items, ids: ints }),
+        fc.integer(),
+        (values, rev) => {
+          const args = { ...values, rev };
+          expect(gatePathValues(pathArgs, args, segments)).toBeUndefined();
+          const target = buildTarget(plan, args);
+          expect(targetEscapes(plan, target)).toBeUndefined();
+          const url = new URL(target, plan.origin);
+          expect(url.origin).toBe(plan.origin);
+          expect(url.pathname).toBe(target);
+          const parts = target.split('/');
+          expect(parts).toHaveLength(9);
+          expect(parts.slice(0, 4)).toEqual(['', 'api', 'v2', 'owners']);
+          expect(parts[5]).toBe('files');
+          const enc = encodeURIComponent;
+          expect(parts[6]).toBe(`${enc(values.name)}.${enc(values.ext)}`);
+          expect(parts[6]).not.toMatch(/^\.\.?$/);
+          expect(parts[7]).toBe(`v${rev}-${values.tags.map(enc).join(',')}`);
+          // Commas inside an item are %2C: the segment splits back into the caller's items.
+          expect(parts[7]!.slice(`v${rev}-`.length).split(',').map(decodeURIComponent)).toEqual(
+            values.tags,
+          );
+          expect(parts[8]).toBe(values.ids.join(','));
+          for (const p of [parts[4]!, parts[6]!, ...parts[7]!.split(',')])
+            expect(p).toMatch(ENCODED_SEGMENT);
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('refuse any array whose item the metachar gate rejects, naming the item', () => {
+    fc.assert(
+      fc.property(items, rejected, fc.nat(), (good, bad, at) => {
+        const tags = [...good];
+        const i = at % (tags.length + 1);
+        tags.splice(i, 0, bad);
+        const args = { owner: 'o', name: 'n', ext: 'e', rev: 1, tags, ids: [1] };
+        const refused = gatePathValues(pathArgs, args, segments);
+        expect(refused?.code).toBe('PATH_VALUE_REJECTED');
+        expect(refused?.message).toContain(`path argument tags[${i}]`);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('refuse a built mixed segment that is "." or "..", whatever put it there', () => {
+    // Values that pass the gate cannot make one (a value is never empty, "." or ".."):
+    // this is the segment-level check behind them, fed values the gate never lets by.
+    const dotted = [{ param: 'a' }, { literal: '.' }, { param: 'b' }] as const;
+    expect(builtSegmentProblem(dotted, { a: '', b: '' })?.message).toBe(
+      'path arguments a, b make the segment {a}.{b} ".", a relative path segment',
+    );
+    expect(builtSegmentProblem(dotted, { a: '.', b: '' })?.message).toContain('".."');
+    expect(builtSegmentProblem(dotted, { a: 'x', b: '' })).toBeUndefined();
+    expect(builtSegmentProblem(dotted, { a: '.' })).toBeUndefined(); // b not given yet
+    fc.assert(
+      fc.property(accepted, accepted, (a, b) => {
+        expect(builtSegmentProblem(dotted, { a, b })).toBeUndefined();
+      }),
+      { numRuns: 1_000 },
     );
   });
 });

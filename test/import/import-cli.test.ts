@@ -21,11 +21,11 @@ describe('mcp-beaver import openapi', () => {
       const r = await runCli(['import', 'openapi', SHOP, '--writes', '-o', out]);
       expect(r.code).toBe(0);
       expect(r.stdout).toBe('');
-      expect(r.stderr.split('\n')[0]).toBe('imported 9 of 12 operations; 3 skipped');
+      expect(r.stderr.split('\n')[0]).toBe('imported 10 of 12 operations; 2 skipped');
       expect(r.stderr).toContain(`wrote ${out}; next: mcp-beaver check ${out}`);
       const checked = await runCli(['check', out]);
       expect(checked.code).toBe(0);
-      expect(checked.stdout).toContain(`${out}: 9 tools`);
+      expect(checked.stdout).toContain(`${out}: 10 tools`);
       expect(checked.stderr).toBe('');
     },
   );

@@ -95,6 +95,29 @@ const PATH_SEGMENT_ROWS: readonly BadSpec[] = READ_AS_ANOTHER_PATH.map(([path, s
   ],
 }));
 
+// A segment that mixes literal text and parameters: its literal text is judged as the
+// upstream would read the segment with any value in place.
+const MIXED_SEGMENT_ROWS: readonly BadSpec[] = (
+  [
+    ['/a/..;{x}/b', '..;{x}', 'which reads as ".." without its ";" parameters'],
+    ['/a/%2e%2e;{x}', '%2e%2e;{x}', 'which reads as ".." once percent-decoded'],
+    ['/files/{name}%2Fetc', '{name}%2Fetc', 'whose %2F an upstream may decode to "/"'],
+    ['/files/{name}%5c..', '{name}%5c..', 'whose %5c an upstream may decode to "\\"'],
+    ['/x/{a}.%252e', '{a}.%252e', 'whose %25 an upstream that decodes twice reads as "%"'],
+  ] as const
+).map(([path, segment, why]) => ({
+  name: `refuses the mixed segment ${segment}, whose literal text an upstream may read as another path`,
+  text: `wrap "t" version="1"\nbase-url "https://api.example.com/tenants/acme"\ncan get thing {\n    path "${path}"\n}\n`,
+  errors: [
+    {
+      code: 'SPEC_PATH_TEMPLATE',
+      line: 4,
+      column: 10,
+      says: `grant get_thing: path ${JSON.stringify(path)} has the segment ${JSON.stringify(segment)}, ${why}`,
+    },
+  ],
+}));
+
 const BASE_URL_SEGMENT_ROWS: readonly BadSpec[] = [
   ...READ_AS_ANOTHER_PATH.map(
     ([path, segment, why]) => [`https://api.example.com${path}`, segment, why] as const,
@@ -599,12 +622,12 @@ const BAD: readonly BadSpec[] = [
     ],
   },
   {
-    name: 'refuses a path parameter that fills only part of a segment',
+    name: 'refuses two path parameters side by side in one segment, naming the segment',
     text: kdl`
       wrap "t" version="1"
       base-url "https://api.example.com"
-      can get file {
-          path "/files/{name}.json"
+      can get range {
+          path "/ranges/{a}{b}.json"
       }
     `,
     errors: [
@@ -612,7 +635,48 @@ const BAD: readonly BadSpec[] = [
         code: 'SPEC_PATH_TEMPLATE',
         line: 4,
         column: 10,
-        says: 'grant get_file: path "/files/{name}.json" must give each {param} a whole segment',
+        says: 'grant get_range: path "/ranges/{a}{b}.json" has the segment "{a}{b}.json", which puts {a} and {b} side by side: literal text must separate two parameters',
+      },
+    ],
+  },
+  ...MIXED_SEGMENT_ROWS,
+  {
+    name: 'refuses an array path parameter that allows no items: its segment would be empty',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can get items {
+          path "/items/{ids}" {
+              ids "string[]" min-items=0
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PROPERTY_TYPE',
+        line: 5,
+        column: 24,
+        says: 'grant get_items: path param ids: an array path param has at least one item',
+      },
+    ],
+  },
+  {
+    name: 'refuses an array path parameter of a type other than string[] or integer[]',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can get items {
+          path "/items/{ids}" {
+              ids "number[]"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PATH_PARAM',
+        line: 5,
+        column: 13,
+        says: 'grant get_items: path param ids: a path param fills one segment: it must be string, integer, number, boolean, string[] or integer[] (items joined with commas), not number[]',
       },
     ],
   },
@@ -2234,6 +2298,18 @@ const BAD: readonly BadSpec[] = [
 
 // Near misses of the rows above that the manual allows: they must load without errors.
 const ALLOWED: readonly { name: string; text: string }[] = [
+  {
+    name: 'allows path parameters beside literal text in one segment, and array path parameters',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can get item {
+          path "/items/{id}.json/jobs/{name}:cancel/docket.{format}/{a}-{b}/{base}...{head}/{ids}" {
+              ids "integer[]" max-items=50
+          }
+      }
+    `,
+  },
   {
     name: 'allows literal segments that only hold dots, escapes or ";" beside other text',
     text: kdl`

@@ -88,6 +88,12 @@ export function mapOperation(
     if (arg === undefined) continue; // declared but not in the template: nothing to fill
     if (!isObject(p.schema))
       return skip('a path parameter has no schema', `path parameter ${p.name} has no schema`);
+    // A grant sends a path array comma-joined (style simple); label and matrix add prefixes.
+    if (p.schema.type === 'array' && p.style !== undefined && p.style !== 'simple')
+      return skip(
+        `a path parameter array in style ${String(p.style)}: grants send path arrays comma-joined`,
+        `path parameter ${p.name} is an array in style ${String(p.style)}`,
+      );
     const m = mapper.field({
       name: arg,
       upstream: arg,

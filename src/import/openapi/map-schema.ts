@@ -239,8 +239,7 @@ export class SchemaMapper {
     describe: string | undefined,
     input: FieldInput,
   ): Mapped {
-    if (input.place === 'path')
-      return { ok: false, reason: 'it is an array; a path segment holds one value' };
+    if (input.place === 'path') return this.pathArray(base, s, describe, input);
     const bounds = {
       ...(nonNegative(s.minItems) !== undefined && { minItems: nonNegative(s.minItems) }),
       ...(nonNegative(s.maxItems) !== undefined && { maxItems: nonNegative(s.maxItems) }),
@@ -300,6 +299,35 @@ export class SchemaMapper {
     return rawArray(
       itemType === 'array' ? 'it is an array of arrays' : 'its items are not scalars',
     );
+  }
+
+  /**
+   * A path array (style simple, the default): its items comma-joined in one segment,
+   * each percent-encoded. Grants send string[] and integer[] so; an empty array would
+   * empty the segment, so at least one item. Typed as a query array would be.
+   */
+  private pathArray(
+    base: Partial<DraftField> & { name: string },
+    s: JsonObject,
+    describe: string | undefined,
+    input: FieldInput,
+  ): Mapped {
+    const m = this.array(base, s, describe, { ...input, place: 'query' });
+    const holds = 'a path segment holds strings or integers, comma-joined';
+    if (!m.ok)
+      return { ok: false, reason: `it is an array a path cannot hold (${m.reason}); ${holds}` };
+    const { minItems, maxItems, ...field } = m.field;
+    if (field.type !== 'string[]' && field.type !== 'integer[]')
+      return { ok: false, reason: `it is an array of ${field.type.slice(0, -2)}; ${holds}` };
+    const least = Math.max(1, minItems ?? 1);
+    return {
+      ok: true,
+      field: {
+        ...field,
+        ...(least > 1 && { minItems: least }),
+        ...(maxItems !== undefined && maxItems >= least && { maxItems }),
+      },
+    };
   }
 
   private object(

@@ -49,8 +49,14 @@ export function singular(word: string): string {
 
 const VERSION = /^v\d+([._-]?\d+)*$|^\d+(\.\d+)*$/;
 
+/** A segment a value starts (`{id}`, `{id}.json`, `{base}...{head}`) names an item, not a noun. */
 function isParam(segment: string): boolean {
-  return /^\{[^{}]+\}$/.test(segment);
+  return /^\{[^{}]+\}/.test(segment);
+}
+
+/** A segment with a value anywhere in it (`docket.{format}`) addresses one item. */
+function holdsParam(segment: string): boolean {
+  return segment.includes('{');
 }
 
 /**
@@ -93,17 +99,18 @@ export function nameOperation(op: NamedOperation): ToolNaming {
   if (verb === undefined) {
     verb =
       op.method === 'GET'
-        ? isParam(segments[segments.length - 1] ?? '') || segments.length === 0
+        ? holdsParam(segments[segments.length - 1] ?? '') || segments.length === 0
           ? 'get'
           : 'list'
         : DEFAULT_VERB[op.method];
   }
   const nouns: string[] = [];
   // `create` makes one of the collection: POST /orders → create order.
-  const oneOf = methodOfVerb(verb) === 'POST' && !isParam(segments[segments.length - 1] ?? '{}');
+  const oneOf = methodOfVerb(verb) === 'POST' && !holdsParam(segments[segments.length - 1] ?? '{}');
   segments.forEach((segment, i) => {
     if (isParam(segment) || i === verbSegment) return;
-    let w = words(segment);
+    // `docket.{format}`: the noun is the literal text before the value.
+    let w = words(segment.replace(/\{.*$/, ''));
     if (VERSION.test(segment) || (nouns.length === 0 && segment.toLowerCase() === 'api')) return;
     if (w[0] === verb && w.length > 1) w = w.slice(1);
     const last = i === segments.length - 1;

@@ -1,6 +1,7 @@
 /**
- * Upstream URL building (security.md, "Path parameters"): each path value fills
- * exactly one percent-encoded segment; query arrays become repeated keys in the
+ * Upstream URL building (security.md, "Path values"): each path value is
+ * percent-encoded inside its one segment, beside the template's literal text (`{id}.json`);
+ * an array's items are encoded one by one and joined with commas; query arrays become repeated keys in the
  * caller's order; the result's origin and path prefix are asserted equal to the
  * base-url's before anything is sent. Query keys and values are percent-encoded
  * (RFC 3986: a space is `%20`, which every server reads as a space) unless the grant
@@ -82,11 +83,23 @@ function scalarText(v: JsonScalar): string {
   return v === null ? '' : String(v);
 }
 
+/**
+ * One path value, or one item of an array path value, as percent-encoded text: nothing
+ * that separates segments or items survives (`/` is `%2F`, `,` is `%2C`).
+ */
+function pathItem(v: unknown): string {
+  return encodeURIComponent(String(v));
+}
+
 /** The request target (path + query) relative to the origin. */
 export function buildTarget(plan: UrlPlan, args: Record<string, unknown>): string {
   let path = plan.prefix;
   for (const part of plan.backend.path) {
-    path += 'literal' in part ? part.literal : encodeURIComponent(String(args[part.param]));
+    if ('literal' in part) path += part.literal;
+    else {
+      const v = args[part.param];
+      path += Array.isArray(v) ? v.map(pathItem).join(',') : pathItem(v);
+    }
   }
   if (plan.query.length === 0) return plan.fixedQuery ? `${path}?${plan.fixedQuery}` : path;
   const { component } = plan;
