@@ -84,8 +84,12 @@ With a spec: shows the tools the spec serves, in spec order, exactly as MCP
 tools/list returns them (name, title, description, inputSchema, outputSchema,
 annotations), then its resources, resource templates and prompts as
 resources/list, resources/templates/list and prompts/list return them.
-  Without --json: one block per tool with its arguments, then one per resource
-                  (with its template variables) and per prompt (with its arguments).
+  Without --json: one block per tool: name, title and the hints of its annotations
+                  (read-only, write, destructive, idempotent, open-world), then
+                  each argument with its rules (one of ..., the restrict allowlists
+                  among them; pattern, bounds, length, format, default); then one
+                  block per resource (with its template variables) and per prompt
+                  (with its arguments).
   With --json:    the {"tools": [...]} result object, for diffing or other tooling,
                   with "resources" and "resourceTemplates" beside it when the spec
                   has resources, and "prompts" when it has prompts.
@@ -97,6 +101,8 @@ what the caller's scopes allow).
   Without --json: one line per tool: name, title, and the hints it declares
                   (read-only, write, destructive, idempotent, open-world); then a
                   "Resources:", "Resource templates:" and "Prompts:" section each.
+                  Control characters in the server's text are printed escaped
+                  (ESC as \\u001b), so it cannot drive the terminal.
   With --json:    the tools/list result as the server sent it, with the arrays
                   "resources", "resourceTemplates" and "prompts" added beside "tools".
 
