@@ -8,6 +8,7 @@ import { parseCommand } from './flags.js';
 import { remoteCommand } from './remote-args.js';
 import { commandMessages } from './output.js';
 import { readArguments } from './json-arguments.js';
+import { escapeTerminalControls } from './terminal-text.js';
 
 const { usage, badValue } = commandMessages('call', CALL_HELP);
 const CALL_COMMAND = remoteCommand('call', CALL_HELP);
@@ -39,7 +40,13 @@ export async function runCall(argv: string[]): Promise<number> {
     process.stderr.write(`${clientErrorLine(options.url, err, options.timeoutMs)}\n`);
     return 2;
   }
-  if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  else (result.isError ? process.stderr : process.stdout).write(formatCallResult(result));
+  // The server's text reaches the terminal with its control characters made visible
+  // (JSON escapes C0 itself, not DEL and C1; escaping them keeps the JSON valid).
+  if (values.json)
+    process.stdout.write(escapeTerminalControls(`${JSON.stringify(result, null, 2)}\n`));
+  else
+    (result.isError ? process.stderr : process.stdout).write(
+      escapeTerminalControls(formatCallResult(result)),
+    );
   return result.isError ? 1 : 0;
 }

@@ -7,6 +7,7 @@ import { readArguments } from './json-arguments.js';
 import { remoteCommand } from './remote-args.js';
 import { requestOrExit } from './remote-request.js';
 import { commandMessages } from './output.js';
+import { escapeTerminalControls } from './terminal-text.js';
 
 const { usage, badValue } = commandMessages('prompt', PROMPT_HELP);
 const PROMPT_COMMAND = remoteCommand('prompt', PROMPT_HELP);
@@ -34,8 +35,11 @@ export async function runPrompt(argv: string[]): Promise<number> {
   );
   if (typeof asked === 'number') return asked;
   const result = asked.answer;
-  if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  else process.stdout.write(formatPromptMessages(result.messages));
+  process.stdout.write(
+    escapeTerminalControls(
+      values.json ? `${JSON.stringify(result, null, 2)}\n` : formatPromptMessages(result.messages),
+    ),
+  );
   return 0;
 }
 

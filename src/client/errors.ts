@@ -5,6 +5,7 @@
  *   mcp-beaver: http://host/mcp: JSON-RPC -32602 DENIED_BY_RESTRICT: id: not allowed
  *   mcp-beaver: http://host/mcp: cannot connect: connect ECONNREFUSED 127.0.0.1:9
  */
+import { escapeTerminalControls } from '../cli/terminal-text.js';
 import {
   InsufficientScopeError,
   ProtocolError,
@@ -15,7 +16,8 @@ import {
 const MAX_DETAIL = 300;
 
 export function clientErrorLine(url: URL | string, err: unknown, timeoutMs?: number): string {
-  return `mcp-beaver: ${String(url)}: ${oneLine(describe(err, timeoutMs))}`;
+  // A server's error message is its text: its control characters are made visible.
+  return `mcp-beaver: ${String(url)}: ${escapeTerminalControls(oneLine(describe(err, timeoutMs)))}`;
 }
 
 function describe(err: unknown, timeoutMs: number | undefined): string {
