@@ -527,6 +527,14 @@ describe('errors: one readable line, exit 2', () => {
     );
   });
 
+  it('a port fetch refuses (9, discard) is named as such, with another to use', async () => {
+    const r = await cli(['tools', 'http://127.0.0.1:9/mcp']);
+    expect(r.code).toBe(2);
+    expect(oneLine(r)).toBe(
+      'mcp-beaver: http://127.0.0.1:9/mcp: cannot connect: port 9 is one that fetch refuses (it belongs to another protocol); serve on another port, such as 8080',
+    );
+  });
+
   it('usage errors exit 2 without contacting anything', async () => {
     const url = `${rpcErrors.url}/mcp`;
     const before = rpcErrors.requests.length;
