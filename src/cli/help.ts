@@ -116,12 +116,16 @@ Examples:
   MCP_TOKEN=... mcp-beaver tools https://gateway.example.com/mcp --bearer-env MCP_TOKEN
 `;
 
-export const CALL_HELP = `Usage: mcp-beaver call <url> <tool> [json-args | @file | -] [options]
+export const CALL_HELP = `Usage: mcp-beaver call <url> <tool> [name=value... | json-args | @file | -] [options]
 
 Calls one tool of a running MCP server (a gateway's POST /mcp, or any server
 speaking Streamable HTTP) and prints the result: structuredContent as indented
 JSON when the server sent it, the text blocks otherwise. The arguments are a JSON
 object given inline, read from a file (@args.json) or from stdin (-); none means {}.
+Or name=value words, each typed by the tool's input schema (read from tools/list):
+a string argument takes the text as it is, an integer or number a number, a boolean
+true or false, an array or object JSON. name:=json sends the JSON value as it is
+(tags:='["a","b"]', note:=null).
 
 A result with isError (bad arguments, a denied call, an upstream failure) prints
 its message on stderr and exits 1.
@@ -137,6 +141,7 @@ status or code), or the command line is wrong.
 
 Examples:
   mcp-beaver call http://127.0.0.1:8080/mcp list_issues '{"owner":"acme","repo":"rocket"}'
+  mcp-beaver call http://127.0.0.1:8080/mcp get_issue owner=acme repo=rocket number=7
   echo '{"owner":"acme","repo":"rocket"}' | mcp-beaver call http://127.0.0.1:8080/mcp list_issues -
   mcp-beaver call https://gateway.example.com/mcp get_order @order.json --bearer-env MCP_TOKEN
 `;

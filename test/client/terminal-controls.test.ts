@@ -96,7 +96,7 @@ function expectNoControls(r: CliResult): void {
 }
 
 describe('text from a remote server reaches the terminal with its controls escaped', () => {
-  it('tools prints the names and titles with ESC as \\u001b, in both modes', async () => {
+  it('tools prints the names and titles with ESC as \\u001b', async () => {
     const r = await cli(['tools', url]);
     expect(r.code, r.stderr).toBe(0);
     expectNoControls(r);
@@ -104,6 +104,9 @@ describe('text from a remote server reaches the terminal with its controls escap
     expect(r.stdout).toContain('Harmless\\u001b[2J\\u001b[H\\u001b]0;you have been owned\\u0007');
     expect(r.stdout).toContain('Notes\\u001b]0;');
     expect(r.stdout).toContain('Greet\\u001b]0;');
+  });
+
+  it("tools --json escapes them too, as JSON that parses to the server's values", async () => {
     const j = await cli(['tools', url, '--json']);
     expect(j.code).toBe(0);
     expectNoControls(j);
@@ -121,22 +124,28 @@ describe('text from a remote server reaches the terminal with its controls escap
     );
   });
 
-  it('prompt prints the messages escaped, and an error message too', async () => {
+  it('prompt prints the messages escaped', async () => {
     const r = await cli(['prompt', url, 'greet']);
     expect(r.code, r.stderr).toBe(0);
     expectNoControls(r);
     expect(r.stdout).toContain('hi\\u001b[2J');
+  });
+
+  it('an error message from the server is escaped in its one line', async () => {
     const f = await cli(['prompt', url, 'fail']);
     expect(f.code).toBe(1);
     expectNoControls(f);
     expect(f.stderr).toContain('refused\\u001b[2J');
   });
 
-  it('discover and read --json print escaped JSON that parses to the same values', async () => {
+  it('discover prints escaped JSON that parses to the same values', async () => {
     const d = await cli(['discover', url]);
     expect(d.code, d.stderr).toBe(0);
     expectNoControls(d);
     expect((JSON.parse(d.stdout) as { instructions: string }).instructions).toBe(`Hello${CLEAR}`);
+  });
+
+  it('read --json prints escaped JSON that parses to the resource text', async () => {
     const r = await cli(['read', url, 'notes://one', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expectNoControls(r);
