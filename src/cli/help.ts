@@ -60,8 +60,9 @@ export function mainHelp(build: { binary: boolean } = { binary: false }): string
 
 export const MAIN_HELP = mainHelp();
 
-export const CHECK_HELP = `Usage: mcp-beaver check <spec.mcp.kdl>... [--quiet]
+export const CHECK_HELP = `Usage: mcp-beaver check <spec.mcp.kdl | folder>... [--quiet]
 
+A folder stands for every *.mcp.kdl file in it (mcp-beaver check specs/).
 Compiles each spec without contacting anything: no environment variable, upstream
 or database is needed. Prints one line per tool, resource, template and prompt:
 

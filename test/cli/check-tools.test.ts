@@ -78,6 +78,26 @@ describe('mcp-beaver check', () => {
     expect(r.stderr).toContain('nope.mcp.kdl: no such file');
   });
 
+  it('checks every .mcp.kdl of a folder it is given, in name order', async () => {
+    const r = await runCli(['check', 'specs/']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n').filter((l) => /^specs\//.test(l))).toEqual([
+      'specs/demo.mcp.kdl: 9 tools, 4 resources, 1 prompt',
+      'specs/github-issues.mcp.kdl: 6 tools',
+      'specs/orders-db.mcp.kdl: 6 tools',
+      'specs/payments-form.mcp.kdl: 9 tools',
+    ]);
+  });
+
+  it('says so in one line for a folder without specs, and tools refuses a folder plainly', async () => {
+    const r = await runCli(['check', 'src/']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('src/: a folder with no .mcp.kdl file in it\n');
+    const t = await runCli(['tools', 'specs/']);
+    expect(t.code).toBe(1);
+    expect(t.stderr).toBe('specs/: is a folder, not a spec file\n');
+  });
+
   it('teaches its usage with --help', async () => {
     const r = await runCli(['check', '--help']);
     expect(r.code).toBe(0);
