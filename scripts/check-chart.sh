@@ -135,11 +135,48 @@ refuse() {
     echo "ok    refused: $why: $(grep -v -e '^[[:space:]]*$' -e 'Use --debug' "$OUT/refuse.log" | tail -n1 | sed -E 's/^Error: execution error at [^)]*\): //' | cut -c1-140)"
   fi
 }
+# refuse_with WHY MESSAGE ARGS...: refused, and the template's message says MESSAGE.
+refuse_with() {
+  local why="$1" message="$2"
+  shift 2
+  if helm_ template "$RELEASE" "$CHART" --namespace "$NAMESPACE" "$@" >/dev/null 2>"$OUT/refuse.log"; then
+    echo "FAIL  accepted: $why"
+    status=1
+  elif grep -qF -- "$message" "$OUT/refuse.log"; then
+    echo "ok    refused: $why"
+  else
+    echo "FAIL  refused without saying \"$message\": $why"
+    cat "$OUT/refuse.log"
+    status=1
+  fi
+}
+accept() {
+  local why="$1"
+  shift
+  if helm_ template "$RELEASE" "$CHART" --namespace "$NAMESPACE" "$@" >/dev/null 2>"$OUT/refuse.log"; then
+    echo "ok    accepted: $why"
+  else
+    echo "FAIL  refused: $why"
+    cat "$OUT/refuse.log"
+    status=1
+  fi
+}
 refuse "grace period not longer than preStop + --grace" --set drain.terminationGracePeriodSeconds=25
 refuse "running as root" --set podSecurityContext.runAsNonRoot=false
 refuse "writable root file system" --set securityContext.readOnlyRootFilesystem=false
 refuse "privilege escalation" --set securityContext.allowPrivilegeEscalation=true
 refuse "no spec at all" --set spec=
+NO_ACCESS_SPEC='wrap "open" version="1.0.0"
+base-url "https://api.example.com"
+// access { is only a comment here
+can get thing {
+    describe "A thing."
+    path "/thing"
+}'
+refuse_with "a spec without an access block (the pod would exit: refusing to listen on 0.0.0.0)" \
+  "the spec has no \`access\` block" --set-string spec="$NO_ACCESS_SPEC"
+accept "a spec without access when server.insecureNoAuth is set" \
+  --set-string spec="$NO_ACCESS_SPEC" --set server.insecureNoAuth=true
 refuse "an unknown values key" --set replicas=3
 refuse "an unknown log level" --set server.logLevel=verbose
 refuse "HPA max below min" --set autoscaling.minReplicas=5 --set autoscaling.maxReplicas=2

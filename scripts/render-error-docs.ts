@@ -19,7 +19,7 @@ import {
 } from '../src/spec/diagnostics.js';
 
 const CHALLENGES = {
-  credentials: '`Bearer`, with `resource_metadata`',
+  credentials: '`Bearer`, with `resource_metadata` when `access` has `oauth`',
   scopes: '`insufficient_scope`, every scope the grant needs',
 } as const;
 

@@ -4,6 +4,7 @@
  * run one CommonJS script, so this runs main() without the top-level await of
  * src/cli/main.ts, which the build takes out of the bundle.
  */
+import { mainHelp } from '../src/cli/help.js';
 import { main } from '../src/cli/main.js';
 
 /** The package version, set by the build (main() reads it from package.json, which the binary lacks). */
@@ -14,7 +15,7 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${MCP_BEAVER_VERSION}\n`);
     return 0;
   }
-  return main(argv);
+  return main(argv, { help: mainHelp({ binary: true }) });
 }
 
 run(process.argv.slice(2)).then(

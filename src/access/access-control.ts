@@ -54,8 +54,16 @@ export async function createAccessControl(
 ): Promise<AccessControl> {
   const metadataUrl = (req: FastifyRequest): string =>
     `${publicBase(req, opts.publicUrl)}${METADATA_PATH}${opts.mcpPath}`;
+  // The metadata is served only with an authorization server to name (metadata-routes.ts):
+  // without one, a challenge pointing at it would point at a 404.
+  const withMetadata = (req: FastifyRequest, params: readonly string[]): string => {
+    const all = access?.oauth
+      ? [...params, `resource_metadata=${quote(metadataUrl(req))}`]
+      : params;
+    return all.length > 0 ? `Bearer ${all.join(', ')}` : 'Bearer';
+  };
   const scopeChallenge = (req: FastifyRequest, required: readonly string[]): string =>
-    `Bearer error="insufficient_scope", scope=${quote(required.join(' '))}, resource_metadata=${quote(metadataUrl(req))}`;
+    withMetadata(req, ['error="insufficient_scope"', `scope=${quote(required.join(' '))}`]);
   if (!access) {
     return {
       enabled: false,
@@ -74,7 +82,7 @@ export async function createAccessControl(
     ? (await import('./oauth.js')).createOAuthVerifier(access.oauth)
     : undefined;
   const challenge = (req: FastifyRequest, error?: string): string =>
-    `Bearer ${error ? `error=${quote(error)}, ` : ''}resource_metadata=${quote(metadataUrl(req))}`;
+    withMetadata(req, error ? [`error=${quote(error)}`] : []);
   const refuse = (req: FastifyRequest, message: string, error?: string): CallerResult => ({
     ok: false,
     error: engineError('UNAUTHENTICATED', message),

@@ -1,7 +1,10 @@
 /**
- * RFC 9728 Protected Resource Metadata, served whenever `access` is configured so an
- * MCP client that got a 401 can find the authorization server (with `oauth`) and the
- * scopes. Read from the spec being served now, so a reload updates it.
+ * RFC 9728 Protected Resource Metadata, so that an MCP client that got a 401 finds the
+ * authorization server to get a token from, and the scopes to ask for. Served only when
+ * `access` has an `oauth` issuer to name: the MCP authorization spec requires at least
+ * one authorization server in it, and API keys are handed out, not obtained through
+ * one (then the routes are 404 and the challenges carry no resource_metadata). Read from
+ * the spec being served now, so a reload updates it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CompiledSpec } from '../spec/descriptor.js';
@@ -15,13 +18,15 @@ export function registerMetadataRoutes(
 ): void {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const spec = currentSpec();
-    if (!spec.access) return reply.callNotFound();
-    const oauth = spec.access.oauth;
+    const oauth = spec.access?.oauth;
+    if (!oauth) return reply.callNotFound();
     return {
       resource: `${publicBase(req, publicUrl)}${mcpPath}`,
-      // API keys alone have no authorization server to point at.
-      authorization_servers: oauth ? [oauth.issuer] : [],
-      scopes_supported: [...new Set(spec.tools.flatMap((t) => t.scopes))].sort(),
+      authorization_servers: [oauth.issuer],
+      // Every scope a token may need here: tools', resources' and prompts' alike.
+      scopes_supported: [
+        ...new Set([spec.tools, spec.resources, spec.prompts].flat().flatMap((s) => s.scopes)),
+      ].sort(),
       bearer_methods_supported: ['header'],
       resource_name: spec.server.title ?? spec.server.name,
     };

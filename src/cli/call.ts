@@ -1,5 +1,5 @@
 /** `mcp-beaver call <url> <tool> [args]`: call one tool of a remote MCP server. */
-import { withConnection } from '../client/connect.js';
+import { withConnection, type Connection } from '../client/connect.js';
 import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
 import { formatCallResult, type CallResult } from '../client/print.js';
@@ -7,7 +7,8 @@ import { CALL_HELP } from './help.js';
 import { parseCommand } from './flags.js';
 import { remoteCommand } from './remote-args.js';
 import { commandMessages } from './output.js';
-import { readArguments } from './json-arguments.js';
+import { argumentsOf, isJsonArgument, splitWords, typedArguments } from './word-arguments.js';
+import { escapeTerminalControls } from './terminal-text.js';
 
 const { usage, badValue } = commandMessages('call', CALL_HELP);
 const CALL_COMMAND = remoteCommand('call', CALL_HELP);
@@ -16,30 +17,56 @@ export async function runCall(argv: string[]): Promise<number> {
   const parsed = parseCommand(CALL_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  const [target, tool, argText, ...extra] = positionals;
-  if (target === undefined || tool === undefined || extra.length > 0) {
-    return usage('name a server URL, a tool, and at most one argument object');
+  const [target, tool, ...argTexts] = positionals;
+  if (target === undefined || tool === undefined) {
+    return usage(
+      'name a server URL, a tool, and its arguments (one JSON object or name=value words)',
+    );
   }
   if (!isRemoteTarget(target)) return usage(`${JSON.stringify(target)} is not an http(s) URL`);
   let options;
-  let args: Record<string, unknown>;
+  let args: Record<string, unknown> | undefined;
   try {
     options = remoteOptions(target, values);
-    args = await readArguments(argText);
+    // name=value words are typed by the tool's schema, read once connected; JSON now.
+    if (argTexts.length === 0 || isJsonArgument(argTexts))
+      args = await argumentsOf(argTexts, () => ({}));
+    else splitWords(argTexts);
   } catch (err) {
     if (err instanceof UsageError) return badValue(err.message);
     throw err;
   }
   let result: CallResult;
   try {
-    result = (await withConnection(options, (c) =>
-      c.client.callTool({ name: tool, arguments: args }, c.request),
-    )) as CallResult;
+    result = (await withConnection(options, async (c) => {
+      const given = args ?? typedArguments(splitWords(argTexts), await propertiesOf(c, tool));
+      return c.client.callTool({ name: tool, arguments: given }, c.request);
+    })) as CallResult;
   } catch (err) {
+    if (err instanceof UsageError) return badValue(err.message);
     process.stderr.write(`${clientErrorLine(options.url, err, options.timeoutMs)}\n`);
     return 2;
   }
-  if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  else (result.isError ? process.stderr : process.stdout).write(formatCallResult(result));
+  // The server's text reaches the terminal with its control characters made visible
+  // (JSON escapes C0 itself, not DEL and C1; escaping them keeps the JSON valid).
+  if (values.json)
+    process.stdout.write(escapeTerminalControls(`${JSON.stringify(result, null, 2)}\n`));
+  else
+    (result.isError ? process.stderr : process.stdout).write(
+      escapeTerminalControls(formatCallResult(result)),
+    );
   return result.isError ? 1 : 0;
+}
+
+/** The tool's input schema properties, from tools/list; none when it is not listed. */
+async function propertiesOf(c: Connection, tool: string): Promise<Record<string, unknown>> {
+  let cursor: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const list = await c.client.listTools(cursor === undefined ? undefined : { cursor }, c.request);
+    const found = list.tools.find((t) => t.name === tool);
+    if (found) return (found.inputSchema.properties ?? {}) as Record<string, unknown>;
+    cursor = list.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return {};
 }

@@ -1,4 +1,6 @@
 /** `mcp-beaver check`: compile specs, print a summary or every error. */
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { formatDiagnostic, type CheckErrorCode } from '../spec/diagnostics.js';
 import type { Descriptor } from '../spec/descriptor.js';
 import { compileSpecFile } from '../spec/load-spec.js';
@@ -23,7 +25,17 @@ export async function runCheck(argv: string[]): Promise<number> {
     return 2;
   }
   let failed = false;
-  for (const file of positionals) {
+  const files: string[] = [];
+  for (const given of positionals) {
+    const inFolder = await specsInFolder(given);
+    if (inFolder === undefined) files.push(given);
+    else if (inFolder.length > 0) files.push(...inFolder);
+    else {
+      process.stderr.write(`${given}: a folder with no .mcp.kdl file in it\n`);
+      failed = true;
+    }
+  }
+  for (const file of files) {
     let result;
     try {
       result = await compileSpecFile(file);
@@ -62,6 +74,17 @@ export async function runCheck(argv: string[]): Promise<number> {
     for (const line of checkSurfaceLines(result.compiled)) process.stdout.write(`${line}\n`);
   }
   return failed ? 1 : 0;
+}
+
+/** A folder's `*.mcp.kdl` files, sorted (not its subfolders'); undefined for a file. */
+async function specsInFolder(path: string): Promise<string[] | undefined> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info?.isDirectory()) return undefined;
+  const names = (await readdir(path, { withFileTypes: true }))
+    .filter((e) => e.isFile() && e.name.endsWith('.mcp.kdl'))
+    .map((e) => e.name)
+    .sort();
+  return names.map((n) => join(path, n));
 }
 
 function summary(t: Descriptor): string {

@@ -73,6 +73,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   );
   say(`    MCP (Streamable HTTP, 2026-07-28 and 2025-11-25):  ${mcp}`);
   say(`    REST:                                             ${server.url}/api`);
+  say(`    Catalog page (browse and try each tool):          ${server.url}/`);
   say();
   say('  Try it with curl:');
   say(

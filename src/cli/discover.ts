@@ -10,6 +10,7 @@ import { clientErrorLine } from '../client/errors.js';
 import { DISCOVER_HELP } from './help.js';
 import { defineCommand, parseCommand } from './flags.js';
 import { commandMessages } from './output.js';
+import { escapeTerminalControls } from './terminal-text.js';
 
 const { usage, badValue } = commandMessages('discover', DISCOVER_HELP);
 const DISCOVER_COMMAND = defineCommand({
@@ -39,6 +40,6 @@ export async function runDiscover(argv: string[]): Promise<number> {
     process.stderr.write(`${clientErrorLine(options.url, err, options.timeoutMs)}\n`);
     return 2;
   }
-  process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(escapeTerminalControls(`${JSON.stringify(result, null, 2)}\n`));
   return 0;
 }

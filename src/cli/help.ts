@@ -1,48 +1,68 @@
 /** Help texts: each teaches the command with an example that works on specs/. */
 import { DEFAULT_LISTEN } from '../server/listen-address.js';
 
-export const MAIN_HELP = `mcp-beaver — serve declarative grants to AI agents over MCP and REST
+/**
+ * The main help of a build: the single executable (scripts/build-binary.mjs) has no
+ * `demo` and no `import` (they need files only the npm package carries), so its help
+ * does not offer them, and says where they are.
+ */
+export function mainHelp(build: { binary: boolean } = { binary: false }): string {
+  const onlyInPackage = (line: string): string[] => (build.binary ? [] : [line]);
+  return [
+    'mcp-beaver — serve declarative grants to AI agents over MCP and REST',
+    '',
+    'Usage:',
+    '  mcp-beaver <command> [options]',
+    '',
+    'Commands:',
+    '  serve <spec>           Serve the grants: MCP at POST /mcp, REST at POST /api/<tool>',
+    ...onlyInPackage(
+      '  demo                   Serve the bundled helpdesk demo on 127.0.0.1:8080 (npm start)',
+    ),
+    '  check <spec>...        Compile specs; list tools, resources and prompts, or every error',
+    '                         with file:line:col',
+    '  tools <spec> [--json]  Show the tools, resources and prompts exactly as MCP lists them',
+    '  openapi <spec>         Print the OpenAPI 3.1 document of the REST surface',
+    ...onlyInPackage(
+      '  import openapi <file>  Draft a guarded spec from an OpenAPI 3.x or Swagger 2.0 document',
+    ),
+    ...(build.binary
+      ? ['  (demo and import openapi are in the npm package, not in this single executable)']
+      : []),
+    '',
+    'Talking to a running gateway, or any MCP server over Streamable HTTP:',
+    "  tools <url> [--json]   List the server's tools, resources and prompts",
+    '  call <url> <tool> [args]',
+    '                         Call one tool and print its result',
+    '  read <url> <uri>       Read one resource and print its contents',
+    '  prompt <url> <name> [args]',
+    '                         Get one prompt and print its messages',
+    '  discover <url>         Print server/discover (or the initialize result)',
+    '',
+    'Options:',
+    '  -h, --help             Show help (also: mcp-beaver <command> --help)',
+    '  -v, --version          Print the version',
+    '',
+    'Examples:',
+    '  mcp-beaver serve specs/github-issues.mcp.kdl --http 127.0.0.1:8080',
+    '  mcp-beaver check specs/github-issues.mcp.kdl',
+    '  mcp-beaver tools specs/orders-db.mcp.kdl --json',
+    '  mcp-beaver openapi specs/github-issues.mcp.kdl > openapi.json',
+    ...onlyInPackage('  mcp-beaver import openapi petstore.yaml -o petstore.mcp.kdl'),
+    '  mcp-beaver call http://127.0.0.1:8080/mcp list_issues \'{"owner":"acme","repo":"rocket"}\'',
+    '  mcp-beaver read http://127.0.0.1:8080/mcp helpdesk://tickets/1',
+    '  mcp-beaver prompt http://127.0.0.1:8080/mcp triage-ticket id=1 tone=formal',
+    '',
+    'The spec language is described in docs/spec-language.md.',
+    '',
+  ].join('\n');
+}
 
-Usage:
-  mcp-beaver <command> [options]
+export const MAIN_HELP = mainHelp();
 
-Commands:
-  serve <spec>           Serve the grants: MCP at POST /mcp, REST at POST /api/<tool>
-  demo                   Serve the bundled helpdesk demo on 127.0.0.1:8080 (npm start)
-  check <spec>...        Compile specs; list tools, resources and prompts, or every error
-                         with file:line:col
-  tools <spec> [--json]  Show the tools, resources and prompts exactly as MCP lists them
-  openapi <spec>         Print the OpenAPI 3.1 document of the REST surface
-  import openapi <file>  Draft a guarded spec from an OpenAPI 3.x or Swagger 2.0 document
+export const CHECK_HELP = `Usage: mcp-beaver check <spec.mcp.kdl | folder>... [--quiet]
 
-Talking to a running gateway, or any MCP server over Streamable HTTP:
-  tools <url> [--json]   List the server's tools, resources and prompts
-  call <url> <tool> [args]
-                         Call one tool and print its result
-  read <url> <uri>       Read one resource and print its contents
-  prompt <url> <name> [args]
-                         Get one prompt and print its messages
-  discover <url>         Print server/discover (or the initialize result)
-
-Options:
-  -h, --help             Show help (also: mcp-beaver <command> --help)
-  -v, --version          Print the version
-
-Examples:
-  mcp-beaver serve specs/github-issues.mcp.kdl --http 127.0.0.1:8080
-  mcp-beaver check specs/github-issues.mcp.kdl
-  mcp-beaver tools specs/orders-db.mcp.kdl --json
-  mcp-beaver openapi specs/github-issues.mcp.kdl > openapi.json
-  mcp-beaver import openapi petstore.yaml -o petstore.mcp.kdl
-  mcp-beaver call http://127.0.0.1:8080/mcp list_issues '{"owner":"acme","repo":"rocket"}'
-  mcp-beaver read http://127.0.0.1:8080/mcp helpdesk://tickets/1
-  mcp-beaver prompt http://127.0.0.1:8080/mcp triage-ticket id=1 tone=formal
-
-The spec language is described in docs/spec-language.md.
-`;
-
-export const CHECK_HELP = `Usage: mcp-beaver check <spec.mcp.kdl>... [--quiet]
-
+A folder stands for every *.mcp.kdl file in it (mcp-beaver check specs/).
 Compiles each spec without contacting anything: no environment variable, upstream
 or database is needed. Prints one line per tool, resource, template and prompt:
 
@@ -84,8 +104,12 @@ With a spec: shows the tools the spec serves, in spec order, exactly as MCP
 tools/list returns them (name, title, description, inputSchema, outputSchema,
 annotations), then its resources, resource templates and prompts as
 resources/list, resources/templates/list and prompts/list return them.
-  Without --json: one block per tool with its arguments, then one per resource
-                  (with its template variables) and per prompt (with its arguments).
+  Without --json: one block per tool: name, title and the hints of its annotations
+                  (read-only, write, destructive, idempotent, open-world), then
+                  each argument with its rules (one of ..., the restrict allowlists
+                  among them; pattern, bounds, length, format, default); then one
+                  block per resource (with its template variables) and per prompt
+                  (with its arguments).
   With --json:    the {"tools": [...]} result object, for diffing or other tooling,
                   with "resources" and "resourceTemplates" beside it when the spec
                   has resources, and "prompts" when it has prompts.
@@ -97,6 +121,8 @@ what the caller's scopes allow).
   Without --json: one line per tool: name, title, and the hints it declares
                   (read-only, write, destructive, idempotent, open-world); then a
                   "Resources:", "Resource templates:" and "Prompts:" section each.
+                  Control characters in the server's text are printed escaped
+                  (ESC as \\u001b), so it cannot drive the terminal.
   With --json:    the tools/list result as the server sent it, with the arrays
                   "resources", "resourceTemplates" and "prompts" added beside "tools".
 
@@ -110,12 +136,16 @@ Examples:
   MCP_TOKEN=... mcp-beaver tools https://gateway.example.com/mcp --bearer-env MCP_TOKEN
 `;
 
-export const CALL_HELP = `Usage: mcp-beaver call <url> <tool> [json-args | @file | -] [options]
+export const CALL_HELP = `Usage: mcp-beaver call <url> <tool> [name=value... | json-args | @file | -] [options]
 
 Calls one tool of a running MCP server (a gateway's POST /mcp, or any server
 speaking Streamable HTTP) and prints the result: structuredContent as indented
 JSON when the server sent it, the text blocks otherwise. The arguments are a JSON
 object given inline, read from a file (@args.json) or from stdin (-); none means {}.
+Or name=value words, each typed by the tool's input schema (read from tools/list):
+a string argument takes the text as it is, an integer or number a number, a boolean
+true or false, an array or object JSON. name:=json sends the JSON value as it is
+(tags:='["a","b"]', note:=null).
 
 A result with isError (bad arguments, a denied call, an upstream failure) prints
 its message on stderr and exits 1.
@@ -131,6 +161,7 @@ status or code), or the command line is wrong.
 
 Examples:
   mcp-beaver call http://127.0.0.1:8080/mcp list_issues '{"owner":"acme","repo":"rocket"}'
+  mcp-beaver call http://127.0.0.1:8080/mcp get_issue owner=acme repo=rocket number=7
   echo '{"owner":"acme","repo":"rocket"}' | mcp-beaver call http://127.0.0.1:8080/mcp list_issues -
   mcp-beaver call https://gateway.example.com/mcp get_order @order.json --bearer-env MCP_TOKEN
 `;

@@ -1,6 +1,11 @@
 /** `mcp-beaver <command>`: dispatch to one command module each. */
 import { MAIN_HELP } from './help.js';
 
+export interface MainOptions {
+  /** The main help of this build (the single executable's names only what it has). */
+  readonly help?: string;
+}
+
 type Command = (argv: string[]) => Promise<number>;
 
 // Each command loads only its own modules: `serve` must not pay for the MCP client or
@@ -19,10 +24,11 @@ const COMMANDS: Record<string, Command> = {
   demo: async (argv) => (await import('./demo.js')).runDemo(argv),
 };
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], opts: MainOptions = {}): Promise<number> {
+  const help = opts.help ?? MAIN_HELP;
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(MAIN_HELP);
+    process.stdout.write(help);
     return name === undefined ? 2 : 0;
   }
   if (name === '--version' || name === '-v') {
@@ -31,7 +37,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
-    process.stderr.write(`mcp-beaver: unknown command ${JSON.stringify(name)}\n\n${MAIN_HELP}`);
+    process.stderr.write(`mcp-beaver: unknown command ${JSON.stringify(name)}\n\n${help}`);
     return 2;
   }
   return command(rest);

@@ -14,6 +14,9 @@ export function readableError(err: unknown): string {
   ) {
     return 'no such file';
   }
+  if (err && typeof err === 'object' && 'code' in err && err.code === 'EISDIR') {
+    return 'is a folder, not a spec file';
+  }
   return err instanceof Error ? err.message : String(err);
 }
 

@@ -3,10 +3,11 @@ import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js'
 import { formatPromptMessages } from '../client/print-surfaces.js';
 import { PROMPT_HELP } from './help.js';
 import { parseCommand } from './flags.js';
-import { readArguments } from './json-arguments.js';
+import { argumentsOf, stringArguments } from './word-arguments.js';
 import { remoteCommand } from './remote-args.js';
 import { requestOrExit } from './remote-request.js';
 import { commandMessages } from './output.js';
+import { escapeTerminalControls } from './terminal-text.js';
 
 const { usage, badValue } = commandMessages('prompt', PROMPT_HELP);
 const PROMPT_COMMAND = remoteCommand('prompt', PROMPT_HELP);
@@ -23,7 +24,8 @@ export async function runPrompt(argv: string[]): Promise<number> {
   let args: Record<string, unknown>;
   try {
     options = remoteOptions(target, values);
-    args = await promptArguments(argTexts);
+    // Prompt arguments are strings: name=value words as given, or one JSON object.
+    args = await argumentsOf(argTexts, stringArguments);
   } catch (err) {
     if (err instanceof UsageError) return badValue(err.message);
     throw err;
@@ -34,31 +36,10 @@ export async function runPrompt(argv: string[]): Promise<number> {
   );
   if (typeof asked === 'number') return asked;
   const result = asked.answer;
-  if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  else process.stdout.write(formatPromptMessages(result.messages));
+  process.stdout.write(
+    escapeTerminalControls(
+      values.json ? `${JSON.stringify(result, null, 2)}\n` : formatPromptMessages(result.messages),
+    ),
+  );
   return 0;
-}
-
-/**
- * Prompt arguments are strings, so `name=value` words are the easy way to give them
- * (`id=42 tone=formal`); one JSON object (inline, @file or -) is taken as `call` takes it.
- */
-async function promptArguments(texts: readonly string[]): Promise<Record<string, unknown>> {
-  const first = texts[0];
-  if (first === undefined) return {};
-  if (first === '-' || first.startsWith('@') || first.trimStart().startsWith('{')) {
-    if (texts.length > 1)
-      throw new UsageError('give the arguments as one JSON object or as name=value words');
-    return readArguments(first);
-  }
-  const args: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const text of texts) {
-    const eq = text.indexOf('=');
-    if (eq <= 0)
-      throw new UsageError(`${JSON.stringify(text)} is not name=value (or one JSON object)`);
-    const key = text.slice(0, eq);
-    if (Object.hasOwn(args, key)) throw new UsageError(`argument ${key} is given twice`);
-    args[key] = text.slice(eq + 1);
-  }
-  return { ...args };
 }

@@ -6,6 +6,7 @@ import { parseCommand } from './flags.js';
 import { remoteCommand } from './remote-args.js';
 import { requestOrExit } from './remote-request.js';
 import { commandMessages } from './output.js';
+import { escapeTerminalControls } from './terminal-text.js';
 
 const { usage, badValue } = commandMessages('read', READ_HELP);
 const READ_COMMAND = remoteCommand('read', READ_HELP);
@@ -31,7 +32,13 @@ export async function runRead(argv: string[]): Promise<number> {
   );
   if (typeof asked === 'number') return asked;
   const result = asked.answer;
-  if (values.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  else process.stdout.write(readOutput(result.contents, process.stdout.isTTY === true));
+  const terminal = process.stdout.isTTY === true;
+  if (values.json)
+    process.stdout.write(escapeTerminalControls(`${JSON.stringify(result, null, 2)}\n`));
+  // Redirected, the resource is written as it is (a file gets its exact text); on a
+  // terminal its control characters are made visible.
+  else if (terminal)
+    process.stdout.write(escapeTerminalControls(readOutput(result.contents, true).toString()));
+  else process.stdout.write(readOutput(result.contents, false));
   return 0;
 }

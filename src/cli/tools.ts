@@ -9,7 +9,9 @@ import {
   remoteOptions,
   type RemoteArgValues,
 } from '../client/options.js';
-import { toolList, type ToolDefinition } from '../projection/mcp/tool-definition.js';
+import { toolList } from '../projection/mcp/tool-definition.js';
+import { formatToolBlocks } from '../client/print-tools.js';
+import { escapeTerminalControls } from './terminal-text.js';
 import { TOOLS_HELP } from './help.js';
 import { parseCommand } from './flags.js';
 import { remoteCommand } from './remote-args.js';
@@ -37,8 +39,7 @@ export async function runTools(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify({ ...list, ...surfaceLists(compiled) }, null, 2)}\n`);
     return 0;
   }
-  for (const t of list.tools) process.stdout.write(describeTool(t));
-  process.stdout.write(describeSurfaces(compiled));
+  process.stdout.write(`${formatToolBlocks(list.tools)}${describeSurfaces(compiled)}`);
   return 0;
 }
 
@@ -84,27 +85,13 @@ async function remoteTools(
     process.stderr.write(`${clientErrorLine(options.url, err, options.timeoutMs)}\n`);
     return 2;
   }
+  // What the server wrote reaches the terminal with its control characters made visible.
   process.stdout.write(
-    json
-      ? `${JSON.stringify(list, null, 2)}\n`
-      : `${formatToolList(list.tools)}${formatSurfaces(list)}`,
+    escapeTerminalControls(
+      json
+        ? `${JSON.stringify(list, null, 2)}\n`
+        : `${formatToolList(list.tools)}${formatSurfaces(list)}`,
+    ),
   );
   return 0;
-}
-
-function describeTool(t: ToolDefinition): string {
-  const schema = t.inputSchema as {
-    properties?: Record<string, { type?: unknown; description?: string }>;
-    required?: string[];
-  };
-  const required = new Set(schema.required ?? []);
-  const lines = [`${t.name} — ${t.title}`];
-  if (t.description) lines.push(`  ${t.description}`);
-  for (const [name, s] of Object.entries(schema.properties ?? {})) {
-    const type = Array.isArray(s.type) ? s.type.join('|') : String(s.type ?? 'any');
-    lines.push(
-      `    ${name}${required.has(name) ? '' : '?'}: ${type}${s.description ? `  — ${s.description}` : ''}`,
-    );
-  }
-  return `${lines.join('\n')}\n\n`;
 }

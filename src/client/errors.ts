@@ -5,6 +5,7 @@
  *   mcp-beaver: http://host/mcp: JSON-RPC -32602 DENIED_BY_RESTRICT: id: not allowed
  *   mcp-beaver: http://host/mcp: cannot connect: connect ECONNREFUSED 127.0.0.1:9
  */
+import { escapeTerminalControls } from '../cli/terminal-text.js';
 import {
   InsufficientScopeError,
   ProtocolError,
@@ -15,10 +16,16 @@ import {
 const MAX_DETAIL = 300;
 
 export function clientErrorLine(url: URL | string, err: unknown, timeoutMs?: number): string {
-  return `mcp-beaver: ${String(url)}: ${oneLine(describe(err, timeoutMs))}`;
+  // A server's error message is its text: its control characters are made visible.
+  return `mcp-beaver: ${String(url)}: ${escapeTerminalControls(oneLine(describe(err, timeoutMs, url)))}`;
 }
 
-function describe(err: unknown, timeoutMs: number | undefined): string {
+function badPort(url: URL | string): string {
+  const port = new URL(String(url)).port;
+  return `port ${port} is one that fetch refuses (it belongs to another protocol); serve on another port, such as 8080`;
+}
+
+function describe(err: unknown, timeoutMs: number | undefined, url: URL | string): string {
   if (err instanceof ProtocolError) return jsonRpc(err.code, err.message, err.data);
   // The SDK reads a 403 step-up challenge into this error and drops the status: said again.
   if (err instanceof InsufficientScopeError) return `HTTP 403 Forbidden: ${err.message}`;
@@ -32,7 +39,11 @@ function describe(err: unknown, timeoutMs: number | undefined): string {
   if (chain.some(isTimeout)) return timedOut(timeoutMs);
   // undici's `fetch failed` says nothing; its cause names the socket error.
   if (chain.some((e) => e instanceof TypeError && e.message === 'fetch failed')) {
-    return `cannot connect: ${chain.at(-1)!.message}`;
+    const root = chain.at(-1)!.message;
+    // fetch refuses the ports of other protocols (9 discard, 25 SMTP, 6000 X11, ...)
+    // before connecting, with these two words only.
+    if (root === 'bad port') return `cannot connect: ${badPort(url)}`;
+    return `cannot connect: ${root}`;
   }
   const root = chain.at(-1)!;
   return root === err || err.message.includes(root.message)

@@ -26,7 +26,7 @@ export function formatToolList(tools: readonly RemoteTool[]): string {
 }
 
 /** Only what the server said: an absent hint is not printed as its default. */
-function hints(t: RemoteTool): string {
+export function hints(t: RemoteTool): string {
   const a = t.annotations ?? {};
   return [
     a.readOnlyHint === true

@@ -7,6 +7,7 @@
  * lists every error of a file (spec-language.md, "Load errors").
  */
 import { getLocation, type Entry, type Node } from '@bgotink/kdl';
+import { closestName } from './closest-name.js';
 import type { Diagnostics, Located, Position, Subject } from './diagnostics.js';
 import type { SpecErrorCode } from './diagnostics.js';
 
@@ -279,13 +280,20 @@ export function readNode<T>(node: Node, row: NodeKind<T>, outer: ReadContext): T
   }
   for (const entry of given.all) {
     const prop = entry.getName() ?? '';
-    if (!Object.hasOwn(kind.props ?? {}, prop) && !Object.hasOwn(kind.refused ?? {}, prop))
+    if (!Object.hasOwn(kind.props ?? {}, prop) && !Object.hasOwn(kind.refused ?? {}, prop)) {
+      const known = Object.keys(kind.props ?? {});
+      const guess = closestName(prop, known);
+      const hint =
+        known.length === 0
+          ? ' (it takes none)'
+          : `${guess ? `; did you mean ${guess}=?` : ''} (known: ${known.map((k) => `${k}=`).join(', ')})`;
       ctx.diag.error(
         'SPEC_UNKNOWN_PROPERTY',
         positionOf(entry),
         subject,
-        `\`${name}\` has no property ${prop}=`,
+        `\`${name}\` has no property ${prop}=${hint}`,
       );
+    }
   }
   for (let i = used; i < entries.length; i++) {
     ctx.diag.error(
@@ -328,12 +336,18 @@ export function readTable(nodes: readonly Node[], table: Table, ctx: ReadContext
       : table.other;
     if (!row) {
       const known = Object.keys(table.kinds).join(', ');
+      const guess = closestName(name, Object.keys(table.kinds));
+      const mean = guess ? `; did you mean \`${guess}\`?` : '';
       const message = table.unknown
         ? table.unknown(name)
         : table.where
-          ? `unknown node \`${name}\` ${table.where} (known: ${known})`
-          : `unknown top-level node \`${name}\` (known: ${known})`;
+          ? `unknown node \`${name}\` ${table.where}${mean} (known: ${known})`
+          : `unknown top-level node \`${name}\`${mean} (known: ${known})`;
       ctx.diag.error('SPEC_UNKNOWN_NODE', at, ctx.subject, message);
+      // A confident typo is read as the kind it meant, what it builds dropped: its
+      // properties and children are checked now, not after the fix.
+      const meant = guess === undefined ? undefined : table.kinds[guess];
+      if (meant && meant.refuse === undefined) readNode(node, meant, inner);
       continue;
     }
     if (row.refuse !== undefined) {

@@ -27,6 +27,7 @@ import { PROMPT } from './parse-prompt.js';
 import { RESOURCE } from './parse-resource.js';
 import type { RestrictSpec, Spec } from './spec-types.js';
 import { parseDuration } from './values.js';
+import { unterminatedString } from './open-string.js';
 
 const REQUIRED_STRING = { type: 'string', required: true } as const;
 const STRING = { type: 'string' } as const;
@@ -271,7 +272,7 @@ export function parseSpec(text: string, file: string): ParseResult {
     doc = parse(text, { as: 'document', storeLocations: true });
   } catch (err) {
     if (!(err instanceof InvalidKdlError)) throw err;
-    reportSyntax(err, diag);
+    reportSyntax(err, text, diag);
     return { diagnostics: diag };
   }
   const top = readTable(doc.nodes, TOP, { diag, subject: [] });
@@ -302,7 +303,19 @@ export function parseSpec(text: string, file: string): ParseResult {
   return { spec, diagnostics: diag };
 }
 
-function reportSyntax(err: InvalidKdlError, diag: Diagnostics): void {
+function reportSyntax(err: InvalidKdlError, text: string, diag: Diagnostics): void {
+  // A string left open makes the parser fail at the next quote, lines below: the
+  // opening quote is where the fix goes.
+  const open = unterminatedString(text);
+  if (open) {
+    diag.error(
+      'SPEC_SYNTAX',
+      open,
+      [],
+      'invalid KDL: this string is not closed on its line (a missing closing ")',
+    );
+    return;
+  }
   // The parser may carry several errors (`errors`) or one with a start position.
   const e = err as InvalidKdlError & {
     start?: Position;

@@ -17,6 +17,7 @@ import type { JsonSchema } from '../../src/spec/field-schema.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startHelpdeskGateway } from '../helpers/helpdesk-gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { skipBecause } from '../helpers/skip-reason.js';
 
 /** Debian's Chromium, or another build named by MCP_BEAVER_CHROMIUM. */
 const CHROMIUM = process.env.MCP_BEAVER_CHROMIUM || '/usr/bin/chromium';
@@ -29,10 +30,10 @@ const INSTALL_HINT =
  */
 const BROWSER_FOUND = existsSync(CHROMIUM);
 const BROWSER_REQUIRED = process.env.MCP_BEAVER_REQUIRE_BROWSER === '1';
-if (!BROWSER_FOUND && !BROWSER_REQUIRED)
-  console.warn(
-    `catalog.test.ts: skipping the headless Chromium tests: no browser at ${CHROMIUM} (${INSTALL_HINT}; set MCP_BEAVER_REQUIRE_BROWSER=1 to make this a failure)`,
-  );
+const SKIP_BROWSER = skipBecause(
+  !BROWSER_FOUND && !BROWSER_REQUIRED,
+  `catalog.test.ts: the headless Chromium tests: no browser at ${CHROMIUM} (${INSTALL_HINT}; set MCP_BEAVER_REQUIRE_BROWSER=1 to make this a failure)`,
+);
 const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
@@ -247,7 +248,7 @@ describe('catalog page over HTTP', () => {
   });
 });
 
-describe.skipIf(!BROWSER_FOUND && !BROWSER_REQUIRED)('catalog page in headless Chromium', () => {
+describe.skipIf(SKIP_BROWSER)('catalog page in headless Chromium', () => {
   let upstream: Upstream;
   let gw: TestGateway;
   let gwAccess: TestGateway;
@@ -483,116 +484,113 @@ const SURFACE_FULL_KEY = 'catalog-surfaces-full-41d9';
 const SURFACE_READ_KEY = 'catalog-surfaces-read-8a02';
 const GUIDE = '# Guide\n\nAnswer within a day.\n';
 
-describe.skipIf(!BROWSER_FOUND && !BROWSER_REQUIRED)(
-  'catalog page in headless Chromium: resources and prompts',
-  () => {
-    let upstream: Upstream;
-    let gw: TestGateway;
-    let context: BrowserContext;
-    let profile: string;
+describe.skipIf(SKIP_BROWSER)('catalog page in headless Chromium: resources and prompts', () => {
+  let upstream: Upstream;
+  let gw: TestGateway;
+  let context: BrowserContext;
+  let profile: string;
 
-    beforeAll(async () => {
-      if (!BROWSER_FOUND) throw new Error(`${CHROMIUM} is missing (${INSTALL_HINT})`);
-      upstream = await startUpstream();
-      // A helpdesk with a document, a scoped note, a ticket template and a prompt, behind two keys.
-      gw = await startHelpdeskGateway(
-        {
-          name: 'catalog-surfaces',
-          baseUrl: upstream.url,
-          guideDescribe: 'How we answer <b>fast</b>.',
-        },
-        { guide: GUIDE, env: { FULL_KEYS: SURFACE_FULL_KEY, READER_KEYS: SURFACE_READ_KEY } },
-      );
-      ({ context, profile } = await launchChromium());
-    }, 30_000);
+  beforeAll(async () => {
+    if (!BROWSER_FOUND) throw new Error(`${CHROMIUM} is missing (${INSTALL_HINT})`);
+    upstream = await startUpstream();
+    // A helpdesk with a document, a scoped note, a ticket template and a prompt, behind two keys.
+    gw = await startHelpdeskGateway(
+      {
+        name: 'catalog-surfaces',
+        baseUrl: upstream.url,
+        guideDescribe: 'How we answer <b>fast</b>.',
+      },
+      { guide: GUIDE, env: { FULL_KEYS: SURFACE_FULL_KEY, READER_KEYS: SURFACE_READ_KEY } },
+    );
+    ({ context, profile } = await launchChromium());
+  }, 30_000);
 
-    afterAll(async () => {
-      await context?.close();
-      if (profile) rmSync(profile, { recursive: true, force: true });
-      await gw?.close();
-      await upstream?.close();
+  afterAll(async () => {
+    await context?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+    await gw?.close();
+    await upstream?.close();
+  });
+
+  it('shows each token the resources and prompts it may use, and reads and gets them', async () => {
+    upstream.requests.length = 0;
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
     });
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    page.on('response', (r) => {
+      if (r.status() >= 400) problems.push(`HTTP ${r.status()} ${r.url()}`);
+    });
+    expect((await page.goto(`${gw.url}/`, { waitUntil: 'load' }))?.status()).toBe(200);
+    // Without a token nothing is listed, resources and prompts included.
+    expect(await page.locator('#resources').isHidden()).toBe(true);
+    expect(await page.locator('#prompts').isHidden()).toBe(true);
+    const uris = () => page.locator('#resource-list .tool-name').allTextContents();
 
-    it('shows each token the resources and prompts it may use, and reads and gets them', async () => {
-      upstream.requests.length = 0;
-      const page = await context.newPage();
-      const problems: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-      });
-      page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-      page.on('response', (r) => {
-        if (r.status() >= 400) problems.push(`HTTP ${r.status()} ${r.url()}`);
-      });
-      expect((await page.goto(`${gw.url}/`, { waitUntil: 'load' }))?.status()).toBe(200);
-      // Without a token nothing is listed, resources and prompts included.
-      expect(await page.locator('#resources').isHidden()).toBe(true);
-      expect(await page.locator('#prompts').isHidden()).toBe(true);
-      const uris = () => page.locator('#resource-list .tool-name').allTextContents();
+    // The reading key: the guide and the ticket template, not the audit note.
+    await page.fill('#bearer-token', SURFACE_READ_KEY);
+    await page.press('#bearer-token', 'Enter');
+    await expect.poll(uris).toEqual(['docs://helpdesk/guide', 'helpdesk://tickets/{id}']);
+    expect(await page.locator('#resource-count').textContent()).toBe('2');
+    expect(await page.locator('#prompt-list .tool-name').allTextContents()).toEqual([
+      'triage-ticket',
+    ]);
 
-      // The reading key: the guide and the ticket template, not the audit note.
-      await page.fill('#bearer-token', SURFACE_READ_KEY);
-      await page.press('#bearer-token', 'Enter');
-      await expect.poll(uris).toEqual(['docs://helpdesk/guide', 'helpdesk://tickets/{id}']);
-      expect(await page.locator('#resource-count').textContent()).toBe('2');
-      expect(await page.locator('#prompt-list .tool-name').allTextContents()).toEqual([
-        'triage-ticket',
-      ]);
+    // The full key sees the audit note too, exactly as GET /api lists it for that key.
+    await page.fill('#bearer-token', SURFACE_FULL_KEY);
+    await page.getByRole('button', { name: 'Show tools' }).click();
+    await expect
+      .poll(uris)
+      .toEqual(['docs://helpdesk/guide', 'docs://helpdesk/audit', 'helpdesk://tickets/{id}']);
+    const listed = (await (
+      await fetch(`${gw.url}/api`, { headers: { authorization: `Bearer ${SURFACE_FULL_KEY}` } })
+    ).json()) as { resources: { uri: string }[]; resourceTemplates: { uriTemplate: string }[] };
+    expect(await uris()).toEqual([
+      ...listed.resources.map((r) => r.uri),
+      ...listed.resourceTemplates.map((t) => t.uriTemplate),
+    ]);
 
-      // The full key sees the audit note too, exactly as GET /api lists it for that key.
-      await page.fill('#bearer-token', SURFACE_FULL_KEY);
-      await page.getByRole('button', { name: 'Show tools' }).click();
-      await expect
-        .poll(uris)
-        .toEqual(['docs://helpdesk/guide', 'docs://helpdesk/audit', 'helpdesk://tickets/{id}']);
-      const listed = (await (
-        await fetch(`${gw.url}/api`, { headers: { authorization: `Bearer ${SURFACE_FULL_KEY}` } })
-      ).json()) as { resources: { uri: string }[]; resourceTemplates: { uriTemplate: string }[] };
-      expect(await uris()).toEqual([
-        ...listed.resources.map((r) => r.uri),
-        ...listed.resourceTemplates.map((t) => t.uriTemplate),
-      ]);
+    const guide = page.locator('#resource-guide');
+    expect(await guide.locator('.tool-title').textContent()).toBe('Guide');
+    expect(await guide.locator('.badge-mime').textContent()).toBe('text/markdown');
+    // The description's markup is text.
+    expect(await guide.locator('.prose').textContent()).toBe('How we answer <b>fast</b>.');
+    expect(await page.locator('#resource-list b').count()).toBe(0);
 
-      const guide = page.locator('#resource-guide');
-      expect(await guide.locator('.tool-title').textContent()).toBe('Guide');
-      expect(await guide.locator('.badge-mime').textContent()).toBe('text/markdown');
-      // The description's markup is text.
-      expect(await guide.locator('.prose').textContent()).toBe('How we answer <b>fast</b>.');
-      expect(await page.locator('#resource-list b').count()).toBe(0);
+    // Read the document: its text, and nothing asked of the upstream.
+    await guide.getByRole('button', { name: 'Read' }).click();
+    await expect.poll(() => guide.locator('.call-status').textContent()).toMatch(/^HTTP 200\b/);
+    expect(await guide.locator('pre.envelope').textContent()).toBe(GUIDE);
+    expect(upstream.requests).toHaveLength(0);
 
-      // Read the document: its text, and nothing asked of the upstream.
-      await guide.getByRole('button', { name: 'Read' }).click();
-      await expect.poll(() => guide.locator('.call-status').textContent()).toMatch(/^HTTP 200\b/);
-      expect(await guide.locator('pre.envelope').textContent()).toBe(GUIDE);
-      expect(upstream.requests).toHaveLength(0);
+    // Read the template with a variable: the grant is called once, as this key.
+    const ticket = page.locator('#template-tickets');
+    await ticket.locator('#template-tickets-id').fill('42');
+    await ticket.getByRole('button', { name: 'Read' }).click();
+    await expect.poll(() => ticket.locator('.call-status').textContent()).toMatch(/^HTTP 200\b/);
+    expect(JSON.parse((await ticket.locator('pre.envelope').textContent()) ?? '')).toMatchObject({
+      result: { ok: true, method: 'GET', path: '/tickets/42' },
+    });
+    expect(upstream.requests.map((r) => r.path)).toEqual(['/tickets/42']);
 
-      // Read the template with a variable: the grant is called once, as this key.
-      const ticket = page.locator('#template-tickets');
-      await ticket.locator('#template-tickets-id').fill('42');
-      await ticket.getByRole('button', { name: 'Read' }).click();
-      await expect.poll(() => ticket.locator('.call-status').textContent()).toMatch(/^HTTP 200\b/);
-      expect(JSON.parse((await ticket.locator('pre.envelope').textContent()) ?? '')).toMatchObject({
-        result: { ok: true, method: 'GET', path: '/tickets/42' },
-      });
-      expect(upstream.requests.map((r) => r.path)).toEqual(['/tickets/42']);
+    // Get the prompt: the tone is a choice starting at its default; the ticket is embedded.
+    const prompt = page.locator('#prompt-triage-ticket');
+    expect(await prompt.locator('#prompt-triage-ticket-tone').inputValue()).toBe('friendly');
+    await prompt.locator('#prompt-triage-ticket-id').fill('7');
+    await prompt.locator('#prompt-triage-ticket-tone').selectOption('formal');
+    await prompt.getByRole('button', { name: 'Get' }).click();
+    await expect.poll(() => prompt.locator('.call-status').textContent()).toMatch(/^HTTP 200\b/);
+    const shown = (await prompt.locator('pre.envelope').textContent()) ?? '';
+    expect(shown).toMatch(
+      /^\[user\]\nTriage ticket 7 in a formal tone\.\n\n\[user\] resource helpdesk:\/\/tickets\/7 \(application\/json\)\n\{/,
+    );
+    expect(upstream.requests.map((r) => r.path)).toEqual(['/tickets/42', '/tickets/7']);
 
-      // Get the prompt: the tone is a choice starting at its default; the ticket is embedded.
-      const prompt = page.locator('#prompt-triage-ticket');
-      expect(await prompt.locator('#prompt-triage-ticket-tone').inputValue()).toBe('friendly');
-      await prompt.locator('#prompt-triage-ticket-id').fill('7');
-      await prompt.locator('#prompt-triage-ticket-tone').selectOption('formal');
-      await prompt.getByRole('button', { name: 'Get' }).click();
-      await expect.poll(() => prompt.locator('.call-status').textContent()).toMatch(/^HTTP 200\b/);
-      const shown = (await prompt.locator('pre.envelope').textContent()) ?? '';
-      expect(shown).toMatch(
-        /^\[user\]\nTriage ticket 7 in a formal tone\.\n\n\[user\] resource helpdesk:\/\/tickets\/7 \(application\/json\)\n\{/,
-      );
-      expect(upstream.requests.map((r) => r.path)).toEqual(['/tickets/42', '/tickets/7']);
-
-      mkdirSync(OUTPUT_DIR, { recursive: true });
-      await page.screenshot({ path: join(OUTPUT_DIR, 'catalog-resources.png'), fullPage: true });
-      expect(problems).toEqual([]);
-      await page.close();
-    }, 60_000);
-  },
-);
+    mkdirSync(OUTPUT_DIR, { recursive: true });
+    await page.screenshot({ path: join(OUTPUT_DIR, 'catalog-resources.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+});

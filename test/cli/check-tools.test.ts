@@ -78,6 +78,26 @@ describe('mcp-beaver check', () => {
     expect(r.stderr).toContain('nope.mcp.kdl: no such file');
   });
 
+  it('checks every .mcp.kdl of a folder it is given, in name order', async () => {
+    const r = await runCli(['check', 'specs/']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n').filter((l) => /^specs\//.test(l))).toEqual([
+      'specs/demo.mcp.kdl: 9 tools, 4 resources, 1 prompt',
+      'specs/github-issues.mcp.kdl: 6 tools',
+      'specs/orders-db.mcp.kdl: 6 tools',
+      'specs/payments-form.mcp.kdl: 9 tools',
+    ]);
+  });
+
+  it('says so in one line for a folder without specs, and tools refuses a folder plainly', async () => {
+    const r = await runCli(['check', 'src/']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('src/: a folder with no .mcp.kdl file in it\n');
+    const t = await runCli(['tools', 'specs/']);
+    expect(t.code).toBe(1);
+    expect(t.stderr).toBe('specs/: is a folder, not a spec file\n');
+  });
+
   it('teaches its usage with --help', async () => {
     const r = await runCli(['check', '--help']);
     expect(r.code).toBe(0);
@@ -172,6 +192,43 @@ describe('mcp-beaver tools', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('query_open_orders — Query open orders');
     expect(r.stdout).toMatch(/customer_id: integer/);
+  });
+
+  it('shows every rule of each tool without --json: hints, allowlists, patterns, bounds, defaults', async () => {
+    const r = await runCli(['tools', 'specs/github-issues.mcp.kdl']);
+    expect(r.code).toBe(0);
+    const block = r.stdout.split('\n\n')[0]!.split('\n');
+    expect(block).toEqual([
+      'list_issues — List issues  [read-only idempotent open-world]',
+      '  List issues of a repository, most recently created first. Pull requests are included by the upstream API.',
+      '    owner: string  — one of acme, acme-labs',
+      '    repo: string  — pattern ^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$',
+      '    state?: string  — one of open, closed, all; default "open"; Issue state.',
+      '    labels?: array of string (length ≤50)  — ≤10 items; Only issues carrying all of these labels.',
+      '    assignee?: string  — length ≤39; Login of the assignee, `none` for unassigned, `*` for any.',
+      '    creator?: string  — pattern ^[A-Za-z0-9-]{1,39}$; Login of the issue author.',
+      '    sort?: string  — one of created, updated, comments; default "created"',
+      '    direction?: string  — one of asc, desc; default "desc"',
+      '    since?: string  — format date-time; Only issues updated at or after this time (ISO 8601).',
+      '    search?: string  — length 1..256; Free-text search in titles and bodies.',
+      '    per_page?: integer  — 1..100; default 30',
+      '    page?: integer  — 1..100; default 1',
+    ]);
+    expect(r.stdout).toContain('update_issue — Update issue  [destructive open-world]');
+  });
+
+  it('shows the fields of an object argument below it, indented', async () => {
+    const r = await runCli(['tools', 'specs/payments-form.mcp.kdl']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      [
+        '    address?: object',
+        '      line1?: string  — length ≤200',
+        '      city?: string  — length ≤100',
+        '      postal_code?: string  — length ≤20',
+        '      country?: string  — pattern ^[A-Z]{2}$; ISO 3166-1 alpha-2 code.',
+      ].join('\n'),
+    );
   });
 
   it('exits 1 with the errors when the spec does not compile', async () => {

@@ -149,6 +149,52 @@ describe.each(ERAS)('against mcp-beaver serve, --era %s', (era) => {
     });
   });
 
+  it('call takes name=value words, typed by the tool schema (an integer a number, a string as given)', async () => {
+    const before = upstream.requests.length;
+    const r = await cli([
+      'call',
+      mcpUrl,
+      'create_issue_comment',
+      'owner=acme',
+      'repo=rocket',
+      'number=7',
+      'body=42',
+      ...auth,
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(upstream.requests.length).toBe(before + 1);
+    const sent = upstream.requests.at(-1)!;
+    expect(sent.path).toBe('/api/repos/acme/rocket/issues/7/comments');
+    expect(JSON.parse(sent.body)).toEqual({ body: '42' });
+  });
+
+  it('call name:=json gives the JSON value whatever the schema says', async () => {
+    const before = upstream.requests.length;
+    // "7" for an integer: refused by the gateway, not sent.
+    const raw = await cli([
+      'call',
+      mcpUrl,
+      'create_issue_comment',
+      'owner=acme',
+      'repo=rocket',
+      'number:="7"',
+      'body=x',
+      ...auth,
+    ]);
+    expect(raw.code).toBe(1);
+    expect(raw.stderr).toContain('INVALID_ARGUMENTS');
+    expect(upstream.requests.length).toBe(before);
+  });
+
+  it('call refuses a word its schema type cannot take, before calling', async () => {
+    const before = upstream.requests.length;
+    const bad = await cli(['call', mcpUrl, 'create_issue_comment', 'number=seven', ...auth]);
+    expect(bad.code).toBe(2);
+    expect(oneLine(bad)).toBe('mcp-beaver call: argument number: "seven" is not a number');
+    expect(upstream.requests.length).toBe(before);
+  });
+
   it('call exits 1 with the message on stderr when the result is isError', async () => {
     const before = upstream.requests.length;
     const r = await cli(['call', mcpUrl, 'list_issues', '{"owner":"evil","repo":"x"}', ...auth]);
@@ -524,6 +570,14 @@ describe('errors: one readable line, exit 2', () => {
     expect(r.code).toBe(2);
     expect(oneLine(r)).toBe(
       `mcp-beaver: ${url}: cannot connect: connect ECONNREFUSED ${url.slice(7, -4)}`,
+    );
+  });
+
+  it('a port fetch refuses (9, discard) is named as such, with another to use', async () => {
+    const r = await cli(['tools', 'http://127.0.0.1:9/mcp']);
+    expect(r.code).toBe(2);
+    expect(oneLine(r)).toBe(
+      'mcp-beaver: http://127.0.0.1:9/mcp: cannot connect: port 9 is one that fetch refuses (it belongs to another protocol); serve on another port, such as 8080',
     );
   });
 

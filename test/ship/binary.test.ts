@@ -67,6 +67,10 @@ describe('the single executable (npm run build:binary)', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('mcp-beaver <command> [options]');
     expect(help.stderr).toBe('');
+    // It offers only the commands it runs, and says where the others are.
+    expect(help.stdout).not.toMatch(/^ {2}(demo|import openapi) /m);
+    expect(help.stdout).not.toContain('mcp-beaver import openapi');
+    expect(help.stdout).toContain('(demo and import openapi are in the npm package');
     const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
       version: string;
     };

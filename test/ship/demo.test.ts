@@ -41,8 +41,9 @@ afterAll(async () => {
 });
 
 describe('the demo (npm start)', () => {
-  it('prints the MCP URL, a curl line and a client configuration snippet', () => {
+  it('prints the MCP URL, the catalog page, a curl line and a client configuration snippet', () => {
     expect(output).toContain(`${base}/mcp`);
+    expect(output).toContain(`Catalog page (browse and try each tool):          ${base}/\n`);
     expect(output).toContain(`curl -s ${base}/api/list_tickets`);
     expect(output).toContain('"mcpServers"');
   });

@@ -19,6 +19,7 @@ import { join, posix } from 'node:path';
 import { DockerfileParser, type Copy, type Instruction } from 'dockerfile-ast';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitListening } from '../../bench/lib/listening.mjs';
+import { skipBecause } from '../helpers/skip-reason.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const DOCKERFILE = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
@@ -312,7 +313,12 @@ describe('Dockerfile', () => {
       if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     });
 
-    it.skipIf(!hasCompileCache)(
+    it.skipIf(
+      skipBecause(
+        !hasCompileCache,
+        `Node ${process.version} has no compile cache (Node 22.1+): the compile-cache test is skipped`,
+      ),
+    )(
       "loads every module of a serve start from the compile cache the image's warm-up filled",
       async () => {
         const cache = mkdtempSync(join(tmpdir(), 'mcpb-compile-cache-'));
@@ -359,7 +365,12 @@ describe('Dockerfile', () => {
       90_000,
     );
 
-    it.skipIf(hasCompileCache)(
+    it.skipIf(
+      skipBecause(
+        hasCompileCache,
+        `Node ${process.version} has a compile cache: the test of a Node without one (Node 20) is skipped`,
+      ),
+    )(
       'fails the warm-up on a Node without a compile cache rather than ship an empty one',
       () => {
         const cache = mkdtempSync(join(tmpdir(), 'mcpb-compile-cache-'));

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitListening } from '../../bench/lib/listening.mjs';
+import { skipBecause } from '../helpers/skip-reason.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 /** Not part of a checkout as cloned (git-ignored output, a build that must not leak in). */
@@ -156,7 +157,12 @@ describe('the npm package (npm pack, then npm install --omit=dev of the tarball)
     expect(await mcpBeaver(['--version'])).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
   });
 
-  it.skipIf(!hasCompileCache)(
+  it.skipIf(
+    skipBecause(
+      !hasCompileCache,
+      `Node ${process.version} has no compile cache (Node 22.1+): the compile-cache test is skipped`,
+    ),
+  )(
     "keeps the compiled modules in the user's cache folder and starts from them the next time",
     async () => {
       const xdg = join(work, 'xdg-cache');
@@ -175,31 +181,35 @@ describe('the npm package (npm pack, then npm install --omit=dev of the tarball)
     },
   );
 
-  it.skipIf(!hasCompileCache)(
-    'writes no compile cache when NODE_DISABLE_COMPILE_CACHE=1 is set',
-    async () => {
-      const xdg = join(work, 'xdg-disabled');
-      const r = await mcpBeaver(['--version'], {
-        XDG_CACHE_HOME: xdg,
-        NODE_DISABLE_COMPILE_CACHE: '1',
-      });
-      expect(r).toMatchObject({ code: 0, stderr: '' });
-      expect(existsSync(xdg)).toBe(false);
-    },
-  );
+  it.skipIf(
+    skipBecause(
+      !hasCompileCache,
+      `Node ${process.version} has no compile cache (Node 22.1+): the compile-cache test is skipped`,
+    ),
+  )('writes no compile cache when NODE_DISABLE_COMPILE_CACHE=1 is set', async () => {
+    const xdg = join(work, 'xdg-disabled');
+    const r = await mcpBeaver(['--version'], {
+      XDG_CACHE_HOME: xdg,
+      NODE_DISABLE_COMPILE_CACHE: '1',
+    });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(existsSync(xdg)).toBe(false);
+  });
 
-  it.skipIf(hasCompileCache)(
-    'runs with no compile cache and writes nothing on a Node without one (Node 20)',
-    async () => {
-      const xdg = join(work, 'xdg-node20');
-      const home = join(work, 'home-node20');
-      await mkdir(home);
-      const r = await mcpBeaver(['--version'], { XDG_CACHE_HOME: xdg, HOME: home });
-      expect(r).toMatchObject({ code: 0, stderr: '' });
-      expect(existsSync(xdg)).toBe(false);
-      expect(readdirSync(home)).toEqual([]);
-    },
-  );
+  it.skipIf(
+    skipBecause(
+      hasCompileCache,
+      `Node ${process.version} has a compile cache: the test of a Node without one (Node 20) is skipped`,
+    ),
+  )('runs with no compile cache and writes nothing on a Node without one (Node 20)', async () => {
+    const xdg = join(work, 'xdg-node20');
+    const home = join(work, 'home-node20');
+    await mkdir(home);
+    const r = await mcpBeaver(['--version'], { XDG_CACHE_HOME: xdg, HOME: home });
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(existsSync(xdg)).toBe(false);
+    expect(readdirSync(home)).toEqual([]);
+  });
 
   it('checks the spec it ships', async () => {
     const spec = relative(app, join(installed(), 'specs', 'github-issues.mcp.kdl'));

@@ -244,6 +244,74 @@ const BAD: readonly BadSpec[] = [
     ],
   },
   {
+    name: 'suggests the property an unknown one misspells, and lists the known ones',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          query {
+              per_page "integer" mx=100
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_UNKNOWN_PROPERTY',
+        line: 6,
+        column: 28,
+        says: '`per_page` has no property mx=; did you mean max=? (known: ',
+      },
+    ],
+  },
+  {
+    name: 'checks the children of a misspelled node as the kind it closely names',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com"
+      can list issues {
+          path "/issues"
+          qurey {
+              per_page "integer" maximum=100
+              state "strng"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_UNKNOWN_NODE',
+        line: 5,
+        column: 5,
+        says: 'unknown node `qurey` in a grant; did you mean `query`?',
+      },
+      {
+        code: 'SPEC_UNKNOWN_PROPERTY',
+        line: 6,
+        column: 28,
+        says: '`per_page` has no property maximum=',
+      },
+      { code: 'SPEC_UNKNOWN_TYPE', line: 7, column: 15, says: 'strng' },
+    ],
+  },
+  {
+    name: 'reports a string left open at its opening quote, not where the parser stopped',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com
+      can list issues {
+          path "/issues"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_SYNTAX',
+        line: 2,
+        column: 10,
+        says: 'invalid KDL: this string is not closed on its line',
+      },
+    ],
+  },
+  {
     name: 'refuses an extra argument on a node that takes one',
     text: kdl`
       wrap "t" version="1"
