@@ -105,6 +105,41 @@ describe('mcp-beaver import openapi', () => {
     );
   }, 60_000);
 
+  it("exits 1 naming the document's tags when --tag or --include selects nothing", async () => {
+    const none = await runCli(['import', 'openapi', SHOP, '--tag', 'nosuchtag']);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toMatch(
+      /^mcp-beaver import: no operation matches the filters; the document's tags: "[^"]+" \(\d+\)/,
+    );
+    expect(none.stderr).toContain('(--list-tags lists them all)');
+    expect(none.stderr.trimEnd()).not.toContain('\n');
+    const writesOnly = await draft(SHOP, { include: ['POST *'] }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(writesOnly).toBeInstanceOf(ImportError);
+    expect((writesOnly as ImportError).message).toMatch(/all of them writes: add --writes/);
+  }, 60_000);
+
+  it("lists the document's tags with their operation counts under --list-tags", async () => {
+    const file = join(EXAMPLES, '3.0', 'yaml', 'petstore.yaml');
+    const r = await runCli(['import', 'openapi', file, '--list-tags']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const rows = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/));
+    expect(rows).toEqual(
+      [
+        ['8', 'pet'],
+        ['4', 'store'],
+        ['8', 'user'],
+      ].sort((a, b) => Number(b[0]) - Number(a[0]) || (a[1]! < b[1]! ? -1 : 1)),
+    );
+  }, 60_000);
+
   it('answers a wrong command line with the help and exit 2', async () => {
     const noFormat = await runCli(['import']);
     expect(noFormat.code).toBe(2);
