@@ -1,0 +1,19 @@
+/**
+ * `import openapi` on the public record: each case is the minimal reproduction of a
+ * defect found by importing real public API documents (bench/import-corpus.mjs), kept
+ * as a small document under fixtures/public-record/.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkErrors, draft } from './draft-helpers.js';
+
+const DOC = (name: string) => join(import.meta.dirname, 'fixtures', 'public-record', name);
+
+describe('import openapi on documents of the public record', () => {
+  it('drafts a protocol-relative server (a Swagger host without schemes) as https on that host', async () => {
+    const r = await draft(DOC('protocol-relative-server.json'));
+    expect(r.text).toContain('base-url "https://api.example.com/v2"\n');
+    expect(r.text).toContain('names no scheme: https is assumed.');
+    expect(checkErrors(r.text)).toEqual([]);
+  });
+});
