@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkErrors, draft } from './draft-helpers.js';
+import { checkErrors, draft, toolNames } from './draft-helpers.js';
 
 const DOC = (name: string) => join(import.meta.dirname, 'fixtures', 'public-record', name);
 
@@ -14,6 +14,13 @@ describe('import openapi on documents of the public record', () => {
     const r = await draft(DOC('protocol-relative-server.json'));
     expect(r.text).toContain('base-url "https://api.example.com/v2"\n');
     expect(r.text).toContain('names no scheme: https is assumed.');
+    expect(checkErrors(r.text)).toEqual([]);
+  });
+
+  it('names a tool from its operation, not from the #fragment of its path key', async () => {
+    const r = await draft(DOC('fragment-path-key.json'), { writes: true });
+    expect(toolNames(r.text)).toContain('create_accept_handshake');
+    expect(r.text).not.toContain('x-amz-target');
     expect(checkErrors(r.text)).toEqual([]);
   });
 });
