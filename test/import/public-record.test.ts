@@ -23,4 +23,12 @@ describe('import openapi on documents of the public record', () => {
     expect(r.text).not.toContain('x-amz-target');
     expect(checkErrors(r.text)).toEqual([]);
   });
+
+  it('leaves out an integer bound that no double holds (int64 limits, 2^53), keeping the rest', async () => {
+    const r = await draft(DOC('int64-bounds.json'));
+    expect(checkErrors(r.text)).toEqual([]);
+    expect(r.text).toContain('        after "integer"\n');
+    expect(r.text).toContain('        page "integer" min=1\n');
+    expect(r.text).toContain('        ratio "number" min=0\n');
+  });
 });

@@ -468,6 +468,11 @@ function constraints(s: JsonObject, type: ScalarType): { props: Props } | { reas
       if (min !== undefined) min = Math.ceil(min);
       if (max !== undefined) max = Math.floor(max);
     }
+    // A bound no double holds exactly (int64's 2^63-1, even 2^53) is beyond every value
+    // the gateway takes for a number (±2^53-1): as a bound it says nothing, and the
+    // spec language refuses to write it.
+    if (min !== undefined && Number.isInteger(min) && !Number.isSafeInteger(min)) min = undefined;
+    if (max !== undefined && Number.isInteger(max) && !Number.isSafeInteger(max)) max = undefined;
     if (min !== undefined && max !== undefined && min > max) min = max = undefined;
     if (min !== undefined) props.min = min;
     if (max !== undefined) props.max = max;
