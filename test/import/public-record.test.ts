@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkErrors, draft, toolNames } from './draft-helpers.js';
+import { checkErrors, draft, grantText, toolNames } from './draft-helpers.js';
 
 const DOC = (name: string) => join(import.meta.dirname, 'fixtures', 'public-record', name);
 
@@ -30,5 +30,18 @@ describe('import openapi on documents of the public record', () => {
     expect(r.text).toContain('        after "integer"\n');
     expect(r.text).toContain('        page "integer" min=1\n');
     expect(r.text).toContain('        ratio "number" min=0\n');
+  });
+
+  it('sends a fixed ?query of the path key and a single-valued required header through set', async () => {
+    const r = await draft(DOC('fragment-path-key.json'), { writes: true });
+    expect(checkErrors(r.text)).toEqual([]);
+    expect(r.summary.imported).toBe(2);
+    expect(grantText(r.text, 'GET /widgets?kind=round (listRoundWidgets)')).toContain(
+      '    path "/widgets"\n    set {\n        query "kind" "round"\n    }\n',
+    );
+    expect(r.text).toContain(
+      '    set {\n        header "X-Amz-Target" "AWSOrganizationsV20161128.AcceptHandshake"\n    }\n',
+    );
+    expect(r.text).not.toContain('header parameter X-Amz-Target left out');
   });
 });

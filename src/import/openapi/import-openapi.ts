@@ -103,6 +103,7 @@ export async function importOpenApi(file: string, options: ImportOptions): Promi
       pathNotes: mapped.pathNotes,
       query: mapped.query,
       ...(mapped.body && { body: mapped.body }),
+      ...(mapped.set && { set: mapped.set }),
       notes: mapped.notes,
     };
     leftOut += countLeftOut(grant);

@@ -4,9 +4,10 @@
  * field left out. An operation that cannot be expressed at all (a method grants do not
  * call, a path our templates cannot hold, a body only as multipart) is skipped whole.
  */
+import { headerProblem } from '../../spec/headers.js';
 import { parseTemplate } from '../../spec/path-template.js';
 import type { HttpMethod } from '../../spec/verbs.js';
-import type { DraftBlock, DraftField } from './draft-types.js';
+import type { DraftBlock, DraftField, DraftSet } from './draft-types.js';
 import { isObject, type JsonObject } from './json.js';
 import type { SchemaMapper } from './map-schema.js';
 import { fieldName, uniqueName } from './name-fields.js';
@@ -22,6 +23,7 @@ export interface MappedOperation {
   readonly pathNotes: string[];
   readonly query: DraftBlock;
   readonly body?: DraftBlock & { readonly encoding: 'json' | 'form' };
+  readonly set?: DraftSet;
   readonly notes: string[];
 }
 
@@ -56,7 +58,15 @@ export function mapOperation(
   // Path: each {param} renamed to an argument name; the segment it fills is the same.
   const renamed = new Map<string, string>();
   // A `#fragment` in a path key is a document's way to list one URL twice; it is never sent.
-  const path = o.path.replace(/#.*$/, '').replace(/\{([^{}]*)\}/g, (_all, name: string) => {
+  // A `?key=value` in it is a fixed query every call sends (one path per RPC action).
+  const [pathKey = '', fixedQueryText] = o.path.replace(/#.*$/s, '').split(/\?(.*)/s);
+  const fixedQuery = fixedQueryText === undefined ? [] : fixedQueryOf(fixedQueryText);
+  if (fixedQuery === undefined)
+    return skip(
+      'the fixed query in its path key is not key=value pairs',
+      `the fixed query in ${JSON.stringify(o.path)} is not key=value pairs`,
+    );
+  const path = pathKey.replace(/\{([^{}]*)\}/g, (_all, name: string) => {
     const arg = uniqueName(fieldName(name), taken);
     taken.add(arg);
     renamed.set(name, arg);
@@ -101,9 +111,16 @@ export function mapOperation(
 
   const query: DraftField[] = [];
   const queryNotes: string[] = [];
+  const setHeaders: [string, string][] = [];
+  const fixedNames = new Set(fixedQuery.map(([k]) => k));
   for (const p of params.list) {
     if (p.in === 'path') continue;
     if (p.in === 'header') {
+      const only = p.required === true ? singleValue(p, mapper) : undefined;
+      if (only !== undefined && headerProblem(p.name, only, credential.header) === undefined) {
+        setHeaders.push([p.name, only]);
+        continue;
+      }
       const why =
         credential.header !== undefined && p.name.toLowerCase() === credential.header.toLowerCase()
           ? 'auth sends it'
@@ -121,6 +138,10 @@ export function mapOperation(
     }
     if (p.name === credential.queryParam) {
       queryNotes.push(`query parameter ${p.name} left out: auth sends it`);
+      continue;
+    }
+    if (fixedNames.has(p.name)) {
+      queryNotes.push(`query parameter ${p.name} left out: the path key fixes its value`);
       continue;
     }
     const why = queryStyleProblem(p, mapper);
@@ -159,9 +180,41 @@ export function mapOperation(
       pathNotes,
       query: { fields: query, notes: queryNotes },
       ...(body && { body }),
+      ...((fixedQuery.length > 0 || setHeaders.length > 0) && {
+        set: { query: fixedQuery, header: setHeaders },
+      }),
       notes,
     },
   };
+}
+
+/** `a=1&b` → [["a","1"],["b",""]]; undefined when a key is empty or not decodable. */
+function fixedQueryOf(text: string): [string, string][] | undefined {
+  const pairs: [string, string][] = [];
+  for (const part of text.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    try {
+      const key = decodeURIComponent(eq < 0 ? part : part.slice(0, eq));
+      const value = eq < 0 ? '' : decodeURIComponent(part.slice(eq + 1));
+      if (key === '') return undefined;
+      pairs.push([key, value]);
+    } catch {
+      return undefined;
+    }
+  }
+  return pairs;
+}
+
+/** The one string a parameter may take (`enum: [x]` or `const: x`), if it has only one. */
+function singleValue(p: Parameter, mapper: SchemaMapper): string | undefined {
+  const flat = mapper.flatten(p.schema);
+  if (flat.kind !== 'schema') return undefined;
+  const { s } = flat;
+  if (typeof s.const === 'string') return s.const;
+  return Array.isArray(s.enum) && s.enum.length === 1 && typeof s.enum[0] === 'string'
+    ? s.enum[0]
+    : undefined;
 }
 
 interface Parameter {

@@ -99,6 +99,13 @@ function grantLines(g: DraftGrant): string[] {
   lines.push(...block('query', g.query));
   if (g.body)
     lines.push(...block(g.body.encoding === 'form' ? 'body encoding="form"' : 'body', g.body));
+  if (g.set && g.set.query.length + g.set.header.length > 0)
+    lines.push(
+      `${INDENT}set {`,
+      ...g.set.query.map(([k, v]) => `${INDENT}${INDENT}query ${kdlString(k)} ${kdlString(v)}`),
+      ...g.set.header.map(([k, v]) => `${INDENT}${INDENT}header ${kdlString(k)} ${kdlString(v)}`),
+      `${INDENT}}`,
+    );
   lines.push('}');
   return lines;
 }
