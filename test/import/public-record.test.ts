@@ -44,4 +44,27 @@ describe('import openapi on documents of the public record', () => {
     );
     expect(r.text).not.toContain('header parameter X-Amz-Target left out');
   });
+
+  it('drafts operations whose body declares nothing to send, a */* object body and a path parameter under content', async () => {
+    const r = await draft(DOC('bodies-to-draft.json'), { writes: true });
+    expect(checkErrors(r.text)).toEqual([]);
+    // Only the HEAD operation is skipped, for its method.
+    expect([...r.summary.skipped.keys()]).toEqual([
+      'method HEAD: grants call GET, POST, PUT, PATCH or DELETE',
+    ]);
+    const getCharges = grantText(r.text, 'GET /v1/charges (GetCharges)');
+    expect(getCharges).toContain(
+      '// request body not sent: it declares no fields and the operation reads',
+    );
+    expect(getCharges).not.toContain('body {');
+    expect(grantText(r.text, 'POST /v1/charges (PostCharges)')).toContain(
+      'request body not sent: it declares no fields and the operation does not require it',
+    );
+    expect(grantText(r.text, 'GET /v1/events (GetEvents)')).toContain(
+      'request body not sent: it has no schema and the operation reads',
+    );
+    const patch = grantText(r.text, 'PATCH /v1/pods/{name} (patchPod)');
+    expect(patch).toContain('        name "string" max-length=63\n');
+    expect(patch).toContain('    body {\n        replicas "integer" min=0\n    }\n');
+  });
 });

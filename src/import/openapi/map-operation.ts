@@ -83,12 +83,13 @@ export function mapOperation(
   for (const p of params.list.filter((p) => p.in === 'path')) {
     const arg = renamed.get(p.name);
     if (arg === undefined) continue; // declared but not in the template: nothing to fill
-    if (!isObject(p.schema))
+    const schema = parameterSchema(p);
+    if (!isObject(schema))
       return skip('a path parameter has no schema', `path parameter ${p.name} has no schema`);
     const m = mapper.field({
       name: arg,
       upstream: arg,
-      schema: p.schema,
+      schema,
       required: false,
       ...describeOf(p),
       place: 'path',
@@ -167,7 +168,7 @@ export function mapOperation(
     query.push(m.field);
   }
 
-  const body = mapBody(o, mapper, taken);
+  const body = mapBody(o, mapper, taken, notes);
   if (body && 'reason' in body) return skip(body.category, body.reason);
 
   return {
@@ -269,10 +270,27 @@ function queryStyleProblem(p: Parameter, mapper: SchemaMapper): string | undefin
   return undefined;
 }
 
+/**
+ * A path parameter's schema: its own, else the schema of its one `content` entry (a
+ * parameter may be described either way; a path segment is text whichever it is).
+ */
+function parameterSchema(p: Parameter): unknown {
+  if (p.schema !== undefined || !isObject(p.content)) return p.schema;
+  const media = Object.values(p.content)[0];
+  return isObject(media) ? media.schema : undefined;
+}
+
+/**
+ * The request body as a block of fields, the reason the operation cannot be drafted, or
+ * undefined for no body. A body that carries nothing to declare (no schema, or an object
+ * with no named fields) is not sent when the operation reads or the body is optional:
+ * the grant then says so in `notes`.
+ */
 function mapBody(
   o: Operation,
   mapper: SchemaMapper,
   taken: Set<string>,
+  grantNotes: string[],
 ): (DraftBlock & { encoding: 'json' | 'form' }) | { reason: string; category: string } | undefined {
   const rb = mapper.deref(o.op.requestBody);
   if (rb.dangling)
@@ -283,7 +301,10 @@ function mapBody(
   const content = rb.s && isObject(rb.s.content) ? rb.s.content : undefined;
   if (!content || Object.keys(content).length === 0) return undefined;
   const types = Object.keys(content);
-  const json = types.find((t) => /^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(t));
+  const json =
+    types.find((t) => /^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(t)) ??
+    // `*/*` with an object schema: JSON is what such a document means by it.
+    types.find((t) => /^(\*|application)\/\*\s*(;|$)/.test(t) && hasProperties(content[t], mapper));
   const form = types.find((t) => t.toLowerCase().startsWith(FORM));
   const chosen = json ?? form;
   if (!chosen) {
@@ -292,6 +313,13 @@ function mapBody(
   }
   const media = content[chosen];
   const schema = isObject(media) ? media.schema : undefined;
+  const optional = rb.s?.required !== true || o.method === 'GET' || o.method === 'HEAD';
+  if (optional && (schema === undefined || !hasProperties(media, mapper))) {
+    grantNotes.push(
+      `request body not sent: it ${schema === undefined ? 'has no schema' : 'declares no fields'} and the operation ${o.method === 'GET' || o.method === 'HEAD' ? 'reads' : 'does not require it'}`,
+    );
+    return undefined;
+  }
   const notes: string[] = [];
   const picked = objectSchema(schema, mapper, notes);
   if ('reason' in picked)
@@ -311,6 +339,16 @@ function mapBody(
     return { ...f, name, as: f.as ?? f.name };
   });
   return { encoding: chosen === json ? 'json' : 'form', fields, notes: [...notes, ...block.notes] };
+}
+
+/** Whether a media type's schema is an object with named fields to declare. */
+function hasProperties(media: unknown, mapper: SchemaMapper): boolean {
+  if (!isObject(media) || media.schema === undefined) return false;
+  const flat = mapper.flatten(media.schema);
+  if (flat.kind === 'schema')
+    return isObject(flat.s.properties) && Object.keys(flat.s.properties).length > 0;
+  // oneOf/anyOf of shapes: objectSchema picks the first object one, or says why not.
+  return flat.kind === 'raw';
 }
 
 /** The body's object schema; of `oneOf` object shapes, the first (with a note). */
