@@ -67,4 +67,17 @@ describe('import openapi on documents of the public record', () => {
     expect(patch).toContain('        name "string" max-length=63\n');
     expect(patch).toContain('    body {\n        replicas "integer" min=0\n    }\n');
   });
+
+  it('leaves out a read that asks for a password, and an optional credential parameter of another', async () => {
+    const r = await draft(DOC('secret-parameters.json'));
+    expect(checkErrors(r.text)).toEqual([]);
+    expect(toolNames(r.text)).toEqual(['list_files']);
+    expect(r.text).toContain(
+      '// skipped: its query parameter password is a password, secret, token or API key, which an agent should never hold',
+    );
+    const files = grantText(r.text, 'GET /files (listFiles)');
+    expect(files).toContain('// query parameter access_token left out: a credential');
+    expect(files).toContain('pageToken "string"');
+    expect(files).toContain('key "string"');
+  });
 });

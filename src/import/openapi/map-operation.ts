@@ -52,6 +52,17 @@ export function mapOperation(
   if (!method) return skip(`method ${o.method}: grants call GET, POST, PUT, PATCH or DELETE`);
   const params = mergedParameters(o, mapper);
   const notes: string[] = [...params.notes];
+  // A read that asks the caller for a secret (a login or token exchange drafted as a
+  // "read-only" tool) would have the agent hold a password: leave the operation out. An
+  // optional one (`access_token` beside the document's own auth) is left out alone.
+  const asksSecret = params.list.find(
+    (p) => p.required === true && p.in !== 'cookie' && isSecretName(p.name),
+  );
+  if (asksSecret && (o.method === 'GET' || o.method === 'HEAD'))
+    return skip(
+      'it asks the caller for a password, secret, token or API key, which an agent should never hold',
+      `its ${String(asksSecret.in)} parameter ${asksSecret.name} is a password, secret, token or API key, which an agent should never hold`,
+    );
   if (o.op.deprecated === true) notes.unshift('deprecated upstream');
   const taken = new Set<string>();
 
@@ -145,6 +156,12 @@ export function mapOperation(
       queryNotes.push(`query parameter ${p.name} left out: the path key fixes its value`);
       continue;
     }
+    if (isSecretName(p.name)) {
+      queryNotes.push(
+        `query parameter ${p.name} left out: a credential, which an agent should never hold (auth sends the upstream's)`,
+      );
+      continue;
+    }
     const why = queryStyleProblem(p, mapper);
     if (why) {
       queryNotes.push(`query parameter ${p.name} left out: ${why}`);
@@ -187,6 +204,32 @@ export function mapOperation(
       notes,
     },
   };
+}
+
+/**
+ * Parameter names that mean a credential, compared without case and separators. Only
+ * whole names: `pageToken` and `key` (an object key, a sort key) are not secrets.
+ */
+const SECRET_NAMES = new Set([
+  'password',
+  'passwd',
+  'secret',
+  'clientsecret',
+  'apisecret',
+  'token',
+  'accesstoken',
+  'refreshtoken',
+  'idtoken',
+  'authtoken',
+  'oauthtoken',
+  'sessiontoken',
+  'apitoken',
+  'apikey',
+  'privatekey',
+]);
+
+function isSecretName(name: string): boolean {
+  return SECRET_NAMES.has(name.toLowerCase().replace(/[^a-z]/g, ''));
 }
 
 /** `a=1&b` → [["a","1"],["b",""]]; undefined when a key is empty or not decodable. */
