@@ -6,6 +6,7 @@
 import type { Caller } from './caller.js';
 import { engineError, type EngineError } from './error-catalogue.js';
 import { checkScopes } from './guards/scopes.js';
+import { clipped, MAX_QUOTED_URI } from './refusal-text.js';
 import type { PromptCatalog } from './prompts.js';
 import type { ResourceCatalog } from './resources.js';
 
@@ -40,7 +41,10 @@ export function complete(
     if (!p)
       return {
         ok: false,
-        error: engineError('UNKNOWN_PROMPT', `Unknown prompt: ${JSON.stringify(ref.name)}`),
+        error: engineError(
+          'UNKNOWN_PROMPT',
+          `Unknown prompt: ${JSON.stringify(clipped(ref.name))}`,
+        ),
       };
     const denied = checkScopes(`prompt ${p.name}`, p.scopes, caller);
     if (denied) return { ok: false, error: denied };
@@ -52,9 +56,11 @@ export function complete(
     if (!r)
       return {
         ok: false,
-        error: engineError('RESOURCE_NOT_FOUND', `no resource or template is ${ref.uri}`, {
-          details: { uri: ref.uri },
-        }),
+        error: engineError(
+          'RESOURCE_NOT_FOUND',
+          `no resource or template is ${clipped(ref.uri, MAX_QUOTED_URI)}`,
+          { details: { uri: clipped(ref.uri, MAX_QUOTED_URI) } },
+        ),
       };
     const denied = checkScopes(`resource ${r.uri}`, r.scopes, caller);
     if (denied) return { ok: false, error: denied };
@@ -67,9 +73,9 @@ export function complete(
       ok: false,
       error: engineError(
         'INVALID_ARGUMENTS',
-        `${argument} is not an argument of this ${ref.type === 'ref/prompt' ? 'prompt' : 'template'}`,
+        `${clipped(argument)} is not an argument of this ${ref.type === 'ref/prompt' ? 'prompt' : 'template'}`,
         {
-          details: [{ field: `/${argument}`, message: 'is not declared' }],
+          details: [{ field: `/${clipped(argument)}`, message: 'is not declared' }],
         },
       ),
     };

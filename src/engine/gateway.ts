@@ -89,8 +89,9 @@ export class Gateway {
       spec.resources,
       (name) => operations.get(name),
       (op, input, caller, ctx) => this.call(op, input, caller, ctx),
+      redact,
     );
-    this.prompts = preparePrompts(spec.prompts, this.resources);
+    this.prompts = preparePrompts(spec.prompts, this.resources, redact);
   }
 
   static async prepare(spec: CompiledSpec, opts: GatewayOptions = {}): Promise<Gateway> {

@@ -2,14 +2,17 @@
  * MCP prompts in the engine: each prompt's argument rules compiled once at boot (enum
  * sets, patterns), so a get only checks strings, fills placeholders and reads the
  * resources its messages embed, through the resource catalogue with the caller's
- * identity (spec-language.md, "Resources and prompts").
+ * identity (spec-language.md, "Resources and prompts"). A message's own text is the
+ * spec's, and redacted once at boot like the resources it embeds.
  */
-import type { PromptDescriptor } from '../spec/descriptor.js';
+import type { PromptDescriptor, PromptTextPart } from '../spec/descriptor.js';
 import { fillPlaceholders } from '../spec/prompt-text.js';
 import type { CallContext } from './call-context.js';
 import type { Caller } from './caller.js';
-import { engineError, type EngineError, type FieldProblem } from './error-catalogue.js';
+import { engineError, type EngineError } from './error-catalogue.js';
 import { checkScopes } from './guards/scopes.js';
+import type { Redactor } from './redact.js';
+import { clipped, loneSurrogateProblem, MAX_QUOTED_NAME, ProblemList } from './refusal-text.js';
 import type { ResourceCatalog, ResourceContents } from './resources.js';
 
 export type PromptContent =
@@ -28,6 +31,12 @@ export type PromptGet =
       readonly messages: readonly PromptMessage[];
       /** Whether an embedded resource came from a grant: the result is then per caller. */
       readonly fromGrant: boolean;
+      /**
+       * Whether an embedded resource needs a scope: the result then depends on who asks.
+       * Taken from what was read, not from the resource matched at load with a sample
+       * value: a filled URI can be a fixed resource with scopes that the load never saw.
+       */
+      readonly scoped: boolean;
     }
   | { readonly ok: false; readonly error: EngineError };
 
@@ -41,8 +50,20 @@ type ArgumentCheck = (value: string) => string | undefined;
 export function preparePrompts(
   prompts: readonly PromptDescriptor[],
   resources: ResourceCatalog,
+  redact: Redactor,
 ): PromptCatalog {
   const byName = new Map(prompts.map((p) => [p.name, p]));
+  // Literal text redacted once; an argument's value is the caller's own.
+  const textParts = new Map<object, readonly PromptTextPart[]>();
+  for (const p of prompts)
+    for (const m of p.messages)
+      if ('text' in m)
+        textParts.set(
+          m,
+          m.parts.map((part) =>
+            'literal' in part ? { literal: redact.text(part.literal) } : part,
+          ),
+        );
   const checks = new Map(
     prompts.map((p) => [
       p,
@@ -51,6 +72,9 @@ export function preparePrompts(
           const allowed = a.enum && new Set(a.enum);
           const pattern = a.pattern !== undefined ? new RegExp(a.pattern, 'u') : undefined;
           const check: ArgumentCheck = (v) => {
+            // Before anything reads it as text: a value may fill a resource URI.
+            const broken = loneSurrogateProblem(v);
+            if (broken) return broken;
             if ([...v].length > a.maxLength) return `must be at most ${a.maxLength} characters`;
             if (allowed && !allowed.has(v))
               return `must be one of ${a.enum!.map((e) => JSON.stringify(e)).join(', ')}`;
@@ -70,7 +94,10 @@ export function preparePrompts(
       if (!prompt)
         return {
           ok: false,
-          error: engineError('UNKNOWN_PROMPT', `Unknown prompt: ${JSON.stringify(name)}`),
+          error: engineError(
+            'UNKNOWN_PROMPT',
+            `Unknown prompt: ${JSON.stringify(clipped(name, MAX_QUOTED_NAME))}`,
+          ),
         };
       const denied = checkScopes(`prompt ${prompt.name}`, prompt.scopes, caller);
       if (denied) return { ok: false, error: denied };
@@ -78,11 +105,12 @@ export function preparePrompts(
       if (!values.ok) return values;
       const messages: PromptMessage[] = [];
       let fromGrant = false;
+      let scoped = false;
       for (const m of prompt.messages) {
         if ('text' in m) {
           messages.push({
             role: m.role,
-            content: { type: 'text', text: fillPlaceholders(m.parts, values.values) },
+            content: { type: 'text', text: fillPlaceholders(textParts.get(m)!, values.values) },
           });
           continue;
         }
@@ -91,52 +119,56 @@ export function preparePrompts(
         const read = await resources.read(uri, caller, ctx);
         if (!read.ok) return read;
         if (read.resource.content.kind === 'tool') fromGrant = true;
+        if (read.resource.scopes.length > 0) scoped = true;
         messages.push({ role: m.role, content: { type: 'resource', resource: read.contents } });
       }
-      return { ok: true, prompt, messages, fromGrant };
+      return { ok: true, prompt, messages, fromGrant, scoped };
     },
   };
 }
 
 type Values = { ok: true; values: Record<string, string> } | { ok: false; error: EngineError };
 
-/** Arguments are strings; undeclared, missing required or out-of-rule ones are named. */
+/**
+ * Arguments are strings; undeclared, missing required or out-of-rule ones are named, the
+ * first few of them and the count of the rest (refusal-text.ts).
+ */
 function argumentValues(
   prompt: PromptDescriptor,
   given: unknown,
   checks: ReadonlyMap<string, ArgumentCheck>,
 ): Values {
-  const refuse = (problems: FieldProblem[]): Values => ({
+  const problems = new ProblemList();
+  const refuse = (): Values => ({
     ok: false,
-    error: engineError(
-      'INVALID_ARGUMENTS',
-      `arguments of prompt ${prompt.name}: ${problems.map((p) => `${p.field.slice(1) || '(arguments)'} ${p.message}`).join('; ')}`,
-      { details: problems },
-    ),
+    error: problems.refusal(
+      `arguments of prompt ${prompt.name}`,
+      (p) => `${p.field.slice(1) || '(arguments)'} ${p.message}`,
+    )!,
   });
   if (given === undefined || given === null) given = {};
-  if (typeof given !== 'object' || Array.isArray(given))
-    return refuse([{ field: '', message: 'must be an object of strings' }]);
+  if (typeof given !== 'object' || Array.isArray(given)) {
+    problems.add('', 'must be an object of strings');
+    return refuse();
+  }
   const input = given as Record<string, unknown>;
-  const problems: FieldProblem[] = [];
   for (const key of Object.keys(input))
-    if (!checks.has(key))
-      problems.push({ field: `/${key}`, message: 'is not an argument of this prompt' });
+    if (!checks.has(key)) problems.add(`/${clipped(key)}`, 'is not an argument of this prompt');
   const values: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const a of prompt.arguments) {
     const v = Object.hasOwn(input, a.name) ? input[a.name] : undefined;
     if (v === undefined) {
-      if (a.required) problems.push({ field: `/${a.name}`, message: 'is required' });
+      if (a.required) problems.add(`/${a.name}`, 'is required');
       else values[a.name] = a.default ?? '';
       continue;
     }
     if (typeof v !== 'string') {
-      problems.push({ field: `/${a.name}`, message: 'must be a string' });
+      problems.add(`/${a.name}`, 'must be a string');
       continue;
     }
     const why = checks.get(a.name)!(v);
-    if (why) problems.push({ field: `/${a.name}`, message: why });
+    if (why) problems.add(`/${a.name}`, why);
     else values[a.name] = v;
   }
-  return problems.length > 0 ? refuse(problems) : { ok: true, values };
+  return problems.total > 0 ? refuse() : { ok: true, values };
 }

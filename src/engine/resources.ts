@@ -1,18 +1,29 @@
 /**
  * MCP resources in the engine (spec-language.md, "Resources and prompts"). Matchers are
- * built once at boot: fixed URIs in a Map, each template as one anchored expression. A
- * read only looks up, checks scopes, and for `from=` converts each variable's text to
+ * built once at boot: fixed URIs in a Map, each template as a frozen plan of its literals
+ * (uri-match.ts), matched in one pass. A URI over the 2 KiB bound is not found before
+ * anything looks at it. A read only looks up, checks scopes, and for `from=` converts each variable's text to
  * its field's type and calls the grant through the one pipeline (`Gateway.call`), with
- * the caller's identity: rate limit, restrict, schema and claims all apply.
+ * the caller's identity: rate limit, restrict, schema and claims all apply. Fixed content
+ * (`file`, `text=`) is redacted once, here, with the gateway's redactor: a document that
+ * quotes a credential leaves without it, like every result.
  */
 import type { ResourceDescriptor, ResourceVariable } from '../spec/descriptor.js';
-import { templatePattern } from '../spec/uri-template.js';
+import {
+  compileUriPlan,
+  matchUri,
+  MAX_URI_CHARACTERS,
+  overUriBound,
+  type UriPlan,
+} from '../spec/uri-match.js';
 import type { CallContext } from './call-context.js';
 import type { Caller } from './caller.js';
 import { engineError, type EngineError } from './error-catalogue.js';
 import type { Outcome } from './execute.js';
 import { checkScopes } from './guards/scopes.js';
 import type { Operation } from './operation.js';
+import type { Redactor } from './redact.js';
+import { clipped, loneSurrogateProblem, MAX_QUOTED_NAME, MAX_QUOTED_URI } from './refusal-text.js';
 
 /** One entry of `contents` (TextResourceContents or BlobResourceContents). */
 export type ResourceContents =
@@ -36,42 +47,54 @@ export type CallGrant = (
 ) => Promise<Outcome>;
 
 export interface ResourceCatalog {
-  /** The resource or template serving `uri`, with the variables' text (decoded). */
+  /** The resource or template serving `uri`, with the variables' text as written (read decodes it). */
   match(uri: string): { resource: ResourceDescriptor; values: readonly string[] } | undefined;
   /** The resource with exactly this URI or template (completion refers to templates so). */
   byUri(uri: string): ResourceDescriptor | undefined;
   read(uri: string, caller: Caller, ctx: CallContext): Promise<ResourceRead>;
+  /** What a fixed resource serves (redacted), for the projections' prepared answers. */
+  fixed(resource: ResourceDescriptor): ResourceContents | undefined;
 }
 
 interface Template {
   readonly resource: ResourceDescriptor;
-  readonly pattern: RegExp;
+  readonly plan: UriPlan;
 }
+
+/** How much of a refused URI an error repeats: enough to recognise it, never megabytes. */
+const ECHOED_CHARACTERS = 100;
 
 export function prepareResources(
   resources: readonly ResourceDescriptor[],
   operation: (name: string) => Operation | undefined,
   call: CallGrant,
+  redact: Redactor,
 ): ResourceCatalog {
   const fixed = new Map<string, ResourceDescriptor>();
+  const served = new Map<ResourceDescriptor, ResourceContents>();
+  for (const r of resources) {
+    const contents = fixedContents(r, redact);
+    if (contents) served.set(r, contents);
+  }
   const templates: Template[] = [];
   const byUri = new Map<string, ResourceDescriptor>();
   for (const r of resources) {
     byUri.set(r.uri, r);
-    if (r.template)
-      templates.push({ resource: r, pattern: new RegExp(templatePattern(r.literals)) });
+    if (r.template) templates.push({ resource: r, plan: compileUriPlan(r.literals) });
     else fixed.set(r.uri, r);
   }
   const converters = new Map(
     resources.map((r) => [r, r.variables.map((v) => converterOf(v))] as const),
   );
 
+  // Fixed URIs first, then templates in spec order; the first that matches serves.
   const match: ResourceCatalog['match'] = (uri) => {
+    if (overUriBound(uri)) return undefined;
     const exact = fixed.get(uri);
     if (exact) return { resource: exact, values: [] };
     for (const t of templates) {
-      const m = t.pattern.exec(uri);
-      if (m) return { resource: t.resource, values: m.slice(1) };
+      const values = matchUri(t.plan, uri);
+      if (values) return { resource: t.resource, values };
     }
     return undefined;
   };
@@ -79,23 +102,25 @@ export function prepareResources(
   return {
     match,
     byUri: (uri) => byUri.get(uri),
+    fixed: (r) => served.get(r),
     async read(uri, caller, ctx) {
-      const found = match(uri);
-      if (!found)
+      // No URI holds one (it has no UTF-8 form to percent-encode); a variable would carry
+      // it on to a grant, where a path refuses it and a query sends U+FFFD instead.
+      const broken = loneSurrogateProblem(uri);
+      if (broken)
         return {
           ok: false,
-          error: engineError('RESOURCE_NOT_FOUND', `no resource serves ${uri}`, {
-            details: { uri },
+          error: engineError('INVALID_ARGUMENTS', `the resource URI ${broken}`, {
+            details: [{ field: '/uri', message: broken }],
           }),
         };
+      const found = match(uri);
+      if (!found) return { ok: false, error: notFound(uri) };
       const { resource, values } = found;
       const denied = checkScopes(`resource ${resource.uri}`, resource.scopes, caller);
       if (denied) return { ok: false, error: denied };
       const c = resource.content;
-      if (c.kind === 'text')
-        return { ok: true, resource, contents: { uri, mimeType: resource.mimeType, text: c.text } };
-      if (c.kind === 'blob')
-        return { ok: true, resource, contents: { uri, mimeType: resource.mimeType, blob: c.blob } };
+      if (c.kind !== 'tool') return { ok: true, resource, contents: served.get(resource)! };
       const op = operation(c.tool)!;
       const args: Record<string, unknown> = {};
       const convert = converters.get(resource)!;
@@ -115,6 +140,45 @@ export function prepareResources(
   };
 }
 
+/** A fixed resource's contents with every spelling of a secret replaced, once at boot. */
+function fixedContents(r: ResourceDescriptor, redact: Redactor): ResourceContents | undefined {
+  const c = r.content;
+  if (c.kind === 'tool') return undefined;
+  if (c.kind === 'text') return { uri: r.uri, mimeType: r.mimeType, text: redact.text(c.text) };
+  return { uri: r.uri, mimeType: r.mimeType, blob: redactedBlob(c.blob, redact) };
+}
+
+/**
+ * A binary file is redacted byte for byte: read as latin1 (one character per byte) the
+ * bytes around a secret stay as they were; a secret with non-ASCII characters is found
+ * in the UTF-8 reading only, which is then what is sent.
+ */
+function redactedBlob(blob: string, redact: Redactor): string {
+  if (!redact.active) return blob;
+  const bytes = Buffer.from(blob, 'base64');
+  const latin1 = bytes.toString('latin1');
+  let out = Buffer.from(redact.text(latin1), 'latin1');
+  const utf8 = out.toString('utf8');
+  if (redact.found(utf8)) out = Buffer.from(redact.text(utf8), 'utf8');
+  return out.equals(bytes) ? blob : out.toString('base64');
+}
+
+function notFound(uri: string): EngineError {
+  // Quoted clipped: this answer comes before any scope check.
+  if (!overUriBound(uri)) {
+    const quoted = clipped(uri, MAX_QUOTED_URI);
+    return engineError('RESOURCE_NOT_FOUND', `no resource serves ${quoted}`, {
+      details: { uri: quoted },
+    });
+  }
+  const echoed = `${uri.slice(0, ECHOED_CHARACTERS)}…`;
+  return engineError(
+    'RESOURCE_NOT_FOUND',
+    `no resource serves ${echoed}: the URI is over 2 KiB (${MAX_URI_CHARACTERS} characters), and a longer URI matches nothing`,
+    { details: { uri: echoed } },
+  );
+}
+
 type Converted = { ok: true; value: unknown } | { ok: false; error: EngineError };
 
 const INTEGER = /^-?(0|[1-9]\d*)$/;
@@ -126,7 +190,7 @@ function converterOf(v: ResourceVariable): (raw: string) => Converted {
     ok: false,
     error: engineError(
       'INVALID_ARGUMENTS',
-      `URI variable ${v.name} must be ${what}, got ${JSON.stringify(raw)}`,
+      `URI variable ${v.name} must be ${what}, got ${JSON.stringify(clipped(raw, MAX_QUOTED_NAME))}`,
       { details: [{ field: `/${v.name}`, message: `must be ${what}` }] },
     ),
   });

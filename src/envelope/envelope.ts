@@ -27,6 +27,11 @@ export interface Coverage {
   /** Grants with pick/omit: the size of what the upstream sent, before shaping. */
   readonly upstream_bytes?: number;
   readonly shaped?: true;
+  /**
+   * Grants with pick/omit: why the result is null although the upstream sent a body (it
+   * was not JSON, or was cut at the read cap), so nothing unshaped reached the caller.
+   */
+  readonly withheld?: string;
   readonly over_budget: boolean;
   readonly items: readonly ArrayItem[];
   readonly items_omitted?: number;
@@ -69,6 +74,8 @@ export interface EnvelopeInput {
   readonly receivedBytes?: number;
   /** Set by pick/omit: the size of the result before shaping (coverage.upstream_bytes). */
   readonly upstreamBytes?: number;
+  /** Set by the backend of a shaped grant that could not shape the body: the reason. */
+  readonly withheld?: string;
 }
 
 /** `{"coverage":` + coverage + `,"result":` + result + `}`. */
@@ -86,8 +93,10 @@ export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): Bui
     input.upstreamBytes !== undefined
       ? `,"upstream_bytes":${input.upstreamBytes},"shaped":true`
       : '';
+  const withheld =
+    input.withheld !== undefined ? `,"withheld":${JSON.stringify(input.withheld)}` : '';
   const head = (truncated: boolean): string =>
-    `{"truncated":${truncated},"bytes":${bytes}${shaped},"over_budget":`;
+    `{"truncated":${truncated},"bytes":${bytes}${shaped}${withheld},"over_budget":`;
   const tail = (list: string): string =>
     `,"items":${list}${census.omitted > 0 ? `,"items_omitted":${census.omitted}` : ''}` +
     `${input.rows !== undefined ? `,"rows":${input.rows}` : ''}}`;
@@ -126,6 +135,7 @@ export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): Bui
       upstream_bytes: input.upstreamBytes,
       shaped: true as const,
     }),
+    ...(input.withheld !== undefined && { withheld: input.withheld }),
     over_budget: overBudget,
     items,
     ...(census.omitted > 0 && { items_omitted: census.omitted }),

@@ -3,9 +3,14 @@
  * is built (spec-language.md, "Shaping results for agents"). Prepared once per grant
  * from the descriptor's paths; a call only walks the result along the tree.
  *
- * When the result is an array, the paths apply to each element. A parent that is
- * `null`, missing or not an object stays as it was; `[]` on a value that is not an
- * array leaves it untouched; kept fields keep the upstream's order.
+ * Shaping fails closed: what leaves never holds a field the paths would have removed,
+ * whatever shape the upstream sent. When the result is an array, the paths apply to
+ * each element. Under `pick`, a value whose shape differs from its path (an array where
+ * the path names an object's field, an object where it says `[]`) is dropped; under
+ * `omit`, an array met where an object was named has the path applied to each element,
+ * and an object met where `[]` was is shaped as that one element. `null`, a missing
+ * parent and other scalars hold no field and stay as they were; kept fields keep the
+ * upstream's order.
  */
 import type { ShapeDescriptor } from '../spec/descriptor.js';
 import { shapeTreeOf, type ShapeNode } from '../spec/shape-path.js';
@@ -14,10 +19,15 @@ import type { EnvelopeInput } from './envelope.js';
 
 export type Shaper = (input: EnvelopeInput) => EnvelopeInput;
 
+/** What `pick` returns for a value it drops (a member left out, an element removed). */
+const DROP: unique symbol = Symbol('drop');
+
 export function prepareShaper(shape: ShapeDescriptor): Shaper {
-  const root = shapeTreeOf(shape.paths);
-  const fields = shape.mode === 'pick' ? pickFields : omitFields;
-  const apply = (v: unknown): unknown => (isObject(v) ? fields(v, root) : v);
+  const root: ShapeNode = { kind: 'fields', fields: shapeTreeOf(shape.paths) };
+  const walk =
+    shape.mode === 'pick'
+      ? (r: object): unknown => (Array.isArray(r) ? pickEach(r, root) : picked(r, root))
+      : (r: object): unknown => omitted(r, root);
   return (input) => {
     // What the upstream sent: the body's bytes for HTTP, the rows as JSON for sql.
     const upstreamBytes =
@@ -27,11 +37,8 @@ export function prepareShaper(shape: ShapeDescriptor): Shaper {
     const r = input.result;
     if (r === null || typeof r !== 'object') return { ...input, upstreamBytes };
     const { resultJson: _stale, ...rest } = input;
-    return {
-      ...rest,
-      result: Array.isArray(r) ? r.map(apply) : apply(r),
-      upstreamBytes,
-    };
+    const out = walk(r);
+    return { ...rest, result: out === DROP ? null : out, upstreamBytes };
   };
 }
 
@@ -39,15 +46,27 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-function below(v: unknown, node: ShapeNode, fields: typeof pickFields): unknown {
+function picked(v: unknown, node: ShapeNode): unknown {
   switch (node.kind) {
     case 'whole':
       return v;
     case 'fields':
-      return isObject(v) ? fields(v, node.fields) : v;
+      if (isObject(v)) return pickFields(v, node.fields);
+      return Array.isArray(v) ? DROP : v;
     case 'each':
-      return Array.isArray(v) ? v.map((el) => below(el, node.of, fields)) : v;
+      if (Array.isArray(v)) return pickEach(v, node.of);
+      return isObject(v) ? DROP : v;
   }
+}
+
+/** The elements that match `node`, shaped; the others are left out. */
+function pickEach(arr: readonly unknown[], node: ShapeNode): unknown[] {
+  const out: unknown[] = [];
+  for (const el of arr) {
+    const kept = picked(el, node);
+    if (kept !== DROP) out.push(kept);
+  }
+  return out;
 }
 
 function pickFields(
@@ -57,9 +76,24 @@ function pickFields(
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(obj)) {
     const node = named.get(k);
-    if (node) put(out, k, below(v, node, pickFields));
+    if (!node) continue;
+    const kept = picked(v, node);
+    if (kept !== DROP) put(out, k, kept);
   }
   return out;
+}
+
+function omitted(v: unknown, node: ShapeNode): unknown {
+  switch (node.kind) {
+    case 'whole':
+      return v; // a whole field is left out by omitFields, never walked into
+    case 'fields':
+      if (isObject(v)) return omitFields(v, node.fields);
+      return Array.isArray(v) ? v.map((el) => omitted(el, node)) : v;
+    case 'each':
+      if (Array.isArray(v)) return v.map((el) => omitted(el, node.of));
+      return isObject(v) ? omitted(v, node.of) : v;
+  }
 }
 
 function omitFields(
@@ -70,7 +104,7 @@ function omitFields(
   for (const [k, v] of Object.entries(obj)) {
     const node = named.get(k);
     if (!node) put(out, k, v);
-    else if (node.kind !== 'whole') put(out, k, below(v, node, omitFields));
+    else if (node.kind !== 'whole') put(out, k, omitted(v, node));
   }
   return out;
 }

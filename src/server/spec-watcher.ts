@@ -4,12 +4,23 @@
  * atomically, so the file itself never changes in place. We watch the folder, and
  * compare the content's hash so a touch or a duplicate event causes no reload; a slow
  * poll covers file systems where watch events do not arrive. Files the spec reads at
- * load (resource `file`s) are hashed with it: changing one reloads the spec too.
+ * load (resource `file`s) are hashed with it: changing one reloads the spec too. They are
+ * hashed by the rules they are loaded by (resource-file.ts): stat first, opened without
+ * blocking, regular files only, at most the cap read, so a FIFO, a device or a huge file
+ * swapped in neither parks a libuv worker nor fills memory; its refusal is hashed instead,
+ * and the reload it starts reports it.
  */
 import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open, readFile, stat, statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import {
+  codeOf,
+  countRefusal,
+  OPEN_FLAGS,
+  refusalOfFilesystem,
+  refusalOfStat,
+} from '../spec/resource-file.js';
 
 export interface SpecWatcher {
   close(): void;
@@ -23,12 +34,49 @@ async function digest(file: string, companions: readonly string[]): Promise<stri
     const hash = createHash('sha256').update(await readFile(file));
     for (const c of companions) {
       hash.update(`\0${c}\0`);
-      // A companion that is gone changes the digest; the reload then reports it.
-      hash.update(await readFile(c).catch(() => Buffer.from('\0missing')));
+      // A companion that is gone or refused changes the digest; the reload then reports it.
+      hash.update(await companionBytes(c));
     }
     return hash.digest('hex');
   } catch {
     return undefined; // mid-swap or removed: the next event or poll sees the result
+  }
+}
+
+/** A companion's bytes, or the reason it cannot be a resource file (to hash). */
+async function companionBytes(path: string): Promise<Buffer> {
+  const refused = (reason: string): Buffer => Buffer.from(`\0refused ${reason}`);
+  try {
+    const first = refusalOfStat(await stat(path), path);
+    if (first) return refused(first.reason);
+    // Named as the spec names it: a symlink inside the folder is followed, as at load.
+    const handle = await open(path, OPEN_FLAGS);
+    try {
+      const s = await handle.stat();
+      const bad =
+        refusalOfStat(s, path) ??
+        refusalOfFilesystem(
+          await statfs(`/proc/self/fd/${handle.fd}`).then(
+            (f) => f.type,
+            () => undefined,
+          ),
+          path,
+        );
+      if (bad) return refused(bad.reason);
+      const buffer = Buffer.allocUnsafe(s.size + 1);
+      let total = 0;
+      while (total < buffer.length) {
+        const { bytesRead } = await handle.read(buffer, total, buffer.length - total, null);
+        if (bytesRead === 0) break;
+        total += bytesRead;
+      }
+      const miscount = countRefusal(total, s.size, path);
+      return miscount ? refused(miscount.reason) : buffer.subarray(0, total);
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    return refused(codeOf(err));
   }
 }
 

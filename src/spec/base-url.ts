@@ -1,3 +1,5 @@
+import { segmentProblem } from './path-template.js';
+
 /**
  * base-url must be absolute http(s), without credentials, query or fragment; the
  * result is origin + prefix with no trailing slash, the fixed part of every URL.
@@ -18,7 +20,20 @@ export function normalizeBaseUrl(
         ? 'credentials belong in `auth`, not in the URL'
         : url.search || url.hash || text.includes('?') || text.includes('#')
           ? 'a base-url takes no query or fragment: use `set { query }`'
-          : undefined;
+          : pathProblem(text);
   if (problem) return { ok: false, problem: `${JSON.stringify(text)}: ${problem}` };
   return { ok: true, url: `${url.origin}${url.pathname.replace(/\/+$/, '')}` };
+}
+
+/**
+ * The path as written, segment by segment: the URL parser drops `..` and `%2e%2e`
+ * silently, and keeps `..;` and `%2F` for the upstream to read as another path.
+ */
+function pathProblem(text: string): string | undefined {
+  const path = text.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/\\?#]*/, '');
+  for (const segment of path.split('/').slice(1)) {
+    const why = segmentProblem(segment);
+    if (why) return `its path has the segment ${JSON.stringify(segment)}, ${why}`;
+  }
+  return undefined;
 }

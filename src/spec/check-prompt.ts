@@ -8,7 +8,8 @@ import type { Diagnostics, Position, Subject } from './diagnostics.js';
 import { checkPattern } from './pattern-safety.js';
 import { fillPlaceholders, placeholdersOf, PROMPT_NAME, splitPlaceholders } from './prompt-text.js';
 import type { PromptArgumentSpec, PromptSpec, ResourceSpec, Spec } from './spec-types.js';
-import { parseUriTemplate, templatePattern } from './uri-template.js';
+import { compileUriPlan, matchUri } from './uri-match.js';
+import { parseUriTemplate } from './uri-template.js';
 
 export const DEFAULT_PROMPT_MAX_LENGTH = 1000;
 const ROLES: ReadonlySet<string> = new Set(['user', 'assistant']);
@@ -150,7 +151,7 @@ export function embeddedResource(
       if (!withPlaceholders && r.uri.value === uri) return r;
       continue;
     }
-    if (new RegExp(templatePattern(t.literals)).test(sample)) return r;
+    if (matchUri(compileUriPlan(t.literals), sample)) return r;
   }
   return undefined;
 }

@@ -4,7 +4,7 @@
  * grant whose arguments the template variables fill, and unique URIs and names.
  */
 import type { Diagnostics, Position } from './diagnostics.js';
-import { resolveResourceFile } from './resource-file.js';
+import { loadResourceFile, rememberCheckedRead } from './resource-file.js';
 import { grantsByTool, type GrantArguments, type GrantLookup } from './resource-grants.js';
 import type { ResourceSpec, Spec } from './spec-types.js';
 import { lastPlainSegment, parseUriTemplate } from './uri-template.js';
@@ -81,8 +81,10 @@ function checkResource(
       `a template ({${variables[0]}}) needs from="<tool>": only a grant can fill its variables`,
     );
   if (r.file) {
-    const file = resolveResourceFile(spec.file, r.file.value);
-    if (!file.ok) diag.error('SPEC_RESOURCE_FILE', r.file.at, subject, file.reason);
+    // Read here, once: the lowering serves these bytes, never a second read of the path.
+    const file = loadResourceFile(spec.file, r.file.value);
+    if (file.ok) rememberCheckedRead(r, file.bytes);
+    else diag.error('SPEC_RESOURCE_FILE', r.file.at, subject, file.reason);
   }
   if (r.from) {
     if (r.mime)

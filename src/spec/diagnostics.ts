@@ -16,14 +16,16 @@ export const SPEC_ERROR_CODES = {
   SPEC_DUPLICATE_TOOL: 'two grants produce the same tool name',
   SPEC_TOOL_NAME: 'a tool name outside ^[A-Za-z0-9_.-]{1,64}$',
   SPEC_UNKNOWN_VERB: 'a verb not in the verb table, without `method`',
-  SPEC_PATH_TEMPLATE: 'a path template that is not well formed',
+  SPEC_PATH_TEMPLATE:
+    'a path template that is not well formed, or with a literal segment an upstream may read as another path',
   SPEC_PATH_PARAM: 'a template parameter without declaration, or the reverse',
   SPEC_GRANT_KIND: 'a grant that is neither or both of HTTP and sql, or mixes their nodes',
   SPEC_SQL_PLACEHOLDERS: 'sql placeholders that do not match the declared params',
   SPEC_SQL_MULTIPLE: 'more than one SQL statement in a grant',
   SPEC_NO_BASE_URL: 'an HTTP grant without a top-level base-url',
   SPEC_NO_DATABASE: 'a sql grant without a top-level database',
-  SPEC_BASE_URL: 'a base-url that is not an absolute http(s) URL',
+  SPEC_BASE_URL:
+    'a base-url that is not an absolute http(s) URL, or whose path an upstream may read as another',
   SPEC_ARG_PROJECTION: 'arg= on a field that cannot take it, or colliding with an argument',
   SPEC_ARGUMENT_COLLISION: 'two arguments of one grant share a name, or set collides with a field',
   SPEC_EXCLUSIVE: 'an exclusive group naming fields that do not exist',
@@ -42,7 +44,8 @@ export const SPEC_ERROR_CODES = {
   SPEC_RESOURCE_URI:
     'a resource URI that is not absolute, or a template that is not RFC 6570 level 1',
   SPEC_RESOURCE_SOURCE: 'a resource with no content source or several, or a template without from=',
-  SPEC_RESOURCE_FILE: "a resource file outside the spec's folder, missing, or over 1 MiB",
+  SPEC_RESOURCE_FILE:
+    "a resource file outside the spec's folder, missing, no regular file (FIFO, device, procfs/sysfs), or over 1 MiB",
   SPEC_RESOURCE_FROM:
     'from= naming no tool, a variable that is no scalar argument of it, or a required argument without a variable',
   SPEC_DUPLICATE_RESOURCE: 'two resources share a URI or a name',

@@ -1,6 +1,6 @@
 /**
- * Checked resources → ResourceDescriptors. File and inline content is read here, once
- * per load (and per reload), so a read serves what was prepared. A `from=` resource
+ * Checked resources → ResourceDescriptors. A file's bytes are those the check read (once
+ * per load, and per reload), so a read serves what was prepared. A `from=` resource
  * carries its variables typed by the grant's fields, with the values completion offers.
  */
 import { dirname, extname, join } from 'node:path';
@@ -12,7 +12,7 @@ import type {
   ResourceVariable,
   RestrictDescriptor,
 } from './descriptor.js';
-import { readResourceFile, resolveResourceFile } from './resource-file.js';
+import { checkedRead } from './resource-file.js';
 import { grantsByTool } from './resource-grants.js';
 import type { Spec } from './spec-types.js';
 import { parseUriTemplate } from './uri-template.js';
@@ -66,15 +66,14 @@ export function lowerResources(spec: Spec, tools: readonly Descriptor[]): Resour
       });
       scopes = [...r.scopes, ...tool.scopes];
     } else if (r.file) {
-      const resolved = resolveResourceFile(spec.file, r.file.value);
-      if (!resolved.ok) throw new Error(`lowering an unchecked resource: ${resolved.reason}`);
+      const bytes = checkedRead(r);
+      if (!bytes) throw new Error(`lowering an unchecked resource file ${r.file.value}`);
       // As the spec names it (relative when the spec path is), like an embedded seed.
       file = join(dirname(spec.file), r.file.value);
       mimeType =
         r.mime?.value ??
         MIME_BY_EXTENSION[extname(r.file.value).toLowerCase()] ??
         'application/octet-stream';
-      const bytes = readResourceFile(resolved.path);
       content = isTextMime(mimeType)
         ? { kind: 'text', text: bytes.toString('utf8') }
         : { kind: 'blob', blob: bytes.toString('base64') };

@@ -16,7 +16,7 @@ import { shapeTreeOf, type ShapeNode } from './shape-path.js';
 
 /**
  * Coverage is an object whose members (truncated, bytes, over_budget, items always;
- * items_omitted, rows, shaped, upstream_bytes when they apply) ENVELOPE_GUIDE names and
+ * items_omitted, rows, shaped, upstream_bytes, withheld when they apply) ENVELOPE_GUIDE names and
  * types once. Typing them here cost 200 bytes per tool, more than a third of the list of a
  * six-tool spec, for checks of values the gateway itself writes; `required` without the
  * typed `properties` is refused by strict JSON Schema compilers (ajv strictRequired).
@@ -91,6 +91,11 @@ export const COVERAGE_SCHEMA: JsonSchema = deepFreeze({
     rows: { type: 'integer', description: 'sql: rows the statement produced, before max-rows.' },
     shaped: { type: 'boolean', description: 'The grant kept only some fields (pick or omit).' },
     upstream_bytes: { type: 'integer', description: 'Size of the result before shaping.' },
+    withheld: {
+      type: 'string',
+      description:
+        'Why the result is null: the upstream sent what the grant cannot shape (not JSON, or cut at the read cap).',
+    },
   },
   required: ['truncated', 'bytes', 'over_budget', 'items'],
 });
@@ -105,7 +110,7 @@ export const ENVELOPE_GUIDE = [
   'coverage.truncated (boolean): the result was cut to fit the size cap (arrays lose their last elements, long strings are shortened); what is kept is valid JSON.',
   'coverage.bytes (integer): size of the complete result. coverage.over_budget (boolean): the envelope is larger than a small context should take.',
   'coverage.items (array): the arrays in the result by JSONPath, each {path, length, kept when cut}; arrays whose paths differ only in indexes are one entry {path:"$[*].tags", count, min, max, total} of their lengths. coverage.items_omitted: entries left out of items.',
-  'coverage.rows (sql): rows the statement produced, before max-rows. coverage.shaped and coverage.upstream_bytes: the grant kept only some fields, and the size before it did.',
+  'coverage.rows (sql): rows the statement produced, before max-rows. coverage.shaped and coverage.upstream_bytes: the grant kept only some fields, and the size before it did; coverage.withheld (string): why the result is null, the upstream having sent what the grant cannot shape.',
   'Arguments: null for an optional argument means it is not given.',
 ].join('\n');
 
@@ -113,8 +118,9 @@ export const ENVELOPE_GUIDE = [
  * The outputSchema of a grant with `pick` / `omit`: the `result` part says which fields
  * the result holds. pick: an object holds only the named fields (`additionalProperties:
  * false`); omit: a named field is absent (`false`). Both apply to the result and, when
- * it is an array, to each element; values the shaper leaves alone (not objects, not
- * arrays where `[]` was written) match, as the keywords only constrain their own kind.
+ * it is an array, to each element; what the shaper returns where the data's shape differs
+ * from a path (scalars left alone, a mismatch dropped by pick, an array shaped element by
+ * element by omit) matches, as the keywords only constrain their own kind.
  * Coverage stays the compact `{type: object}`: ENVELOPE_GUIDE names `shaped` and
  * `upstream_bytes` once for every tool.
  */

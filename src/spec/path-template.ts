@@ -46,6 +46,10 @@ export function parseTemplate(template: string): TemplateResult {
   }
   if (segments.some((s) => s === '.' || s === '..'))
     return { ok: false, reason: 'must not contain "." or ".." segments' };
+  for (const segment of segments) {
+    const why = segment.startsWith('{') ? undefined : segmentProblem(segment);
+    if (why) return { ok: false, reason: `has the segment ${JSON.stringify(segment)}, ${why}` };
+  }
   // A trailing "/" is a real path (`/items/`); an empty segment inside is not.
   if (template.includes('//'))
     return { ok: false, reason: 'must not contain an empty segment ("//")' };
@@ -59,4 +63,34 @@ function literalProblem(literal: string): string | undefined {
     return `contains characters that are not allowed in a URL path: ${JSON.stringify(literal)}`;
   if (/%(?![0-9A-Fa-f]{2})/.test(literal)) return 'contains a "%" that is not a %XX escape';
   return undefined;
+}
+
+/** What a normalising upstream does with such a segment, said once for every refusal. */
+const CONSEQUENCE =
+  'an upstream that normalises the path would serve another path than the one written (under a path prefix, one outside it)';
+
+/**
+ * Why a literal path segment (of a path template, or of the base-url's own path) is one
+ * an upstream may read as another path, or undefined. Under a tenant prefix
+ * (`https://api.example.com/tenants/acme`) a server that decodes `%2e%2e`, drops `;`
+ * parameters (`..;`, as Tomcat and Spring do), decodes `%2F` or `%5C` to a separator,
+ * or decodes twice (`%252e`) would climb out of the prefix the spec means to fix.
+ */
+export function segmentProblem(segment: string): string | undefined {
+  if (segment === '.' || segment === '..') return `a dot segment: ${CONSEQUENCE}`;
+  if (segment.includes('\\')) return `whose "\\" a URL parser reads as "/": ${CONSEQUENCE}`;
+  const escape = /%(2f|5c|25)/i.exec(segment);
+  if (escape) {
+    const [text, hex] = escape;
+    const reads =
+      hex === '25'
+        ? `whose ${text} an upstream that decodes twice reads as "%"`
+        : `whose ${text} an upstream may decode to ${hex!.toLowerCase() === '2f' ? '"/"' : '"\\"'}`;
+    return `${reads}: ${CONSEQUENCE}`;
+  }
+  const decoded = segment.replace(/%2e/gi, '.').replace(/%3b/gi, ';');
+  const name = decoded.split(';')[0];
+  if (name !== '.' && name !== '..') return undefined;
+  const how = /%(2e|3b)/i.test(segment) ? 'once percent-decoded' : 'without its ";" parameters';
+  return `which reads as "${name}" ${how}: ${CONSEQUENCE}`;
 }

@@ -1,9 +1,10 @@
 /**
  * Resource URIs and URI templates (RFC 6570 level 1: `{var}` only), for the checker,
- * lowering and the engine alike. A variable fills one run of characters without `/`,
- * `?` or `#`, so a URI matches a template in one way only; adjacent variables are
- * refused for the same reason.
+ * lowering and the engine alike. Adjacent variables are refused: nothing would say where
+ * one ends. How a URI is matched against the pieces parsed here is uri-match.ts.
  */
+import { MAX_URI_CHARACTERS } from './uri-match.js';
+
 export type UriTemplate =
   | {
       readonly ok: true;
@@ -56,16 +57,14 @@ export function parseUriTemplate(uri: string): UriTemplate {
       return { ok: false, reason: `holds characters a URI cannot: ${JSON.stringify(l)}` };
   if (variables.length > 0 && !SCHEME.test(literals[0]!))
     return { ok: false, reason: 'the scheme cannot be a variable' };
+  // The shortest URI it serves: its literals and one character per variable.
+  const shortest = literals.reduce((n, l) => n + l.length, variables.length);
+  if (shortest > MAX_URI_CHARACTERS)
+    return {
+      ok: false,
+      reason: `is over ${MAX_URI_CHARACTERS} characters (counting one per variable), and a longer URI matches nothing`,
+    };
   return { ok: true, variables, literals };
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-/** The regular expression source a URI of this template matches; groups are the variables. */
-export function templatePattern(literals: readonly string[]): string {
-  return `^${literals.map(escapeRegExp).join('([^/?#]+)')}$`;
 }
 
 /**

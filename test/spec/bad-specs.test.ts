@@ -59,6 +59,66 @@ function expected(list: readonly Expected[]) {
   }));
 }
 
+/**
+ * Literal path segments an upstream may read as another path (security.md, "Path
+ * templates"): under a base-url prefix (`/tenants/acme`), a normalising upstream would
+ * take `%2e%2e` or `..;` as `..` and leave the prefix, or `%2F` as a segment boundary.
+ * [the path or base-url path, the segment blamed, what the message says of it]
+ */
+const READ_AS_ANOTHER_PATH: readonly (readonly [string, string, string])[] = [
+  ['/tenants/%2e%2e/admin', '%2e%2e', 'which reads as ".." once percent-decoded'],
+  ['/a/%2E%2e/b', '%2E%2e', 'which reads as ".." once percent-decoded'],
+  ['/a/.%2e/b', '.%2e', 'which reads as ".." once percent-decoded'],
+  ['/a/%2E./b', '%2E.', 'which reads as ".." once percent-decoded'],
+  ['/a/%2e/b', '%2e', 'which reads as "." once percent-decoded'],
+  ['/a/..;/b', '..;', 'which reads as ".." without its ";" parameters'],
+  ['/a/..;jsessionid=1/b', '..;jsessionid=1', 'which reads as ".." without its ";" parameters'],
+  ['/a/.;x/b', '.;x', 'which reads as "." without its ";" parameters'],
+  ['/a/%2e%2e%3b/b', '%2e%2e%3b', 'which reads as ".." once percent-decoded'],
+  ['/files/a%2Fb', 'a%2Fb', 'whose %2F an upstream may decode to "/"'],
+  ['/files/a%2fb', 'a%2fb', 'whose %2f an upstream may decode to "/"'],
+  ['/files/a%5cb', 'a%5cb', 'whose %5c an upstream may decode to "\\"'],
+  ['/files/a%5C..', 'a%5C..', 'whose %5C an upstream may decode to "\\"'],
+  ['/x/%252e%252e/y', '%252e%252e', 'whose %25 an upstream that decodes twice reads as "%"'],
+];
+
+const PATH_SEGMENT_ROWS: readonly BadSpec[] = READ_AS_ANOTHER_PATH.map(([path, segment, why]) => ({
+  name: `refuses a path template with the literal segment ${segment}`,
+  text: `wrap "t" version="1"\nbase-url "https://api.example.com/tenants/acme"\ncan get thing {\n    path "${path}"\n}\n`,
+  errors: [
+    {
+      code: 'SPEC_PATH_TEMPLATE',
+      line: 4,
+      column: 10,
+      says: `grant get_thing: path ${JSON.stringify(path)} has the segment ${JSON.stringify(segment)}, ${why}`,
+    },
+  ],
+}));
+
+const BASE_URL_SEGMENT_ROWS: readonly BadSpec[] = [
+  ...READ_AS_ANOTHER_PATH.map(
+    ([path, segment, why]) => [`https://api.example.com${path}`, segment, why] as const,
+  ),
+  ['https://api.example.com/tenants/acme/..', '..', 'a dot segment'],
+  ['https://api.example.com/tenants/./acme', '.', 'a dot segment'],
+  [
+    'https://api.example.com/tenants\\acme',
+    'tenants\\acme',
+    'whose "\\" a URL parser reads as "/"',
+  ],
+].map(([url, segment, why]) => ({
+  name: `refuses a base-url whose path has the segment ${segment}`,
+  text: `wrap "t" version="1"\nbase-url ${JSON.stringify(url)}\n`,
+  errors: [
+    {
+      code: 'SPEC_BASE_URL',
+      line: 2,
+      column: 10,
+      says: `base-url: ${JSON.stringify(url)}: its path has the segment ${JSON.stringify(segment)}, ${why}`,
+    },
+  ],
+}));
+
 const BAD: readonly BadSpec[] = [
   // ---- KDL and node shape -------------------------------------------------------------
   {
@@ -592,6 +652,7 @@ const BAD: readonly BadSpec[] = [
       },
     ],
   },
+  ...PATH_SEGMENT_ROWS,
   {
     name: 'refuses a default on a path parameter, which is always required',
     text: kdl`
@@ -936,6 +997,7 @@ const BAD: readonly BadSpec[] = [
       },
     ],
   },
+  ...BASE_URL_SEGMENT_ROWS,
 
   // ---- arg= projections and argument names --------------------------------------------
   {
@@ -1693,6 +1755,18 @@ const BAD: readonly BadSpec[] = [
     ],
   },
   {
+    name: 'refuses a resource URI over 2048 characters, which no read could match',
+    text: `wrap "t" version="1"\nresource "docs://${'x'.repeat(2042)}" text="x"\n`,
+    errors: [
+      {
+        code: 'SPEC_RESOURCE_URI',
+        line: 2,
+        column: 10,
+        says: `resource docs://${'x'.repeat(2042)}: URI is over 2048 characters (counting one per variable), and a longer URI matches nothing`,
+      },
+    ],
+  },
+  {
     name: 'refuses a resource with no content source, and one with two',
     text: kdl`
       wrap "t" version="1"
@@ -2160,6 +2234,16 @@ const BAD: readonly BadSpec[] = [
 
 // Near misses of the rows above that the manual allows: they must load without errors.
 const ALLOWED: readonly { name: string; text: string }[] = [
+  {
+    name: 'allows literal segments that only hold dots, escapes or ";" beside other text',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com/v1.2/a..b/%41pi;v=2"
+      can get report {
+          path "/files/report%2ejson/.../..x/x..;a/items;v=2/%7Euser/{id}"
+      }
+    `,
+  },
   {
     name: 'allows one trailing semicolon after the statement',
     text: kdl`

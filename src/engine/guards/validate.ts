@@ -8,7 +8,8 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Descriptor } from '../../spec/descriptor.js';
-import { engineError, type EngineError, type FieldProblem } from '../error-catalogue.js';
+import type { EngineError, FieldProblem } from '../error-catalogue.js';
+import { invalidArguments, MAX_DETAILS } from '../refusal-text.js';
 
 // ajv-formats is CommonJS; under NodeNext its callable default export arrives wrapped.
 type AddFormats = (ajv: Ajv2020, formats: string[]) => unknown;
@@ -75,12 +76,6 @@ function eachProperty(properties: Record<string, unknown>): Record<string, unkno
   return out;
 }
 
-/**
- * Problems reported per call at most: allErrors on a huge array of wrong items yields
- * one error per item, and a 4 MiB request must not become a 100 MB answer.
- */
-export const MAX_DETAILS = 20;
-
 /** Inputs with more values than this get only their first problem reported. */
 const DETAILED_INPUT_VALUES = 10_000;
 
@@ -104,12 +99,10 @@ export function prepareValidator(fast: Ajv2020, full: Ajv2020, d: Descriptor): V
     thorough ??= compileShared(full, keyOnce(), d.inputSchema);
     if (!hasMoreValuesThan(input, DETAILED_INPUT_VALUES) && !thorough(input))
       errors = thorough.errors ?? errors;
-    const details = errors.slice(0, MAX_DETAILS).map(describeError);
-    const more = errors.length - details.length;
-    return engineError(
-      'INVALID_ARGUMENTS',
-      `invalid arguments for ${d.name}: ${details.map((x) => x.message).join('; ')}${more > 0 ? `; and ${more} more problems` : ''}`,
-      { details },
+    return invalidArguments(
+      `invalid arguments for ${d.name}`,
+      errors.slice(0, MAX_DETAILS).map(describeError),
+      errors.length,
     );
   };
   return Object.assign(validator, {

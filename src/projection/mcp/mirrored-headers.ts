@@ -4,6 +4,8 @@
  * source of truth: a header that is missing or disagrees is rejected (-32020), never
  * preferred. `Mcp-Name` may arrive as `=?base64?<b64 of UTF-8>?=` and is decoded first.
  */
+import { clipped, MAX_QUOTED_URI } from '../../engine/refusal-text.js';
+
 /** Refuses malformed UTF-8 instead of replacing it. */
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 const PREFIX = '=?base64?';
@@ -53,7 +55,7 @@ export function checkMirroredHeaders(
   if (m !== method)
     return {
       ok: false,
-      message: `Mcp-Method header ${JSON.stringify(m)} does not match the body method ${JSON.stringify(method)}`,
+      message: `Mcp-Method header ${quoted(m)} does not match the body method ${quoted(method)}`,
     };
   // Own keys only: a method named `__proto__` or `constructor` must not find Object.prototype.
   const source = Object.hasOwn(NAME_SOURCE, method) ? NAME_SOURCE[method] : undefined;
@@ -64,7 +66,17 @@ export function checkMirroredHeaders(
   if (n !== bodyName)
     return {
       ok: false,
-      message: `Mcp-Name header ${JSON.stringify(n)} does not match params.${source} ${JSON.stringify(bodyName)}`,
+      message: `Mcp-Name header ${quoted(n)} does not match params.${source} ${quoted(bodyName)}`,
     };
   return { ok: true };
+}
+
+/**
+ * A header or body value as the refusal shows it, clipped: it comes before anything is
+ * checked, and params.uri may be megabytes (or an object of 100,000 keys).
+ */
+function quoted(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(clipped(v, MAX_QUOTED_URI));
+  if (v === undefined) return '(absent)';
+  return `(${v === null ? 'null' : Array.isArray(v) ? 'an array' : `a ${typeof v}`})`;
 }

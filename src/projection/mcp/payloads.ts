@@ -130,12 +130,10 @@ export function buildPayloads(gateway: Gateway, filtered: boolean): Payloads {
   // its scopes make it depend on who asks.
   const fixedReads = new Map<ResourceDescriptor, EraBytes>();
   for (const r of spec.resources) {
-    if (r.content.kind === 'tool') continue;
-    const contents = [
-      r.content.kind === 'text'
-        ? { uri: r.uri, mimeType: r.mimeType, text: r.content.text }
-        : { uri: r.uri, mimeType: r.mimeType, blob: r.content.blob },
-    ];
+    // The engine's prepared contents: redacted once, the same on every surface.
+    const served = gateway.resources.fixed(r);
+    if (!served) continue;
+    const contents = [served];
     const scope = filtered && r.scopes.length > 0 ? 'private' : 'public';
     fixedReads.set(r, {
       modern: Buffer.from(JSON.stringify({ contents, ...modernTail(LIST_TTL_MS, scope, meta) })),

@@ -25,12 +25,14 @@ export async function getPrompt(req: RpcRequest, deps: McpDeps, era: Era): Promi
     callContext(req, deps, era),
   );
   if (!got.ok) return engineErrorReply(req, deps, era, got.error);
-  const { prompt, messages, fromGrant } = got;
+  const { prompt, messages, fromGrant, scoped } = got;
   let tail = '';
   if (era === 'modern') {
     // Filled from the arguments alone, a prompt is as cacheable as the lists; one that
-    // embeds a grant's answer is the caller's own, and stale at once.
-    const scope = fromGrant || (deps.payloads.filtered && prompt.scopes.length > 0);
+    // embeds a grant's answer is the caller's own, and stale at once. What this get read
+    // decides, not the prompt's load-time scopes alone: a filled URI may be a fixed
+    // resource with scopes, and what a scope guards is private.
+    const scope = fromGrant || (deps.payloads.filtered && (prompt.scopes.length > 0 || scoped));
     tail = modernTailText(
       fromGrant ? 0 : LIST_TTL_MS,
       scope ? 'private' : 'public',

@@ -5,7 +5,7 @@
  * fills a template; a prompt's name with its own string arguments, none undeclared), the
  * answer, and the catalogue errors it can produce, a template's grant's among them.
  */
-import { templatePattern } from '../../spec/uri-template.js';
+import { MAX_URI_CHARACTERS, templatePattern } from '../../spec/uri-match.js';
 import type {
   CompiledSpec,
   Descriptor,
@@ -75,6 +75,7 @@ function readOperation(view: SurfaceView, spec: CompiledSpec): Json {
     ...view.resources.map((r) => ({ const: r.uri, title: r.name })),
     ...view.templates.map((t) => ({
       type: 'string',
+      // The matcher's own rule, written as a pattern: each value ends at its literal's first place.
       pattern: templatePattern(t.literals),
       title: t.name,
       description: `A URI of the template ${t.uri}.`,
@@ -94,7 +95,9 @@ function readOperation(view: SurfaceView, spec: CompiledSpec): Json {
       properties: {
         uri: {
           type: 'string',
-          description: 'One of the resources, or a URI that fills a template.',
+          description:
+            'One of the resources, or a URI that fills a template. A URI over 2 KiB matches nothing.',
+          maxLength: MAX_URI_CHARACTERS,
           ...(choices.length > 0 && { anyOf: choices }),
         },
       },

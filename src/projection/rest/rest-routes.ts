@@ -43,7 +43,7 @@ export function prepareRestListing(gateway: Gateway): RestListing {
         }),
       ]),
     ));
-  const surfaces = prepareSurfaceListing(gateway.spec);
+  const surfaces = prepareSurfaceListing(gateway.spec, gateway.resources);
   // Which tools, resources and prompts is the engine's answer; the body is built once per
   // view it returns.
   const bodies = new WeakMap<VisibleTools, string>();

@@ -5,6 +5,7 @@
  * Entries carry what a form needs beyond the MCP lists: a template's variables with their
  * types and values, a prompt argument's default, enum and pattern.
  */
+import type { ResourceCatalog } from '../../engine/resources.js';
 import type { VisibleTools } from '../../engine/visibility.js';
 import type { CompiledSpec, PromptDescriptor, ResourceDescriptor } from '../../spec/descriptor.js';
 
@@ -70,7 +71,10 @@ export interface SurfaceListing {
   fixedRead(r: ResourceDescriptor): string | undefined;
 }
 
-export function prepareSurfaceListing(spec: CompiledSpec): SurfaceListing {
+export function prepareSurfaceListing(
+  spec: CompiledSpec,
+  catalog: Pick<ResourceCatalog, 'fixed'>,
+): SurfaceListing {
   const entries = new Map<ResourceDescriptor | PromptDescriptor, string>();
   for (const r of spec.resources) entries.set(r, r.template ? templateEntry(r) : resourceEntry(r));
   for (const p of spec.prompts) entries.set(p, promptEntry(p));
@@ -81,9 +85,9 @@ export function prepareSurfaceListing(spec: CompiledSpec): SurfaceListing {
   const hasPrompts = spec.prompts.length > 0;
   const reads = new Map<ResourceDescriptor, string>();
   for (const r of spec.resources) {
-    if (r.content.kind === 'tool') continue;
-    const content = r.content.kind === 'text' ? { text: r.content.text } : { blob: r.content.blob };
-    reads.set(r, JSON.stringify({ contents: [{ uri: r.uri, mimeType: r.mimeType, ...content }] }));
+    // The engine's prepared contents: redacted once, the same on every surface.
+    const served = catalog.fixed(r);
+    if (served) reads.set(r, JSON.stringify({ contents: [served] }));
   }
   return {
     membersOf: (view) =>

@@ -11,6 +11,7 @@ import { authenticatedCaller, type Refusal } from '../../access/authenticate.js'
 import { challengeOf } from '../../access/challenge.js';
 import { Cancellation, type CallContext } from '../../engine/call-context.js';
 import { engineError } from '../../engine/error-catalogue.js';
+import { clipped, ProblemList } from '../../engine/refusal-text.js';
 import { continueTrace } from '../../engine/trace-context.js';
 import { sendRestError } from './rest-error.js';
 import type { RestRuntime } from './rest-runtime.js';
@@ -52,15 +53,16 @@ function member(body: unknown, name: string, what: 'string' | 'object', optional
 
 /**
  * A member the route does not read is refused, not ignored, as an undeclared tool argument
- * is: a caller who misspells `arguments` learns it instead of getting the defaults.
+ * is: a caller who misspells `arguments` learns it instead of getting the defaults. This
+ * comes before the engine's scope check, so it names the first few and counts the rest.
  */
 function undeclared(body: unknown, route: string, known: readonly string[]) {
-  const extra = Object.keys(body as object).filter((k) => !known.includes(k));
-  if (extra.length === 0) return undefined;
-  return engineError(
-    'INVALID_ARGUMENTS',
-    `POST ${route} takes ${known.map((k) => `"${k}"`).join(' and ')}; the JSON body also has ${extra.map((k) => JSON.stringify(k)).join(', ')}`,
-    { details: extra.map((k) => ({ field: `/${k}`, message: 'is not a member of this request' })) },
+  const problems = new ProblemList();
+  for (const k of Object.keys(body as object))
+    if (!known.includes(k)) problems.add(`/${clipped(k)}`, 'is not a member of this request');
+  return problems.refusal(
+    `POST ${route} takes ${known.map((k) => `"${k}"`).join(' and ')}`,
+    (p) => `${JSON.stringify(p.field.slice(1))} ${p.message}`,
   );
 }
 

@@ -2,13 +2,12 @@
  * HTTP grants on undici: one keep-alive Agent (a pool per origin) for the process,
  * a plan per grant prepared at boot, and per call a straight line: build the target,
  * assert it, send with the spec's headers and credential only, read within the
- * deadline and the byte cap, and hand back JSON or text.
+ * deadline and the byte cap, and hand back JSON or text (response-body.ts).
  */
 import { Agent, errors as undiciErrors } from 'undici';
 import type { HttpBackend } from '../../../spec/descriptor.js';
 import { engineError, type EngineError } from '../../error-catalogue.js';
 import type { Redactor } from '../../redact.js';
-import { MAX_RESULT_DEPTH, nestsDeeperThan } from '../../json-depth.js';
 import type { BackendOutcome, PreparedBackend } from '../backend.js';
 import type { BackendKind, GrantOf, KindContext } from '../backend-kinds.js';
 import type { CallContext, Cancellation } from '../../call-context.js';
@@ -16,6 +15,7 @@ import { buildBody, planBody } from './body.js';
 import { resolveCredential, type Credential } from './credentials.js';
 import { decodeUtf8Prefix } from './utf8-prefix.js';
 import { buildTarget, planUrl, targetEscapes } from './url.js';
+import { interpretBody } from './response-body.js';
 import { classifyFailure, upstreamStatusError } from './upstream-errors.js';
 import { EXCERPT_BYTES, exchange } from './exchange.js';
 import { ADMITTED, ConnectionGate, type GateRefusal } from '../connection-gate.js';
@@ -96,6 +96,7 @@ function prepareHttpGrant(
   });
   const readCap = readCapFor(d.limits.maxBytes);
   const timeoutMs = backend.timeoutMs;
+  const shaped = d.shape !== undefined;
 
   return {
     async call(args: Record<string, unknown>, ctx: CallContext): Promise<BackendOutcome> {
@@ -139,6 +140,8 @@ function prepareHttpGrant(
         case 'failed':
           return { ok: false, error: failure(read.err, read.timedOut, timeoutMs, ctx.cancel) };
         case 'status': {
+          // A shaped grant's error quotes nothing of the body: it may hold omitted fields.
+          if (shaped) return { ok: false, error: upstreamStatusError(read.status) };
           // An excerpt at the cap may end inside a spelling of a secret: cutText.
           const text = decodeUtf8Prefix(read.excerpt);
           const clean =
@@ -154,88 +157,10 @@ function prepareHttpGrant(
             ),
           };
         default: {
-          const out = interpret(read.bytes, read.overflow, read.contentType, readCap, redact);
+          const out = interpretBody(read, readCap, redact, shaped);
           return out.ok ? { ok: true, value: { ...out.value, upstreamStatus: read.status } } : out;
         }
       }
-    },
-  };
-}
-
-function interpret(
-  bytes: Buffer,
-  overflow: boolean,
-  contentType: string | undefined,
-  readCap: number,
-  redact: Redactor,
-): BackendOutcome {
-  const isJson =
-    contentType !== undefined &&
-    /^(application\/([\w.+-]*\+)?json|text\/json)\b/i.test(contentType);
-  if (isJson) {
-    if (overflow) {
-      return {
-        ok: false,
-        error: engineError(
-          'UPSTREAM_BAD_RESPONSE',
-          `upstream JSON is larger than the read cap of ${readCap} bytes; ask for less (a smaller page, fewer fields)`,
-        ),
-      };
-    }
-    if (bytes.length === 0) return { ok: true, value: { result: null } };
-    const raw = bytes.toString('utf8');
-    if (nestsDeeperThan(raw, MAX_RESULT_DEPTH)) {
-      return {
-        ok: false,
-        error: engineError(
-          'UPSTREAM_BAD_RESPONSE',
-          `upstream JSON nests deeper than ${MAX_RESULT_DEPTH} levels`,
-        ),
-      };
-    }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw) as unknown;
-    } catch {
-      // The whole text is redacted before it is cut, so no cut leaves half a secret.
-      const excerpt = redact.text(raw).slice(0, 200);
-      return {
-        ok: false,
-        error: engineError(
-          'UPSTREAM_BAD_RESPONSE',
-          `upstream said ${contentType} but sent invalid JSON: ${JSON.stringify(excerpt)}`,
-        ),
-      };
-    }
-    // Searched in the JSON that leaves (one scan): a string that parsing decoded from
-    // escapes (\/, \u002b) is found as the secret it is now, spanning structure too.
-    let json = JSON.stringify(parsed);
-    if (redact.found(json)) {
-      parsed = redact.value(parsed);
-      json = JSON.stringify(parsed);
-      if (redact.found(json)) {
-        // Only a secret spelled across keys and values is left: nothing of it is sent.
-        return {
-          ok: false,
-          error: engineError(
-            'UPSTREAM_BAD_RESPONSE',
-            'upstream JSON holds a credential of the gateway across its structure; the result is withheld',
-          ),
-        };
-      }
-    }
-    return { ok: true, value: { result: parsed, resultJson: json, receivedBytes: bytes.length } };
-  }
-  if (bytes.length === 0) return { ok: true, value: { result: null } };
-  const text = overflow
-    ? redact.cutText(decodeUtf8Prefix(bytes))
-    : redact.text(bytes.toString('utf8'));
-  return {
-    ok: true,
-    value: {
-      result: text,
-      receivedBytes: bytes.length,
-      ...(overflow && { alreadyTruncated: true }),
     },
   };
 }

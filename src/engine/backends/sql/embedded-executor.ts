@@ -55,7 +55,7 @@ export async function createEmbeddedExecutor(opts: EmbeddedOptions): Promise<Sql
           },
         };
       } catch (err) {
-        return { ok: false, error: sqlError(err, q.timeoutMs) };
+        return { ok: false, error: sqlError(err, q.timeoutMs, q.quietErrors) };
       }
     },
     ready: async () => !closed,

@@ -91,7 +91,7 @@ export function createPgExecutor(opts: PgExecutorOptions): SqlExecutor {
           /timeout exceeded when trying to connect/i.test(err.message)
         )
           return exhausted(opts.checkoutTimeoutMs);
-        return failed(sqlError(err, q.timeoutMs));
+        return failed(sqlError(err, q.timeoutMs, q.quietErrors));
       }
       let discard = false;
       const query = new TxQuery(q);
@@ -110,7 +110,7 @@ export function createPgExecutor(opts: PgExecutorOptions): SqlExecutor {
         } catch {
           discard = true;
         }
-        return failed(sqlError(err, q.timeoutMs));
+        return failed(sqlError(err, q.timeoutMs, q.quietErrors));
       } finally {
         client.release(discard);
       }

@@ -69,6 +69,8 @@ function prepareSqlGrant(
         readOnly,
         timeoutMs,
         maxRows,
+        // pick/omit: an error must not quote a row value the shaping would remove.
+        ...(d.shape && { quietErrors: true }),
       });
       if (!out.ok) return out;
       const { run } = out;

@@ -1,7 +1,9 @@
 /**
  * Database failures as catalogue errors (security.md, "SQL grants"): constraint errors
  * name the SQLSTATE and the constraint, never the row data (pg's `detail` holds it and
- * is dropped); connection failures are 503 so callers retry elsewhere.
+ * is dropped); connection failures are 503 so callers retry elsewhere. A shaped grant's
+ * errors (`quiet`) carry no text of Postgres' message either: a cast error or a raised
+ * exception quotes the value it met, which may be a field the grant's pick/omit removes.
  */
 import { engineError, type EngineError } from '../../error-catalogue.js';
 
@@ -22,7 +24,7 @@ const CONNECTION_CODES = new Set([
   '57P03',
 ]);
 
-export function sqlError(err: unknown, timeoutMs: number): EngineError {
+export function sqlError(err: unknown, timeoutMs: number, quiet = false): EngineError {
   const e = (err ?? {}) as PgError;
   const code = typeof e.code === 'string' ? e.code : '';
   const constraint = e.constraint ? ` (constraint ${e.constraint})` : '';
@@ -48,7 +50,7 @@ export function sqlError(err: unknown, timeoutMs: number): EngineError {
   if (code.startsWith('22'))
     return engineError(
       'SQL_DATA',
-      `the database refused a value: ${e.message ?? 'data exception'}; SQLSTATE ${code}`,
+      `the database refused a value${quiet ? '' : `: ${e.message ?? 'data exception'}`}; SQLSTATE ${code}`,
       { details: { sqlstate: code } },
     );
   if (code === '25006') {
@@ -65,7 +67,7 @@ export function sqlError(err: unknown, timeoutMs: number): EngineError {
   }
   return engineError(
     'SQL_ERROR',
-    `the database refused the statement: ${e.message ?? 'unknown error'}${code ? `; SQLSTATE ${code}` : ''}`,
+    `the database refused the statement${quiet ? '' : `: ${e.message ?? 'unknown error'}`}${code ? `; SQLSTATE ${code}` : ''}`,
     { details: { sqlstate: code || null } },
   );
 }

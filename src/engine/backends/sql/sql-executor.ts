@@ -9,6 +9,8 @@ export interface SqlQuery {
   readonly readOnly: boolean;
   readonly timeoutMs: number;
   readonly maxRows: number;
+  /** A shaped grant's: errors name the SQLSTATE only, never quote Postgres' message. */
+  readonly quietErrors?: boolean;
 }
 
 export interface SqlRun {
