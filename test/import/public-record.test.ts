@@ -80,4 +80,14 @@ describe('import openapi on documents of the public record', () => {
     expect(files).toContain('pageToken "string"');
     expect(files).toContain('key "string"');
   });
+
+  it('describes with the sentence after a repeated summary, and keeps a bound stated only in words', async () => {
+    const r = await draft(DOC('repeated-summary.json'));
+    const grant = grantText(r.text, 'GET /pets/{id} (getPet)');
+    expect(grant).toContain(
+      '    describe "Get a pet. Returns one pet by its id, with its owner."\n',
+    );
+    expect(grant).toMatch(/per_page "integer" describe="[^"]*\(max 100\)"/);
+    expect(grant).not.toContain('max=100');
+  });
 });
