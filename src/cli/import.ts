@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { defineCommand, parseCommand } from './flags.js';
 import { IMPORT_HELP } from './help.js';
 import { readableError } from './output.js';
+import { escapeTerminalControls } from './terminal-text.js';
 
 const IMPORT_COMMAND = defineCommand({
   name: 'import',
@@ -65,10 +66,12 @@ export async function runImport(argv: string[]): Promise<number> {
     });
   } catch (err) {
     if (err instanceof ImportError) {
-      process.stderr.write(`mcp-beaver import: ${err.message}\n`);
+      process.stderr.write(escapeTerminalControls(`mcp-beaver import: ${err.message}\n`));
       return err.exitCode;
     }
-    process.stderr.write(`mcp-beaver import: ${file}: ${readableError(err).split('\n')[0]}\n`);
+    process.stderr.write(
+      escapeTerminalControls(`mcp-beaver import: ${file}: ${readableError(err).split('\n')[0]}\n`),
+    );
     return 1;
   }
   if (values.output !== undefined) {
@@ -76,13 +79,19 @@ export async function runImport(argv: string[]): Promise<number> {
       await writeFile(values.output, result.text);
     } catch (err) {
       process.stderr.write(
-        `mcp-beaver import: cannot write ${values.output}: ${readableError(err)}\n`,
+        escapeTerminalControls(
+          `mcp-beaver import: cannot write ${values.output}: ${readableError(err)}\n`,
+        ),
       );
       return 1;
     }
   } else process.stdout.write(result.text);
-  process.stderr.write(formatSummary(result.summary));
+  // What goes to stderr may quote the document, whose text may hold escape sequences;
+  // the draft itself holds no control character (the writer escapes them, kdl-text.ts).
+  process.stderr.write(escapeTerminalControls(formatSummary(result.summary)));
   if (values.output !== undefined)
-    process.stderr.write(`wrote ${values.output}; next: mcp-beaver check ${values.output}\n`);
+    process.stderr.write(
+      escapeTerminalControls(`wrote ${values.output}; next: mcp-beaver check ${values.output}\n`),
+    );
   return 0;
 }

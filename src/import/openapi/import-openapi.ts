@@ -7,6 +7,7 @@ import { basename } from 'node:path';
 import type { DraftEntry, DraftGrant, DraftSpec } from './draft-types.js';
 import { chooseAuth, chooseBaseUrl, envPrefix, serverName } from './auth-and-server.js';
 import { isObject } from './json.js';
+import { writeKdl, type KdlItem } from './kdl-nodes.js';
 import { ImportError, loadDocument } from './load-document.js';
 import { mapOperation, type MappedOperation } from './map-operation.js';
 import { SchemaMapper } from './map-schema.js';
@@ -16,7 +17,8 @@ import {
   type NamedOperation,
   type ToolNaming,
 } from './name-tools.js';
-import { renderKdl } from './render-kdl.js';
+import { readBackProblem } from './read-back.js';
+import { draftItems } from './render-kdl.js';
 import {
   documentTags,
   selectOperations,
@@ -140,7 +142,24 @@ export async function importOpenApi(file: string, options: ImportOptions): Promi
     ],
     entries,
   };
-  return { text: renderKdl(draft), summary };
+  return { text: verifiedText(draftItems(draft), file), summary };
+}
+
+/**
+ * The draft's text, once a KDL reader finds in it exactly the nodes the importer meant
+ * to write; else an ImportError, so the command writes nothing.
+ */
+export function verifiedText(
+  items: readonly KdlItem[],
+  file: string,
+  text: string = writeKdl(items),
+): string {
+  const problem = readBackProblem(items, text);
+  if (problem)
+    throw new ImportError(
+      `${file}: the draft does not read back as the importer wrote it, so nothing was written (${problem})`,
+    );
+  return text;
 }
 
 /** `import openapi <doc> --list-tags`: each tag with its operation count ("" = untagged). */

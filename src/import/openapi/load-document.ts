@@ -1,14 +1,22 @@
 /**
  * Reads an OpenAPI 3.0/3.1 or Swagger 2.0 document (JSON or YAML) into one object with
  * only internal `$ref`s, converted to OpenAPI 3. External (relative-file) references are
- * bundled by @readme/openapi-parser and 2.0 documents converted by swagger2openapi; a
+ * bundled by @readme/openapi-parser, every file read by ref-files.ts (which refuses
+ * URLs and anything outside the document's folder), and 2.0 documents converted by
+ * swagger2openapi without its resolver; a
  * self-contained document skips the bundler (it would only copy it, at ~10x the time of
  * JSON.parse on GitHub's 13 MB description). Internal `$ref`s stay: the mapper resolves
  * them itself, which is where it detects cycles.
  */
-import { readFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { isObject, type JsonObject } from './json.js';
+import {
+  MAX_DOCUMENT_BYTES,
+  readRefFile,
+  readRegularFile,
+  refRoot,
+  RefusedFile,
+} from './ref-files.js';
 
 /** A document that cannot be imported: one line for the terminal, and the exit code. */
 export class ImportError extends Error {
@@ -29,8 +37,9 @@ export interface LoadedDocument {
 export async function loadDocument(file: string): Promise<LoadedDocument> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = (await readRegularFile(file, MAX_DOCUMENT_BYTES)).toString('utf8');
   } catch (err) {
+    if (err instanceof RefusedFile) throw new ImportError(`${file}: ${err.message}`);
     const code = (err as { code?: string }).code;
     if (code === 'ENOENT') throw new ImportError(`${file}: no such file`);
     if (code === 'EISDIR') throw new ImportError(`${file}: is a directory, not a document`);
@@ -96,19 +105,40 @@ function hasExternalRef(node: unknown): boolean {
   return false;
 }
 
+/**
+ * The bundler with our reader in place of its resolvers: ours runs first for every
+ * reference (its canRead says yes to all), and the http resolver it always configures
+ * is told it can read nothing, so a refusal of ours is never retried by it.
+ */
 async function bundle(file: string): Promise<JsonObject> {
   const { bundle: bundleDocument } = await import('@readme/openapi-parser');
   const base = dirname(resolve(file));
   const shown = (p: string): string => relative(base, p) || p;
+  const root = await refRoot(file);
+  let refused: string | undefined;
+  const reader = {
+    order: 1,
+    canRead: () => true,
+    read: async (f: { url: string; reference?: string }) => {
+      try {
+        return await readRefFile(f.url, root);
+      } catch (err) {
+        if (err instanceof RefusedFile)
+          refused ??= `${file}: the $ref ${JSON.stringify(f.reference ?? f.url)} ${err.message}`;
+        else if ((err as { code?: string }).code === 'ENOENT')
+          refused ??= `${file}: a $ref points to ${shown(decodeURI(f.url))}, which does not exist`;
+        throw err;
+      }
+    },
+  };
+  const options = {
+    resolve: { external: true, file: reader, http: { canRead: () => false } },
+  } as unknown as Parameters<typeof bundleDocument>[1];
   try {
-    return (await bundleDocument(resolve(file))) as unknown as JsonObject;
+    return (await bundleDocument(resolve(file), options)) as unknown as JsonObject;
   } catch (err) {
+    if (refused) throw new ImportError(refused);
     const message = (err as Error).message ?? String(err);
-    const opening = /^Error opening file (.+?): /.exec(message);
-    if (opening)
-      throw new ImportError(
-        `${file}: a $ref points to ${shown(opening[1]!)}, which does not exist`,
-      );
     const parsing = /^Error parsing (.+?): /.exec(message);
     if (parsing)
       throw new ImportError(`${file}: the $ref'd file ${shown(parsing[1]!)} is not JSON or YAML`);

@@ -5,12 +5,19 @@
  * call, a path our templates cannot hold, a body only as multipart) is skipped whole.
  */
 import { headerProblem } from '../../spec/headers.js';
+import { RESERVED_NAME } from '../../spec/parse-field.js';
 import { parseTemplate } from '../../spec/path-template.js';
 import type { HttpMethod } from '../../spec/verbs.js';
 import type { DraftBlock, DraftField, DraftSet } from './draft-types.js';
 import { isObject, type JsonObject } from './json.js';
 import type { SchemaMapper } from './map-schema.js';
-import { fieldName, uniqueName } from './name-fields.js';
+import {
+  fieldName,
+  refusedSegment,
+  REFUSED_SEGMENTS,
+  reservedNote,
+  uniqueName,
+} from './name-fields.js';
 import { asHttpMethod } from './name-tools.js';
 import type { Operation } from './select-operations.js';
 import { fieldDescription, operationDescription } from './text.js';
@@ -83,6 +90,12 @@ export function mapOperation(
     renamed.set(name, arg);
     return `{${arg}}`;
   });
+  const refused = refusedSegment(path);
+  if (refused !== undefined)
+    return skip(
+      `its path has a segment the gateway refuses (${REFUSED_SEGMENTS})`,
+      `path ${JSON.stringify(o.path)} has a segment the gateway refuses (${REFUSED_SEGMENTS}): ${JSON.stringify(refused)}`,
+    );
   const template = parseTemplate(path);
   if (!template.ok)
     return skip(
@@ -146,6 +159,10 @@ export function mapOperation(
     }
     if (p.in !== 'query') {
       notes.push(`parameter ${p.name} left out: "in: ${String(p.in)}" is not a place we know`);
+      continue;
+    }
+    if (p.name === RESERVED_NAME) {
+      queryNotes.push(`query parameter ${p.name} left out: ${reservedNote(p.name)}`);
       continue;
     }
     if (p.name === credential.queryParam) {

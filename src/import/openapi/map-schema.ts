@@ -12,7 +12,8 @@ import type { FieldSpec, FieldType, Format } from '../../spec/spec-types.js';
 import { FORMATS } from '../../spec/spec-types.js';
 import type { DraftField, Scalar } from './draft-types.js';
 import { isObject, resolvePointer, type JsonObject } from './json.js';
-import { fieldName, uniqueName } from './name-fields.js';
+import { fieldName, reservedNote, uniqueName } from './name-fields.js';
+import { RESERVED_NAME } from '../../spec/parse-field.js';
 import { fieldDescription } from './text.js';
 
 /** Objects are typed down to this depth (a block's own fields are depth 1). */
@@ -221,8 +222,13 @@ export class SchemaMapper {
   ): Mapped {
     const c = constraints(s, type);
     if ('reason' in c) return { ok: false, reason: c.reason };
-    let field: DraftField = { ...base, type, ...c.props, ...(describe && { describe }) };
-    field = withEnum(field, s.enum, type);
+    const withValues = withEnum(
+      { ...base, type, ...c.props, ...(describe && { describe }) },
+      s.enum,
+      type,
+    );
+    if (!withValues.ok) return withValues;
+    let field = withValues.field;
     if (input.place !== 'path' && !input.required) field = withDefault(field, s.default);
     return { ok: true, field };
   }
@@ -280,7 +286,7 @@ export class SchemaMapper {
         ...bounds,
         ...(describe && { describe }),
       };
-      return { ok: true, field: withEnum(field, it.enum, itemType as ScalarType) };
+      return withEnum(field, it.enum, itemType as ScalarType);
     }
     if (itemType === 'object' && input.place === 'body') {
       const obj = this.within(items.origins, () => this.object(base, it, describe, input));
@@ -347,6 +353,10 @@ export class SchemaMapper {
     for (const [key, prop] of Object.entries(isObject(s.properties) ? s.properties : {})) {
       const r = this.deref(prop);
       if (r.s?.readOnly === true || (isObject(prop) && prop.readOnly === true)) continue;
+      if (key === RESERVED_NAME) {
+        notes.push(`field ${JSON.stringify(key)} left out: ${reservedNote(key)}`);
+        continue;
+      }
       const name = uniqueName(fieldName(key), taken);
       const mapped = this.field({
         name,
@@ -524,12 +534,27 @@ function fitsType(v: unknown, type: ScalarType): v is Scalar {
   return typeof v === 'number' && Number.isFinite(v);
 }
 
-/** The enum values that fit the field; a list with a value that breaks a bound is dropped. */
-function withEnum(field: DraftField, values: unknown, type: ScalarType): DraftField {
-  if (!Array.isArray(values)) return field;
-  const fit = [...new Set(values.filter((v): v is Scalar => fitsType(v, type)))];
-  if (fit.length === 0 || fit.some((v) => misfit(field, v, true))) return field;
-  return { ...field, enum: fit };
+/**
+ * The enum values that fit the field's type and bounds, with a note naming those that do
+ * not (never the whole list dropped: the field would take more than the document
+ * allows). When none fits, the field takes nothing the document allows: it is left out.
+ */
+function withEnum(field: DraftField, values: unknown, type: ScalarType): Mapped {
+  if (!Array.isArray(values)) return { ok: true, field };
+  const typed = [...new Set(values.filter((v): v is Scalar => fitsType(v, type)))];
+  const fit = typed.filter((v) => !misfit(field, v, true));
+  const dropped = typed.filter((v) => !fit.includes(v));
+  const list = (vs: readonly Scalar[]): string => vs.map((v) => JSON.stringify(v)).join(', ');
+  if (fit.length === 0)
+    return typed.length === 0
+      ? { ok: true, field }
+      : { ok: false, reason: `none of its enum values (${list(typed)}) fits its bounds` };
+  if (dropped.length === 0) return { ok: true, field: { ...field, enum: fit } };
+  const note =
+    dropped.length === 1
+      ? `enum value ${list(dropped)} dropped: it breaks the field's bounds`
+      : `enum values ${list(dropped)} dropped: they break the field's bounds`;
+  return { ok: true, field: { ...field, enum: fit, notes: [...(field.notes ?? []), note] } };
 }
 
 function withDefault(field: DraftField, value: unknown): DraftField {

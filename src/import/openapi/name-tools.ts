@@ -53,11 +53,20 @@ function isParam(segment: string): boolean {
   return /^\{[^{}]+\}$/.test(segment);
 }
 
-/** Whether a verb's hints are at least as cautious as the method's (never "read-only" for a write). */
+/**
+ * Whether a verb's hints are at least as cautious as the method's: never "read-only" for
+ * a write, never "not destructive" for a destructive method, and never "idempotent" for
+ * a method that is not (a POST drafted as `delete`, a PATCH as `set`: a client that
+ * trusts idempotentHint retries them).
+ */
 function cautious(verbMethod: HttpMethod, method: HttpMethod): boolean {
   const v = behaviourOf(verbMethod);
   const m = behaviourOf(method);
-  return (!v.readOnly || m.readOnly) && (v.destructive || !m.destructive);
+  return (
+    (!v.readOnly || m.readOnly) &&
+    (v.destructive || !m.destructive) &&
+    (!v.idempotent || m.idempotent)
+  );
 }
 
 function opIdWords(operationId: string | undefined): { all: string[]; last: string[] } {

@@ -26,12 +26,12 @@ export function headline(s: ImportSummary): string {
 export function formatSummary(s: ImportSummary): string {
   const lines = [headline(s)];
   const reasons = [...s.skipped].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  for (const [reason, n] of reasons) lines.push(`  ${String(n).padStart(4)}  ${reason}`);
+  for (const [reason, n] of reasons) lines.push(`  ${String(n).padStart(4)}  ${oneLine(reason)}`);
   if (s.leftOut > 0)
     lines.push(`${s.leftOut} parameters or fields left out of their grants (see the // comments)`);
   if (s.renames.length > 0) {
     lines.push(`${s.renames.length} tool names collided and were made unique:`);
-    for (const r of s.renames) lines.push(`  ${r.from} → ${r.to}  (${r.source})`);
+    for (const r of s.renames) lines.push(`  ${r.from} → ${r.to}  (${oneLine(r.source)})`);
   }
   if (s.writesLeftOut > 0)
     lines.push(
@@ -40,4 +40,9 @@ export function formatSummary(s: ImportSummary): string {
   if (s.selected === 0)
     lines.push('no operation was selected: check --include, --exclude and --tag');
   return `${lines.join('\n')}\n`;
+}
+
+/** A document's text on one summary line: a line feed in it would start a line of its own. */
+function oneLine(text: string): string {
+  return text.replace(/\n/g, '\\n');
 }
