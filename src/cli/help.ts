@@ -272,7 +272,7 @@ Example:
 
 export const DEMO_HELP = `Usage: mcp-beaver demo [--http 127.0.0.1:8080]
 
-Starts a small helpdesk REST API and an embedded Postgres (PGlite) on this machine,
+Starts a small helpdesk REST API and an embedded Postgres on this machine,
 then serves specs/demo.mcp.kdl against them: ticket tools over HTTP, order tools
 over SQL, a support handbook and ticket resources, and a triage prompt. Nothing
 leaves 127.0.0.1; no API key or database server is needed.

@@ -1,7 +1,7 @@
 /**
- * `database embedded seed="file.sql"`: the in-process Postgres (PGlite) serves the same
- * kind of grants as a real server. The seed path is relative to the spec file, not to
- * the working directory. PGlite takes a few seconds to start, so one gateway serves all.
+ * `database embedded seed="file.sql"`: the embedded Postgres (a real server, run as a
+ * child process) serves the same kind of grants as a server of your own. The seed path
+ * is relative to the spec file, not to the working directory.
  */
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

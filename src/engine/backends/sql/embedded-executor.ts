@@ -1,68 +1,66 @@
 /**
- * `database embedded seed="file.sql"`: an in-process Postgres (PGlite, WASM) for the
- * demo and for trying specs without a server. One connection, so calls queue; it
- * accepts `statement_timeout` but does not enforce it (measured), so a slow
- * statement is not cut short here as it is on a real server.
+ * `database embedded seed="file.sql"`: a throwaway Postgres for the demo and for trying
+ * specs without a server. It is a real Postgres (embedded-server.ts starts it as a child
+ * process on a temporary data directory), so grants run exactly as on a server, through
+ * the same pool executor: statement timeouts, READ ONLY, errors and types alike. The
+ * data lives as long as the gateway: the folder is removed when it stops.
  */
+import type { Logger } from 'pino';
+import pg from 'pg';
 import { readFile } from 'node:fs/promises';
 import { StartupError } from '../../startup-error.js';
-import { TEXT_PARSERS } from './pg-values.js';
-import { sqlError } from './sql-errors.js';
-import type { SqlExecutor, SqlOutcome, SqlQuery } from './sql-executor.js';
+import { startEmbeddedServer } from './embedded-server.js';
+import { createPgExecutor } from './pg-executor.js';
+import type { SqlExecutor } from './sql-executor.js';
 
 export interface EmbeddedOptions {
   readonly seedFile?: string;
+  readonly pool: number;
+  readonly checkoutTimeoutMs: number;
+  readonly log?: Pick<Logger, 'warn'>;
 }
 
 export async function createEmbeddedExecutor(opts: EmbeddedOptions): Promise<SqlExecutor> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const db = await PGlite.create({ parsers: TEXT_PARSERS });
+  // Read before anything starts, so a missing file costs no server start.
+  let seed: string | undefined;
   if (opts.seedFile) {
-    let seed: string;
     try {
       seed = await readFile(opts.seedFile, 'utf8');
     } catch (err) {
-      await db.close();
       throw new StartupError(
         `cannot read the embedded database seed ${opts.seedFile}: ${(err as Error).message}`,
       );
     }
+  }
+  // The pool, the seeding connection and a spare for a readiness probe.
+  const server = await startEmbeddedServer({ maxConnections: opts.pool + 2 });
+  if (seed !== undefined) {
+    const client = new pg.Client({ connectionString: server.url });
     try {
-      await db.exec(seed);
+      await client.connect();
+      await client.query(seed);
     } catch (err) {
-      await db.close();
+      await server.stop();
       throw new StartupError(
         `the embedded database seed ${opts.seedFile} failed: ${(err as Error).message}`,
       );
+    } finally {
+      await client.end().catch(() => {});
     }
   }
-  let closed = false;
+  const executor = createPgExecutor({
+    connectionString: server.url,
+    pool: opts.pool,
+    checkoutTimeoutMs: opts.checkoutTimeoutMs,
+    ...(opts.log && { log: opts.log }),
+  });
   return {
-    async run(q: SqlQuery): Promise<SqlOutcome> {
-      try {
-        const result = await db.transaction(async (tx) => {
-          if (q.readOnly) await tx.exec('SET TRANSACTION READ ONLY');
-          return tx.query<Record<string, unknown>>(q.text, q.values as unknown[]);
-        });
-        const total = result.rows.length;
-        return {
-          ok: true,
-          run: {
-            rows: total > q.maxRows ? result.rows.slice(0, q.maxRows) : result.rows,
-            total,
-            rowCount: result.affectedRows ?? null,
-            returnsRows: result.fields.length > 0,
-          },
-        };
-      } catch (err) {
-        return { ok: false, error: sqlError(err, q.timeoutMs, q.quietErrors) };
-      }
-    },
-    ready: async () => !closed,
-    secrets: () => [],
+    run: (q) => executor.run(q),
+    ready: async () => server.running() && executor.ready(),
+    secrets: () => executor.secrets(),
     async close() {
-      closed = true;
-      await db.close();
+      await executor.close();
+      await server.stop();
     },
   };
 }

@@ -96,9 +96,6 @@ const CUSTOM: Record<number, (text: string) => unknown> = {
   [OID.BYTEA]: bytea,
 };
 
-/** The same conversions for PGlite, which takes text parsers by type oid. */
-export const TEXT_PARSERS: Readonly<Record<number, (text: string) => unknown>> = CUSTOM;
-
 const splitArray = pg.types.getTypeParser(
   TEXT_ARRAY as Parameters<typeof pg.types.getTypeParser>[0],
   'text',

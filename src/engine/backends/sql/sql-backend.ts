@@ -36,6 +36,9 @@ export async function createSqlKind({
     const { createEmbeddedExecutor } = await import('./embedded-executor.js');
     executor = await createEmbeddedExecutor({
       ...(db.seed !== undefined && { seedFile: db.seed }),
+      pool: db.pool,
+      checkoutTimeoutMs: db.checkoutTimeoutMs,
+      ...(log && { log }),
     });
   }
   return {

@@ -1,4 +1,4 @@
-/** What a sql grant needs from a database, whichever runs it (a pg pool, or embedded PGlite). */
+/** What a sql grant needs from a database, whichever runs it (a pg pool, on a server or the embedded one). */
 import type { EngineError } from '../../error-catalogue.js';
 
 export interface SqlQuery {

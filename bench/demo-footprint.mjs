@@ -1,0 +1,166 @@
+// The demo's footprint (issue 26): `mcp-beaver demo` from process start until its MCP URL
+// answers tools/list and a sql tool call succeeds, and the RSS of its whole process tree
+// (the gateway and every child it started, e.g. a Postgres server) once ready. Beside
+// it, in the same run and taking turns (A B A B), the floor: an HTTP-only `serve` of the
+// same spec without its `database` line and sql grants, to its first tools/list answer.
+// Figures are median (min–max) over the reps, and each subject's ratio to the floor is
+// taken within the same rep.
+//
+//   node bench/demo-footprint.mjs [--reps N] [--subject "label=command …"]…
+//
+// A --subject is a command line that takes `--http 127.0.0.1:<port>` after it, e.g.
+// `pglite=node /path/to/other/checkout/bin/mcp-beaver.js demo` for a before/after run.
+// Without one, the subject is this checkout's `node bin/mcp-beaver.js demo`.
+import { readFileSync, readdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { modernRequest } from './lib/mcp-requests.mjs';
+import { freePort, launch, sleep, stop, waitAnswer } from './lib/processes.mjs';
+import { f0, f1, f2, range, stats } from './lib/stats.mjs';
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+const { values: opts } = parseArgs({
+  options: {
+    reps: { type: 'string', default: '5' },
+    subject: { type: 'string', multiple: true },
+  },
+});
+const REPS = Number(opts.reps);
+const BIN = join(ROOT, 'bin', 'mcp-beaver.js');
+const subjects = (opts.subject ?? [`embedded=node ${BIN} demo`]).map((s) => {
+  const eq = s.indexOf('=');
+  return {
+    name: s.slice(0, eq),
+    argv: s
+      .slice(eq + 1)
+      .split(' ')
+      .filter(Boolean),
+  };
+});
+
+/** Every pid in the tree under `pid` (itself included), from /proc's parent links. */
+function tree(pid) {
+  const parent = new Map();
+  for (const e of readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      parent.set(Number(e), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) for (const [p, pp] of parent) if (pp === out[i]) out.push(p);
+  return out;
+}
+
+/**
+ * Over the tree: the sum of VmRSS (shared pages counted in each process, as the brief's
+ * "sum over children" asks), the sum of Pss (shared pages split, as smem shows), in MB,
+ * and the CPU time used so far in ms (own and waited-for children's, so a finished
+ * initdb counts too).
+ */
+function treeFigures(pid) {
+  let rssKb = 0;
+  let pssKb = 0;
+  let ticks = 0;
+  const pids = tree(pid);
+  for (const p of pids) {
+    try {
+      rssKb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
+      pssKb += Number(
+        /^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))?.[1] ?? 0,
+      );
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  // USER_HZ is 100 on Linux.
+  return { rssMb: rssKb / 1024, pssMb: pssKb / 1024, cpuMs: ticks * 10, processes: pids.length };
+}
+
+const work = mkdtempSync(join(tmpdir(), 'mcpb-footprint-'));
+// The floor: the demo spec's HTTP half, served by `serve` (no database at all).
+const demoSpec = readFileSync(join(ROOT, 'specs', 'demo.mcp.kdl'), 'utf8');
+const httpOnly = join(work, 'http-only.mcp.kdl');
+// Its HTTP grants are the ones before the first sql grant; resources and prompt follow.
+writeFileSync(
+  httpOnly,
+  demoSpec.slice(0, demoSpec.indexOf('can list customers')).replace(/^database .*$/m, ''),
+);
+
+async function once(argv, { sql }) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const t0 = performance.now();
+  const child = launch([...argv, '--http', `127.0.0.1:${port}`], {
+    env: { DEMO_API_TOKEN: 'bench-token' },
+  });
+  try {
+    await waitAnswer(modernRequest(url, 'tools/list'), t0, child, {
+      expect: /"tools":\[/,
+      timeoutMs: 180_000,
+    });
+    if (sql)
+      await waitAnswer(
+        modernRequest(
+          url,
+          'tools/call',
+          { name: 'list_customers', arguments: {} },
+          'list_customers',
+        ),
+        t0,
+        child,
+        { expect: /"isError":false/, timeoutMs: 180_000 },
+      );
+    const readyMs = performance.now() - t0;
+    const { cpuMs } = treeFigures(child.pid);
+    await sleep(1000);
+    return { readyMs, ...treeFigures(child.pid), cpuMs };
+  } finally {
+    await stop(child);
+  }
+}
+
+const floor = {
+  name: 'floor: HTTP-only serve',
+  argv: ['node', BIN, 'serve', httpOnly, '--no-watch', '--base-url', 'http://127.0.0.1:9/api'],
+  sql: false,
+};
+const all = [floor, ...subjects.map((s) => ({ ...s, sql: true }))];
+const runs = new Map(all.map((s) => [s.name, []]));
+try {
+  for (let rep = 0; rep < REPS; rep++)
+    for (const s of all) {
+      const r = await once(s.argv, s);
+      runs.get(s.name).push(r);
+      process.stderr.write(
+        `[footprint] rep ${rep + 1} ${s.name}: ready ${r.readyMs.toFixed(0)} ms (CPU ${r.cpuMs} ms), RSS ${r.rssMb.toFixed(1)} MB, PSS ${r.pssMb.toFixed(1)} MB (${r.processes} processes)\n`,
+      );
+    }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+const fr = runs.get(floor.name);
+const lines = [
+  `Demo footprint, ${REPS} reps, Node ${process.version}: median (min–max); ratios to the floor within each rep.`,
+  '',
+  '| subject | ready ms | CPU to ready ms | tree RSS MB | tree PSS MB | processes | ready ÷ floor | CPU ÷ floor | RSS ÷ floor |',
+  '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+  ...all.map((s) => {
+    const rs = runs.get(s.name);
+    const col = (k, f) => range(stats(rs.map((r) => r[k])), f);
+    const ratio = (k) =>
+      s === floor ? 'floor' : range(stats(rs.map((r, i) => r[k] / fr[i][k])), f2);
+    return `| ${s.name} | ${col('readyMs', f0)} | ${col('cpuMs', f0)} | ${col('rssMb', f1)} | ${col('pssMb', f1)} | ${stats(rs.map((r) => r.processes)).median} | ${ratio('readyMs')} | ${ratio('cpuMs')} | ${ratio('rssMb')} |`;
+  }),
+];
+process.stdout.write(`${lines.join('\n')}\n`);
