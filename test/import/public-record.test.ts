@@ -90,4 +90,12 @@ describe('import openapi on documents of the public record', () => {
     expect(grant).toMatch(/per_page "integer" describe="[^"]*\(max 100\)"/);
     expect(grant).not.toContain('max=100');
   });
+
+  it('takes a $ref inside an example or an x- value as a value, in the document and in a file it refers to', async () => {
+    const one = await draft(DOC('ref-in-example.json'));
+    expect(toolNames(one.text)).toEqual(['get_schema']);
+    const files = await draft(DOC('ref-in-example-files/openapi.json'));
+    expect(checkErrors(files.text)).toEqual([]);
+    expect(files.text).toContain('        limit "integer" max=50\n');
+  });
 });

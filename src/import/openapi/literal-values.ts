@@ -23,10 +23,10 @@ export function dropLiteralRefs<T>(node: T): T {
     for (const [key, value] of Object.entries(n)) {
       if (typeof value !== 'object' || value === null) continue;
       if ((LITERAL_KEYS.has(key) || key.startsWith('x-')) && holdsRef(value)) {
-        delete n[key];
+        Reflect.deleteProperty(n, key);
       } else if (key === 'examples' && Array.isArray(value)) {
         // A schema's `examples` (JSON Schema): a list of values.
-        if (holdsRef(value)) delete n[key];
+        if (holdsRef(value)) Reflect.deleteProperty(n, key);
       } else if (key === 'examples' && isObject(value)) {
         // A media type's or components' `examples`: Example Objects, each a `$ref` of its
         // own (kept: that is a reference) or a `value` (data).
