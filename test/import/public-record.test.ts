@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { MAX_GRANT_FIELDS } from '../../src/import/openapi/map-schema.js';
 import { checkErrors, draft, grantText, toolNames } from './draft-helpers.js';
 
 const DOC = (name: string) => join(import.meta.dirname, 'fixtures', 'public-record', name);
@@ -97,5 +98,22 @@ describe('import openapi on documents of the public record', () => {
     const files = await draft(DOC('ref-in-example-files/openapi.json'));
     expect(checkErrors(files.text)).toEqual([]);
     expect(files.text).toContain('        limit "integer" max=50\n');
+  });
+
+  it('bounds what one grant expands shared schemas into, so a draft grows with its operations', async () => {
+    // Three bodies of one schema 12 wide and 3 deep: 1,728 leaves each when expanded.
+    const r = await draft(DOC('wide-shared-schemas.json'), { writes: true });
+    expect(checkErrors(r.text)).toEqual([]);
+    expect(r.summary.imported).toBe(3);
+    for (const n of [0, 1, 2]) {
+      const grant = grantText(r.text, `POST /things${n} (createThing${n})`);
+      const typed = grant.match(/^\s+\w+ "(string|object)"/gm) ?? [];
+      expect(typed.length, `createThing${n}`).toBeLessThanOrEqual(MAX_GRANT_FIELDS);
+      expect(grant).toContain(
+        "// passed through as raw: the grant's budget of 120 typed fields is spent",
+      );
+    }
+    // Before the budget: 238 kB from a 3.6 kB document.
+    expect(r.text.length).toBeLessThan(25_000);
   });
 });

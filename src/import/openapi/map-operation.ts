@@ -55,6 +55,7 @@ export function mapOperation(
   mapper: SchemaMapper,
   credential: CredentialPlaces,
 ): OperationResult {
+  mapper.beginGrant();
   const method = asHttpMethod(o.method);
   if (!method) return skip(`method ${o.method}: grants call GET, POST, PUT, PATCH or DELETE`);
   const params = mergedParameters(o, mapper);
