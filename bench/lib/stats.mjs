@@ -12,3 +12,10 @@ export const f1 = (x) => (x === undefined ? '–' : x.toFixed(1));
 export const f2 = (x) => (x === undefined ? '–' : x.toFixed(2));
 /** "median (min–max)" with `f` for each number. */
 export const range = (s, f) => (s ? `${f(s.median)} (${f(s.min)}–${f(s.max)})` : '–');
+
+/** The p-th percentile (nearest rank) of the finite numbers in `xs`; undefined when none. */
+export function percentile(xs, p) {
+  const s = xs.filter((x) => typeof x === 'number' && Number.isFinite(x)).sort((a, b) => a - b);
+  if (s.length === 0) return undefined;
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}

@@ -344,11 +344,13 @@ Options:
   --exclude PATTERN    Leave out matching operations; wins over --include and --tag.
   --writes             Draft POST, PUT, PATCH and DELETE operations too
   --base-url URL       The upstream URL (default: the document's first server)
+  --list-tags          Print the document's tags with their operation counts; no draft
   -h, --help           Show this help
 
 Exit codes: 0 the draft was written; 1 the document cannot be imported (no such
-file, not JSON or YAML, not OpenAPI, a $ref to a file that does not exist), said in
-one line; 2 the command line is wrong.
+file, not JSON or YAML, not OpenAPI, a $ref to a file that does not exist) or the
+filters select no operation (the document's tags are named), said in one line;
+2 the command line is wrong.
 
 Next steps:
   mcp-beaver check draft.mcp.kdl           every draft passes; read the // comments

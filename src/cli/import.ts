@@ -15,6 +15,7 @@ const IMPORT_COMMAND = defineCommand({
     tag: { type: 'string', multiple: true },
     writes: { type: 'boolean' },
     'base-url': { type: 'string' },
+    'list-tags': { type: 'boolean' },
   },
 });
 
@@ -39,8 +40,20 @@ export async function runImport(argv: string[]): Promise<number> {
     return 2;
   }
   // The importer (and its parser packages) loads only for this command.
-  const { importOpenApi } = await import('../import/openapi/import-openapi.js');
+  const { importOpenApi, listTags } = await import('../import/openapi/import-openapi.js');
   const { ImportError } = await import('../import/openapi/load-document.js');
+  if (values['list-tags']) {
+    try {
+      const tags = await listTags(file);
+      const width = Math.max(0, ...tags.map(([, n]) => String(n).length));
+      for (const [tag, n] of tags)
+        process.stdout.write(`${String(n).padStart(width)}  ${tag === '' ? '(untagged)' : tag}\n`);
+      return 0;
+    } catch (err) {
+      process.stderr.write(`mcp-beaver import: ${readableError(err).split('\n')[0]}\n`);
+      return err instanceof ImportError ? err.exitCode : 1;
+    }
+  }
   const { formatSummary } = await import('../import/openapi/summary.js');
   let result;
   try {

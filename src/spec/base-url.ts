@@ -31,7 +31,12 @@ export function normalizeBaseUrl(
  */
 function pathProblem(text: string): string | undefined {
   const path = text.replace(/^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/\\?#]*/, '');
-  for (const segment of path.split('/').slice(1)) {
+  const segments = path.split('/').slice(1);
+  for (const [i, segment] of segments.entries()) {
+    // `https://api.example//host`: an importer's protocol-relative server pasted after a
+    // placeholder host; an empty segment is no prefix an upstream is known to keep.
+    if (segment === '' && i < segments.length - 1)
+      return 'its path has an empty segment (`//`): write each segment once';
     const why = segmentProblem(segment);
     if (why) return `its path has the segment ${JSON.stringify(segment)}, ${why}`;
   }

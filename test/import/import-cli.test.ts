@@ -54,7 +54,9 @@ describe('mcp-beaver import openapi', () => {
       expect(b.code).toBe(0);
       expect(a.stdout).toBe(readFileSync(out, 'utf8'));
       expect(a.stdout).toContain('can get store-order {');
-      expect(a.stdout).toContain('can list user-login {');
+      expect(a.stdout).toContain(
+        '// GET /user/login (loginUser)\n// skipped: its query parameter password',
+      );
       expect(a.stdout).not.toContain('can get pet {');
     },
   );
@@ -102,6 +104,41 @@ describe('mcp-beaver import openapi', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
       `mcp-beaver import: ${broken}: a $ref points to parameters/missing.yaml, which does not exist\n`,
+    );
+  }, 60_000);
+
+  it("exits 1 naming the document's tags when --tag or --include selects nothing", async () => {
+    const none = await runCli(['import', 'openapi', SHOP, '--tag', 'nosuchtag']);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toMatch(
+      /^mcp-beaver import: no operation matches the filters; the document's tags: "[^"]+" \(\d+\)/,
+    );
+    expect(none.stderr).toContain('(--list-tags lists them all)');
+    expect(none.stderr.trimEnd()).not.toContain('\n');
+    const writesOnly = await draft(SHOP, { include: ['POST *'] }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(writesOnly).toBeInstanceOf(ImportError);
+    expect((writesOnly as ImportError).message).toMatch(/all of them writes: add --writes/);
+  }, 60_000);
+
+  it("lists the document's tags with their operation counts under --list-tags", async () => {
+    const file = join(EXAMPLES, '3.0', 'yaml', 'petstore.yaml');
+    const r = await runCli(['import', 'openapi', file, '--list-tags']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const rows = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/));
+    expect(rows).toEqual(
+      [
+        ['8', 'pet'],
+        ['4', 'store'],
+        ['8', 'user'],
+      ].sort((a, b) => Number(b[0]) - Number(a[0]) || (a[1]! < b[1]! ? -1 : 1)),
     );
   }, 60_000);
 

@@ -67,7 +67,7 @@ describe("importing GitHub's REST description", () => {
     expect(g.split('\n').slice(0, 10)).toEqual([
       '// GET /repos/{owner}/{repo}/issues (issues/list-for-repo)',
       'can list repo-issues {',
-      '    describe "List repository issues."',
+      '    describe "List repository issues. Only open issues will be listed."',
       '    path "/repos/{owner}/{repo}/issues" {',
       '        owner "string" describe="The account owner of the repository."',
       '        repo "string" describe="The name of the repository without the `.git` extension."',

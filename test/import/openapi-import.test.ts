@@ -75,7 +75,7 @@ describe('importing the shop fixture (YAML, relative-file $refs, a $ref cycle)',
       [
         '// GET /orders (listOrders)',
         'can list orders {',
-        '    describe "List orders. List orders, newest first."',
+        '    describe "List orders, newest first."',
         '    // header parameter X-Request-Id left out: callers do not set headers (a fixed value goes in `header` or `set { header }`)',
         '    // cookie parameter session left out: grants do not send cookies',
         '    path "/orders"',
@@ -221,7 +221,9 @@ describe('selecting operations', () => {
   });
 
   it('drafts write operations only with --writes, even when --include names them', async () => {
-    expect(await names({ include: ['POST *'] })).toEqual([]);
+    await expect(names({ include: ['POST *'] })).rejects.toThrow(
+      /all of them writes: add --writes/,
+    );
     expect(await names({ include: ['POST *'], writes: true })).toEqual([
       'create_order',
       'create_category',
@@ -434,16 +436,19 @@ describe('the examples of @readme/oas-examples', () => {
     expect(imported / selected).toBeGreaterThanOrEqual(0.9);
   });
 
-  it('makes grants of every read of each Petstore, and of all its writes but the upload and the array bodies', () => {
+  it('makes grants of every read of each Petstore but the login, and of all its writes but the upload and the array bodies', () => {
+    const login =
+      'it asks the caller for a password, secret, token or API key, which an agent should never hold';
     expect(petstores.length).toBeGreaterThanOrEqual(7);
     for (const file of petstores) {
       const r = reads.get(file)!.summary;
-      expect(r.imported, file).toBe(r.selected);
+      expect(r.imported + (r.skipped.get(login) ?? 0), file).toBe(r.selected);
     }
     for (const v of ['2.0', '3.0', '3.1']) {
       const w = writes.get(join(EXAMPLES, v, 'json', 'petstore.json'))!.summary;
-      expect([w.imported, w.selected], v).toEqual([17, 20]);
+      expect([w.imported, w.selected], v).toEqual([16, 20]);
       expect([...w.skipped].sort(), v).toEqual([
+        [login, 1],
         ['its request body is a JSON array, not an object of named fields', 2],
         [
           `its request body is only ${v === '3.1' ? 'application/octet-stream' : 'multipart/form-data'}`,

@@ -1129,6 +1129,36 @@ const BAD: readonly BadSpec[] = [
       },
     ],
   },
+  {
+    name: 'refuses a base-url whose path starts with // or holds an empty segment',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://example.invalid//api.example.com/v2"
+    `,
+    errors: [
+      {
+        code: 'SPEC_BASE_URL',
+        line: 2,
+        column: 10,
+        says: 'its path has an empty segment (`//`): write each segment once',
+      },
+    ],
+  },
+  {
+    name: 'refuses a base-url with an empty segment inside its path',
+    text: kdl`
+      wrap "t" version="1"
+      base-url "https://api.example.com/v1//items/"
+    `,
+    errors: [
+      {
+        code: 'SPEC_BASE_URL',
+        line: 2,
+        column: 10,
+        says: '"https://api.example.com/v1//items/": its path has an empty segment (`//`)',
+      },
+    ],
+  },
   ...BASE_URL_SEGMENT_ROWS,
 
   // ---- arg= projections and argument names --------------------------------------------

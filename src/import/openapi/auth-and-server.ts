@@ -156,14 +156,23 @@ export function chooseBaseUrl(doc: JsonObject, override: string | undefined): Ba
     missing ||= v;
     return all;
   });
+  // `//host/base` is what a Swagger 2.0 `host` without `schemes` becomes: the host is
+  // the document's own word, the scheme is not, and https is the safe guess.
+  const schemeless = text.startsWith('//') && !text.startsWith('///');
   let url: URL | undefined;
   try {
-    url = new URL(text);
+    url = new URL(schemeless ? `https:${text}` : text);
   } catch {
     url = undefined;
   }
   if (missing || !url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    const pathOnly = text.startsWith('/') ? text.replace(/\/+$/, '').replace(/[?#].*$/, '') : '';
+    const pathOnly =
+      text.startsWith('/') && !schemeless
+        ? text
+            .replace(/[?#].*$/, '')
+            .replace(/\/{2,}/g, '/')
+            .replace(/\/+$/, '')
+        : '';
     return {
       url: `${placeholder}${pathOnly}`,
       notes: [
@@ -172,8 +181,13 @@ export function chooseBaseUrl(doc: JsonObject, override: string | undefined): Ba
     };
   }
   const notes: string[] = [];
+  if (schemeless)
+    notes.push(
+      `The first server, ${JSON.stringify(String(first.url))}, names no scheme: https is assumed.`,
+    );
   if (url.search || url.hash) notes.push(`The server URL's query or fragment is left out.`);
   if (url.username || url.password)
     notes.push('The server URL carried credentials; they belong in auth.');
-  return { url: `${url.origin}${url.pathname.replace(/\/+$/, '')}`, notes };
+  const path = url.pathname.replace(/\/{2,}/g, '/').replace(/\/+$/, '');
+  return { url: `${url.origin}${path}`, notes };
 }

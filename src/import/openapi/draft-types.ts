@@ -51,8 +51,17 @@ export interface DraftGrant {
   readonly pathNotes: readonly string[];
   readonly query: DraftBlock;
   readonly body?: DraftBlock & { readonly encoding: 'json' | 'form' };
+  /** Values every call sends, no argument of the caller's: `set { query; header }`. */
+  readonly set?: DraftSet;
   /** `//` lines at grant level (header and cookie parameters, deprecation). */
   readonly notes: readonly string[];
+}
+
+export interface DraftSet {
+  /** A fixed `?key=value` written in the document's path key. */
+  readonly query: readonly (readonly [name: string, value: string])[];
+  /** A required header that allows one value (`X-Amz-Target`). */
+  readonly header: readonly (readonly [name: string, value: string])[];
 }
 
 /** One selected operation that could not become a grant, and why. */

@@ -19,7 +19,12 @@ import {
 } from './name-tools.js';
 import { readBackProblem } from './read-back.js';
 import { draftItems } from './render-kdl.js';
-import { selectOperations, type Operation, type Selection } from './select-operations.js';
+import {
+  documentTags,
+  selectOperations,
+  type Operation,
+  type Selection,
+} from './select-operations.js';
 import { headline, type ImportSummary } from './summary.js';
 import { firstSentences } from './text.js';
 
@@ -44,6 +49,7 @@ export async function importOpenApi(file: string, options: ImportOptions): Promi
       : '0.0.0';
   const prefix = envPrefix(title);
   const { operations, writesLeftOut } = selectOperations(doc, options);
+  refuseEmptySelection(doc, options, operations.length, writesLeftOut);
   const authChoice = chooseAuth(doc, operations, prefix);
   const credential = {
     ...(authChoice.auth?.kind === 'query' && { queryParam: authChoice.auth.param }),
@@ -99,6 +105,7 @@ export async function importOpenApi(file: string, options: ImportOptions): Promi
       pathNotes: mapped.pathNotes,
       query: mapped.query,
       ...(mapped.body && { body: mapped.body }),
+      ...(mapped.set && { set: mapped.set }),
       notes: mapped.notes,
     };
     leftOut += countLeftOut(grant);
@@ -153,6 +160,37 @@ export function verifiedText(
       `${file}: the draft does not read back as the importer wrote it, so nothing was written (${problem})`,
     );
   return text;
+}
+
+/** `import openapi <doc> --list-tags`: each tag with its operation count ("" = untagged). */
+export async function listTags(file: string): Promise<[string, number][]> {
+  return documentTags((await loadDocument(file)).doc);
+}
+
+/**
+ * A filter that selects nothing is a mistake in the command line, not an empty API: a
+ * draft with no grant written with exit 0 would hide it. Without filters an empty
+ * selection is the document's own (an API of writes only), and the draft says so.
+ */
+function refuseEmptySelection(
+  doc: Record<string, unknown>,
+  sel: Selection,
+  selected: number,
+  writesLeftOut: number,
+): void {
+  const filtered = sel.tags.length > 0 || sel.include.length > 0 || sel.exclude.length > 0;
+  if (!filtered || selected > 0) return;
+  if (writesLeftOut > 0)
+    throw new ImportError(
+      `the filters select ${writesLeftOut} operation${writesLeftOut === 1 ? '' : 's'}, all of them writes: add --writes to draft them`,
+    );
+  const tags = documentTags(doc)
+    .filter(([t]) => t !== '')
+    .slice(0, 20)
+    .map(([t, n]) => `${JSON.stringify(t)} (${n})`);
+  throw new ImportError(
+    `no operation matches the filters; ${tags.length > 0 ? `the document's tags: ${tags.join(', ')}` : 'the document has no tags'} (--list-tags lists them all)`,
+  );
 }
 
 function countOperations(doc: Record<string, unknown>): number {

@@ -10,6 +10,7 @@
  */
 import { dirname, relative, resolve } from 'node:path';
 import { isObject, type JsonObject } from './json.js';
+import { dropLiteralRefs } from './literal-values.js';
 import {
   MAX_DOCUMENT_BYTES,
   readRefFile,
@@ -48,6 +49,7 @@ export async function loadDocument(file: string): Promise<LoadedDocument> {
   const parsed = await parseText(text, file);
   const sourceVersion = openApiVersion(parsed, file);
   let doc = parsed as JsonObject;
+  dropLiteralRefs(doc);
   if (hasExternalRef(doc)) doc = await bundle(file);
   if (sourceVersion.startsWith('2.')) doc = await convertSwagger2(doc, file);
   return { doc, sourceVersion };
@@ -121,7 +123,10 @@ async function bundle(file: string): Promise<JsonObject> {
     canRead: () => true,
     read: async (f: { url: string; reference?: string }) => {
       try {
-        return await readRefFile(f.url, root);
+        // The file's literal values lose their `$ref`s as the document's did; JSON text
+        // is what both of the bundler's parsers read.
+        const bytes = await readRefFile(f.url, root);
+        return JSON.stringify(dropLiteralRefs(await parseText(bytes.toString('utf8'), f.url)));
       } catch (err) {
         if (err instanceof RefusedFile)
           refused ??= `${file}: the $ref ${JSON.stringify(f.reference ?? f.url)} ${err.message}`;

@@ -4,10 +4,11 @@
  * field left out. An operation that cannot be expressed at all (a method grants do not
  * call, a path our templates cannot hold, a body only as multipart) is skipped whole.
  */
+import { headerProblem } from '../../spec/headers.js';
 import { RESERVED_NAME } from '../../spec/parse-field.js';
 import { parseTemplate } from '../../spec/path-template.js';
 import type { HttpMethod } from '../../spec/verbs.js';
-import type { DraftBlock, DraftField } from './draft-types.js';
+import type { DraftBlock, DraftField, DraftSet } from './draft-types.js';
 import { isObject, type JsonObject } from './json.js';
 import type { SchemaMapper } from './map-schema.js';
 import {
@@ -29,6 +30,7 @@ export interface MappedOperation {
   readonly pathNotes: string[];
   readonly query: DraftBlock;
   readonly body?: DraftBlock & { readonly encoding: 'json' | 'form' };
+  readonly set?: DraftSet;
   readonly notes: string[];
 }
 
@@ -53,17 +55,37 @@ export function mapOperation(
   mapper: SchemaMapper,
   credential: CredentialPlaces,
 ): OperationResult {
+  mapper.beginGrant();
   const method = asHttpMethod(o.method);
   if (!method) return skip(`method ${o.method}: grants call GET, POST, PUT, PATCH or DELETE`);
   const params = mergedParameters(o, mapper);
   const notes: string[] = [...params.notes];
+  // A read that asks the caller for a secret (a login or token exchange drafted as a
+  // "read-only" tool) would have the agent hold a password: leave the operation out. An
+  // optional one (`access_token` beside the document's own auth) is left out alone.
+  const asksSecret = params.list.find(
+    (p) => p.required === true && p.in !== 'cookie' && isSecretName(p.name),
+  );
+  if (asksSecret && (o.method === 'GET' || o.method === 'HEAD'))
+    return skip(
+      'it asks the caller for a password, secret, token or API key, which an agent should never hold',
+      `its ${String(asksSecret.in)} parameter ${asksSecret.name} is a password, secret, token or API key, which an agent should never hold`,
+    );
   if (o.op.deprecated === true) notes.unshift('deprecated upstream');
   const taken = new Set<string>();
 
   // Path: each {param} renamed to an argument name; the segment it fills is the same.
   const renamed = new Map<string, string>();
   // A `#fragment` in a path key is a document's way to list one URL twice; it is never sent.
-  const path = o.path.replace(/#.*$/, '').replace(/\{([^{}]*)\}/g, (_all, name: string) => {
+  // A `?key=value` in it is a fixed query every call sends (one path per RPC action).
+  const [pathKey = '', fixedQueryText] = o.path.replace(/#.*$/s, '').split(/\?(.*)/s);
+  const fixedQuery = fixedQueryText === undefined ? [] : fixedQueryOf(fixedQueryText);
+  if (fixedQuery === undefined)
+    return skip(
+      'the fixed query in its path key is not key=value pairs',
+      `the fixed query in ${JSON.stringify(o.path)} is not key=value pairs`,
+    );
+  const path = pathKey.replace(/\{([^{}]*)\}/g, (_all, name: string) => {
     const arg = uniqueName(fieldName(name), taken);
     taken.add(arg);
     renamed.set(name, arg);
@@ -86,7 +108,8 @@ export function mapOperation(
   for (const p of params.list.filter((p) => p.in === 'path')) {
     const arg = renamed.get(p.name);
     if (arg === undefined) continue; // declared but not in the template: nothing to fill
-    if (!isObject(p.schema))
+    const schema = parameterSchema(p);
+    if (!isObject(schema))
       return skip('a path parameter has no schema', `path parameter ${p.name} has no schema`);
     // A grant sends a path array comma-joined (style simple); label and matrix add prefixes.
     if (p.schema.type === 'array' && p.style !== undefined && p.style !== 'simple')
@@ -97,7 +120,7 @@ export function mapOperation(
     const m = mapper.field({
       name: arg,
       upstream: arg,
-      schema: p.schema,
+      schema,
       required: false,
       ...describeOf(p),
       place: 'path',
@@ -120,9 +143,16 @@ export function mapOperation(
 
   const query: DraftField[] = [];
   const queryNotes: string[] = [];
+  const setHeaders: [string, string][] = [];
+  const fixedNames = new Set(fixedQuery.map(([k]) => k));
   for (const p of params.list) {
     if (p.in === 'path') continue;
     if (p.in === 'header') {
+      const only = p.required === true ? singleValue(p, mapper) : undefined;
+      if (only !== undefined && headerProblem(p.name, only, credential.header) === undefined) {
+        setHeaders.push([p.name, only]);
+        continue;
+      }
       const why =
         credential.header !== undefined && p.name.toLowerCase() === credential.header.toLowerCase()
           ? 'auth sends it'
@@ -144,6 +174,16 @@ export function mapOperation(
     }
     if (p.name === credential.queryParam) {
       queryNotes.push(`query parameter ${p.name} left out: auth sends it`);
+      continue;
+    }
+    if (fixedNames.has(p.name)) {
+      queryNotes.push(`query parameter ${p.name} left out: the path key fixes its value`);
+      continue;
+    }
+    if (isSecretName(p.name)) {
+      queryNotes.push(
+        `query parameter ${p.name} left out: a credential, which an agent should never hold (auth sends the upstream's)`,
+      );
       continue;
     }
     const why = queryStyleProblem(p, mapper);
@@ -169,7 +209,7 @@ export function mapOperation(
     query.push(m.field);
   }
 
-  const body = mapBody(o, mapper, taken);
+  const body = mapBody(o, mapper, taken, notes);
   if (body && 'reason' in body) return skip(body.category, body.reason);
 
   return {
@@ -182,9 +222,67 @@ export function mapOperation(
       pathNotes,
       query: { fields: query, notes: queryNotes },
       ...(body && { body }),
+      ...((fixedQuery.length > 0 || setHeaders.length > 0) && {
+        set: { query: fixedQuery, header: setHeaders },
+      }),
       notes,
     },
   };
+}
+
+/**
+ * Parameter names that mean a credential, compared without case and separators. Only
+ * whole names: `pageToken` and `key` (an object key, a sort key) are not secrets.
+ */
+const SECRET_NAMES = new Set([
+  'password',
+  'passwd',
+  'secret',
+  'clientsecret',
+  'apisecret',
+  'token',
+  'accesstoken',
+  'refreshtoken',
+  'idtoken',
+  'authtoken',
+  'oauthtoken',
+  'sessiontoken',
+  'apitoken',
+  'apikey',
+  'privatekey',
+]);
+
+function isSecretName(name: string): boolean {
+  return SECRET_NAMES.has(name.toLowerCase().replace(/[^a-z]/g, ''));
+}
+
+/** `a=1&b` → [["a","1"],["b",""]]; undefined when a key is empty or not decodable. */
+function fixedQueryOf(text: string): [string, string][] | undefined {
+  const pairs: [string, string][] = [];
+  for (const part of text.split('&')) {
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    try {
+      const key = decodeURIComponent(eq < 0 ? part : part.slice(0, eq));
+      const value = eq < 0 ? '' : decodeURIComponent(part.slice(eq + 1));
+      if (key === '') return undefined;
+      pairs.push([key, value]);
+    } catch {
+      return undefined;
+    }
+  }
+  return pairs;
+}
+
+/** The one string a parameter may take (`enum: [x]` or `const: x`), if it has only one. */
+function singleValue(p: Parameter, mapper: SchemaMapper): string | undefined {
+  const flat = mapper.flatten(p.schema);
+  if (flat.kind !== 'schema') return undefined;
+  const { s } = flat;
+  if (typeof s.const === 'string') return s.const;
+  return Array.isArray(s.enum) && s.enum.length === 1 && typeof s.enum[0] === 'string'
+    ? s.enum[0]
+    : undefined;
 }
 
 interface Parameter {
@@ -239,10 +337,27 @@ function queryStyleProblem(p: Parameter, mapper: SchemaMapper): string | undefin
   return undefined;
 }
 
+/**
+ * A path parameter's schema: its own, else the schema of its one `content` entry (a
+ * parameter may be described either way; a path segment is text whichever it is).
+ */
+function parameterSchema(p: Parameter): unknown {
+  if (p.schema !== undefined || !isObject(p.content)) return p.schema;
+  const media = Object.values(p.content)[0];
+  return isObject(media) ? media.schema : undefined;
+}
+
+/**
+ * The request body as a block of fields, the reason the operation cannot be drafted, or
+ * undefined for no body. A body that carries nothing to declare (no schema, or an object
+ * with no named fields) is not sent when the operation reads or the body is optional:
+ * the grant then says so in `notes`.
+ */
 function mapBody(
   o: Operation,
   mapper: SchemaMapper,
   taken: Set<string>,
+  grantNotes: string[],
 ): (DraftBlock & { encoding: 'json' | 'form' }) | { reason: string; category: string } | undefined {
   const rb = mapper.deref(o.op.requestBody);
   if (rb.dangling)
@@ -253,7 +368,10 @@ function mapBody(
   const content = rb.s && isObject(rb.s.content) ? rb.s.content : undefined;
   if (!content || Object.keys(content).length === 0) return undefined;
   const types = Object.keys(content);
-  const json = types.find((t) => /^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(t));
+  const json =
+    types.find((t) => /^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(t)) ??
+    // `*/*` with an object schema: JSON is what such a document means by it.
+    types.find((t) => /^(\*|application)\/\*\s*(;|$)/.test(t) && hasProperties(content[t], mapper));
   const form = types.find((t) => t.toLowerCase().startsWith(FORM));
   const chosen = json ?? form;
   if (!chosen) {
@@ -262,6 +380,13 @@ function mapBody(
   }
   const media = content[chosen];
   const schema = isObject(media) ? media.schema : undefined;
+  const optional = rb.s?.required !== true || o.method === 'GET' || o.method === 'HEAD';
+  if (optional && (schema === undefined || !hasProperties(media, mapper))) {
+    grantNotes.push(
+      `request body not sent: it ${schema === undefined ? 'has no schema' : 'declares no fields'} and the operation ${o.method === 'GET' || o.method === 'HEAD' ? 'reads' : 'does not require it'}`,
+    );
+    return undefined;
+  }
   const notes: string[] = [];
   const picked = objectSchema(schema, mapper, notes);
   if ('reason' in picked)
@@ -281,6 +406,16 @@ function mapBody(
     return { ...f, name, as: f.as ?? f.name };
   });
   return { encoding: chosen === json ? 'json' : 'form', fields, notes: [...notes, ...block.notes] };
+}
+
+/** Whether a media type's schema is an object with named fields to declare. */
+function hasProperties(media: unknown, mapper: SchemaMapper): boolean {
+  if (!isObject(media) || media.schema === undefined) return false;
+  const flat = mapper.flatten(media.schema);
+  if (flat.kind === 'schema')
+    return isObject(flat.s.properties) && Object.keys(flat.s.properties).length > 0;
+  // oneOf/anyOf of shapes: objectSchema picks the first object one, or says why not.
+  return flat.kind === 'raw';
 }
 
 /** The body's object schema; of `oneOf` object shapes, the first (with a note). */

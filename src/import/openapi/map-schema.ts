@@ -19,6 +19,14 @@ import { fieldDescription } from './text.js';
 /** Objects are typed down to this depth (a block's own fields are depth 1). */
 export const MAX_OBJECT_DEPTH = 3;
 
+/**
+ * Typed fields one grant may expand into. Shared schemas are expanded in place for every
+ * field that refers to them, so wide ones nested three deep multiply (a 4 KB document
+ * drafted 3.2 MB); past the budget a nested object is `raw`, and a draft grows about
+ * linearly with its operations. GitHub's widest request body takes 60 (POST /applications/{client_id}/token/scoped).
+ */
+export const MAX_GRANT_FIELDS = 120;
+
 export type Place = 'path' | 'query' | 'body';
 export type Mapped = { ok: true; field: DraftField } | { ok: false; reason: string };
 
@@ -43,8 +51,15 @@ export interface FieldInput {
 
 export class SchemaMapper {
   private readonly stack = new Set<object>();
+  /** Typed fields the current grant has left before nested objects become `raw`. */
+  private fieldsLeft = MAX_GRANT_FIELDS;
 
   constructor(private readonly root: JsonObject) {}
+
+  /** Starts a grant's field budget (MAX_GRANT_FIELDS). */
+  beginGrant(): void {
+    this.fieldsLeft = MAX_GRANT_FIELDS;
+  }
 
   /** Follows `$ref`s; a target already being expanded is a cycle. */
   deref(schema: unknown): { s?: JsonObject; cycle?: boolean; dangling?: string } {
@@ -354,6 +369,8 @@ export class SchemaMapper {
     if (!isObject(s.properties) || Object.keys(s.properties).length === 0)
       return raw('a free-form object');
     if (input.depth > MAX_OBJECT_DEPTH) return raw(`nested deeper than ${MAX_OBJECT_DEPTH} levels`);
+    if (this.fieldsLeft < Object.keys(s.properties).length)
+      return raw(`the grant's budget of ${MAX_GRANT_FIELDS} typed fields is spent`);
     const block = this.properties(s, input.depth + 1);
     if (block.fields.length === 0) return raw('none of its fields can be typed');
     return {
@@ -400,6 +417,7 @@ export class SchemaMapper {
       if (mapped.ok) {
         taken.add(name);
         fields.push(mapped.field);
+        this.fieldsLeft -= 1;
       } else notes.push(`field ${JSON.stringify(key)} left out: ${mapped.reason}`);
     }
     return { fields, notes };
@@ -506,6 +524,11 @@ function constraints(s: JsonObject, type: ScalarType): { props: Props } | { reas
       if (min !== undefined) min = Math.ceil(min);
       if (max !== undefined) max = Math.floor(max);
     }
+    // A bound no double holds exactly (int64's 2^63-1, even 2^53) is beyond every value
+    // the gateway takes for a number (±2^53-1): as a bound it says nothing, and the
+    // spec language refuses to write it.
+    if (min !== undefined && Number.isInteger(min) && !Number.isSafeInteger(min)) min = undefined;
+    if (max !== undefined && Number.isInteger(max) && !Number.isSafeInteger(max)) max = undefined;
     if (min !== undefined && max !== undefined && min > max) min = max = undefined;
     if (min !== undefined) props.min = min;
     if (max !== undefined) props.max = max;

@@ -82,7 +82,13 @@ function opIdWords(operationId: string | undefined): { all: string[]; last: stri
 }
 
 export function nameOperation(op: NamedOperation): ToolNaming {
-  const segments = op.path.split('/').filter(Boolean);
+  // A path key may carry a fixed query or a fragment (`/#X-Amz-Target=Svc.AcceptHandshake`,
+  // one path per RPC): that text names the wire format, not the resource, so the name
+  // comes from the path before it and the operationId.
+  const segments = op.path
+    .replace(/[?#].*$/s, '')
+    .split('/')
+    .filter(Boolean);
   const ids = opIdWords(op.operationId);
   let verb: string | undefined;
   let method: HttpMethod | undefined;

@@ -77,6 +77,27 @@ function grantItems(g: DraftGrant): KdlItem[] {
     children.push(
       ...block('body', g.body.encoding === 'form' ? [['encoding', 'form']] : [], g.body),
     );
+  if (g.set && g.set.query.length + g.set.header.length > 0)
+    children.push(
+      node(
+        'set',
+        [],
+        [
+          ...g.set.query.map(([k, v]) =>
+            node('query', [
+              [null, text(k)],
+              [null, text(v)],
+            ]),
+          ),
+          ...g.set.header.map(([k, v]) =>
+            node('header', [
+              [null, text(k)],
+              [null, text(v)],
+            ]),
+          ),
+        ],
+      ),
+    );
   return [
     comment(g.source),
     node(

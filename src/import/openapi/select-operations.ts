@@ -32,11 +32,21 @@ export interface Selected {
   readonly writesLeftOut: number;
 }
 
-export function selectOperations(doc: JsonObject, sel: Selection): Selected {
-  const include = sel.include.map(glob);
-  const exclude = sel.exclude.map(glob);
-  const operations: Operation[] = [];
-  let writesLeftOut = 0;
+/** Each tag of the document with how many operations carry it, most used first. */
+export function documentTags(doc: JsonObject): [tag: string, operations: number][] {
+  const counts = new Map<string, number>();
+  forEachOperation(doc, (_method, _path, op) => {
+    const tags = Array.isArray(op.tags) ? op.tags.filter((t) => typeof t === 'string') : [];
+    for (const t of new Set(tags)) counts.set(t, (counts.get(t) ?? 0) + 1);
+    if (tags.length === 0) counts.set('', (counts.get('') ?? 0) + 1);
+  });
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+}
+
+function forEachOperation(
+  doc: JsonObject,
+  visit: (method: string, path: string, op: JsonObject, item: JsonObject) => void,
+): void {
   const paths = isObject(doc.paths) ? doc.paths : {};
   for (const [path, rawItem] of Object.entries(paths)) {
     const item =
@@ -46,30 +56,38 @@ export function selectOperations(doc: JsonObject, sel: Selection): Selected {
     if (!isObject(item)) continue;
     for (const m of METHODS) {
       const op = item[m];
-      if (!isObject(op)) continue;
-      const method = m.toUpperCase();
-      const id = typeof op.operationId === 'string' ? op.operationId : undefined;
-      const tags = Array.isArray(op.tags) ? op.tags.filter((t) => typeof t === 'string') : [];
-      const keys = [`${method} ${path}`, path, ...(id ? [id] : [])];
-      const matches = (res: RegExp[]): boolean => res.some((re) => keys.some((k) => re.test(k)));
-      const chosen =
-        (include.length === 0 && sel.tags.length === 0) ||
-        matches(include) ||
-        tags.some((t) => sel.tags.includes(t));
-      if (!chosen || matches(exclude)) continue;
-      if (!sel.writes && !READS.has(method)) {
-        writesLeftOut += 1;
-        continue;
-      }
-      operations.push({
-        method,
-        path,
-        op,
-        pathParams: Array.isArray(item.parameters) ? item.parameters : [],
-        source: `${method} ${path}${id ? ` (${id})` : ''}`,
-      });
+      if (isObject(op)) visit(m.toUpperCase(), path, op, item);
     }
   }
+}
+
+export function selectOperations(doc: JsonObject, sel: Selection): Selected {
+  const include = sel.include.map(glob);
+  const exclude = sel.exclude.map(glob);
+  const operations: Operation[] = [];
+  let writesLeftOut = 0;
+  forEachOperation(doc, (method, path, op, item) => {
+    const id = typeof op.operationId === 'string' ? op.operationId : undefined;
+    const tags = Array.isArray(op.tags) ? op.tags.filter((t) => typeof t === 'string') : [];
+    const keys = [`${method} ${path}`, path, ...(id ? [id] : [])];
+    const matches = (res: RegExp[]): boolean => res.some((re) => keys.some((k) => re.test(k)));
+    const chosen =
+      (include.length === 0 && sel.tags.length === 0) ||
+      matches(include) ||
+      tags.some((t) => sel.tags.includes(t));
+    if (!chosen || matches(exclude)) return;
+    if (!sel.writes && !READS.has(method)) {
+      writesLeftOut += 1;
+      return;
+    }
+    operations.push({
+      method,
+      path,
+      op,
+      pathParams: Array.isArray(item.parameters) ? item.parameters : [],
+      source: `${method} ${path}${id ? ` (${id})` : ''}`,
+    });
+  });
   return { operations, writesLeftOut };
 }
 

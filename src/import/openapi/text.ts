@@ -54,17 +54,42 @@ export function operationDescription(
     const text = firstSentences(d, 2, 300);
     return text === '' ? fallback : asSentence(text);
   }
-  const extra = firstSentences(d, 1, 200);
+  // A description often opens by repeating the summary: then its next sentence is the
+  // one that adds something, and one that only extends the summary replaces it.
+  const sentences = firstSentences(d, 2, 400).split(/(?<=[.!?])\s+(?=[A-Z0-9`"'(])/);
+  let extra = sentences[0] ?? '';
+  if (extra !== '' && sameWords(extra, s)) extra = sentences[1] ?? '';
+  else if (extends_(extra, s)) return asSentence(firstSentences(extra, 1, 300));
+  extra = extra === '' ? '' : firstSentences(extra, 1, 200);
   if (extra === '' || sameWords(extra, s)) return asSentence(s);
   return `${asSentence(s)} ${asSentence(extra)}`;
 }
 
-/** A field's `describe=`: one sentence. */
+/** Whether `text` starts with the words of `summary` ("List pets" / "List pets of a store."). */
+function extends_(text: string, summary: string): boolean {
+  const words = (t: string): string =>
+    t
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, ' ')
+      .trim();
+  const head = words(summary);
+  return head !== '' && words(text).startsWith(`${head} `);
+}
+
+/** A bound stated only in words ("(max 100)", "Maximum 50."): kept when the cut drops it. */
+const STATED_BOUND = /\((?:max(?:imum)?|min(?:imum)?|up to|at most|at least)\.?:? [^()]{1,40}\)/i;
+
+/**
+ * A field's `describe=`: one sentence. A bound the document states only in its words is
+ * kept in them (it is not made a `max`: prose is not a schema, but the agent should read it).
+ */
 export function fieldDescription(...candidates: unknown[]): string | undefined {
   for (const c of candidates) {
     if (typeof c !== 'string') continue;
     const text = firstSentences(c, 1, 160);
-    if (text !== '') return asSentence(text);
+    if (text === '') continue;
+    const bound = STATED_BOUND.exec(plainText(c))?.[0];
+    return bound && !text.includes(bound) ? `${asSentence(text)} ${bound}` : asSentence(text);
   }
   return undefined;
 }
