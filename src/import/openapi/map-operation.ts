@@ -112,7 +112,7 @@ export function mapOperation(
     if (!isObject(schema))
       return skip('a path parameter has no schema', `path parameter ${p.name} has no schema`);
     // A grant sends a path array comma-joined (style simple); label and matrix add prefixes.
-    if (p.schema.type === 'array' && p.style !== undefined && p.style !== 'simple')
+    if (schema.type === 'array' && p.style !== undefined && p.style !== 'simple')
       return skip(
         `a path parameter array in style ${String(p.style)}: grants send path arrays comma-joined`,
         `path parameter ${p.name} is an array in style ${String(p.style)}`,
