@@ -40,13 +40,18 @@ export function dropLiteralRefs<T>(node: T): T {
 }
 
 function holdsRef(node: unknown): boolean {
+  return someObject(node, (o) => '$ref' in o);
+}
+
+/** Whether `test` holds for an object anywhere in the tree (arrays and objects walked). */
+export function someObject(node: unknown, test: (o: Record<string, unknown>) => boolean): boolean {
   const stack: unknown[] = [node];
   while (stack.length > 0) {
     const n = stack.pop();
     if (Array.isArray(n)) {
       for (const x of n) if (typeof x === 'object' && x !== null) stack.push(x);
     } else if (isObject(n)) {
-      if ('$ref' in n) return true;
+      if (test(n)) return true;
       for (const v of Object.values(n)) if (typeof v === 'object' && v !== null) stack.push(v);
     }
   }

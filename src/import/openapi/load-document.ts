@@ -10,7 +10,7 @@
  */
 import { dirname, relative, resolve } from 'node:path';
 import { isObject, type JsonObject } from './json.js';
-import { dropLiteralRefs } from './literal-values.js';
+import { dropLiteralRefs, someObject } from './literal-values.js';
 import {
   MAX_DOCUMENT_BYTES,
   readRefFile,
@@ -92,19 +92,7 @@ function openApiVersion(doc: unknown, file: string): string {
 }
 
 function hasExternalRef(node: unknown): boolean {
-  const stack: unknown[] = [node];
-  while (stack.length > 0) {
-    const n = stack.pop();
-    if (Array.isArray(n)) {
-      for (const x of n) if (typeof x === 'object' && x !== null) stack.push(x);
-    } else if (isObject(n)) {
-      for (const [k, v] of Object.entries(n)) {
-        if (k === '$ref' && typeof v === 'string' && !v.startsWith('#')) return true;
-        if (typeof v === 'object' && v !== null) stack.push(v);
-      }
-    }
-  }
-  return false;
+  return someObject(node, (o) => typeof o.$ref === 'string' && !o.$ref.startsWith('#'));
 }
 
 /**
