@@ -9,13 +9,14 @@
 import { UsageError } from '../client/options.js';
 import { readArguments } from './json-arguments.js';
 
-/** True when the words are one JSON object (inline, @file or -) rather than name=value. */
+/**
+ * True when the words are one JSON text (inline, @file or -) rather than name=value. A
+ * JSON array is taken as JSON too, so that it is refused as "not a JSON object", which
+ * says what is wrong, rather than as a word without `=`.
+ */
 export function isJsonArgument(texts: readonly string[]): boolean {
   const first = texts[0];
-  return (
-    first !== undefined &&
-    (first === '-' || first.startsWith('@') || first.trimStart().startsWith('{'))
-  );
+  return first !== undefined && (first === '-' || first.startsWith('@') || /^\s*[{[]/.test(first));
 }
 
 export interface Word {

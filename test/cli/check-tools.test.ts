@@ -101,7 +101,7 @@ describe('mcp-beaver check', () => {
   it('teaches its usage with --help', async () => {
     const r = await runCli(['check', '--help']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('Usage: mcp-beaver check <spec.mcp.kdl>');
+    expect(r.stdout).toContain('Usage: mcp-beaver check <spec.mcp.kdl | folder>...');
   });
 });
 

@@ -165,7 +165,7 @@ describe('metrics behind access', () => {
       const res = await fetch(`${gw.url}/metrics`, { headers });
       const text = await res.text();
       expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer /);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
       expect(JSON.parse(text)).toMatchObject({ error: { code: 'UNAUTHENTICATED' } });
       for (const name of TOOL_NAMES) expect(text).not.toContain(name);
       expect(text).not.toContain('mcp_beaver_');

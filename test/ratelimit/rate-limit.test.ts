@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { skipBecause } from '../helpers/skip-reason.js';
 import type { Caller } from '../../src/engine/caller.js';
 import { Gateway } from '../../src/engine/gateway.js';
 import { createMemoryLimiter } from '../../src/engine/rate-limit/memory-limiter.js';
@@ -47,8 +48,6 @@ const KEY_METRICS = 'rate-key-metrics-5d0e7c12';
 const SHARED_REDIS = redisUrl();
 const NO_SHARED_REDIS = redisSkipReason();
 const NO_REDIS_BINARY = findRedisServer() ? undefined : NO_REDIS_SERVER;
-for (const reason of [NO_SHARED_REDIS, NO_REDIS_BINARY])
-  if (reason) process.stderr.write(`skipping a Redis test of rate-limit.test.ts: ${reason}\n`);
 
 let upstream: Upstream;
 let workDir: string;
@@ -427,7 +426,12 @@ can list other {
   });
 });
 
-describe.skipIf(NO_SHARED_REDIS)('two gateway processes sharing Redis', () => {
+describe.skipIf(
+  skipBecause(
+    NO_SHARED_REDIS !== undefined,
+    `rate-limit.test.ts, shared Redis: ${NO_SHARED_REDIS}`,
+  ),
+)('two gateway processes sharing Redis', () => {
   const tool = `items_${randomBytes(4).toString('hex')}`;
   const gws: GatewayProcess[] = [];
   let redis: Redis;
@@ -472,7 +476,12 @@ describe.skipIf(NO_SHARED_REDIS)('two gateway processes sharing Redis', () => {
   }, 30_000);
 });
 
-describe.skipIf(NO_REDIS_BINARY)('Redis stopped', () => {
+describe.skipIf(
+  skipBecause(
+    NO_REDIS_BINARY !== undefined,
+    `rate-limit.test.ts, Redis stopped: ${NO_REDIS_BINARY}`,
+  ),
+)('Redis stopped', () => {
   const tool = `items_${randomBytes(4).toString('hex')}`;
   const gws: GatewayProcess[] = [];
   let port: number;

@@ -330,7 +330,7 @@ can get rate-limit {
   it('refuses a caller without a token with 401 and a Bearer challenge', async () => {
     const r = await getDoc(gw.url);
     expect(r.status).toBe(401);
-    expect(r.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    expect(r.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
     expect((r.json.error as { code: string }).code).toBe('UNAUTHENTICATED');
     const wrong = await getDoc(gw.url, 'not-a-key-at-all');
     expect(wrong.status).toBe(401);
