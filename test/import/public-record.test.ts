@@ -116,4 +116,15 @@ describe('import openapi on documents of the public record', () => {
     // Before the budget: 238 kB from a 3.6 kB document.
     expect(r.text.length).toBeLessThan(25_000);
   });
+
+  it('drafts a read whose required token parameter is the credential auth already sends', async () => {
+    const r = await draft(DOC('token-beside-auth.json'));
+    expect(checkErrors(r.text)).toEqual([]);
+    expect(r.text).toContain('auth bearer env="CHAT_TOKEN"');
+    const grant = grantText(r.text, 'GET /conversations.list (conversations_list)');
+    expect(grant).toContain(
+      "// query parameter token left out: a credential, which an agent should never hold (auth sends the upstream's)",
+    );
+    expect(grant).toContain('limit "integer"');
+  });
 });

@@ -61,10 +61,16 @@ export function mapOperation(
   const params = mergedParameters(o, mapper);
   const notes: string[] = [...params.notes];
   // A read that asks the caller for a secret (a login or token exchange drafted as a
-  // "read-only" tool) would have the agent hold a password: leave the operation out. An
-  // optional one (`access_token` beside the document's own auth) is left out alone.
+  // "read-only" tool) would have the agent hold a password: leave the operation out. A
+  // token or API key parameter where the draft has `auth` is that credential in another
+  // place (Slack's `token` beside its OAuth): `auth` sends it, the parameter is left out.
+  const hasAuth = credential.header !== undefined || credential.queryParam !== undefined;
   const asksSecret = params.list.find(
-    (p) => p.required === true && p.in !== 'cookie' && isSecretName(p.name),
+    (p) =>
+      p.required === true &&
+      (p.in === 'query' || p.in === 'path') &&
+      secretKind(p.name) !== undefined &&
+      (secretKind(p.name) === 'password' || !hasAuth),
   );
   if (asksSecret && (o.method === 'GET' || o.method === 'HEAD'))
     return skip(
@@ -180,9 +186,9 @@ export function mapOperation(
       queryNotes.push(`query parameter ${p.name} left out: the path key fixes its value`);
       continue;
     }
-    if (isSecretName(p.name)) {
+    if (secretKind(p.name) !== undefined) {
       queryNotes.push(
-        `query parameter ${p.name} left out: a credential, which an agent should never hold (auth sends the upstream's)`,
+        `query parameter ${p.name} left out: a credential, which an agent should never hold${hasAuth ? " (auth sends the upstream's)" : ''}`,
       );
       continue;
     }
@@ -231,29 +237,31 @@ export function mapOperation(
 }
 
 /**
- * Parameter names that mean a credential, compared without case and separators. Only
- * whole names: `pageToken` and `key` (an object key, a sort key) are not secrets.
+ * Parameter names that mean a credential, compared without case and separators: a
+ * person's secret, or the API's token (which `auth` holds). Only whole names:
+ * `pageToken` and `key` (an object key, a sort key) are not secrets.
  */
-const SECRET_NAMES = new Set([
-  'password',
-  'passwd',
-  'secret',
-  'clientsecret',
-  'apisecret',
-  'token',
-  'accesstoken',
-  'refreshtoken',
-  'idtoken',
-  'authtoken',
-  'oauthtoken',
-  'sessiontoken',
-  'apitoken',
-  'apikey',
-  'privatekey',
+const SECRET_NAMES = new Map<string, 'password' | 'token'>([
+  ...(['password', 'passwd', 'secret', 'clientsecret', 'apisecret', 'privatekey'] as const).map(
+    (n) => [n, 'password'] as const,
+  ),
+  ...(
+    [
+      'token',
+      'accesstoken',
+      'refreshtoken',
+      'idtoken',
+      'authtoken',
+      'oauthtoken',
+      'sessiontoken',
+      'apitoken',
+      'apikey',
+    ] as const
+  ).map((n) => [n, 'token'] as const),
 ]);
 
-function isSecretName(name: string): boolean {
-  return SECRET_NAMES.has(name.toLowerCase().replace(/[^a-z]/g, ''));
+function secretKind(name: string): 'password' | 'token' | undefined {
+  return SECRET_NAMES.get(name.toLowerCase().replace(/[^a-z]/g, ''));
 }
 
 /** `a=1&b` → [["a","1"],["b",""]]; undefined when a key is empty or not decodable. */
