@@ -382,13 +382,22 @@ function mapBody(
     types.find((t) => /^(\*|application)\/\*\s*(;|$)/.test(t) && hasProperties(content[t], mapper));
   const form = types.find((t) => t.toLowerCase().startsWith(FORM));
   const chosen = json ?? form;
+  const reads = o.method === 'GET' || o.method === 'HEAD';
   if (!chosen) {
+    // A read's optional body of a type grants do not send (`*/*` text, plain text): the
+    // read is drafted without it, as a read with no schema for its body is.
+    if (reads && rb.s?.required !== true) {
+      grantNotes.push(
+        `request body not sent: it is only ${types.join(' or ')} and the operation reads`,
+      );
+      return undefined;
+    }
     const reason = `its request body is only ${types.join(' or ')}`;
     return { reason, category: reason };
   }
   const media = content[chosen];
   const schema = isObject(media) ? media.schema : undefined;
-  const optional = rb.s?.required !== true || o.method === 'GET' || o.method === 'HEAD';
+  const optional = rb.s?.required !== true || reads;
   if (optional && (schema === undefined || !hasProperties(media, mapper))) {
     grantNotes.push(
       `request body not sent: it ${schema === undefined ? 'has no schema' : 'declares no fields'} and the operation ${o.method === 'GET' || o.method === 'HEAD' ? 'reads' : 'does not require it'}`,

@@ -25,7 +25,7 @@ export const MAX_OBJECT_DEPTH = 3;
  * drafted 3.2 MB); past the budget a nested object is `raw`, and a draft grows about
  * linearly with its operations. GitHub's widest request body takes 60 (POST /applications/{client_id}/token/scoped).
  */
-export const MAX_GRANT_FIELDS = 120;
+export const MAX_GRANT_FIELDS = 100;
 
 export type Place = 'path' | 'query' | 'body';
 export type Mapped = { ok: true; field: DraftField } | { ok: false; reason: string };
