@@ -8,7 +8,7 @@ import { generateSpec } from './generate-spec.js';
 const t0 = performance.now();
 const { parse } = await import('@bgotink/kdl');
 const tKdl = performance.now();
-const { compileSpecText } = await import('../src/spec/load-spec.js');
+const { compileSpecText } = await import('../src/compiler/load-spec.js');
 const tCompiler = performance.now();
 
 function median(xs: number[]): number {

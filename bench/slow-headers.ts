@@ -7,7 +7,7 @@
  *   npx tsx bench/slow-headers.ts
  */
 import { connect } from 'node:net';
-import { compileSpecText } from '../src/spec/load-spec.js';
+import { compileSpecText } from '../src/compiler/load-spec.js';
 import { startServer } from '../src/server/start.js';
 
 const compiled = compileSpecText(

@@ -16,7 +16,7 @@ import {
   CHECK_ERROR_CODES,
   SPEC_ERROR_CODES,
   SPEC_WARNING_CODES,
-} from '../src/spec/diagnostics.js';
+} from '../src/compiler/diagnostics.js';
 
 const CHALLENGES = {
   credentials: '`Bearer`, with `resource_metadata` when `access` has `oauth`',
@@ -57,7 +57,7 @@ export function renderErrorDocs(): string {
       .join('\n');
   return `# Error codes
 
-Generated from \`src/engine/error-catalogue.ts\` and \`src/spec/diagnostics.ts\` by
+Generated from \`src/engine/error-catalogue.ts\` and \`src/compiler/diagnostics.ts\` by
 \`npm run docs:errors\`; a test fails when this file and the code disagree.
 
 ## Call errors

@@ -10,8 +10,8 @@ import { performance } from 'node:perf_hooks';
 
 const { importOpenApi } = await import('../../src/import/openapi/import-openapi.ts');
 const { ImportError } = await import('../../src/import/openapi/load-document.ts');
-const { compileSpecText } = await import('../../src/spec/load-spec.ts');
-const { formatDiagnostic } = await import('../../src/spec/diagnostics.ts');
+const { compileSpecText } = await import('../../src/compiler/load-spec.ts');
+const { formatDiagnostic } = await import('../../src/compiler/diagnostics.ts');
 const { schemaProblems } = await import('../../src/engine/guards/validate.ts');
 
 /** The first line of an error, as the CLI prints it. */

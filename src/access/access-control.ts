@@ -8,7 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Env } from '../engine/env.js';
 import { ANONYMOUS, type Caller } from '../engine/caller.js';
 import { engineError, type EngineError } from '../engine/error-catalogue.js';
-import type { AccessDescriptor } from '../spec/descriptor.js';
+import type { AccessDescriptor } from '../compiler/descriptor.js';
 import { loadApiKeys, type ApiKeys } from './api-keys.js';
 import type { OAuthVerifier } from './oauth.js';
 

@@ -5,7 +5,7 @@
  * nothing about which key, or how much of one, matched.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { AccessDescriptor } from '../spec/descriptor.js';
+import type { AccessDescriptor } from '../compiler/descriptor.js';
 import type { Env } from '../engine/env.js';
 import type { Caller } from '../engine/caller.js';
 import { StartupError } from '../engine/startup-error.js';

@@ -7,7 +7,7 @@
  * the spec being served now, so a reload updates it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { CompiledSpec } from '../spec/descriptor.js';
+import type { CompiledSpec } from '../compiler/descriptor.js';
 import { METADATA_PATH, publicBase } from './access-control.js';
 
 export function registerMetadataRoutes(

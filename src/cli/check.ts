@@ -1,14 +1,14 @@
 /** `mcp-beaver check`: compile specs, print a summary or every error. */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { formatDiagnostic, type CheckErrorCode } from '../spec/diagnostics.js';
-import type { Descriptor } from '../spec/descriptor.js';
-import { compileSpecFile } from '../spec/load-spec.js';
+import { formatDiagnostic, type CheckErrorCode } from '../compiler/diagnostics.js';
+import type { ToolDescriptor } from '../compiler/descriptor.js';
+import { compileSpecFile } from '../compiler/load-spec.js';
 import { schemaProblems } from '../engine/guards/validate.js';
 import { CHECK_HELP } from './help.js';
 import { defineCommand, parseCommand } from './flags.js';
 import { readableError } from './output.js';
-import { checkSurfaceLines, surfaceCounts } from './spec-surfaces.js';
+import { resourcePromptCheckLines, specCounts } from './spec-resources-prompts.js';
 
 const CHECK_COMMAND = defineCommand({
   name: 'check',
@@ -68,10 +68,10 @@ export async function runCheck(argv: string[]): Promise<number> {
     }
     if (values.quiet) continue;
     const { tools } = result.compiled;
-    process.stdout.write(`${file}: ${surfaceCounts(result.compiled)}\n`);
+    process.stdout.write(`${file}: ${specCounts(result.compiled)}\n`);
     const width = Math.max(0, ...tools.map((t) => t.name.length));
     for (const t of tools) process.stdout.write(`  ${t.name.padEnd(width)}  ${summary(t)}\n`);
-    for (const line of checkSurfaceLines(result.compiled)) process.stdout.write(`${line}\n`);
+    for (const line of resourcePromptCheckLines(result.compiled)) process.stdout.write(`${line}\n`);
   }
   return failed ? 1 : 0;
 }
@@ -87,7 +87,7 @@ async function specsInFolder(path: string): Promise<string[] | undefined> {
   return names.map((n) => join(path, n));
 }
 
-function summary(t: Descriptor): string {
+function summary(t: ToolDescriptor): string {
   const a = t.annotations;
   const hints = [
     a.readOnlyHint ? 'read-only' : a.destructiveHint ? 'destructive' : 'write',

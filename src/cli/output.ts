@@ -1,8 +1,8 @@
 /** What every command prints the same way: failures as one line, usage, spec loading. */
-import type { SpecOverrides } from '../spec/compile-spec.js';
-import type { CompiledSpec } from '../spec/descriptor.js';
-import { formatDiagnostic } from '../spec/diagnostics.js';
-import { compileSpecFile } from '../spec/load-spec.js';
+import type { SpecOverrides } from '../compiler/compile-spec.js';
+import type { CompiledSpec } from '../compiler/descriptor.js';
+import { formatDiagnostic } from '../compiler/diagnostics.js';
+import { compileSpecFile } from '../compiler/load-spec.js';
 
 /** Turning failures into one readable line for a terminal. */
 export function readableError(err: unknown): string {

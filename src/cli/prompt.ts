@@ -1,6 +1,6 @@
 /** `mcp-beaver prompt <url> <name> [args]`: get one prompt of a remote MCP server. */
 import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
-import { formatPromptMessages } from '../client/print-surfaces.js';
+import { formatPromptMessages } from '../client/print-resources-prompts.js';
 import { PROMPT_HELP } from './help.js';
 import { parseCommand } from './flags.js';
 import { argumentsOf, stringArguments } from './word-arguments.js';

@@ -1,6 +1,6 @@
 /** `mcp-beaver read <url> <uri>`: read one resource of a remote MCP server. */
 import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
-import { readOutput } from '../client/print-surfaces.js';
+import { readOutput } from '../client/print-resources-prompts.js';
 import { READ_HELP } from './help.js';
 import { parseCommand } from './flags.js';
 import { remoteCommand } from './remote-args.js';

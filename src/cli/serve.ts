@@ -4,7 +4,7 @@ import { DEFAULT_LISTEN, parseListen } from '../server/listen-address.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/start.js';
 import { watchSpecFile } from '../server/spec-watcher.js';
-import { parseDuration } from '../spec/values.js';
+import { parseDuration } from '../compiler/values.js';
 import { SERVE_HELP } from './help.js';
 import { defineCommand, parseCommand } from './flags.js';
 import { loadSpecOrReport } from './output.js';

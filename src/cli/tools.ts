@@ -16,7 +16,7 @@ import { TOOLS_HELP } from './help.js';
 import { parseCommand } from './flags.js';
 import { remoteCommand } from './remote-args.js';
 import { commandMessages, loadSpecOrReport } from './output.js';
-import { describeSurfaces, surfaceLists } from './spec-surfaces.js';
+import { describeResourcesAndPrompts, resourcePromptLists } from './spec-resources-prompts.js';
 
 const { usage, badValue } = commandMessages('tools', TOOLS_HELP);
 const TOOLS_COMMAND = remoteCommand('tools', TOOLS_HELP);
@@ -36,10 +36,12 @@ export async function runTools(argv: string[]): Promise<number> {
   if (typeof compiled === 'number') return compiled;
   const list = toolList(compiled.tools);
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ ...list, ...surfaceLists(compiled) }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ ...list, ...resourcePromptLists(compiled) }, null, 2)}\n`,
+    );
     return 0;
   }
-  process.stdout.write(`${formatToolBlocks(list.tools)}${describeSurfaces(compiled)}`);
+  process.stdout.write(`${formatToolBlocks(list.tools)}${describeResourcesAndPrompts(compiled)}`);
   return 0;
 }
 
@@ -56,13 +58,17 @@ async function remoteTools(
     throw err;
   }
   // Loaded here, so that the spec commands do not load the MCP client.
-  const [{ withConnection }, { clientErrorLine }, { formatToolList }, { formatSurfaces }] =
-    await Promise.all([
-      import('../client/connect.js'),
-      import('../client/errors.js'),
-      import('../client/print.js'),
-      import('../client/print-surfaces.js'),
-    ]);
+  const [
+    { withConnection },
+    { clientErrorLine },
+    { formatToolList },
+    { formatResourcesAndPrompts },
+  ] = await Promise.all([
+    import('../client/connect.js'),
+    import('../client/errors.js'),
+    import('../client/print.js'),
+    import('../client/print-resources-prompts.js'),
+  ]);
   let list;
   try {
     list = await withConnection(options, async (c) => {
@@ -90,7 +96,7 @@ async function remoteTools(
     escapeTerminalControls(
       json
         ? `${JSON.stringify(list, null, 2)}\n`
-        : `${formatToolList(list.tools)}${formatSurfaces(list)}`,
+        : `${formatToolList(list.tools)}${formatResourcesAndPrompts(list)}`,
     ),
   );
   return 0;

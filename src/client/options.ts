@@ -2,7 +2,7 @@
  * The command line of the remote commands (`tools <url>`, `call`, `discover`):
  * kept apart from connect.ts so that parsing it does not load the MCP client.
  */
-import { parseDuration } from '../spec/values.js';
+import { parseDuration } from '../compiler/values.js';
 
 export type Era = 'auto' | 'modern' | 'legacy';
 export const ERAS: readonly Era[] = ['auto', 'modern', 'legacy'];

@@ -18,7 +18,7 @@ import { gatePathValues } from './guards/metachar.js';
 import { checkScopes } from './guards/scopes.js';
 import { withoutPrototypes } from './null-prototype.js';
 import type { Operation } from './operation.js';
-import type { FieldType } from '../spec/spec-types.js';
+import type { FieldType } from '../compiler/spec-types.js';
 
 export type Outcome =
   | { readonly ok: true; readonly envelope: BuiltEnvelope; readonly upstreamStatus?: number }
@@ -83,7 +83,7 @@ export async function execute(
     const claimRestricted = op.restrict?.(args);
     if (claimRestricted) return fail(claimRestricted);
   }
-  const out = await op.backend.call(args, ctx);
+  const out = await op.backend.invoke(args, ctx);
   if (!out.ok) return out;
   return {
     ok: true,

@@ -3,7 +3,7 @@
  * boot, and the call entry point both surfaces use (lookup, admission, execute).
  */
 import { prepareShaper } from '../envelope/shape.js';
-import type { CompiledSpec } from '../spec/descriptor.js';
+import type { CompiledSpec } from '../compiler/descriptor.js';
 import type { PreparedBackend } from './backends/backend.js';
 import {
   grantsOf,

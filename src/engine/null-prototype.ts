@@ -6,7 +6,7 @@
  * declare such a name get their arguments copied into objects without a prototype
  * before any guard runs; other grants pay nothing.
  */
-import type { JsonSchema } from '../spec/field-schema.js';
+import type { JsonSchema } from '../compiler/field-schema.js';
 import { carryNumberText } from './number-text.js';
 
 /** Whether a name resolves to something on a plain object that does not own it. */

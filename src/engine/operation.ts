@@ -3,8 +3,8 @@
  * (validator, matchers, backend plan). Functions live here, never on descriptors.
  */
 import type { Shaper } from '../envelope/shape.js';
-import type { Descriptor } from '../spec/descriptor.js';
-import type { FieldType } from '../spec/spec-types.js';
+import type { ToolDescriptor } from '../compiler/descriptor.js';
+import type { FieldType } from '../compiler/spec-types.js';
 import type { PreparedBackend } from './backends/backend.js';
 import type { MixedSegment } from './guards/metachar.js';
 import type { ExclusiveCheck } from './guards/exclusive.js';
@@ -16,7 +16,7 @@ import type { Validator } from './guards/validate.js';
 
 export interface Operation {
   readonly name: string;
-  readonly descriptor: Descriptor;
+  readonly descriptor: ToolDescriptor;
   /** String path arguments, for the metachar gate. */
   readonly pathArgs: readonly string[];
   /** The template's segments that mix literal text and parameters (`{id}.json`). */

@@ -5,8 +5,8 @@
  * identity (spec-language.md, "Resources and prompts"). A message's own text is the
  * spec's, and redacted once at boot like the resources it embeds.
  */
-import type { PromptDescriptor, PromptTextPart } from '../spec/descriptor.js';
-import { fillPlaceholders } from '../spec/prompt-text.js';
+import type { PromptDescriptor, PromptTextPart } from '../compiler/descriptor.js';
+import { fillPlaceholders } from '../compiler/prompt-text.js';
 import type { CallContext } from './call-context.js';
 import type { Caller } from './caller.js';
 import { engineError, type EngineError } from './error-catalogue.js';

@@ -8,14 +8,14 @@
  * (`file`, `text=`) is redacted once, here, with the gateway's redactor: a document that
  * quotes a credential leaves without it, like every result.
  */
-import type { ResourceDescriptor, ResourceVariable } from '../spec/descriptor.js';
+import type { ResourceDescriptor, ResourceVariable } from '../compiler/descriptor.js';
 import {
   compileUriPlan,
   matchUri,
   MAX_URI_CHARACTERS,
   overUriBound,
   type UriPlan,
-} from '../spec/uri-match.js';
+} from '../compiler/uri-match.js';
 import type { CallContext } from './call-context.js';
 import type { Caller } from './caller.js';
 import { engineError, type EngineError } from './error-catalogue.js';

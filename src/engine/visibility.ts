@@ -11,14 +11,18 @@
  * by the view itself.
  */
 import type { Caller } from './caller.js';
-import type { Descriptor, PromptDescriptor, ResourceDescriptor } from '../spec/descriptor.js';
+import type {
+  ToolDescriptor,
+  PromptDescriptor,
+  ResourceDescriptor,
+} from '../compiler/descriptor.js';
 import { missingScopes } from './guards/scopes.js';
 import type { Operation } from './operation.js';
 
 export interface VisibleTools {
   /** The tools the caller may call, in spec order. */
   readonly operations: readonly Operation[];
-  readonly descriptors: readonly Descriptor[];
+  readonly descriptors: readonly ToolDescriptor[];
   /** Fixed-URI resources the caller may read, in spec order. */
   readonly resources: readonly ResourceDescriptor[];
   /** Resource templates the caller may read, in spec order. */

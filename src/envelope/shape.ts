@@ -12,8 +12,8 @@
  * parent and other scalars hold no field and stay as they were; kept fields keep the
  * upstream's order.
  */
-import type { ShapeDescriptor } from '../spec/descriptor.js';
-import { shapeTreeOf, type ShapeNode } from '../spec/shape-path.js';
+import type { ShapeDescriptor } from '../compiler/descriptor.js';
+import { shapeTreeOf, type ShapeNode } from '../compiler/shape-path.js';
 import { byteLength } from './array-census.js';
 import type { EnvelopeInput } from './envelope.js';
 

@@ -11,7 +11,7 @@ import type { RateLimiter } from '../engine/rate-limit/rate-limiter.js';
 import { MCP_PATH, type McpRuntime } from '../projection/mcp/mcp-routes.js';
 import { buildPayloads } from '../projection/mcp/payloads.js';
 import { prepareRestListing, type RestRuntime } from '../projection/rest/rest-routes.js';
-import type { CompiledSpec } from '../spec/descriptor.js';
+import type { CompiledSpec } from '../compiler/descriptor.js';
 import { prepareRequestGuard, type RequestGuard } from './request-guards.js';
 
 export interface Runtime extends RestRuntime, McpRuntime {

@@ -20,7 +20,7 @@ import {
   OPEN_FLAGS,
   refusalOfFilesystem,
   refusalOfStat,
-} from '../spec/resource-file.js';
+} from '../compiler/resource-file.js';
 
 export interface SpecWatcher {
   close(): void;

@@ -8,8 +8,8 @@ import {
   prepareCatalogPage,
   type CatalogOptions,
 } from '../../src/projection/catalog/catalog-page.js';
-import { compileSpecText } from '../../src/spec/load-spec.js';
-import type { CompiledSpec } from '../../src/spec/descriptor.js';
+import { compileSpecText } from '../../src/compiler/load-spec.js';
+import type { CompiledSpec } from '../../src/compiler/descriptor.js';
 
 const ASSETS = { script: '/catalog.js?v=s', style: '/catalog.css?v=c', icon: '/catalog.svg?v=i' };
 const OPEN: CatalogOptions = { mcpPath: '/mcp', access: false, assets: ASSETS };

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JsonSchema } from '../../src/spec/field-schema.js';
+import type { JsonSchema } from '../../src/compiler/field-schema.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startHelpdeskGateway } from '../helpers/helpdesk-gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';

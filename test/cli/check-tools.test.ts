@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileSpecFile } from '../../src/spec/load-spec.js';
+import { compileSpecFile } from '../../src/compiler/load-spec.js';
 import { toolList } from '../../src/projection/mcp/tool-definition.js';
 import {
   promptDefinition,

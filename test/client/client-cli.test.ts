@@ -34,7 +34,7 @@ import {
   issuesServerHeader,
   listIssuesGrant,
 } from '../helpers/spec-fixtures.js';
-import { ENVELOPE_GUIDE } from '../../src/spec/output-schema.js';
+import { ENVELOPE_GUIDE } from '../../src/compiler/output-schema.js';
 
 const UPSTREAM_TOKEN = 'upstream-credential-3c1f';
 const MCP_KEY = 'mcp-key-for-the-cli-9a7e4d';

@@ -13,7 +13,7 @@ import {
   issuesServerHeader,
   listIssuesGrant,
 } from '../helpers/spec-fixtures.js';
-import { ENVELOPE_GUIDE } from '../../src/spec/output-schema.js';
+import { ENVELOPE_GUIDE } from '../../src/compiler/output-schema.js';
 
 const TOKEN = 'upstream-secret-token-42';
 

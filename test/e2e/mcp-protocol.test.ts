@@ -6,7 +6,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { ENVELOPE_GUIDE } from '../../src/spec/output-schema.js';
+import { ENVELOPE_GUIDE } from '../../src/compiler/output-schema.js';
 import { MODERN, LEGACY, META_VERSION, META_CAPS, META_SERVER } from '../helpers/mcp-wire.js';
 import {
   ACME_ONLY,

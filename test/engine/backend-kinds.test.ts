@@ -18,7 +18,7 @@ function prepareInChild(spec: string): Promise<{ loaded: string[]; tools: string
   const script = `
     import { createRequire } from 'node:module';
     const { Gateway } = await import(${JSON.stringify(url('engine/gateway.ts'))});
-    const { compileSpecText } = await import(${JSON.stringify(url('spec/load-spec.ts'))});
+    const { compileSpecText } = await import(${JSON.stringify(url('compiler/load-spec.ts'))});
     const { compiled } = compileSpecText(process.env.SPEC, 'kinds.mcp.kdl');
     const gateway = await Gateway.prepare(compiled, { env: process.env });
     const loaded = new Set();

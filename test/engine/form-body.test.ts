@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { buildBody, planBody } from '../../src/engine/backends/http/body.js';
-import type { HttpBackend } from '../../src/spec/descriptor.js';
-import { compileSpecText } from '../../src/spec/load-spec.js';
+import type { HttpBackend } from '../../src/compiler/descriptor.js';
+import { compileSpecText } from '../../src/compiler/load-spec.js';
 
 const SPEC = `
 wrap "forms" version="1.0.0"

@@ -7,8 +7,8 @@ import {
   mixedSegments,
   pathValueProblem,
 } from '../../src/engine/guards/metachar.js';
-import type { HttpBackend } from '../../src/spec/descriptor.js';
-import { compileSpecText } from '../../src/spec/load-spec.js';
+import type { HttpBackend } from '../../src/compiler/descriptor.js';
+import { compileSpecText } from '../../src/compiler/load-spec.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 

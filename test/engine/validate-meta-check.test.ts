@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createAjv, prepareValidator, schemaProblems } from '../../src/engine/guards/validate.js';
-import type { Descriptor } from '../../src/spec/descriptor.js';
-import { compileSpecFile } from '../../src/spec/load-spec.js';
+import type { ToolDescriptor } from '../../src/compiler/descriptor.js';
+import { compileSpecFile } from '../../src/compiler/load-spec.js';
 
 describe('validators compiled without the meta-schema check', () => {
   it('still refuse at warm-up a schema ajv cannot compile, which check reports too', async () => {
@@ -15,7 +15,7 @@ describe('validators compiled without the meta-schema check', () => {
       ...compiled!.tools[0]!,
       name: 'broken',
       inputSchema: { type: 'object', properties: { a: { type: 'strnig' } } },
-    } as Descriptor;
+    } as ToolDescriptor;
     const validate = prepareValidator(
       createAjv(false, { metaCheck: false }),
       createAjv(true, { metaCheck: false }),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compileSpecFile, compileSpecText } from '../../src/spec/load-spec.js';
+import { compileSpecFile, compileSpecText } from '../../src/compiler/load-spec.js';
 import { createAjv, prepareValidator, schemaProblems } from '../../src/engine/guards/validate.js';
-import type { Descriptor } from '../../src/spec/descriptor.js';
+import type { ToolDescriptor } from '../../src/compiler/descriptor.js';
 
 describe('input schema compilation', () => {
   it('finds no problem in the example specs (check runs this before deployment)', async () => {
@@ -17,7 +17,7 @@ describe('input schema compilation', () => {
       ...compiled!.tools[0]!,
       name: 'broken',
       inputSchema: { type: 'object', properties: { a: { type: 'strnig' } } },
-    } as Descriptor;
+    } as ToolDescriptor;
     const problems = schemaProblems([compiled!.tools[1]!, broken]);
     expect(problems).toHaveLength(1);
     expect(problems[0]!.tool).toBe('broken');
@@ -94,7 +94,7 @@ can list things {
         ...compiled!.tools[0]!,
         name,
         inputSchema: { type: 'object', properties: { a: { type: 'strnig' } } },
-      }) as Descriptor;
+      }) as ToolDescriptor;
     const problems = schemaProblems([broken('one'), compiled!.tools[1]!, broken('two')]);
     expect(problems.map((p) => p.tool)).toEqual(['one', 'two']);
     expect(problems[1]!.message).toBe(problems[0]!.message);

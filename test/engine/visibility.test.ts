@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gateway } from '../../src/engine/gateway.js';
-import { compileSpecText } from '../../src/spec/load-spec.js';
+import { compileSpecText } from '../../src/compiler/load-spec.js';
 
 const SPEC = `
 wrap "visible" version="1.0.0"

@@ -2,9 +2,9 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { prepareShaper } from '../../src/envelope/shape.js';
-import { HTTP_OUTPUT_SCHEMA, shapedOutputSchema } from '../../src/spec/output-schema.js';
-import type { ShapeDescriptor } from '../../src/spec/descriptor.js';
-import { parseShapePath, shapeTree, type ShapeStep } from '../../src/spec/shape-path.js';
+import { HTTP_OUTPUT_SCHEMA, shapedOutputSchema } from '../../src/compiler/output-schema.js';
+import type { ShapeDescriptor } from '../../src/compiler/descriptor.js';
+import { parseShapePath, shapeTree, type ShapeStep } from '../../src/compiler/shape-path.js';
 
 const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8');
 

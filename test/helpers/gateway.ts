@@ -3,8 +3,8 @@
  * logs captured so tests can assert that no secret is ever written.
  */
 import { Writable } from 'node:stream';
-import { compileSpecText } from '../../src/spec/load-spec.js';
-import { formatDiagnostic } from '../../src/spec/diagnostics.js';
+import { compileSpecText } from '../../src/compiler/load-spec.js';
+import { formatDiagnostic } from '../../src/compiler/diagnostics.js';
 import { createLogger } from '../../src/server/logger.js';
 import { startServer, type RunningServer } from '../../src/server/start.js';
 

@@ -1,8 +1,8 @@
 /** Importing in-process and checking the draft as `mcp-beaver check` does. */
 import { join } from 'node:path';
 import { importOpenApi, type ImportOptions } from '../../src/import/openapi/import-openapi.js';
-import { compileSpecText } from '../../src/spec/load-spec.js';
-import { formatDiagnostic } from '../../src/spec/diagnostics.js';
+import { compileSpecText } from '../../src/compiler/load-spec.js';
+import { formatDiagnostic } from '../../src/compiler/diagnostics.js';
 import { schemaProblems } from '../../src/engine/guards/validate.js';
 
 export const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'openapi');

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileSpecText } from '../../src/spec/load-spec.js';
+import { compileSpecText } from '../../src/compiler/load-spec.js';
 import { runCli } from '../helpers/run-cli.js';
 import { checkErrors, draft, grantText, toolNames } from './draft-helpers.js';
 

@@ -12,7 +12,7 @@ import { verifiedText } from '../../src/import/openapi/import-openapi.js';
 import { node, writeKdl } from '../../src/import/openapi/kdl-nodes.js';
 import { ImportError } from '../../src/import/openapi/load-document.js';
 import { readBackProblem } from '../../src/import/openapi/read-back.js';
-import { compileSpecText } from '../../src/spec/load-spec.js';
+import { compileSpecText } from '../../src/compiler/load-spec.js';
 import { draft, checkErrors } from './draft-helpers.js';
 
 const INJECTION = join(import.meta.dirname, 'fixtures', 'injection');

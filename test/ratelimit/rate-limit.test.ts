@@ -28,7 +28,7 @@ import {
 } from '../../src/engine/rate-limit/rate-limiter.js';
 import { createServerLimiter } from '../../src/engine/rate-limit/server-limiter.js';
 import { StartupError } from '../../src/engine/startup-error.js';
-import { compileSpecText } from '../../src/spec/load-spec.js';
+import { compileSpecText } from '../../src/compiler/load-spec.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { BIN } from '../helpers/run-cli.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';

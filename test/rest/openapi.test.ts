@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { compileSpecFile, compileSpecText } from '../../src/spec/load-spec.js';
-import type { CompiledSpec } from '../../src/spec/descriptor.js';
+import { compileSpecFile, compileSpecText } from '../../src/compiler/load-spec.js';
+import type { CompiledSpec } from '../../src/compiler/descriptor.js';
 import {
   buildOpenApi,
   errorCodesFor,
@@ -435,8 +435,8 @@ describe('POST /api/resources/read and /api/prompts/get in the document', () => 
 });
 
 describe('GET /openapi.json lists the resources and prompts each caller may read', () => {
-  const PLAIN_KEY = 'openapi-surfaces-plain-4a8c21';
-  const AUDIT_KEY = 'openapi-surfaces-audit-9d3e70';
+  const PLAIN_KEY = 'openapi-resource-prompt-plain-4a8c21';
+  const AUDIT_KEY = 'openapi-resource-prompt-audit-9d3e70';
   const spec = `
 wrap "surfaces-openapi" version="1.0.0"
 base-url "https://api.example.com"

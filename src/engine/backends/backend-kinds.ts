@@ -8,16 +8,16 @@
  * (start-up is what a scaling pod waits for).
  */
 import type { Logger } from 'pino';
-import type { CompiledSpec, Descriptor } from '../../spec/descriptor.js';
+import type { CompiledSpec, ToolDescriptor } from '../../compiler/descriptor.js';
 import type { Redactor } from '../redact.js';
 import type { Env } from '../env.js';
 import type { PreparedBackend } from './backend.js';
 
-export type KindName = Descriptor['backend']['kind'];
+export type KindName = ToolDescriptor['backend']['kind'];
 
 /** A grant whose backend is of kind `K`. */
-export type GrantOf<K extends KindName> = Descriptor & {
-  readonly backend: Extract<Descriptor['backend'], { readonly kind: K }>;
+export type GrantOf<K extends KindName> = ToolDescriptor & {
+  readonly backend: Extract<ToolDescriptor['backend'], { readonly kind: K }>;
 };
 
 /** Resources shared by all grants of one kind (an HTTP agent, a database pool). */
@@ -61,7 +61,10 @@ export interface OpenKind {
 }
 
 /** The spec's grants of kind `kind` (a type guard, so each kind sees its own backend type). */
-export function grantsOf<K extends KindName>(tools: readonly Descriptor[], kind: K): GrantOf<K>[] {
+export function grantsOf<K extends KindName>(
+  tools: readonly ToolDescriptor[],
+  kind: K,
+): GrantOf<K>[] {
   return tools.filter((d): d is GrantOf<K> => d.backend.kind === kind);
 }
 

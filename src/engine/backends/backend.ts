@@ -11,5 +11,5 @@ export type BackendOutcome =
   | { readonly ok: false; readonly error: EngineError };
 
 export interface PreparedBackend {
-  call(args: Record<string, unknown>, ctx: CallContext): Promise<BackendOutcome>;
+  invoke(args: Record<string, unknown>, ctx: CallContext): Promise<BackendOutcome>;
 }

@@ -6,7 +6,7 @@
  * walk follows the input schema and runs only for arguments that hold a kept number
  * text, so a call without one pays a WeakSet lookup.
  */
-import type { JsonSchema } from '../../spec/field-schema.js';
+import type { JsonSchema } from '../../compiler/field-schema.js';
 import { engineError, type EngineError } from '../error-catalogue.js';
 import { differsFromDouble, holdsNumberText, numberTextsOf } from '../number-text.js';
 

@@ -3,7 +3,7 @@
  * segment, so anything that could end, climb out of or re-interpret a segment is
  * refused before validation, whatever the field's own pattern says.
  */
-import type { PathPart } from '../../spec/descriptor.js';
+import type { PathPart } from '../../compiler/descriptor.js';
 import { engineError, type EngineError } from '../error-catalogue.js';
 
 // Separators and URL syntax, escapes, controls (C0, DEL, C1), bidi and zero-width marks,

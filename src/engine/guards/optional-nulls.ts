@@ -11,7 +11,7 @@
  * The plan is read from the input schema once at boot: per object level, its optional
  * field names and the levels below it. A call walks only where the plan has something.
  */
-import type { JsonSchema } from '../../spec/field-schema.js';
+import type { JsonSchema } from '../../compiler/field-schema.js';
 
 export type NullStripper = (input: Record<string, unknown>) => void;
 

@@ -2,7 +2,7 @@
  * `restrict` allowlists (spec-language.md, "Top-level nodes"): matchers are built once
  * at boot; a call only tests its values. Arrays are checked element by element.
  */
-import type { JsonScalar, RestrictDescriptor } from '../../spec/descriptor.js';
+import type { JsonScalar, RestrictDescriptor } from '../../compiler/descriptor.js';
 import { engineError, type EngineError } from '../error-catalogue.js';
 
 export type RestrictMatcher = (input: Record<string, unknown>) => EngineError | undefined;

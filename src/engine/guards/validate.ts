@@ -7,7 +7,7 @@
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { Descriptor } from '../../spec/descriptor.js';
+import type { ToolDescriptor } from '../../compiler/descriptor.js';
 import type { EngineError, FieldProblem } from '../error-catalogue.js';
 import { invalidArguments, MAX_DETAILS } from '../refusal-text.js';
 
@@ -85,7 +85,7 @@ const DETAILED_INPUT_VALUES = 10_000;
  * modest invalid input. A huge invalid input gets its first problem only, so an array
  * of a million wrong items costs no more memory than a valid one.
  */
-export function prepareValidator(fast: Ajv2020, full: Ajv2020, d: Descriptor): Validator {
+export function prepareValidator(fast: Ajv2020, full: Ajv2020, d: ToolDescriptor): Validator {
   // Compiled on first use, not at boot: compiling two validators per grant was half of
   // start-up (about 1.5 ms a grant), and most grants of a large spec are rarely called.
   let quick: ValidateFunction | undefined;
@@ -150,7 +150,7 @@ function compileShared(ajv: Ajv2020, key: string, inputSchema: unknown): Validat
  * not on a tool's first call.
  */
 export function schemaProblems(
-  descriptors: readonly Descriptor[],
+  descriptors: readonly ToolDescriptor[],
 ): { tool: string; message: string }[] {
   const ajv = createAjv(true);
   const problems: { tool: string; message: string }[] = [];

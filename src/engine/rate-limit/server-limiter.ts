@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { Env } from '../env.js';
 import { StartupError } from '../startup-error.js';
-import type { CompiledSpec } from '../../spec/descriptor.js';
+import type { CompiledSpec } from '../../compiler/descriptor.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import type { RateLimiter } from './rate-limiter.js';
 

@@ -3,7 +3,7 @@
  * security scheme the selected operations use most, with environment variable names
  * derived from the API's title (GitHub → GITHUB_TOKEN).
  */
-import { headerProblem } from '../../spec/headers.js';
+import { headerProblem } from '../../compiler/headers.js';
 import type { DraftAuth } from './draft-types.js';
 import { isObject, type JsonObject } from './json.js';
 import type { Operation } from './select-operations.js';

@@ -4,10 +4,10 @@
  * field left out. An operation that cannot be expressed at all (a method grants do not
  * call, a path our templates cannot hold, a body only as multipart) is skipped whole.
  */
-import { headerProblem } from '../../spec/headers.js';
-import { RESERVED_NAME } from '../../spec/parse-field.js';
-import { parseTemplate } from '../../spec/path-template.js';
-import type { HttpMethod } from '../../spec/verbs.js';
+import { headerProblem } from '../../compiler/headers.js';
+import { RESERVED_NAME } from '../../compiler/parse-field.js';
+import { parseTemplate } from '../../compiler/path-template.js';
+import type { HttpMethod } from '../../compiler/verbs.js';
 import type { DraftBlock, DraftField, DraftSet } from './draft-types.js';
 import { isObject, type JsonObject } from './json.js';
 import type { SchemaMapper } from './map-schema.js';

@@ -6,14 +6,14 @@
  * schemas being expanded kept on a stack: a `$ref` back into the stack is a cycle and
  * becomes `raw`, so a recursive schema never recurses.
  */
-import { scalarMisfit } from '../../spec/field-schema.js';
-import { checkPattern } from '../../spec/pattern-safety.js';
-import type { FieldSpec, FieldType, Format } from '../../spec/spec-types.js';
-import { FORMATS } from '../../spec/spec-types.js';
+import { scalarMisfit } from '../../compiler/field-schema.js';
+import { checkPattern } from '../../compiler/pattern-safety.js';
+import type { FieldSpec, FieldType, Format } from '../../compiler/spec-types.js';
+import { FORMATS } from '../../compiler/spec-types.js';
 import type { DraftField, Scalar } from './draft-types.js';
 import { isObject, resolvePointer, type JsonObject } from './json.js';
 import { fieldName, reservedNote, uniqueName } from './name-fields.js';
-import { RESERVED_NAME } from '../../spec/parse-field.js';
+import { RESERVED_NAME } from '../../compiler/parse-field.js';
 import { fieldDescription } from './text.js';
 
 /** Objects are typed down to this depth (a block's own fields are depth 1). */

@@ -5,8 +5,8 @@
  * `list repo-issues` → `list_repo_issues`. Collisions are settled by document order
  * alone, so the same document always gives the same names.
  */
-import { TOOL_NAME, toolName } from '../../spec/naming.js';
-import { behaviourOf, isHttpMethod, methodOfVerb, type HttpMethod } from '../../spec/verbs.js';
+import { TOOL_NAME, toolName } from '../../compiler/naming.js';
+import { behaviourOf, isHttpMethod, methodOfVerb, type HttpMethod } from '../../compiler/verbs.js';
 
 export interface ToolNaming {
   readonly verb: string;

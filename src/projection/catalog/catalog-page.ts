@@ -5,7 +5,7 @@
  * entered). Without access everyone sees every tool, so the page also carries the scopes
  * each tool needs, which `GET /api` does not list.
  */
-import type { CompiledSpec } from '../../spec/descriptor.js';
+import type { CompiledSpec } from '../../compiler/descriptor.js';
 
 /** Text for an HTML text node or a quoted attribute value. */
 function escapeHtml(text: string): string {

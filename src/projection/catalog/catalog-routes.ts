@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { CompiledSpec } from '../../spec/descriptor.js';
+import type { CompiledSpec } from '../../compiler/descriptor.js';
 import { MCP_PATH } from '../mcp/mcp-routes.js';
 import { CATALOG_FILES } from './catalog-assets.js';
 import { prepareCatalogPage, type CatalogOptions } from './catalog-page.js';

@@ -8,8 +8,8 @@
 import type { Caller } from '../../engine/caller.js';
 import type { Gateway } from '../../engine/gateway.js';
 import type { VisibleTools } from '../../engine/visibility.js';
-import { ENVELOPE_GUIDE } from '../../spec/output-schema.js';
-import type { ResourceDescriptor } from '../../spec/descriptor.js';
+import { ENVELOPE_GUIDE } from '../../compiler/output-schema.js';
+import type { ResourceDescriptor } from '../../compiler/descriptor.js';
 import { promptDefinition, resourceDefinition, templateDefinition } from './resource-definition.js';
 import { toolList } from './tool-definition.js';
 import { LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS } from './versions.js';

@@ -2,7 +2,7 @@
  * Descriptors → the MCP `Resource`, `ResourceTemplate` and `Prompt` objects the lists
  * serve (both eras share them), in spec order.
  */
-import type { PromptDescriptor, ResourceDescriptor } from '../../spec/descriptor.js';
+import type { PromptDescriptor, ResourceDescriptor } from '../../compiler/descriptor.js';
 
 function about(d: { title?: string; description?: string }): Record<string, string> {
   return {

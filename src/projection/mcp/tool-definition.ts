@@ -1,19 +1,19 @@
 /**
- * Descriptor → the MCP `Tool` object that tools/list serves (both eras share it):
+ * ToolDescriptor → the MCP `Tool` object that tools/list serves (both eras share it):
  * name, title, description, inputSchema, outputSchema, annotations, in spec order.
  */
-import type { Descriptor } from '../../spec/descriptor.js';
+import type { ToolDescriptor } from '../../compiler/descriptor.js';
 
 export interface ToolDefinition {
   readonly name: string;
   readonly title: string;
   readonly description?: string;
-  readonly inputSchema: Descriptor['inputSchema'];
-  readonly outputSchema: Descriptor['outputSchema'];
-  readonly annotations: Descriptor['annotations'];
+  readonly inputSchema: ToolDescriptor['inputSchema'];
+  readonly outputSchema: ToolDescriptor['outputSchema'];
+  readonly annotations: ToolDescriptor['annotations'];
 }
 
-export function toolDefinition(d: Descriptor): ToolDefinition {
+export function toolDefinition(d: ToolDescriptor): ToolDefinition {
   return {
     name: d.name,
     title: d.title,
@@ -24,6 +24,6 @@ export function toolDefinition(d: Descriptor): ToolDefinition {
   };
 }
 
-export function toolList(tools: readonly Descriptor[]): { tools: ToolDefinition[] } {
+export function toolList(tools: readonly ToolDescriptor[]): { tools: ToolDefinition[] } {
   return { tools: tools.map(toolDefinition) };
 }

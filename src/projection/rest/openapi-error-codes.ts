@@ -5,14 +5,14 @@
  * not-found code, and the errors of every grant it may run (a template's grant).
  */
 import type { ErrorCode } from '../../engine/error-catalogue.js';
-import type { CompiledSpec, Descriptor } from '../../spec/descriptor.js';
+import type { CompiledSpec, ToolDescriptor } from '../../compiler/descriptor.js';
 import { CODES, entry } from './openapi-responses.js';
 
 /**
  * Which catalogue errors a grant can answer with. A code without a rule applies to
  * every grant, except 429 codes, which apply to rate-limited grants only.
  */
-const APPLIES: Partial<Record<ErrorCode, (d: Descriptor, spec: CompiledSpec) => boolean>> = {
+const APPLIES: Partial<Record<ErrorCode, (d: ToolDescriptor, spec: CompiledSpec) => boolean>> = {
   UNAUTHENTICATED: (_d, spec) => spec.access !== undefined,
   INSUFFICIENT_SCOPE: (d, spec) => spec.access !== undefined && d.scopes.length > 0,
   PATH_VALUE_REJECTED: (d) => d.arguments.some((a) => a.in === 'path' && !a.fromClaim),
@@ -41,10 +41,10 @@ const APPLIES: Partial<Record<ErrorCode, (d: Descriptor, spec: CompiledSpec) => 
   UNKNOWN_PROMPT: () => false,
 };
 
-/** A grant's route answers this for any tool name it does not know; a surface route does not. */
+/** A grant's route answers this for any tool name it does not know; a resource or prompt route does not. */
 const TOOL_ROUTE_ONLY = new Set<ErrorCode>(['UNKNOWN_TOOL']);
 
-export function errorCodesFor(d: Descriptor, spec: CompiledSpec): ErrorCode[] {
+export function errorCodesFor(d: ToolDescriptor, spec: CompiledSpec): ErrorCode[] {
   return CODES.filter((code) => {
     const rule = APPLIES[code];
     if (rule) return rule(d, spec);
@@ -57,9 +57,9 @@ export function errorCodesFor(d: Descriptor, spec: CompiledSpec): ErrorCode[] {
  * rate limit: malformed JSON, bad arguments, overload…), the route's `notFound`, the
  * scope refusals when the spec has access, and every code of the grants it may run.
  */
-export function surfaceCodesFor(
+export function resourcePromptCodesFor(
   notFound: readonly ('RESOURCE_NOT_FOUND' | 'UNKNOWN_PROMPT')[],
-  grants: readonly Descriptor[],
+  grants: readonly ToolDescriptor[],
   scoped: boolean,
   spec: CompiledSpec,
 ): ErrorCode[] {

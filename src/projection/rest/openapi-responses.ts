@@ -9,7 +9,7 @@ import {
   type CatalogueEntry,
   type ErrorCode,
 } from '../../engine/error-catalogue.js';
-import type { Descriptor } from '../../spec/descriptor.js';
+import type { ToolDescriptor } from '../../compiler/descriptor.js';
 
 type Json = Record<string, unknown>;
 
@@ -22,7 +22,7 @@ export function entry(code: ErrorCode): CatalogueEntry {
   return ERROR_CATALOGUE[code];
 }
 
-type RateLimit = Descriptor['limits']['rateLimit'];
+type RateLimit = ToolDescriptor['limits']['rateLimit'];
 
 /** `{ "<status>": response }` for these codes, statuses ascending. */
 export function errorResponses(codes: readonly ErrorCode[], limit?: RateLimit): Json {

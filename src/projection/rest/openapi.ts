@@ -3,15 +3,15 @@
  * routes and tools/list: one `POST /api/<tool>` per grant, its inputSchema as the
  * request body (JSON Schema 2020-12 is native in OAS 3.1), the envelope as the 200
  * answer, and the catalogue errors that grant can produce, grouped by status; then the
- * resource read and prompt get routes when the spec serves those (openapi-surfaces.ts).
+ * resource read and prompt get routes when the spec serves those (openapi-resource-prompt.ts).
  * Objects are built in a fixed key order and tools stay in spec order, so the
  * serialized document is stable and can be pinned by a golden file.
  */
-import type { CompiledSpec, Descriptor } from '../../spec/descriptor.js';
-import { COVERAGE_SCHEMA } from '../../spec/output-schema.js';
+import type { CompiledSpec, ToolDescriptor } from '../../compiler/descriptor.js';
+import { COVERAGE_SCHEMA } from '../../compiler/output-schema.js';
 import { errorCodesFor } from './openapi-error-codes.js';
 import { CODES, errorResponses } from './openapi-responses.js';
-import { surfacePaths, type SurfaceView } from './openapi-surfaces.js';
+import { resourcePromptPaths, type ResourcePromptView } from './openapi-resource-prompt.js';
 
 export { errorCodesFor };
 
@@ -34,15 +34,15 @@ export interface OpenApiOptions {
   /** The gateway's base URL; the document then has `servers: [{url}]`. */
   readonly serverUrl?: string;
   /** Which tools to include (the caller's visible ones); all when omitted. */
-  readonly visible?: (d: Descriptor) => boolean;
+  readonly visible?: (d: ToolDescriptor) => boolean;
   /** Which resources, templates and prompts to include (the caller's view); all when omitted. */
-  readonly surfaces?: SurfaceView;
+  readonly resourcesAndPrompts?: ResourcePromptView;
 }
 
 const COVERAGE_REF = '#/components/schemas/Coverage';
 const SECURITY = 'bearer';
 
-const TAGS: Record<Descriptor['backend']['kind'], string> = {
+const TAGS: Record<ToolDescriptor['backend']['kind'], string> = {
   http: 'Grants that call the upstream HTTP API.',
   sql: 'Grants that run a SQL statement on the database.',
 };
@@ -53,8 +53,8 @@ export function buildOpenApi(spec: CompiledSpec, opts: OpenApiOptions = {}): Ope
   const paths: Record<string, { post: Json }> = {};
   for (const d of tools) paths[`/api/${d.name}`] = { post: operation(d, spec) };
   const kinds = [...new Set(tools.map((d) => d.backend.kind))];
-  const surfaces = surfacePaths(opts.surfaces ?? wholeView(spec), spec);
-  Object.assign(paths, surfaces.paths);
+  const extra = resourcePromptPaths(opts.resourcesAndPrompts ?? wholeView(spec), spec);
+  Object.assign(paths, extra.paths);
   const { server } = spec;
   return {
     openapi: '3.1.0',
@@ -66,13 +66,13 @@ export function buildOpenApi(spec: CompiledSpec, opts: OpenApiOptions = {}): Ope
     },
     ...(opts.serverUrl !== undefined && { servers: [{ url: opts.serverUrl }] }),
     ...(access && { security: [{ [SECURITY]: [] }] }),
-    tags: [...kinds.map((name) => ({ name, description: TAGS[name] })), ...surfaces.tags],
+    tags: [...kinds.map((name) => ({ name, description: TAGS[name] })), ...extra.tags],
     paths,
     components: components(spec),
   };
 }
 
-function wholeView(spec: CompiledSpec): SurfaceView {
+function wholeView(spec: CompiledSpec): ResourcePromptView {
   return {
     resources: spec.resources.filter((r) => !r.template),
     templates: spec.resources.filter((r) => r.template),
@@ -80,7 +80,7 @@ function wholeView(spec: CompiledSpec): SurfaceView {
   };
 }
 
-function operation(d: Descriptor, spec: CompiledSpec): Json {
+function operation(d: ToolDescriptor, spec: CompiledSpec): Json {
   const scoped = spec.access !== undefined && d.scopes.length > 0;
   const scopeLine = scoped
     ? `Requires scope ${d.scopes.map((s) => `\`${s}\``).join(' and ')}.`
@@ -103,7 +103,7 @@ function operation(d: Descriptor, spec: CompiledSpec): Json {
   };
 }
 
-function responses(d: Descriptor, spec: CompiledSpec): Json {
+function responses(d: ToolDescriptor, spec: CompiledSpec): Json {
   const out: Json = {
     200: {
       description: 'The envelope: `coverage` (read it first), then `result`.',
@@ -118,7 +118,7 @@ function responses(d: Descriptor, spec: CompiledSpec): Json {
  * The tool's envelope schema with its terse coverage (tools/list repeats it per tool) in
  * place of the whole, typed and described one, which the document holds once.
  */
-function withCoverageRef(schema: Descriptor['outputSchema']): Json {
+function withCoverageRef(schema: ToolDescriptor['outputSchema']): Json {
   const properties = schema.properties as Json;
   return { ...schema, properties: { ...properties, coverage: { $ref: COVERAGE_REF } } };
 }

@@ -1,7 +1,7 @@
 /**
  * The REST projection: `POST /api/<tool>` with the arguments as the JSON body, and
  * `GET /api` and `GET /openapi.json` describing the tools the caller may call (GET /api
- * also its resources and prompts, read and got with surface-routes.ts). It
+ * also its resources and prompts, read and got with resource-prompt-routes.ts). It
  * translates HTTP to an engine call and back; every decision (validation, allowlists,
  * scopes) is the engine's.
  */
@@ -17,8 +17,8 @@ import { Cancellation } from '../../engine/call-context.js';
 import { authenticateFirst, authenticatedCaller, type Refusal } from '../../access/authenticate.js';
 import { challengeOf } from '../../access/challenge.js';
 import { callArguments } from '../../engine/call-arguments.js';
-import { prepareSurfaceListing } from './surface-listing.js';
-import { registerSurfaceRoutes } from './surface-routes.js';
+import { prepareResourcePromptListing } from './resource-prompt-listing.js';
+import { registerResourcePromptRoutes } from './resource-prompt-routes.js';
 import type { RestListing, RestRuntime } from './rest-runtime.js';
 
 export type { RestListing, RestRuntime } from './rest-runtime.js';
@@ -43,7 +43,7 @@ export function prepareRestListing(gateway: Gateway): RestListing {
         }),
       ]),
     ));
-  const surfaces = prepareSurfaceListing(gateway.spec, gateway.resources);
+  const listing = prepareResourcePromptListing(gateway.spec, gateway.resources);
   // Which tools, resources and prompts is the engine's answer; the body is built once per
   // view it returns.
   const bodies = new WeakMap<VisibleTools, string>();
@@ -54,12 +54,12 @@ export function prepareRestListing(gateway: Gateway): RestListing {
       if (body === undefined) {
         const built = entriesOnce();
         const tools = view.operations.map((op) => built.get(op.name)!).join(',');
-        body = `{"tools":[${tools}]${surfaces.membersOf(view)}}`;
+        body = `{"tools":[${tools}]${listing.membersOf(view)}}`;
         bodies.set(view, body);
       }
       return body;
     },
-    fixedRead: surfaces.fixedRead,
+    fixedRead: listing.fixedRead,
   };
 }
 
@@ -95,7 +95,7 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
         buildOpenApi(gateway.spec, {
           serverUrl,
           visible: (d) => visible.has(d.name),
-          surfaces: visible,
+          resourcesAndPrompts: visible,
         }),
       );
       // Host headers vary; a bounded cache cannot be grown without limit by sending many.
@@ -108,7 +108,7 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
       .send(body);
   });
 
-  registerSurfaceRoutes(app, current, onRequest, refuse);
+  registerResourcePromptRoutes(app, current, onRequest, refuse);
 
   app.post<{ Params: { tool: string } }>('/api/:tool', { onRequest }, async (req, reply) => {
     // One runtime for the whole call: a reload meanwhile does not change its grant.

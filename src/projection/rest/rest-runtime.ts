@@ -1,18 +1,18 @@
 /**
- * What the REST routes (rest-routes.ts, surface-routes.ts) read from the spec being
+ * What the REST routes (rest-routes.ts, resource-prompt-routes.ts) read from the spec being
  * served now; a reload swaps it whole. Its own file so both route files can name it
  * without importing each other.
  */
 import type { AccessControl } from '../../access/access-control.js';
 import type { Caller } from '../../engine/caller.js';
 import type { Gateway } from '../../engine/gateway.js';
-import type { SurfaceListing } from './surface-listing.js';
+import type { ResourcePromptListing } from './resource-prompt-listing.js';
 
 /** The listing of GET /api, prepared once per loaded spec. */
 export interface RestListing {
   forCaller(caller: Caller): string;
   /** The prepared answer to POST /api/resources/read of a fixed resource. */
-  fixedRead: SurfaceListing['fixedRead'];
+  fixedRead: ResourcePromptListing['fixedRead'];
 }
 
 export interface RestRuntime {

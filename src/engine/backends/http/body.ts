@@ -8,7 +8,7 @@ import type {
   ArgumentDescriptor,
   BodyFieldDescriptor,
   HttpBackend,
-} from '../../../spec/descriptor.js';
+} from '../../../compiler/descriptor.js';
 import { holdsNumberText, numberTextAt, stringifyJson } from '../../number-text.js';
 
 type Obj = Record<string, unknown>;

@@ -3,7 +3,7 @@
  * at start-up. A missing variable stops start-up naming it; the value never leaves
  * this module except as a header or query value bound for the spec's own base-url.
  */
-import type { UpstreamAuth } from '../../../spec/descriptor.js';
+import type { UpstreamAuth } from '../../../compiler/descriptor.js';
 import { StartupError } from '../../startup-error.js';
 import type { Env } from '../../env.js';
 import { formComponent, percentComponent } from './url.js';

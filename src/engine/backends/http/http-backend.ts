@@ -5,7 +5,7 @@
  * deadline and the byte cap, and hand back JSON or text (response-body.ts).
  */
 import { Agent, errors as undiciErrors } from 'undici';
-import type { HttpBackend } from '../../../spec/descriptor.js';
+import type { HttpBackend } from '../../../compiler/descriptor.js';
 import { engineError, type EngineError } from '../../error-catalogue.js';
 import type { Redactor } from '../../redact.js';
 import type { BackendOutcome, PreparedBackend } from '../backend.js';
@@ -99,7 +99,7 @@ function prepareHttpGrant(
   const shaped = d.shape !== undefined;
 
   return {
-    async call(args: Record<string, unknown>, ctx: CallContext): Promise<BackendOutcome> {
+    async invoke(args: Record<string, unknown>, ctx: CallContext): Promise<BackendOutcome> {
       const target = buildTarget(url, args);
       const escaped = targetEscapes(url, target);
       if (escaped)

@@ -7,7 +7,7 @@
  * (RFC 3986: a space is `%20`, which every server reads as a space) unless the grant
  * says form, where a space is `+` (some upstreams read a `+` literally).
  */
-import type { ArgumentDescriptor, HttpBackend, JsonScalar } from '../../../spec/descriptor.js';
+import type { ArgumentDescriptor, HttpBackend, JsonScalar } from '../../../compiler/descriptor.js';
 
 export interface UrlPlan {
   readonly origin: string;

@@ -61,7 +61,7 @@ function prepareSqlGrant(
   // One prepared statement per grant and connection; the hash keeps names unique and short.
   const name = `mcpb_${createHash('sha1').update(`${d.name}\0${statement}`).digest('hex').slice(0, 16)}`;
   return {
-    async call(args): Promise<BackendOutcome> {
+    async invoke(args): Promise<BackendOutcome> {
       const values = params.map((p) =>
         bindValue(p.type, Object.hasOwn(args, p.name) ? args[p.name] : undefined),
       );

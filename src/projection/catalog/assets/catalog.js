@@ -449,7 +449,7 @@
   }
 
   /** The card's frame: heading with the code name and title, the MIME badge, the prose. */
-  function surfaceCard(kind, id, code, title, description, badge) {
+  function primitiveCard(kind, id, code, title, description, badge) {
     const article = el('article', `tool ${kind}`);
     article.id = id;
     article.setAttribute('aria-labelledby', `${id}-name`);
@@ -518,7 +518,7 @@
 
   function resourceCard(r) {
     const id = `resource-${r.name}`;
-    const article = surfaceCard('resource', id, r.uri, r.title, r.description, r.mimeType);
+    const article = primitiveCard('resource', id, r.uri, r.title, r.description, r.mimeType);
     const form = tryForm('/api/resources/read', 'Read', []);
     form.setAttribute('data-uri', r.uri);
     form.addEventListener('submit', (event) => {
@@ -531,7 +531,14 @@
 
   function templateCard(t) {
     const id = `template-${t.name}`;
-    const article = surfaceCard('template', id, t.uriTemplate, t.title, t.description, t.mimeType);
+    const article = primitiveCard(
+      'template',
+      id,
+      t.uriTemplate,
+      t.title,
+      t.description,
+      t.mimeType,
+    );
     const variables = Array.isArray(t.variables) ? t.variables.filter(isObject) : [];
     const fields = variables.map((v) =>
       field(`${id}-${v.name}`, `{${v.name}}`, v.enum, undefined, v.type),
@@ -553,7 +560,7 @@
 
   function promptCard(p) {
     const id = `prompt-${p.name}`;
-    const article = surfaceCard('prompt', id, p.name, p.title, p.description, '');
+    const article = primitiveCard('prompt', id, p.name, p.title, p.description, '');
     const args = Array.isArray(p.arguments) ? p.arguments.filter(isObject) : [];
     const fields = args.map((a) =>
       field(
@@ -586,7 +593,7 @@
     return article;
   }
 
-  function clearSurfaces() {
+  function clearResourcesAndPrompts() {
     resourceList.replaceChildren();
     promptList.replaceChildren();
     resourceCount.textContent = '';
@@ -596,8 +603,8 @@
   }
 
   /** The sections appear when the gateway serves resources, or prompts (GET /api says so). */
-  function showSurfaces(listing) {
-    clearSurfaces();
+  function showResourcesAndPrompts(listing) {
+    clearResourcesAndPrompts();
     const named = (list, key) =>
       Array.isArray(list) ? list.filter((x) => isObject(x) && typeof x[key] === 'string') : [];
     if (Array.isArray(listing.resources)) {
@@ -628,7 +635,7 @@
   function clearTools() {
     toolList.replaceChildren();
     toolCount.textContent = '';
-    clearSurfaces();
+    clearResourcesAndPrompts();
   }
 
   function showTools(tools) {
@@ -736,7 +743,7 @@
             return;
           }
           showTools(listing.tools.filter((t) => isObject(t) && typeof t.name === 'string'));
-          showSurfaces(listing);
+          showResourcesAndPrompts(listing);
         }),
       )
       .catch((e) => {

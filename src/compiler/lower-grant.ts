@@ -1,6 +1,6 @@
-/** One checked grant → its frozen Descriptor, every default resolved (spec-language.md, "Grants"). */
+/** One checked grant → its frozen ToolDescriptor, every default resolved (spec-language.md, "Grants"). */
 import type {
-  Descriptor,
+  ToolDescriptor,
   HttpBackend,
   JsonScalar,
   ShapeDescriptor,
@@ -35,7 +35,7 @@ export interface LowerScope {
   readonly statementTimeoutMs: number;
 }
 
-export function lowerGrant(g: GrantSpec, scope: LowerScope): Descriptor {
+export function lowerGrant(g: GrantSpec, scope: LowerScope): ToolDescriptor {
   const { spec } = scope;
   const verb = g.verb.value;
   const method = (g.method?.value as HttpMethod | undefined) ?? methodOfVerb(g.verb.value)!;
@@ -59,7 +59,7 @@ export function lowerGrant(g: GrantSpec, scope: LowerScope): Descriptor {
       ...(r.values && { values: r.values.map((v) => v.value) }),
       ...(r.pattern && { pattern: r.pattern.value }),
     }));
-  return deepFreeze<Descriptor>({
+  return deepFreeze<ToolDescriptor>({
     name: toolName(verb, g.resource),
     verb,
     resource: g.resource,

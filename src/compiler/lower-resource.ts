@@ -6,7 +6,7 @@
 import { dirname, extname, join } from 'node:path';
 import { resourceName } from './check-resource.js';
 import type {
-  Descriptor,
+  ToolDescriptor,
   ResourceContent,
   ResourceDescriptor,
   ResourceVariable,
@@ -36,7 +36,7 @@ export function isTextMime(mime: string): boolean {
   );
 }
 
-export function lowerResources(spec: Spec, tools: readonly Descriptor[]): ResourceDescriptor[] {
+export function lowerResources(spec: Spec, tools: readonly ToolDescriptor[]): ResourceDescriptor[] {
   const grants = grantsByTool(spec);
   const toolByName = new Map(tools.map((d) => [d.name, d]));
   return spec.resources.map((r) => {

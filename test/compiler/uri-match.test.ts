@@ -1,5 +1,5 @@
 /**
- * The resource template matcher (src/spec/uri-match.ts): one answer per URI, work linear
+ * The resource template matcher (src/compiler/uri-match.ts): one answer per URI, work linear
  * in the URI for the shapes that made the old backtracking expression quadratic or
  * cubic, the 2 KiB bound in characters, and the OpenAPI pattern holding exactly the URIs
  * the matcher matches.
@@ -11,8 +11,8 @@ import {
   MAX_URI_CHARACTERS,
   templatePattern,
   type MatchWork,
-} from '../../src/spec/uri-match.js';
-import { parseUriTemplate } from '../../src/spec/uri-template.js';
+} from '../../src/compiler/uri-match.js';
+import { parseUriTemplate } from '../../src/compiler/uri-template.js';
 
 function plan(template: string) {
   const t = parseUriTemplate(template);

@@ -1,13 +1,13 @@
 import { readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileSpecFile } from '../../src/spec/load-spec.js';
+import { compileSpecFile } from '../../src/compiler/load-spec.js';
 import { toolList } from '../../src/projection/mcp/tool-definition.js';
 
 // Golden files pin spec → descriptors and spec → tools/list. They were reviewed by eye
 // when written; regenerate with UPDATE_GOLDEN=1 and review the diff before committing.
 const SPECS = 'specs';
-const GOLDEN = join('test', 'spec', 'golden');
+const GOLDEN = join('test', 'compiler', 'golden');
 const update = process.env.UPDATE_GOLDEN === '1';
 
 function golden(name: string, value: unknown): void {

@@ -3,7 +3,7 @@
  * line each (what serves it, what it needs), `tools` a block each as a client's lists show
  * it, and `tools --json` the lists' result objects beside `tools`.
  */
-import type { CompiledSpec, PromptDescriptor, ResourceDescriptor } from '../spec/descriptor.js';
+import type { CompiledSpec, PromptDescriptor, ResourceDescriptor } from '../compiler/descriptor.js';
 import {
   promptDefinition,
   resourceDefinition,
@@ -13,7 +13,7 @@ import {
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** `10 tools, 4 resources, 1 prompt`: resources and prompts only when the spec has them. */
-export function surfaceCounts(spec: CompiledSpec): string {
+export function specCounts(spec: CompiledSpec): string {
   return [
     plural(spec.tools.length, 'tool'),
     spec.resources.length > 0 ? plural(spec.resources.length, 'resource') : '',
@@ -47,7 +47,7 @@ function embedsText(p: PromptDescriptor): string {
 }
 
 /** `check`: one line per resource, template and prompt, the columns aligned among them. */
-export function checkSurfaceLines(spec: CompiledSpec): string[] {
+export function resourcePromptCheckLines(spec: CompiledSpec): string[] {
   const rows: (readonly [string, string, string])[] = [
     ...spec.resources.map(
       (r) =>
@@ -74,7 +74,7 @@ export function checkSurfaceLines(spec: CompiledSpec): string[] {
 }
 
 /** `tools <spec>`: one block per resource, template and prompt after the tools. */
-export function describeSurfaces(spec: CompiledSpec): string {
+export function describeResourcesAndPrompts(spec: CompiledSpec): string {
   const blocks: string[] = [];
   for (const r of spec.resources) {
     const lines = [
@@ -113,7 +113,7 @@ export function describeSurfaces(spec: CompiledSpec): string {
  * arrays as the server serves them, beside `tools` (present as the capabilities are:
  * only when the spec has resources, or prompts).
  */
-export function surfaceLists(spec: CompiledSpec): Record<string, unknown[]> {
+export function resourcePromptLists(spec: CompiledSpec): Record<string, unknown[]> {
   return {
     ...(spec.resources.length > 0 && {
       resources: spec.resources.filter((r) => !r.template).map(resourceDefinition),

@@ -20,12 +20,12 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileSpecText } from '../../src/spec/load-spec.js';
+import { compileSpecText } from '../../src/compiler/load-spec.js';
 import {
   readResourceFile,
   readThroughDescriptor,
   resolveResourceFile,
-} from '../../src/spec/resource-file.js';
+} from '../../src/compiler/resource-file.js';
 import { startGateway } from '../helpers/gateway.js';
 
 let dir: string;

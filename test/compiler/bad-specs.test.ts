@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { SPEC_ERROR_CODES, type SpecErrorCode } from '../../src/spec/diagnostics.js';
-import { compileSpecText } from '../../src/spec/load-spec.js';
+import { SPEC_ERROR_CODES, type SpecErrorCode } from '../../src/compiler/diagnostics.js';
+import { compileSpecText } from '../../src/compiler/load-spec.js';
 
 // Every refusal of the spec compiler, pinned to its code and to the exact token it
 // blames (spec-language.md, "Load errors"). Each row lists *all* the errors its spec

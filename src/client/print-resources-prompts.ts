@@ -17,7 +17,7 @@ export interface RemotePrompt {
   arguments?: { name: string; required?: boolean }[];
 }
 
-export interface RemoteSurfaces {
+export interface RemoteResourcesAndPrompts {
   resources?: RemoteResource[];
   resourceTemplates?: RemoteResource[];
   prompts?: RemotePrompt[];
@@ -32,7 +32,7 @@ function aligned(rows: readonly (readonly string[])[]): string {
 }
 
 /** A section per list the server has, after the tools; an empty list is left out. */
-export function formatSurfaces(s: RemoteSurfaces): string {
+export function formatResourcesAndPrompts(s: RemoteResourcesAndPrompts): string {
   const sections: string[] = [];
   const resourceRows = (list: RemoteResource[] | undefined, key: 'uri' | 'uriTemplate') =>
     (list ?? []).map((r) => [r[key] ?? '', r.title ?? r.name ?? '', r.mimeType ?? '']);

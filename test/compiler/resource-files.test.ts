@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { compileSpecFile } from '../../src/spec/load-spec.js';
-import { MAX_RESOURCE_FILE_BYTES } from '../../src/spec/resource-file.js';
+import { compileSpecFile } from '../../src/compiler/load-spec.js';
+import { MAX_RESOURCE_FILE_BYTES } from '../../src/compiler/resource-file.js';
 import { watchSpecFile } from '../../src/server/spec-watcher.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 

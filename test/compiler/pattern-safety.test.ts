@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkPattern } from '../../src/spec/pattern-safety.js';
+import { checkPattern } from '../../src/compiler/pattern-safety.js';
 
 describe('pattern safety', () => {
   it.each([

@@ -15,7 +15,7 @@ import { clipped, ProblemList } from '../../engine/refusal-text.js';
 import { continueTrace } from '../../engine/trace-context.js';
 import { sendRestError } from './rest-error.js';
 import type { RestRuntime } from './rest-runtime.js';
-import { GET_PROMPT_PATH, READ_RESOURCE_PATH } from './surface-listing.js';
+import { GET_PROMPT_PATH, READ_RESOURCE_PATH } from './resource-prompt-listing.js';
 
 function callContext(req: FastifyRequest, reply: FastifyReply): CallContext {
   const cancel = new Cancellation();
@@ -66,7 +66,7 @@ function undeclared(body: unknown, route: string, known: readonly string[]) {
   );
 }
 
-export function registerSurfaceRoutes(
+export function registerResourcePromptRoutes(
   app: FastifyInstance,
   current: () => RestRuntime,
   onRequest: onRequestHookHandler,

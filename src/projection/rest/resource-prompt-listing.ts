@@ -7,7 +7,11 @@
  */
 import type { ResourceCatalog } from '../../engine/resources.js';
 import type { VisibleTools } from '../../engine/visibility.js';
-import type { CompiledSpec, PromptDescriptor, ResourceDescriptor } from '../../spec/descriptor.js';
+import type {
+  CompiledSpec,
+  PromptDescriptor,
+  ResourceDescriptor,
+} from '../../compiler/descriptor.js';
 
 export const READ_RESOURCE_PATH = '/api/resources/read';
 export const GET_PROMPT_PATH = '/api/prompts/get';
@@ -64,17 +68,17 @@ function promptEntry(p: PromptDescriptor): string {
   });
 }
 
-export interface SurfaceListing {
+export interface ResourcePromptListing {
   /** `,"resources":[…],"resourceTemplates":[…],"prompts":[…]` of a view, or ''. */
   membersOf(view: VisibleTools): string;
   /** The whole answer to a read of a fixed resource. */
   fixedRead(r: ResourceDescriptor): string | undefined;
 }
 
-export function prepareSurfaceListing(
+export function prepareResourcePromptListing(
   spec: CompiledSpec,
   catalog: Pick<ResourceCatalog, 'fixed'>,
-): SurfaceListing {
+): ResourcePromptListing {
   const entries = new Map<ResourceDescriptor | PromptDescriptor, string>();
   for (const r of spec.resources) entries.set(r, r.template ? templateEntry(r) : resourceEntry(r));
   for (const p of spec.prompts) entries.set(p, promptEntry(p));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scanSql } from '../../src/spec/sql-text.js';
+import { scanSql } from '../../src/compiler/sql-text.js';
 
 describe('scanning SQL for placeholders and statements', () => {
   it('finds placeholders in order without repeats', () => {

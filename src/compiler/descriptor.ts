@@ -107,7 +107,7 @@ export interface ShapeDescriptor {
   readonly paths: readonly string[];
 }
 
-export interface Descriptor {
+export interface ToolDescriptor {
   readonly name: string;
   readonly verb: string;
   readonly resource: string;
@@ -241,7 +241,7 @@ export interface CompiledSpec {
     readonly title?: string;
     readonly instructions?: string;
   };
-  readonly tools: readonly Descriptor[];
+  readonly tools: readonly ToolDescriptor[];
   /** MCP resources and templates, in spec order. */
   readonly resources: readonly ResourceDescriptor[];
   readonly prompts: readonly PromptDescriptor[];

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { patternBounds, withoutImpliedLengths } from '../../src/spec/implied-lengths.js';
+import { patternBounds, withoutImpliedLengths } from '../../src/compiler/implied-lengths.js';
 
 describe('length bounds an anchored pattern implies', () => {
   it.each([

@@ -1,31 +1,31 @@
 /**
  * POST /api/resources/read and POST /api/prompts/get in the OpenAPI document, present as
- * the routes are (surface-routes.ts) when the spec serves resources, or prompts: the body
+ * the routes are (resource-prompt-routes.ts) when the spec serves resources, or prompts: the body
  * each route reads, typed as the engine checks it (a URI that is one of the resources or
  * fills a template; a prompt's name with its own string arguments, none undeclared), the
  * answer, and the catalogue errors it can produce, a template's grant's among them.
  */
-import { MAX_URI_CHARACTERS, templatePattern } from '../../spec/uri-match.js';
+import { MAX_URI_CHARACTERS, templatePattern } from '../../compiler/uri-match.js';
 import type {
   CompiledSpec,
-  Descriptor,
+  ToolDescriptor,
   PromptDescriptor,
   ResourceDescriptor,
-} from '../../spec/descriptor.js';
-import { surfaceCodesFor } from './openapi-error-codes.js';
+} from '../../compiler/descriptor.js';
+import { resourcePromptCodesFor } from './openapi-error-codes.js';
 import { errorResponses } from './openapi-responses.js';
-import { GET_PROMPT_PATH, READ_RESOURCE_PATH } from './surface-listing.js';
+import { GET_PROMPT_PATH, READ_RESOURCE_PATH } from './resource-prompt-listing.js';
 
 type Json = Record<string, unknown>;
 
 /** What the caller may read and get (the engine's view); the whole spec for `openapi`. */
-export interface SurfaceView {
+export interface ResourcePromptView {
   readonly resources: readonly ResourceDescriptor[];
   readonly templates: readonly ResourceDescriptor[];
   readonly prompts: readonly PromptDescriptor[];
 }
 
-export const SURFACE_TAGS = {
+export const RESOURCE_PROMPT_TAGS = {
   resources: 'MCP resources: fixed documents and URI templates backed by a grant.',
   prompts: 'MCP prompts: message templates filled with string arguments.',
 } as const;
@@ -43,7 +43,7 @@ function templateGrants(templates: readonly ResourceDescriptor[], spec: Compiled
   const names = new Set(
     templates.flatMap((t) => (t.content.kind === 'tool' ? [t.content.tool] : [])),
   );
-  return spec.tools.filter((d: Descriptor) => names.has(d.name));
+  return spec.tools.filter((d: ToolDescriptor) => names.has(d.name));
 }
 
 /** A required JSON request body with this schema. */
@@ -70,7 +70,7 @@ const CONTENTS_SCHEMA: Json = {
   },
 };
 
-function readOperation(view: SurfaceView, spec: CompiledSpec): Json {
+function readOperation(view: ResourcePromptView, spec: CompiledSpec): Json {
   const choices: Json[] = [
     ...view.resources.map((r) => ({ const: r.uri, title: r.name })),
     ...view.templates.map((t) => ({
@@ -110,7 +110,7 @@ function readOperation(view: SurfaceView, spec: CompiledSpec): Json {
         properties: { contents: CONTENTS_SCHEMA },
         required: ['contents'],
       }),
-      ...errorResponses(surfaceCodesFor(['RESOURCE_NOT_FOUND'], grants, scoped, spec)),
+      ...errorResponses(resourcePromptCodesFor(['RESOURCE_NOT_FOUND'], grants, scoped, spec)),
     },
   };
 }
@@ -144,10 +144,10 @@ function argumentsSchema(p: PromptDescriptor): Json {
   };
 }
 
-function getOperation(view: SurfaceView, spec: CompiledSpec): Json {
+function getOperation(view: ResourcePromptView, spec: CompiledSpec): Json {
   const embeds = view.prompts.some((p) => p.messages.some((m) => 'resource' in m));
   const grants = embeds ? templateGrants(spec.resources, spec) : [];
-  const codes = surfaceCodesFor(
+  const codes = resourcePromptCodesFor(
     embeds ? ['UNKNOWN_PROMPT', 'RESOURCE_NOT_FOUND'] : ['UNKNOWN_PROMPT'],
     grants,
     view.prompts.some((p) => p.scopes.length > 0),
@@ -207,20 +207,20 @@ function getOperation(view: SurfaceView, spec: CompiledSpec): Json {
   };
 }
 
-/** The surface routes of this view, as the server registers them: only for what the spec serves. */
-export function surfacePaths(
-  view: SurfaceView,
+/** The resource and prompt routes of this view, as the server registers them: only for what the spec serves. */
+export function resourcePromptPaths(
+  view: ResourcePromptView,
   spec: CompiledSpec,
 ): { paths: Record<string, { post: Json }>; tags: Json[] } {
   const paths: Record<string, { post: Json }> = {};
   const tags: Json[] = [];
   if (spec.resources.length > 0) {
     paths[READ_RESOURCE_PATH] = { post: readOperation(view, spec) };
-    tags.push({ name: 'resources', description: SURFACE_TAGS.resources });
+    tags.push({ name: 'resources', description: RESOURCE_PROMPT_TAGS.resources });
   }
   if (spec.prompts.length > 0) {
     paths[GET_PROMPT_PATH] = { post: getOperation(view, spec) };
-    tags.push({ name: 'prompts', description: SURFACE_TAGS.prompts });
+    tags.push({ name: 'prompts', description: RESOURCE_PROMPT_TAGS.prompts });
   }
   return { paths, tags };
 }
