@@ -13,12 +13,11 @@ import { buildEnvelope, type BuiltEnvelope } from '../envelope/envelope.js';
 import type { CallContext } from './call-context.js';
 import type { CallArguments } from './call-arguments.js';
 import type { Caller } from './caller.js';
-import { engineError, type EngineError } from './error-catalogue.js';
+import type { EngineError } from './error-catalogue.js';
 import { gatePathValues } from './guards/metachar.js';
 import { checkScopes } from './guards/scopes.js';
 import { withoutPrototypes } from './null-prototype.js';
 import type { Operation } from './operation.js';
-import type { FieldType } from '../compiler/spec-types.js';
 
 export type Outcome =
   | { readonly ok: true; readonly envelope: BuiltEnvelope; readonly upstreamStatus?: number }
@@ -56,26 +55,9 @@ export async function execute(
   if (rounded) return fail(rounded);
   const exclusive = op.exclusive?.(args);
   if (exclusive) return fail(exclusive);
-  for (const { arg, claim, type } of op.claims) {
-    const value =
-      caller.claims && Object.hasOwn(caller.claims, claim) ? caller.claims[claim] : undefined;
-    if (value === undefined)
-      return fail(
-        engineError(
-          'MISSING_CLAIM',
-          `${op.name} binds ${arg} to the token claim ${claim}, which the caller's token lacks`,
-        ),
-      );
-    if (!claimFits(type, value))
-      return fail(
-        engineError(
-          'MISSING_CLAIM',
-          `${op.name} binds ${arg} to the token claim ${claim}, which does not hold a ${type} value`,
-        ),
-      );
-    args[arg] = value;
-  }
-  if (op.claims.length > 0) {
+  if (op.bindClaims) {
+    const unbound = op.bindClaims(args, caller);
+    if (unbound) return fail(unbound);
     // A claim is bound after the caller's arguments were checked; its value must pass the
     // same path gate and allowlists (spec-language.md: restrict applies to every argument).
     const claimGated = gatePathValues(op.claimPathArgs, args, op.pathSegments);
@@ -91,23 +73,4 @@ export async function execute(
     envelope: buildEnvelope(op.shape ? op.shape(out.value) : out.value, d.limits),
     ...(out.value.upstreamStatus !== undefined && { upstreamStatus: out.value.upstreamStatus }),
   };
-}
-
-/** A claim's JSON value against the declared field type (claims are not schema-validated). */
-function claimFits(type: FieldType | undefined, v: unknown): boolean {
-  if (type === undefined || type === 'raw') return true;
-  if (type.endsWith('[]'))
-    return Array.isArray(v) && v.every((x) => claimFits(type.slice(0, -2) as FieldType, x));
-  switch (type) {
-    case 'string':
-      return typeof v === 'string';
-    case 'integer':
-      return Number.isSafeInteger(v);
-    case 'number':
-      return typeof v === 'number' && Number.isFinite(v);
-    case 'boolean':
-      return typeof v === 'boolean';
-    default:
-      return v !== null && typeof v === 'object' && !Array.isArray(v);
-  }
 }

@@ -4,8 +4,8 @@
  */
 import type { Shaper } from '../envelope/shape.js';
 import type { ToolDescriptor } from '../compiler/descriptor.js';
-import type { FieldType } from '../compiler/spec-types.js';
-import type { PreparedBackend } from './backends/backend.js';
+import type { PreparedBackend } from './backends/kind.js';
+import type { ClaimBinder } from './guards/claims.js';
 import type { MixedSegment } from './guards/metachar.js';
 import type { ExclusiveCheck } from './guards/exclusive.js';
 import type { ExactNumberCheck } from './guards/exact-numbers.js';
@@ -32,18 +32,11 @@ export interface Operation {
   /** The grant declares a name such as `toString`: arguments are copied without prototypes. */
   readonly nullPrototype: boolean;
   readonly exclusive?: ExclusiveCheck;
-  /** [argument, claim] pairs bound from the caller's verified token. */
-  readonly claims: readonly ClaimBinding[];
+  /** Binds the `from-claim=` fields from the caller's verified token. */
+  readonly bindClaims?: ClaimBinder;
   /** Path arguments bound from claims: they pass the metachar gate after binding. */
   readonly claimPathArgs: readonly string[];
   readonly backend: PreparedBackend;
   /** The grant's pick/omit, applied to the backend's result before the envelope. */
   readonly shape?: Shaper;
-}
-
-/** An argument whose value comes from the caller's verified token. */
-export interface ClaimBinding {
-  readonly arg: string;
-  readonly claim: string;
-  readonly type: FieldType;
 }

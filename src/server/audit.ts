@@ -4,7 +4,7 @@
  * the same event into the metrics.
  */
 import type { Logger } from 'pino';
-import type { CallObserver } from '../engine/gateway.js';
+import type { CallObserver } from '../engine/call-event.js';
 import type { Metrics } from './metrics.js';
 
 export function createCallObserver(log: Logger | false, metrics: Metrics): CallObserver {

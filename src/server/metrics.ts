@@ -5,7 +5,7 @@
  * several servers in one process (tests) never share counters.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { CallEvent } from '../engine/gateway.js';
+import type { CallEvent } from '../engine/call-event.js';
 
 /** The scope that reads /metrics on the main port when the spec has `access`. */
 export const METRICS_SCOPE = 'metrics:read';

@@ -6,7 +6,8 @@
 import type { Logger } from 'pino';
 import { createAccessControl } from '../access/access-control.js';
 import type { Env } from '../engine/env.js';
-import { Gateway, type CallObserver } from '../engine/gateway.js';
+import type { CallObserver } from '../engine/call-event.js';
+import { Gateway } from '../engine/gateway.js';
 import type { RateLimiter } from '../engine/rate-limit/rate-limiter.js';
 import { MCP_PATH, type McpRuntime } from '../projection/mcp/mcp-routes.js';
 import { buildPayloads } from '../projection/mcp/payloads.js';

@@ -1,7 +1,7 @@
 /** Method tables per era: the method string picks the handler before params are read. */
 import { callArguments } from '../../engine/call-arguments.js';
 import { isRpcError } from '../../engine/error-catalogue.js';
-import { continueTrace } from '../../engine/trace-context.js';
+import { continueTrace } from '../trace-context.js';
 import { resultBytes, resultText, rpcError, type RpcReply } from './jsonrpc.js';
 import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
 import { completeArgument } from './completion.js';

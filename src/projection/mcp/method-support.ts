@@ -5,7 +5,7 @@
  */
 import type { CallContext } from '../../engine/call-context.js';
 import { isRpcError, statusOf, RPC, type EngineError } from '../../engine/error-catalogue.js';
-import { continueTrace } from '../../engine/trace-context.js';
+import { continueTrace } from '../trace-context.js';
 import { errorText, rpcError, type RpcReply } from './jsonrpc.js';
 import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
 

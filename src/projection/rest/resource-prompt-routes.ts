@@ -12,7 +12,7 @@ import { challengeOf } from '../../access/challenge.js';
 import { Cancellation, type CallContext } from '../../engine/call-context.js';
 import { engineError } from '../../engine/error-catalogue.js';
 import { clipped, ProblemList } from '../../engine/refusal-text.js';
-import { continueTrace } from '../../engine/trace-context.js';
+import { continueTrace } from '../trace-context.js';
 import { sendRestError } from './rest-error.js';
 import type { RestRuntime } from './rest-runtime.js';
 import { GET_PROMPT_PATH, READ_RESOURCE_PATH } from './resource-prompt-listing.js';

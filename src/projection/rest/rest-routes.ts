@@ -12,7 +12,7 @@ import type { Gateway } from '../../engine/gateway.js';
 import type { VisibleTools } from '../../engine/visibility.js';
 import { sendRestError } from './rest-error.js';
 import { buildOpenApi, OPENAPI_PATH } from './openapi.js';
-import { continueTrace } from '../../engine/trace-context.js';
+import { continueTrace } from '../trace-context.js';
 import { Cancellation } from '../../engine/call-context.js';
 import { authenticateFirst, authenticatedCaller, type Refusal } from '../../access/authenticate.js';
 import { challengeOf } from '../../access/challenge.js';

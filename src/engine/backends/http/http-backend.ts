@@ -8,8 +8,13 @@ import { Agent, errors as undiciErrors } from 'undici';
 import type { HttpBackend } from '../../../compiler/descriptor.js';
 import { engineError, type EngineError } from '../../error-catalogue.js';
 import type { Redactor } from '../../redact.js';
-import type { BackendOutcome, PreparedBackend } from '../backend.js';
-import type { BackendKind, GrantOf, KindContext } from '../backend-kinds.js';
+import type {
+  BackendKind,
+  BackendOutcome,
+  GrantOf,
+  KindContext,
+  PreparedBackend,
+} from '../kind.js';
 import type { CallContext, Cancellation } from '../../call-context.js';
 import { buildBody, planBody } from './body.js';
 import { resolveCredential, type Credential } from './credentials.js';

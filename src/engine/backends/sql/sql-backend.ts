@@ -5,8 +5,13 @@
  */
 import { createHash } from 'node:crypto';
 import { StartupError } from '../../startup-error.js';
-import type { BackendOutcome, PreparedBackend } from '../backend.js';
-import type { BackendKind, GrantOf, KindContext } from '../backend-kinds.js';
+import type {
+  BackendKind,
+  BackendOutcome,
+  GrantOf,
+  KindContext,
+  PreparedBackend,
+} from '../kind.js';
 import { bindValue } from './pg-values.js';
 import type { SqlExecutor } from './sql-executor.js';
 import type { Redactor } from '../../redact.js';

@@ -1,5 +1,5 @@
 /**
- * Backend kinds are loaded on first use (backend-kinds.ts): a gateway prepared from a
+ * Backend kinds are loaded on first use (backends/registry.ts): a gateway prepared from a
  * spec loads the driver of each kind it has grants of, and no other. Each case runs in
  * a fresh node process, since a module once loaded stays loaded for the process.
  */

@@ -1,0 +1,97 @@
+/**
+ * Backend kinds by descriptor kind (architecture.md, habit 4: a map, not a switch). The
+ * map is typed by the descriptors' own `backend.kind` union, so every kind has an entry
+ * and each entry only ever sees grants of its kind: nothing checks a kind at run time.
+ *
+ * Each kind's module is imported when a spec first has a grant of that kind: a spec
+ * without SQL grants never loads `pg`, one without HTTP grants never loads undici
+ * (start-up is what a scaling pod waits for).
+ */
+import type { CompiledSpec, ToolDescriptor } from '../../compiler/descriptor.js';
+import type { Redactor } from '../redact.js';
+import type {
+  GrantOf,
+  KindContext,
+  KindFactory,
+  KindName,
+  KindResources,
+  PreparedBackend,
+} from './kind.js';
+
+export const BACKEND_KINDS: { readonly [K in KindName]: () => Promise<KindFactory<K>> } = {
+  http: async () => (await import('./http/http-backend.js')).createHttpKind,
+  sql: async () => (await import('./sql/sql-backend.js')).createSqlKind,
+};
+
+const KIND_NAMES = Object.keys(BACKEND_KINDS) as readonly KindName[];
+
+/** The kinds a spec has grants of, opened: their shared resources as one. */
+export interface OpenKinds {
+  /** Every kind's secrets, then the whole values sent with them, for the one redactor. */
+  secrets(): readonly string[];
+  sentValues(): readonly string[];
+  /** Every grant's backend by grant name, once the redactor knows every secret. */
+  prepareAll(redact: Redactor): ReadonlyMap<string, PreparedBackend>;
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** What opening a kind needs besides its grants. */
+export type OpenContext = Omit<KindContext<KindName>, 'grants'>;
+
+/**
+ * Loads and opens only the kinds `spec` has grants of, in registry order. If one fails
+ * to open, the ones already open are closed before the failure is passed on.
+ */
+export async function openKinds(spec: CompiledSpec, ctx: OpenContext): Promise<OpenKinds> {
+  const opened: OpenKind[] = [];
+  try {
+    for (const name of KIND_NAMES) {
+      const grants = grantsOf(spec.tools, name);
+      if (grants.length > 0) opened.push(await openKind(name, { ...ctx, grants }));
+    }
+  } catch (err) {
+    await closeAll(opened.map((k) => k.resources));
+    throw err;
+  }
+  const kinds = opened.map((k) => k.resources);
+  return {
+    secrets: () => kinds.flatMap((k) => k.secrets()),
+    sentValues: () => kinds.flatMap((k) => k.sentValues?.() ?? []),
+    prepareAll(redact) {
+      const backends = new Map<string, PreparedBackend>();
+      for (const k of opened) for (const [name, b] of k.prepareAll(redact)) backends.set(name, b);
+      return backends;
+    },
+    async ready() {
+      const checks = await Promise.all(kinds.map((k) => (k.ready ? k.ready() : true)));
+      return checks.every(Boolean);
+    },
+    close: () => closeAll(kinds),
+  };
+}
+
+/** One kind opened for a spec: its resources, and its grants' backends once secrets are known. */
+interface OpenKind {
+  readonly resources: KindResources;
+  prepareAll(redact: Redactor): ReadonlyMap<string, PreparedBackend>;
+}
+
+/** The spec's grants of kind `kind` (a type guard, so each kind sees its own backend type). */
+function grantsOf<K extends KindName>(tools: readonly ToolDescriptor[], kind: K): GrantOf<K>[] {
+  return tools.filter((d): d is GrantOf<K> => d.backend.kind === kind);
+}
+
+/** Loads the kind's module and opens it for `ctx.grants`. */
+async function openKind<K extends KindName>(name: K, ctx: KindContext<K>): Promise<OpenKind> {
+  const factory: KindFactory<K> = await BACKEND_KINDS[name]();
+  const kind = await factory(ctx);
+  return {
+    resources: kind,
+    prepareAll: (redact) => new Map(ctx.grants.map((g) => [g.name, kind.prepare(g, redact)])),
+  };
+}
+
+async function closeAll(kinds: readonly KindResources[]): Promise<void> {
+  await Promise.allSettled(kinds.map((k) => k.close()));
+}

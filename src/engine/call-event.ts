@@ -1,0 +1,51 @@
+/**
+ * What the audit line and the metrics learn of one finished tool call: who called what,
+ * how it ended and how long it took, never its arguments.
+ */
+import type { Caller } from './caller.js';
+import type { CallContext } from './call-context.js';
+import type { ErrorCode } from './error-catalogue.js';
+import type { Outcome } from './execute.js';
+
+export interface CallEvent {
+  readonly tool: string;
+  readonly caller: string;
+  readonly origin?: CallContext['origin'];
+  readonly traceId?: string;
+  /** 'ok' or the catalogue code of the failure. */
+  readonly outcome: 'ok' | ErrorCode;
+  readonly durationMs: number;
+  readonly bytes?: number;
+  readonly truncated?: boolean;
+  readonly overBudget?: boolean;
+  readonly upstreamStatus?: number;
+}
+
+export type CallObserver = (event: CallEvent) => void;
+
+/** The event of a call to `tool` that ended with `out` (already redacted). */
+export function callEvent(
+  tool: string,
+  caller: Caller,
+  ctx: CallContext,
+  out: Outcome,
+  durationMs: number,
+): CallEvent {
+  const upstream = out.ok
+    ? out.upstreamStatus
+    : (out.error.details as { status?: unknown } | undefined)?.status;
+  return {
+    tool,
+    caller: caller.id,
+    ...(ctx.origin && { origin: ctx.origin }),
+    ...(ctx.traceId && { traceId: ctx.traceId }),
+    outcome: out.ok ? 'ok' : out.error.code,
+    durationMs,
+    ...(out.ok && {
+      bytes: out.envelope.envelope.coverage.bytes,
+      truncated: out.envelope.envelope.coverage.truncated,
+      overBudget: out.envelope.envelope.coverage.over_budget,
+    }),
+    ...(typeof upstream === 'number' && { upstreamStatus: upstream }),
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * A descriptor turned into an Operation, once at boot (architecture.md, "The data
+ * path"): every matcher and check a call runs is built here, so a call only looks up
+ * its operation and runs execute.ts. Validators are prepared but compile later
+ * (warm-validators.ts, or a grant's first call).
+ */
+import type { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ToolDescriptor } from '../compiler/descriptor.js';
+import { prepareShaper } from '../envelope/shape.js';
+import type { PreparedBackend } from './backends/kind.js';
+import { prepareClaims } from './guards/claims.js';
+import { prepareExactNumbers } from './guards/exact-numbers.js';
+import { prepareExclusive } from './guards/exclusive.js';
+import { mixedSegments } from './guards/metachar.js';
+import { prepareNullStripper } from './guards/optional-nulls.js';
+import { prepareRestrict } from './guards/restrict.js';
+import { createAjv, prepareValidator } from './guards/validate.js';
+import { declaresInheritedName } from './null-prototype.js';
+import type { Operation } from './operation.js';
+import { prepareRateLimit, type RateLimiter } from './rate-limit/rate-limiter.js';
+
+/** What every grant's preparation shares. */
+export interface OperationParts {
+  /** The first-error and all-errors ajv instances every validator compiles in. */
+  readonly fastAjv: Ajv2020;
+  readonly fullAjv: Ajv2020;
+  /** Counts `rate-limit` grants; absent when the spec has none. */
+  readonly limiter?: RateLimiter;
+}
+
+/** Every grant of `tools` prepared on its backend, by name (a Map: `__proto__` finds nothing). */
+export function prepareOperations(
+  tools: readonly ToolDescriptor[],
+  backends: ReadonlyMap<string, PreparedBackend>,
+  limiter: RateLimiter | undefined,
+): ReadonlyMap<string, Operation> {
+  const parts: OperationParts = {
+    fastAjv: createAjv(false, { metaCheck: false }),
+    fullAjv: createAjv(true, { metaCheck: false }),
+    ...(limiter && { limiter }),
+  };
+  return new Map(tools.map((d) => [d.name, prepareOperation(d, backends.get(d.name)!, parts)]));
+}
+
+export function prepareOperation(
+  d: ToolDescriptor,
+  backend: PreparedBackend,
+  { fastAjv, fullAjv, limiter }: OperationParts,
+): Operation {
+  const restrict = prepareRestrict(d.restrict);
+  const exclusive = prepareExclusive(d.exclusive);
+  const stripNulls = prepareNullStripper(d.inputSchema);
+  const rateLimit =
+    d.limits.rateLimit && limiter && prepareRateLimit(d.name, d.limits.rateLimit, limiter);
+  const bindClaims = prepareClaims(d.name, d.arguments);
+  return {
+    name: d.name,
+    descriptor: d,
+    pathArgs: d.arguments
+      .filter((a) => a.in === 'path' && a.fromClaim === undefined)
+      .map((a) => a.name),
+    pathSegments: d.backend.kind === 'http' ? mixedSegments(d.backend.path) : [],
+    ...(stripNulls && { stripNulls }),
+    ...(rateLimit && { rateLimit }),
+    ...(restrict && { restrict }),
+    validate: prepareValidator(fastAjv, fullAjv, d),
+    exactNumbers: prepareExactNumbers(d.name, d.inputSchema),
+    nullPrototype: declaresInheritedName(
+      d.inputSchema,
+      d.arguments.map((a) => a.name),
+    ),
+    ...(exclusive && { exclusive }),
+    ...(bindClaims && { bindClaims }),
+    claimPathArgs: d.arguments
+      .filter((a) => a.in === 'path' && a.fromClaim !== undefined)
+      .map((a) => a.name),
+    backend,
+    ...(d.shape && { shape: prepareShaper(d.shape) }),
+  };
+}
