@@ -4,6 +4,7 @@
  */
 import type { EngineError } from '../error-catalogue.js';
 import type { EnvelopeInput } from '../../envelope/envelope.js';
+import type { CallArguments } from '../call-arguments.js';
 import type { CallContext } from '../call-context.js';
 
 export type BackendOutcome =
@@ -11,5 +12,6 @@ export type BackendOutcome =
   | { readonly ok: false; readonly error: EngineError };
 
 export interface PreparedBackend {
-  invoke(args: Record<string, unknown>, ctx: CallContext): Promise<BackendOutcome>;
+  /** The validated arguments, with the caller's text of their numbers. */
+  invoke(args: CallArguments, ctx: CallContext): Promise<BackendOutcome>;
 }

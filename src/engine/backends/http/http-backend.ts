@@ -10,6 +10,7 @@ import { engineError, type EngineError } from '../../error-catalogue.js';
 import type { Redactor } from '../../redact.js';
 import type { BackendOutcome, PreparedBackend } from '../backend.js';
 import type { BackendKind, GrantOf, KindContext } from '../backend-kinds.js';
+import type { CallArguments } from '../../call-arguments.js';
 import type { CallContext, Cancellation } from '../../call-context.js';
 import { buildBody, planBody } from './body.js';
 import { resolveCredential, type Credential } from './credentials.js';
@@ -99,8 +100,8 @@ function prepareHttpGrant(
   const shaped = d.shape !== undefined;
 
   return {
-    async invoke(args: Record<string, unknown>, ctx: CallContext): Promise<BackendOutcome> {
-      const target = buildTarget(url, args);
+    async invoke(args: CallArguments, ctx: CallContext): Promise<BackendOutcome> {
+      const target = buildTarget(url, args.value);
       const escaped = targetEscapes(url, target);
       if (escaped)
         return { ok: false, error: engineError('INTERNAL', `refused to send: ${escaped}`) };
