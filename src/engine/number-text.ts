@@ -282,9 +282,12 @@ class KeepingReader {
   private member(): unknown {
     this.space();
     const c = this.text.charCodeAt(this.i);
-    this.numberText = undefined;
     this.texts = undefined;
-    return (c >= 0x30 && c <= 0x39) || c === 0x2d ? this.number() : this.value();
+    if ((c >= 0x30 && c <= 0x39) || c === 0x2d) return this.number();
+    const v = this.value();
+    // A container's members set it; the container itself is no number.
+    this.numberText = undefined;
+    return v;
   }
 
   private object(): Record<string, unknown> {
