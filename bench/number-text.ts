@@ -66,7 +66,7 @@ for (const [name, text, n] of [
 const plain = JSON.parse(withBig) as unknown;
 const kept = parseJson(withBig);
 const s1 = time(() => JSON.stringify(plain), 40);
-const s2 = time(() => stringifyJson(kept), 40);
+const s2 = time(() => stringifyJson(kept.value, kept.texts), 40);
 console.log(
   `writing 2,000 items: JSON.stringify ${s1.toFixed(2)} µs, with a kept number ${s2.toFixed(2)} µs`,
 );

@@ -42,7 +42,10 @@ export async function execute(
   }
   // A grant with an argument named like `toString` reads its arguments from objects
   // without a prototype, so an omitted one is absent (null-prototype.ts).
-  const args = (op.nullPrototype ? withoutPrototypes(input) : input) as CallArguments;
+  const call = op.nullPrototype ? withoutPrototypes(input) : input;
+  // The guards change `args` in place only where no number text can be: a `null` goes,
+  // defaults and claims fill names the caller did not send (number-text.ts).
+  const args = call.value;
   // `null` for an optional field is "not given" (optional-nulls.ts): gone before any guard.
   op.stripNulls?.(args);
   const gated = gatePathValues(op.pathArgs, args, op.pathSegments);
@@ -51,7 +54,7 @@ export async function execute(
   if (restricted) return fail(restricted);
   const invalid = op.validate(args);
   if (invalid) return fail(invalid);
-  const rounded = op.exactNumbers(args);
+  const rounded = op.exactNumbers(call);
   if (rounded) return fail(rounded);
   const exclusive = op.exclusive?.(args);
   if (exclusive) return fail(exclusive);
@@ -65,7 +68,7 @@ export async function execute(
     const claimRestricted = op.restrict?.(args);
     if (claimRestricted) return fail(claimRestricted);
   }
-  const out = await op.backend.invoke(args, ctx);
+  const out = await op.backend.invoke(call, ctx);
   if (!out.ok) return out;
   return {
     ok: true,

@@ -7,7 +7,7 @@
  * before any guard runs; other grants pay nothing.
  */
 import type { JsonSchema } from '../compiler/field-schema.js';
-import { carryNumberText } from './number-text.js';
+import type { ExactJson } from './number-text.js';
 
 /** Whether a name resolves to something on a plain object that does not own it. */
 export function isInheritedName(name: string): boolean {
@@ -34,19 +34,18 @@ function schemaDeclares(schema: unknown): boolean {
 }
 
 /**
- * A deep copy in which every object has no prototype (arrays stay arrays), carrying
- * the kept number texts along. Nesting is bounded before parsing (json-depth.ts).
+ * A deep copy in which every object has no prototype (arrays stay arrays). It has the
+ * same shape, so the kept number texts, which go by position, are still right for it.
  */
-export function withoutPrototypes(value: unknown): unknown {
+export function withoutPrototypes<T>(input: ExactJson<T>): ExactJson<T> {
+  return { value: copied(input.value) as T, texts: input.texts };
+}
+
+/** Nesting is bounded before parsing (json-depth.ts). */
+function copied(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
-  let out: object;
-  if (Array.isArray(value)) out = value.map(withoutPrototypes);
-  else {
-    const o = Object.create(null) as Record<string, unknown>;
-    for (const k of Object.keys(value))
-      o[k] = withoutPrototypes((value as Record<string, unknown>)[k]);
-    out = o;
-  }
-  carryNumberText(value, out);
-  return out;
+  if (Array.isArray(value)) return value.map(copied);
+  const o = Object.create(null) as Record<string, unknown>;
+  for (const k of Object.keys(value)) o[k] = copied((value as Record<string, unknown>)[k]);
+  return o;
 }

@@ -5,25 +5,87 @@
  * number must never be rounded silently. Node 20's JSON.parse gives no source text,
  * so a body that may hold such a number (a scan of the text outside its strings decides,
  * cheaply) is read a second time by the small parser below, which keeps the text of
- * each number a double does not give back unchanged. The text lives beside the
- * parsed value, by container and key, in a WeakMap: validation still sees plain JSON
- * values, the serializers write the kept text back, and the typed-number guard
- * refuses values a double cannot hold.
+ * each number a double does not give back unchanged.
+ *
+ * Why the texts travel as a value beside the parsed JSON (`ExactJson`), by position:
+ * validation and every guard still see plain JSON values, and nothing global remembers
+ * anything. `NumberTexts` is a tree shaped like the value, holding only what was kept:
+ * per container the texts of its own number members and the trees of members that hold
+ * one deeper (undefined where nothing was kept, so a call without such a number carries
+ * `texts: undefined` and pays nothing). Keyed by position rather than by object, a copy
+ * of the same shape (null-prototype.ts) keeps the texts by construction, deleting a
+ * `null` member (guards/optional-nulls.ts) leaves them right, and a text applies only
+ * while the value at its place is still the double made of it. Whatever builds a new
+ * value (an upstream body, URI variables) must say which texts come along, since the
+ * type asks for `texts`: the body writer grafts a member's tree where it places it.
  */
 
 type Key = string | number;
 
-/** The caller's text of each kept number, by container and key (arrays: by index). */
-type Texts = Map<string, string> | (string | undefined)[];
-const KEPT = new WeakMap<object, Texts>();
-/** Containers holding a kept number, themselves or deeper down. */
-const HOLDERS = new WeakSet<object>();
-/**
- * Containers the second read made: one of them outside HOLDERS holds no kept text, so
- * the writer hands it to JSON.stringify whole. A container built later (a body) is
- * not here and is walked, since a raw value inside it may hold one.
- */
-const READ = new WeakSet<object>();
+/** The caller's text of the numbers in one JSON value, by position (see above). */
+export class NumberTexts {
+  private constructor(
+    /** The texts of this container's own number members, by key (arrays: by index). */
+    private readonly own: ReadonlyMap<Key, string> | undefined,
+    /** The trees of its members that hold a kept text themselves or deeper down. */
+    private readonly below: ReadonlyMap<Key, NumberTexts> | undefined,
+  ) {}
+
+  /** A tree of these parts, or undefined when it would keep nothing. */
+  static of(
+    own: ReadonlyMap<Key, string> | undefined,
+    below: ReadonlyMap<Key, NumberTexts> | undefined,
+  ): NumberTexts | undefined {
+    const hasOwn = own !== undefined && own.size > 0;
+    const hasBelow = below !== undefined && below.size > 0;
+    if (!hasOwn && !hasBelow) return undefined;
+    return new NumberTexts(hasOwn ? own : undefined, hasBelow ? below : undefined);
+  }
+
+  /**
+   * `texts` with the tree of member `key` replaced by `member` (a value placed there);
+   * the texts of its own numbers stay, since they apply only while the double is there.
+   */
+  static withMember(
+    texts: NumberTexts | undefined,
+    key: Key,
+    member: NumberTexts | undefined,
+  ): NumberTexts | undefined {
+    if (texts?.below?.get(key) === member) return texts;
+    const below = new Map(texts?.below);
+    if (member === undefined) below.delete(key);
+    else below.set(key, member);
+    return NumberTexts.of(texts?.own, below);
+  }
+
+  /** The caller's text of the number member `key`, while `value` is still the double made of it. */
+  textAt(key: Key, value: unknown): string | undefined {
+    const text = this.own?.get(key);
+    return text !== undefined && Object.is(Number(text), value) ? text : undefined;
+  }
+
+  /** The tree of the container member `key`, when it holds a kept text. */
+  at(key: Key): NumberTexts | undefined {
+    return this.below?.get(key);
+  }
+
+  /** The same tree without this container's own texts: a copy of it sends them by value. */
+  withoutOwn(): NumberTexts | undefined {
+    return this.own === undefined ? this : NumberTexts.of(undefined, this.below);
+  }
+}
+
+/** A JSON value with the caller's text of those of its numbers a double would change. */
+export interface ExactJson<T = unknown> {
+  readonly value: T;
+  /** Undefined when no number needed its text kept: the usual case. */
+  readonly texts: NumberTexts | undefined;
+}
+
+/** A value made here, not read from a caller: its numbers are the doubles they are. */
+export function withoutNumberTexts<T>(value: T): ExactJson<T> {
+  return { value, texts: undefined };
+}
 
 /**
  * Whether valid JSON text holds a number a double may not give back as written:
@@ -76,70 +138,33 @@ export function mayHoldOddNumber(t: string): boolean {
  * JSON.parse, with the text of every non-canonical number kept. Callers bound the
  * nesting depth first (json-depth.ts): the second read recurses.
  */
-export function parseJson(text: string): unknown {
+export function parseJson(text: string): ExactJson {
   const value: unknown = JSON.parse(text);
-  if (!mayHoldOddNumber(text)) return value;
+  if (!mayHoldOddNumber(text)) return { value, texts: undefined };
   const reader = new KeepingReader(text);
   const kept = reader.value();
-  return reader.keptAny ? kept : value;
+  // Nothing kept (or a bare number at the top, which has no container): JSON.parse's value.
+  return reader.texts ? { value: kept, texts: reader.texts } : { value, texts: undefined };
 }
 
-/** Whether `v` (an object or array) holds a kept number text at any depth. */
-export function holdsNumberText(v: unknown): boolean {
-  return v !== null && typeof v === 'object' && HOLDERS.has(v);
+/** JSON text of `v`, writing the numbers `texts` keeps as the caller wrote them. */
+export function stringifyJson(v: unknown, texts: NumberTexts | undefined): string {
+  return texts ? (writeExact(v, texts) ?? 'null') : JSON.stringify(v);
 }
 
-/** The caller's text of the number at `container[key]`, when it was kept and is still there. */
-export function numberTextAt(container: object, key: Key, value: unknown): string | undefined {
-  const texts = KEPT.get(container);
-  const text = Array.isArray(texts) ? texts[key as number] : texts?.get(key as string);
-  // The text applies only while the value is still the double made of it.
-  return text !== undefined && Object.is(Number(text), value) ? text : undefined;
-}
-
-/** The kept texts of one container as a lookup like numberTextAt's, or undefined for none. */
-export function numberTextsOf(
-  container: object,
-): ((key: Key, value: unknown) => string | undefined) | undefined {
-  const texts = KEPT.get(container);
-  if (texts === undefined) return undefined;
-  return (key, value) => {
-    const text = Array.isArray(texts) ? texts[key as number] : texts.get(key as string);
-    return text !== undefined && Object.is(Number(text), value) ? text : undefined;
-  };
-}
-
-/** Makes `to` (a copy of `from`) carry the number texts `from` carries. */
-export function carryNumberText(from: object, to: object): void {
-  const kept = KEPT.get(from);
-  if (kept) KEPT.set(to, kept);
-  if (HOLDERS.has(from)) HOLDERS.add(to);
-  if (READ.has(from)) READ.add(to);
-}
-
-/**
- * JSON text of `v`, writing kept numbers as the caller wrote them. `exact` is whether
- * anything kept can be inside (the arguments it was built from hold a kept number);
- * otherwise this is JSON.stringify.
- */
-export function stringifyJson(v: unknown, exact = holdsNumberText(v)): string {
-  return exact ? (writeExact(v) ?? 'null') : JSON.stringify(v);
-}
-
-function writeExact(v: unknown): string | undefined {
-  if (v === null || typeof v !== 'object' || (READ.has(v) && !HOLDERS.has(v)))
-    return JSON.stringify(v);
-  const kept = KEPT.get(v);
-  const member = (container: object, key: Key, x: unknown): string | undefined =>
-    (kept && typeof x === 'number' && numberTextAt(container, key, x)) || writeExact(x);
+function writeExact(v: unknown, texts: NumberTexts | undefined): string | undefined {
+  // Where nothing is kept, JSON.stringify writes the same text, faster.
+  if (texts === undefined || v === null || typeof v !== 'object') return JSON.stringify(v);
+  const member = (key: Key, x: unknown): string | undefined =>
+    (typeof x === 'number' && texts.textAt(key, x)) || writeExact(x, texts.at(key));
   if (Array.isArray(v)) {
     const parts: string[] = [];
-    for (let i = 0; i < v.length; i++) parts.push(member(v, i, v[i]) ?? 'null');
+    for (let i = 0; i < v.length; i++) parts.push(member(i, v[i]) ?? 'null');
     return `[${parts.join(',')}]`;
   }
   const parts: string[] = [];
   for (const k of Object.keys(v)) {
-    const text = member(v, k, (v as Record<string, unknown>)[k]);
+    const text = member(k, (v as Record<string, unknown>)[k]);
     if (text !== undefined) parts.push(`${JSON.stringify(k)}:${text}`);
   }
   return `{${parts.join(',')}}`;
@@ -179,8 +204,8 @@ function decimalKey(s: string): string {
 /** A second read of text JSON.parse accepted: builds the same values, keeps number texts. */
 class KeepingReader {
   private i = 0;
-  private readonly path: object[] = [];
-  keptAny = false;
+  /** The kept texts of the container just read (of the whole value, once done). */
+  texts: NumberTexts | undefined;
 
   constructor(private readonly text: string) {}
 
@@ -250,43 +275,43 @@ class KeepingReader {
     return value;
   }
 
-  /** A member value; `numberText` says whether it is a number whose text is kept. */
+  /**
+   * A member value; `numberText` says whether it is a number whose text is kept, and
+   * `texts` what a container member keeps.
+   */
   private member(): unknown {
     this.space();
     const c = this.text.charCodeAt(this.i);
+    this.texts = undefined;
+    if ((c >= 0x30 && c <= 0x39) || c === 0x2d) return this.number();
+    const v = this.value();
+    // A container's members set it; the container itself is no number.
     this.numberText = undefined;
-    return (c >= 0x30 && c <= 0x39) || c === 0x2d ? this.number() : this.value();
-  }
-
-  /** The kept texts of `container`, made on its first kept number; marks it and its parents. */
-  private keptOf<T extends Texts>(container: object, kept: T): T {
-    KEPT.set(container, kept);
-    this.keptAny = true;
-    for (const p of this.path) HOLDERS.add(p);
-    return kept;
+    return v;
   }
 
   private object(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
-    READ.add(out);
-    this.path.push(out);
     this.i++;
     this.space();
     if (this.text.charCodeAt(this.i) === 0x7d) {
       this.i++;
-      this.path.pop();
+      this.texts = undefined;
       return out;
     }
-    let kept: Map<string, string> | undefined;
+    let own: Map<Key, string> | undefined;
+    let below: Map<Key, NumberTexts> | undefined;
     for (;;) {
       this.space();
       const key = this.string();
       this.space();
       this.i++; // ':'
       const v = this.member();
-      if (this.numberText !== undefined)
-        (kept ??= this.keptOf(out, new Map())).set(key, this.numberText);
-      else kept?.delete(key); // a repeated key: its last value is the one that counts
+      // A repeated key: its last value is the one that counts, so an earlier one's go.
+      if (this.numberText !== undefined) (own ??= new Map()).set(key, this.numberText);
+      else own?.delete(key);
+      if (this.texts !== undefined) (below ??= new Map()).set(key, this.texts);
+      else below?.delete(key);
       if (key === '__proto__')
         // JSON.parse makes an own member of it; plain assignment would set the prototype.
         Object.defineProperty(out, key, {
@@ -299,31 +324,30 @@ class KeepingReader {
       this.space();
       if (this.text.charCodeAt(this.i++) === 0x7d) break; // else ','
     }
-    this.path.pop();
+    this.texts = NumberTexts.of(own, below);
     return out;
   }
 
   private array(): unknown[] {
     const out: unknown[] = [];
-    READ.add(out);
-    this.path.push(out);
     this.i++;
     this.space();
     if (this.text.charCodeAt(this.i) === 0x5d) {
       this.i++;
-      this.path.pop();
+      this.texts = undefined;
       return out;
     }
-    let kept: (string | undefined)[] | undefined;
+    let own: Map<Key, string> | undefined;
+    let below: Map<Key, NumberTexts> | undefined;
     for (;;) {
       const v = this.member();
-      if (this.numberText !== undefined)
-        (kept ??= this.keptOf(out, []))[out.length] = this.numberText;
+      if (this.numberText !== undefined) (own ??= new Map()).set(out.length, this.numberText);
+      if (this.texts !== undefined) (below ??= new Map()).set(out.length, this.texts);
       out.push(v);
       this.space();
       if (this.text.charCodeAt(this.i++) === 0x5d) break; // else ','
     }
-    this.path.pop();
+    this.texts = NumberTexts.of(own, below);
     return out;
   }
 }

@@ -16,11 +16,13 @@ import {
   overUriBound,
   type UriPlan,
 } from '../compiler/uri-match.js';
+import type { CallArguments } from './call-arguments.js';
 import type { CallContext } from './call-context.js';
 import type { Caller } from './caller.js';
 import { engineError, type EngineError } from './error-catalogue.js';
 import type { Outcome } from './execute.js';
 import { checkScopes } from './guards/scopes.js';
+import { withoutNumberTexts } from './number-text.js';
 import type { Operation } from './operation.js';
 import type { Redactor } from './redact.js';
 import { clipped, loneSurrogateProblem, MAX_QUOTED_NAME, MAX_QUOTED_URI } from './refusal-text.js';
@@ -41,7 +43,7 @@ export type ResourceRead =
 /** How a `from=` read reaches its grant: the gateway's own call, admission included. */
 export type CallGrant = (
   op: Operation,
-  input: Record<string, unknown>,
+  input: CallArguments,
   caller: Caller,
   ctx: CallContext,
 ) => Promise<Outcome>;
@@ -129,7 +131,8 @@ export function prepareResources(
         if (!v.ok) return { ok: false, error: v.error };
         args[resource.variables[i]!.name] = v.value;
       }
-      const out = await call(op, args, caller, ctx);
+      // A number variable is converted to a double, checked as such: no text is kept.
+      const out = await call(op, withoutNumberTexts(args), caller, ctx);
       if (!out.ok) return out;
       return {
         ok: true,

@@ -99,7 +99,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   // Our own JSON parser: JSON.parse, keeping the text of numbers a double would change
   // (number-text.ts; duplicate keys: last wins, and the engine forwards only the
-  // re-serialized validated object), errors mapped to the catalogue.
+  // re-serialized validated object), errors mapped to the catalogue. A body is the
+  // ExactJson it returns (value and texts), or undefined when empty.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     /^application\/([\w.+-]+\+)?json\s*(;.*)?$/i,

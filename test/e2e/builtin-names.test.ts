@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gateway } from '../../src/engine/gateway.js';
+import { withoutNumberTexts } from '../../src/engine/number-text.js';
 import { compileSpecText } from '../../src/compiler/load-spec.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
@@ -236,15 +237,19 @@ can list c {
     const gateway = await Gateway.prepare(result.compiled!);
     try {
       const op = gateway.operation('list_c')!;
-      const lacking = await gateway.call(op, {}, { id: 'u', scopes: 'all', claims: { sub: 's' } });
+      const lacking = await gateway.call(op, withoutNumberTexts({}), {
+        id: 'u',
+        scopes: 'all',
+        claims: { sub: 's' },
+      });
       expect(lacking).toMatchObject({ ok: false, error: { code: 'MISSING_CLAIM' } });
       expect(!lacking.ok && lacking.error.message).toContain("which the caller's token lacks");
       const before = upstream.requests.length;
-      const bound = await gateway.call(
-        op,
-        {},
-        { id: 'u', scopes: 'all', claims: { sub: 's', toString: 'me' } },
-      );
+      const bound = await gateway.call(op, withoutNumberTexts({}), {
+        id: 'u',
+        scopes: 'all',
+        claims: { sub: 's', toString: 'me' },
+      });
       expect(bound.ok).toBe(true);
       expect(upstream.requests.slice(before).map((r) => r.query)).toEqual(['who=me&constructor=s']);
     } finally {

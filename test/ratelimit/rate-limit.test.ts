@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipBecause } from '../helpers/skip-reason.js';
 import type { Caller } from '../../src/engine/caller.js';
 import { Gateway } from '../../src/engine/gateway.js';
+import { withoutNumberTexts } from '../../src/engine/number-text.js';
 import { createMemoryLimiter } from '../../src/engine/rate-limit/memory-limiter.js';
 import {
   prepareRateLimit,
@@ -180,10 +181,16 @@ can list items {
     expect(compiled.tools[0]!.limits.rateLimit).toEqual({ count: 10, windowMs: 60_000 });
     const gw = await Gateway.prepare(compiled, { env: {}, rateLimiter: counting });
     const op = gw.operation('list_items')!;
-    const denied = await gw.call(op, {}, { id: 'sub:nobody', scopes: new Set(['other']) });
+    const denied = await gw.call(op, withoutNumberTexts({}), {
+      id: 'sub:nobody',
+      scopes: new Set(['other']),
+    });
     expect(denied).toMatchObject({ ok: false, error: { code: 'INSUFFICIENT_SCOPE' } });
     expect(keys).toEqual([]);
-    const ok = await gw.call(op, {}, { id: 'sub:alice', scopes: new Set(['items:read']) });
+    const ok = await gw.call(op, withoutNumberTexts({}), {
+      id: 'sub:alice',
+      scopes: new Set(['items:read']),
+    });
     expect(ok.ok).toBe(true);
     expect(keys).toEqual(['list_items\u0000sub:alice']);
     await gw.close();

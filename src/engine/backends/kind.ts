@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import type { CompiledSpec, ToolDescriptor } from '../../compiler/descriptor.js';
 import type { EnvelopeInput } from '../../envelope/envelope.js';
+import type { CallArguments } from '../call-arguments.js';
 import type { CallContext } from '../call-context.js';
 import type { Env } from '../env.js';
 import type { EngineError } from '../error-catalogue.js';
@@ -25,7 +26,8 @@ export type BackendOutcome =
 
 /** One grant's backend: prepared once at boot, then called with validated arguments. */
 export interface PreparedBackend {
-  invoke(args: Record<string, unknown>, ctx: CallContext): Promise<BackendOutcome>;
+  /** The validated arguments, with the caller's text of their numbers. */
+  invoke(args: CallArguments, ctx: CallContext): Promise<BackendOutcome>;
 }
 
 /** Resources shared by all grants of one kind (an HTTP agent, a database pool). */

@@ -3,22 +3,23 @@
  * `integer` value such as 9007199254740993 or 0.10000000000000000001 would reach the
  * upstream or the database rounded, so it is refused, naming the field. `raw` values
  * are left alone: they are forwarded with the caller's digits (number-text.ts). The
- * walk follows the input schema and runs only for arguments that hold a kept number
- * text, so a call without one pays a WeakSet lookup.
+ * walk follows the input schema and the kept texts together, and runs only for
+ * arguments that hold a kept number text, so a call without one pays nothing.
  */
 import type { JsonSchema } from '../../compiler/field-schema.js';
 import { engineError, type EngineError } from '../error-catalogue.js';
-import { differsFromDouble, holdsNumberText, numberTextsOf } from '../number-text.js';
+import type { CallArguments } from '../call-arguments.js';
+import { differsFromDouble, type NumberTexts } from '../number-text.js';
 
-export type ExactNumberCheck = (input: Record<string, unknown>) => EngineError | undefined;
+export type ExactNumberCheck = (input: CallArguments) => EngineError | undefined;
 
 /** Longest number text quoted back in a message. */
 const SHOWN = 40;
 
 export function prepareExactNumbers(tool: string, inputSchema: JsonSchema): ExactNumberCheck {
   return function exactNumberCheck(input) {
-    if (!holdsNumberText(input)) return undefined;
-    const found = inexact(input, inputSchema, '');
+    if (input.texts === undefined) return undefined;
+    const found = inexact(input.value, input.texts, inputSchema, '');
     if (!found) return undefined;
     const name = found.field.slice(1).replace(/\//g, '.');
     const shown = found.text.length > SHOWN ? `${found.text.slice(0, SHOWN)}...` : found.text;
@@ -29,19 +30,24 @@ export function prepareExactNumbers(tool: string, inputSchema: JsonSchema): Exac
   };
 }
 
+/** `value` is a container and `texts` its kept texts. */
 function inexact(
   value: unknown,
+  texts: NumberTexts,
   schema: JsonSchema,
   at: string,
 ): { field: string; text: string } | undefined {
-  if (!holdsNumberText(value)) return undefined;
   const items = schema.items as JsonSchema | undefined;
   const properties = schema.properties as Record<string, JsonSchema> | undefined;
   const container = value as Record<string, unknown>;
-  const textOf = numberTextsOf(container);
   const visit = (key: string | number, child: unknown, childSchema: JsonSchema) => {
-    if (typeof child !== 'number') return inexact(child, childSchema, `${at}/${key}`);
-    const text = textOf?.(key, child);
+    if (typeof child !== 'number') {
+      const below = texts.at(key);
+      return below && child !== null && typeof child === 'object'
+        ? inexact(child, below, childSchema, `${at}/${key}`)
+        : undefined;
+    }
+    const text = texts.textAt(key, child);
     return text !== undefined && differsFromDouble(text)
       ? { field: `${at}/${key}`, text }
       : undefined;

@@ -81,7 +81,10 @@ async function callTool(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcRe
   const op = deps.gateway.operation(name);
   if (!op) return rpcError('UNKNOWN_TOOL', req.id, `Unknown tool: ${JSON.stringify(name)}`);
   // What arguments may be is the engine's decision; a call it refuses is malformed (-32602).
-  const args = callArguments(op.name, req.params?.arguments);
+  const args = callArguments(op.name, {
+    value: req.params?.arguments,
+    texts: req.paramsTexts?.at('arguments'),
+  });
   if (!args.ok)
     return rpcError('INVALID_PARAMS', req.id, 'tools/call params.arguments must be an object');
   // 2026-07-28 carries the trace in the request's _meta; older clients use the header.

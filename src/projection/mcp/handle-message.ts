@@ -4,7 +4,7 @@
  * before looking at params (protocol.md). Every request stands alone: no session.
  */
 import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../../engine/json-depth.js';
-import { parseJson } from '../../engine/number-text.js';
+import { parseJson, type ExactJson } from '../../engine/number-text.js';
 import { ACCEPTED, isValidId, rpcError, type RpcReply } from './jsonrpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
 import { checkMirroredHeaders, singleHeaderValue } from './mirrored-headers.js';
@@ -39,13 +39,14 @@ export function handleMessage(
       `Invalid Request: the message nests deeper than ${MAX_INPUT_DEPTH} levels`,
     );
   }
-  let msg: unknown;
+  let parsed: ExactJson;
   try {
     // Arguments' numbers keep the caller's text where a double would change it.
-    msg = parseJson(text);
+    parsed = parseJson(text);
   } catch (err) {
     return rpcError('INVALID_JSON', null, `Parse error: ${(err as Error).message}`);
   }
+  const msg = parsed.value;
   if (Array.isArray(msg))
     return rpcError(
       'INVALID_REQUEST',
@@ -73,7 +74,12 @@ export function handleMessage(
     return rpcError('INVALID_REQUEST', id, 'Invalid Request: method must be a string');
   if (msg.params !== undefined && !isObject(msg.params))
     return rpcError('INVALID_REQUEST', id, 'Invalid Request: params must be an object');
-  const req: RpcRequest = { id, method: msg.method, params: msg.params };
+  const req: RpcRequest = {
+    id,
+    method: msg.method,
+    params: msg.params,
+    paramsTexts: parsed.texts?.at('params'),
+  };
 
   const meta = isObject(req.params?._meta) ? req.params._meta : undefined;
   const claim = meta?.[META_PROTOCOL_VERSION];

@@ -8,6 +8,7 @@ import type { Caller } from '../../engine/caller.js';
 import type { Cancellation } from '../../engine/call-context.js';
 import type { EngineError } from '../../engine/error-catalogue.js';
 import type { Gateway } from '../../engine/gateway.js';
+import type { NumberTexts } from '../../engine/number-text.js';
 import type { RpcId } from './jsonrpc.js';
 import type { Payloads } from './payloads.js';
 
@@ -32,4 +33,6 @@ export interface RpcRequest {
   readonly id: RpcId;
   readonly method: string;
   readonly params: Record<string, unknown> | undefined;
+  /** The caller's text of numbers in params a double would change (number-text.ts). */
+  readonly paramsTexts: NumberTexts | undefined;
 }

@@ -11,6 +11,7 @@ import { authenticatedCaller, type Refusal } from '../../access/authenticate.js'
 import { challengeOf } from '../../access/challenge.js';
 import { Cancellation, type CallContext } from '../../engine/call-context.js';
 import { engineError } from '../../engine/error-catalogue.js';
+import type { ExactJson } from '../../engine/number-text.js';
 import { clipped, ProblemList } from '../../engine/refusal-text.js';
 import { continueTrace } from '../trace-context.js';
 import { sendRestError } from './rest-error.js';
@@ -30,6 +31,14 @@ function callContext(req: FastifyRequest, reply: FastifyReply): CallContext {
     traceId: trace.traceId,
     origin: { surface: 'rest', requestId: req.id },
   };
+}
+
+/**
+ * The parsed JSON body (app.ts). Its number texts are not needed: a URI and a prompt's
+ * arguments are strings.
+ */
+function bodyOf(req: FastifyRequest): unknown {
+  return (req.body as ExactJson | undefined)?.value;
 }
 
 /** The request body's member, or the refusal naming it. */
@@ -76,9 +85,10 @@ export function registerResourcePromptRoutes(
     const { gateway, access, restListing } = current();
     const who = await authenticatedCaller(req, access);
     if (!who.ok) return refuse(reply, who);
-    const uri = member(req.body, 'uri', 'string');
+    const json = bodyOf(req);
+    const uri = member(json, 'uri', 'string');
     if (!uri.ok) return sendRestError(reply, uri.error);
-    const extra = undeclared(req.body, READ_RESOURCE_PATH, ['uri']);
+    const extra = undeclared(json, READ_RESOURCE_PATH, ['uri']);
     if (extra) return sendRestError(reply, extra);
     const read = await gateway.readResource(
       uri.value as string,
@@ -95,11 +105,12 @@ export function registerResourcePromptRoutes(
     const { gateway, access } = current();
     const who = await authenticatedCaller(req, access);
     if (!who.ok) return refuse(reply, who);
-    const name = member(req.body, 'name', 'string');
+    const json = bodyOf(req);
+    const name = member(json, 'name', 'string');
     if (!name.ok) return sendRestError(reply, name.error);
-    const args = member(req.body, 'arguments', 'object', true);
+    const args = member(json, 'arguments', 'object', true);
     if (!args.ok) return sendRestError(reply, args.error);
-    const extra = undeclared(req.body, GET_PROMPT_PATH, ['name', 'arguments']);
+    const extra = undeclared(json, GET_PROMPT_PATH, ['name', 'arguments']);
     if (extra) return sendRestError(reply, extra);
     const got = await gateway.getPrompt(
       name.value as string,

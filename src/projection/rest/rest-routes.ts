@@ -17,6 +17,7 @@ import { Cancellation } from '../../engine/call-context.js';
 import { authenticateFirst, authenticatedCaller, type Refusal } from '../../access/authenticate.js';
 import { challengeOf } from '../../access/challenge.js';
 import { callArguments } from '../../engine/call-arguments.js';
+import type { ExactJson } from '../../engine/number-text.js';
 import { prepareResourcePromptListing } from './resource-prompt-listing.js';
 import { registerResourcePromptRoutes } from './resource-prompt-routes.js';
 import type { RestListing, RestRuntime } from './rest-runtime.js';
@@ -125,7 +126,7 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
         ),
       );
     // An empty body is a call with no arguments; what else may be is the engine's decision.
-    const input = callArguments(op.name, req.body);
+    const input = callArguments(op.name, req.body as ExactJson | undefined);
     if (!input.ok) return sendRestError(reply, input.error);
     const cancel = new Cancellation();
     // The response closing before it was written means the caller went away.

@@ -9,9 +9,16 @@ import type {
   BodyFieldDescriptor,
   HttpBackend,
 } from '../../../compiler/descriptor.js';
-import { holdsNumberText, numberTextAt, stringifyJson } from '../../number-text.js';
+import type { CallArguments } from '../../call-arguments.js';
+import { NumberTexts, stringifyJson } from '../../number-text.js';
 
 type Obj = Record<string, unknown>;
+
+/** A value placed in the body with the caller's number texts it brings (number-text.ts). */
+interface Placed {
+  readonly value: unknown;
+  readonly texts: NumberTexts | undefined;
+}
 
 /** An own member only: a caller's object never lends `toString` from its prototype. */
 function own(o: Obj, key: string): unknown {
@@ -22,34 +29,66 @@ function obj(): Obj {
   return Object.create(null) as Obj;
 }
 
-function reshape(f: BodyFieldDescriptor, v: unknown): unknown {
+/**
+ * A value placed as it is brings its texts; a container built here brings those of the
+ * members it places. `texts` are the ones kept inside `v`.
+ */
+function reshape(f: BodyFieldDescriptor, v: unknown, texts: NumberTexts | undefined): Placed {
   // A typed array is sent by value (1.50 as 1.5); only raw keeps the caller's digits.
-  if (f.type !== 'raw' && Array.isArray(v) && !f.fields && holdsNumberText(v)) return [...v];
-  if (!f.fields || v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v))
-    return f.type === 'object[]' ? v.map((item) => reshapeObject(f.fields!, item)) : v;
-  return reshapeObject(f.fields, v);
+  if (f.type !== 'raw' && Array.isArray(v) && !f.fields)
+    return { value: v, texts: texts?.withoutOwn() };
+  if (!f.fields || v === null || typeof v !== 'object') return { value: v, texts };
+  if (Array.isArray(v)) {
+    if (f.type !== 'object[]') return { value: v, texts };
+    let below: Map<number, NumberTexts> | undefined;
+    const value = v.map((item, i) => {
+      const placed = reshapeObject(f.fields!, item, texts?.at(i));
+      if (placed.texts) (below ??= new Map()).set(i, placed.texts);
+      return placed.value;
+    });
+    return { value, texts: NumberTexts.of(undefined, below) };
+  }
+  return reshapeObject(f.fields, v, texts);
 }
 
-function reshapeObject(fields: readonly BodyFieldDescriptor[], v: unknown): unknown {
-  if (v === null || typeof v !== 'object') return v;
+function reshapeObject(
+  fields: readonly BodyFieldDescriptor[],
+  v: unknown,
+  texts: NumberTexts | undefined,
+): Placed {
+  if (v === null || typeof v !== 'object') return { value: v, texts: undefined };
   const src = v as Obj;
   const out = obj();
+  let outTexts: NumberTexts | undefined;
   for (const c of fields) {
     const v = own(src, c.name);
-    if (v !== undefined) out[c.upstream] = reshape(c, v);
+    if (v === undefined) continue;
+    const placed = reshape(c, v, texts?.at(c.name));
+    out[c.upstream] = placed.value;
+    outTexts = NumberTexts.withMember(outTexts, c.upstream, placed.texts);
   }
-  return out;
+  return { value: out, texts: outTexts };
 }
 
-function setPath(root: Obj, path: readonly string[], value: unknown): void {
-  let node = root;
-  for (const key of path.slice(0, -1)) {
-    const next = node[key];
-    if (next === null || typeof next !== 'object' || Array.isArray(next)) node[key] = obj();
-    node = node[key] as Obj;
+/** Places `value` at `path` under `node`; answers the texts of `node` afterwards. */
+function setPath(
+  node: Obj,
+  texts: NumberTexts | undefined,
+  path: readonly string[],
+  value: Placed,
+): NumberTexts | undefined {
+  const key = path[0]!;
+  if (path.length <= 1) {
+    node[key] = value.value;
+    return NumberTexts.withMember(texts, key, value.texts);
   }
-  node[path[path.length - 1]!] = value;
+  let next = node[key];
+  let nextTexts = texts?.at(key);
+  if (next === null || typeof next !== 'object' || Array.isArray(next)) {
+    node[key] = next = obj();
+    nextTexts = undefined;
+  }
+  return NumberTexts.withMember(texts, key, setPath(next as Obj, nextTexts, path.slice(1), value));
 }
 
 export interface BodyPlan {
@@ -79,23 +118,28 @@ export function planBody(
 export type BuiltBody =
   { readonly contentType: string; readonly payload: string } | { readonly refused: string };
 
-export function buildBody(plan: BodyPlan, args: Obj): BuiltBody {
+export function buildBody(plan: BodyPlan, args: CallArguments): BuiltBody {
   const out = obj();
+  // The texts of the numbers the body holds: those of the caller's values placed in it.
+  let texts: NumberTexts | undefined;
   for (const { arg, field } of plan.fields) {
-    const v = own(args, arg);
-    if (v !== undefined) out[field.upstream] = reshape(field, v);
+    const v = own(args.value, arg);
+    if (v === undefined) continue;
+    const placed = reshape(field, v, args.texts?.at(arg));
+    out[field.upstream] = placed.value;
+    texts = NumberTexts.withMember(texts, field.upstream, placed.texts);
   }
   for (const p of plan.projections) {
-    const v = own(args, p.name);
-    if (v !== undefined) setPath(out, p.bodyPath!, v);
+    const v = own(args.value, p.name);
+    if (v !== undefined)
+      texts = setPath(out, texts, p.bodyPath!, { value: v, texts: args.texts?.at(p.name) });
   }
-  for (const s of plan.setBody) setPath(out, s.path, s.value);
-  // `raw` values keep their identity through reshape, so their numbers' texts are found.
-  const exact = holdsNumberText(args);
+  for (const s of plan.setBody)
+    texts = setPath(out, texts, s.path, { value: s.value, texts: undefined });
   if (plan.encoding === 'json')
-    return { contentType: 'application/json', payload: stringifyJson(out, exact) };
+    return { contentType: 'application/json', payload: stringifyJson(out, texts) };
   const form = new URLSearchParams();
-  const refused = flattenForm(out, '', form, { in: 0, out: 0 }, exact ? undefined : null);
+  const refused = flattenForm(out, texts, undefined, '', form, { in: 0, out: 0 });
   if (refused !== undefined) return { refused };
   return { contentType: 'application/x-www-form-urlencoded', payload: form.toString() };
 }
@@ -119,13 +163,14 @@ const FORM_TOO_LARGE = `the body's form encoding would be ${FORM_GROWTH} times l
  */
 function flattenForm(
   value: unknown,
+  /** The kept texts inside `value`, when it is a container. */
+  texts: NumberTexts | undefined,
+  /** The caller's text of `value`, when it is a number whose text is kept. */
+  written: string | undefined,
   name: string,
   form: URLSearchParams,
   size: { in: number; out: number },
-  /** The caller's text of this number; null when no number text is kept at all. */
-  written: string | undefined | null,
 ): string | undefined {
-  const exact = written !== null;
   if (Array.isArray(value)) {
     const scalars = value.every((v) => v === null || typeof v !== 'object');
     size.in += value.length + 2;
@@ -133,10 +178,11 @@ function flattenForm(
       const v: unknown = value[i];
       const refused = flattenForm(
         v,
+        texts?.at(i),
+        texts?.textAt(i, v),
         scalars ? `${name}[]` : `${name}[${i}]`,
         form,
         size,
-        exact ? numberTextAt(value, i, v) : null,
       );
       if (refused !== undefined) return refused;
     }
@@ -145,10 +191,11 @@ function flattenForm(
       size.in += k.length + 4;
       const refused = flattenForm(
         v,
+        texts?.at(k),
+        texts?.textAt(k, v),
         name ? `${name}[${k}]` : k,
         form,
         size,
-        exact ? numberTextAt(value, k, v) : null,
       );
       if (refused !== undefined) return refused;
     }

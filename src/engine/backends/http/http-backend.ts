@@ -15,6 +15,7 @@ import type {
   KindContext,
   PreparedBackend,
 } from '../kind.js';
+import type { CallArguments } from '../../call-arguments.js';
 import type { CallContext, Cancellation } from '../../call-context.js';
 import { buildBody, planBody } from './body.js';
 import { resolveCredential, type Credential } from './credentials.js';
@@ -104,8 +105,8 @@ function prepareHttpGrant(
   const shaped = d.shape !== undefined;
 
   return {
-    async invoke(args: Record<string, unknown>, ctx: CallContext): Promise<BackendOutcome> {
-      const target = buildTarget(url, args);
+    async invoke(args: CallArguments, ctx: CallContext): Promise<BackendOutcome> {
+      const target = buildTarget(url, args.value);
       const escaped = targetEscapes(url, target);
       if (escaped)
         return { ok: false, error: engineError('INTERNAL', `refused to send: ${escaped}`) };

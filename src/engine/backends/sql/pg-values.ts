@@ -4,7 +4,7 @@
  * base64. Parsers are installed once per pool, not per row.
  */
 import pg from 'pg';
-import { stringifyJson } from '../../number-text.js';
+import { stringifyJson, type NumberTexts } from '../../number-text.js';
 
 const OID = {
   BYTEA: 17,
@@ -115,10 +115,11 @@ export const jsonTypes: pg.CustomTypesConfig = {
 
 /**
  * A bound parameter: objects and raw JSON as JSON text (a raw number with the caller's
- * digits, which jsonb keeps), scalars and scalar arrays as they are.
+ * digits, which jsonb keeps: `texts` are those kept inside `v`), scalars and scalar
+ * arrays as they are.
  */
-export function bindValue(type: string, v: unknown): unknown {
+export function bindValue(type: string, v: unknown, texts: NumberTexts | undefined): unknown {
   if (v === undefined || v === null) return null;
-  if (type === 'object' || type === 'object[]' || type === 'raw') return stringifyJson(v);
+  if (type === 'object' || type === 'object[]' || type === 'raw') return stringifyJson(v, texts);
   return v;
 }

@@ -68,7 +68,11 @@ function prepareSqlGrant(
   return {
     async invoke(args): Promise<BackendOutcome> {
       const values = params.map((p) =>
-        bindValue(p.type, Object.hasOwn(args, p.name) ? args[p.name] : undefined),
+        bindValue(
+          p.type,
+          Object.hasOwn(args.value, p.name) ? args.value[p.name] : undefined,
+          args.texts?.at(p.name),
+        ),
       );
       const out = await executor.run({
         name,
