@@ -57,6 +57,7 @@ export interface AppOptions {
 
 export function buildApp(opts: AppOptions): FastifyInstance {
   const { current } = opts;
+  const bodyLimit = BODY_LIMIT;
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     // One access line per request comes from our onResponse hook, not fastify's pair.
@@ -64,7 +65,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     // req.log is made when a request first writes a line (request-logger.ts); without a
     // logger fastify makes no child at all.
     ...(opts.logger && { childLoggerFactory: lazyRequestLogger }),
-    bodyLimit: BODY_LIMIT,
+    bodyLimit,
     http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
     // Node's own refusals (malformed request, headers too large, timeouts) in the catalogue's shape.
     // fastify calls it with itself as `this`.
@@ -86,7 +87,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   });
   // Routes outside any projection (and nothing served at all) read a body as REST does:
   // a 404 is the answer to a well-formed request, a malformed body is still a 400.
-  readRestBodies(app);
+  readRestBodies(app, bodyLimit);
 
   // Callback form (no promise per request); a refusal is framed by the error handler of
   // the route's own plugin (JSON-RPC on the MCP endpoint), the fallback one elsewhere.
@@ -140,7 +141,6 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     });
   }
 
-  const bodyLimit = BODY_LIMIT;
   if (opts.metricsHere)
     void app.register(metricsRoute, { current, metrics: opts.metrics, bodyLimit });
   void app.register(restProjection, { current, bodyLimit });

@@ -8,12 +8,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../../engine/json-depth.js';
 import { parseJson } from '../../engine/number-text.js';
 
-export const JSON_MEDIA_TYPE = /^application\/([\w.+-]+\+)?json\s*(;.*)?$/i;
+const JSON_MEDIA_TYPE = /^application\/([\w.+-]+\+)?json\s*(;.*)?$/i;
 
 /** Installs the JSON parser as the only one of `scope` (fastify's own are removed). */
-export function readRestBodies(scope: FastifyInstance): void {
+export function readRestBodies(scope: FastifyInstance, bodyLimit: number): void {
   scope.removeAllContentTypeParsers();
-  scope.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'string' }, parseRestBody);
+  scope.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: 'string', bodyLimit }, parseRestBody);
 }
 
 function parseRestBody(

@@ -75,7 +75,7 @@ export interface RestOptions {
  * knows which URLs are REST's.
  */
 export async function restProjection(scope: FastifyInstance, opts: RestOptions): Promise<void> {
-  readRestBodies(scope);
+  readRestBodies(scope, opts.bodyLimit);
   scope.setErrorHandler(restErrorHandler(opts.bodyLimit));
   // Every route here that serves needs a caller: it is known (or refused) before any body is read.
   const gate = gateCallers(scope, opts.current);
