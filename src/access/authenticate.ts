@@ -1,33 +1,49 @@
 /**
- * Credentials before bodies: a route that needs a caller resolves it in an `onRequest`
- * hook, which fastify runs before it reads or parses the body. A stranger gets 401
- * without costing a parse of up to 4 MiB (and is never told 400 or 413 about a body it
- * had no right to send). The caller found is kept on the request for the handler.
+ * Credentials before bodies, and one runtime per request. A route that needs a caller
+ * takes the two hooks of `gateCallers`: `onRequest`, which fastify runs before it reads
+ * or parses the body, so a stranger gets 401 without costing a parse of up to 4 MiB (and
+ * is never told 400 or 413 about a body it had no right to send); and `preHandler`,
+ * which after the body re-checks the credential if a reload swapped the runtime
+ * meanwhile. The handler then reads the runtime and the caller off the request, with no
+ * prologue of its own.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  onRequestHookHandler,
+  preHandlerHookHandler,
+} from 'fastify';
 import type { Caller } from '../engine/caller.js';
 import type { AccessControl, CallerResult } from './access-control.js';
+import { RefusedRequest } from './refused-request.js';
 
 export type Refusal = Extract<CallerResult, { ok: false }>;
 
-/** How a surface answers a refused credential (REST: the catalogue shape; MCP: JSON-RPC). */
-export type RefuseCaller = (reply: FastifyReply, refusal: Refusal) => FastifyReply;
-
-interface Authenticated {
-  /** The access control that accepted the caller: a reload meanwhile brings another one. */
+/** What a gated route needs of the runtime: the access control that resolves callers. */
+export interface GatedRuntime {
   readonly access: AccessControl;
+}
+
+/** The runtime that serves this request, and the caller its access control accepted. */
+export interface Served<R extends GatedRuntime> {
+  readonly runtime: R;
   readonly caller: Caller;
+}
+
+export interface CallerGate<R extends GatedRuntime> {
+  /** Route options: spread into the options of every route that needs a caller. */
+  readonly hooks: {
+    readonly onRequest: onRequestHookHandler;
+    readonly preHandler: preHandlerHookHandler;
+  };
+  /** What the hooks attached; only for a route that has them. */
+  served(req: FastifyRequest): Served<R>;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
-    beaverCaller: Authenticated | null;
+    beaverServed: Served<GatedRuntime> | null;
   }
-}
-
-/** The slot every request carries (null until a route's hook authenticates it). */
-export function declareCallerSlot(app: FastifyInstance): void {
-  app.decorateRequest('beaverCaller', null);
 }
 
 /** A request that says it carries a body: content-length over zero, or chunked. */
@@ -38,44 +54,49 @@ function announcesBody(req: FastifyRequest): boolean {
 }
 
 /**
- * The `onRequest` hook of a route that needs a caller. `current` is read once here, as
- * the handler reads it: the access control of the runtime serving now. Callback form,
- * settled at once when no token needs verifying: an async hook cost a promise and a
- * microtask turn on every request. A refusal answers without calling `done`.
+ * The caller gate of a projection, declared in its plugin's encapsulation context.
+ * `current` is read once per hook: the runtime serving now. Callback form, settled at
+ * once when no token needs verifying: an async hook cost a promise and a microtask turn
+ * on every request. A refusal is raised as a `RefusedRequest`, framed by the error
+ * handler of the route's plugin.
  */
-export function authenticateFirst(
-  current: () => { readonly access: AccessControl },
-  refuse: RefuseCaller,
-): onRequestHookHandler {
-  return function authenticate(req, reply, done) {
-    const { access } = current();
+export function gateCallers<R extends GatedRuntime>(
+  scope: FastifyInstance,
+  current: () => R,
+): CallerGate<R> {
+  scope.decorateRequest('beaverServed', null);
+
+  function authenticate(req: FastifyRequest, runtime: R, done: (err?: Error) => void): void {
     const settle = (who: CallerResult): void => {
-      if (who.ok) {
-        req.beaverCaller = { access, caller: who.caller };
-        done();
-        return;
-      }
-      // The body is never read: close the connection after the answer rather than have
-      // node drain an upload the caller had no right to send.
-      if (announcesBody(req)) void reply.header('connection', 'close');
-      refuse(reply, who);
+      if (!who.ok) return done(new RefusedRequest(who.error, who.challenge));
+      req.beaverServed = { runtime, caller: who.caller };
+      done();
     };
-    const who = access.resolve(req);
+    const who = runtime.access.resolve(req);
     if (who instanceof Promise) who.then(settle, done);
     else settle(who);
-  };
-}
+  }
 
-/**
- * The caller the hook found, when the handler serves with the same access control; after
- * a reload in between (the body took its time) the credential is checked again against
- * the spec serving the call, so a key the new spec dropped is not honoured.
- */
-export function authenticatedCaller(
-  req: FastifyRequest,
-  access: AccessControl,
-): CallerResult | Promise<CallerResult> {
-  const found = req.beaverCaller;
-  if (found && found.access === access) return { ok: true, caller: found.caller };
-  return access.resolve(req);
+  return {
+    hooks: {
+      onRequest: function authenticateFirst(req, reply, done) {
+        if (!announcesBody(req)) return authenticate(req, current(), done);
+        authenticate(req, current(), (err) => {
+          // The body is never read: close the connection after the answer rather than
+          // have node drain an upload the caller had no right to send.
+          if (err instanceof RefusedRequest) void reply.header('connection', 'close');
+          done(err);
+        });
+      },
+      // After a reload in between (the body took its time) the credential is checked
+      // again against the spec serving the call, so a key the new spec dropped is not
+      // honoured, and the call runs on that one runtime whatever reloads come later.
+      preHandler: function recheckAfterReload(req, _reply, done) {
+        const runtime = current();
+        if (req.beaverServed?.runtime === runtime) return done();
+        authenticate(req, runtime, done);
+      },
+    },
+    served: (req) => req.beaverServed as Served<R>,
+  };
 }

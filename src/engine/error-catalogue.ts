@@ -159,7 +159,7 @@ export const ERROR_CATALOGUE = {
     rpc: RPC.INVALID_REQUEST,
     summary: 'The request body is over the 4 MiB limit.',
   },
-  // Raised by the REST routes' body parser (server/app.ts); the MCP route takes any
+  // Raised by the REST routes' body parser (projection/rest/rest-body.ts); the MCP route takes any
   // content type (projection/mcp/mcp-routes.ts), so this never reaches a JSON-RPC client.
   UNSUPPORTED_MEDIA_TYPE: {
     status: 415,

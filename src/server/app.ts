@@ -1,7 +1,9 @@
 /**
- * The fastify wiring: body parsing and limits, request ids, the request guard,
- * health and readiness, the projections' routes, and errors mapped to the catalogue
- * (never the framework's own error bodies).
+ * The fastify wiring of what is process-wide: limits and timeouts, request ids, the
+ * Origin/Host guard, health and readiness, the access log, node's own client errors, and
+ * the fallback for routes outside any projection (the catalogue's shape, never the
+ * framework's own error bodies). Each projection is a plugin owning its body parser,
+ * refusals and error handler, so nothing here knows which surface a URL belongs to.
  */
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
@@ -11,31 +13,18 @@ import Fastify, {
   type FastifyInstance,
   type FastifyReply,
   type FastifyRequest,
-  type FastifyError,
 } from 'fastify';
-import { engineError, type EngineError } from '../engine/error-catalogue.js';
-import { registerRestRoutes } from '../projection/rest/rest-routes.js';
-import {
-  httpRefusal,
-  MCP_PATH,
-  mcpFrameworkError,
-  registerMcpRoutes,
-  sendRpcReply,
-} from '../projection/mcp/mcp-routes.js';
-import { sendRestError } from '../projection/rest/rest-error.js';
+import { engineError } from '../engine/error-catalogue.js';
+import { RefusedRequest } from '../access/refused-request.js';
+import { restProjection } from '../projection/rest/rest-routes.js';
+import { readRestBodies } from '../projection/rest/rest-body.js';
+import { MCP_PATH, mcpProjection } from '../projection/mcp/mcp-routes.js';
+import { restErrorHandler, sendRestError } from '../projection/rest/rest-error.js';
 import { registerMetadataRoutes } from '../access/metadata-routes.js';
-import { registerCatalogRoutes } from '../projection/catalog/catalog-routes.js';
+import { catalogProjection } from '../projection/catalog/catalog-routes.js';
 import type { Runtime } from './runtime.js';
-import { METRICS_SCOPE, type Metrics } from './metrics.js';
-import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../engine/json-depth.js';
-import { parseJson } from '../engine/number-text.js';
-import {
-  authenticateFirst,
-  authenticatedCaller,
-  declareCallerSlot,
-} from '../access/authenticate.js';
-import { missingScopes } from '../engine/guards/scopes.js';
-import { challengeOf } from '../access/challenge.js';
+import type { Metrics } from './metrics.js';
+import { metricsRoute } from './metrics-route.js';
 import { answerClientError } from './client-errors.js';
 import { lazyRequestLogger } from './request-logger.js';
 
@@ -68,6 +57,7 @@ export interface AppOptions {
 
 export function buildApp(opts: AppOptions): FastifyInstance {
   const { current } = opts;
+  const bodyLimit = BODY_LIMIT;
   const app = Fastify({
     ...(opts.logger ? { loggerInstance: opts.logger } : { logger: false }),
     // One access line per request comes from our onResponse hook, not fastify's pair.
@@ -75,7 +65,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     // req.log is made when a request first writes a line (request-logger.ts); without a
     // logger fastify makes no child at all.
     ...(opts.logger && { childLoggerFactory: lazyRequestLogger }),
-    bodyLimit: BODY_LIMIT,
+    bodyLimit,
     http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
     // Node's own refusals (malformed request, headers too large, timeouts) in the catalogue's shape.
     // fastify calls it with itself as `this`.
@@ -95,47 +85,18 @@ export function buildApp(opts: AppOptions): FastifyInstance {
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
   });
-  declareCallerSlot(app);
+  // Routes outside any projection (and nothing served at all) read a body as REST does:
+  // a 404 is the answer to a well-formed request, a malformed body is still a 400.
+  readRestBodies(app, bodyLimit);
 
-  // Our own JSON parser: JSON.parse, keeping the text of numbers a double would change
-  // (number-text.ts; duplicate keys: last wins, and the engine forwards only the
-  // re-serialized validated object), errors mapped to the catalogue. A body is the
-  // ExactJson it returns (value and texts), or undefined when empty.
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    /^application\/([\w.+-]+\+)?json\s*(;.*)?$/i,
-    { parseAs: 'string' },
-    (_req, body, done) => {
-      const text = String(body);
-      if (text.trim() === '') return done(null, undefined);
-      if (nestsDeeperThan(text, MAX_INPUT_DEPTH)) {
-        const e = Object.assign(
-          new Error(`request body nests deeper than ${MAX_INPUT_DEPTH} levels`),
-          { statusCode: 400, code: 'INVALID_JSON' },
-        );
-        return done(e, undefined);
-      }
-      try {
-        done(null, parseJson(text));
-      } catch (err) {
-        const e = Object.assign(
-          new Error(`request body is not valid JSON: ${(err as Error).message}`),
-          { statusCode: 400, code: 'INVALID_JSON' },
-        );
-        done(e, undefined);
-      }
-    },
-  );
-
-  // Callback form (no promise per request); a refusal answers without calling done.
-  app.addHook('onRequest', (req, reply, done) => {
+  // Callback form (no promise per request); a refusal is framed by the error handler of
+  // the route's own plugin (JSON-RPC on the MCP endpoint), the fallback one elsewhere.
+  app.addHook('onRequest', function guardRequest(req, reply, done) {
     reply.header('x-request-id', req.id);
     const verdict = current().guard({ origin: req.headers.origin, host: req.headers.host });
     if (verdict.ok) return done();
     req.log.warn({ reason: verdict.reason }, 'request refused by guard');
-    const refused = engineError('FORBIDDEN_ORIGIN', verdict.reason);
-    if (isMcp(req)) void sendRpcReply(reply, httpRefusal(refused));
-    else void sendRestError(reply, refused);
+    done(new RefusedRequest(engineError('FORBIDDEN_ORIGIN', verdict.reason)));
   });
 
   app.get('/healthz', async (_req, reply) => reply.send({ status: 'ok' }));
@@ -180,66 +141,18 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     });
   }
 
-  if (opts.metricsHere) registerMetricsRoute(app, current, opts.metrics);
-
-  registerRestRoutes(app, current);
-  registerMcpRoutes(app, current, BODY_LIMIT);
+  if (opts.metricsHere)
+    void app.register(metricsRoute, { current, metrics: opts.metrics, bodyLimit });
+  void app.register(restProjection, { current, bodyLimit });
+  void app.register(mcpProjection, { current, bodyLimit });
+  void app.register(catalogProjection, { current, bodyLimit });
   registerMetadataRoutes(app, () => current().spec, MCP_PATH, opts.publicUrl);
-  registerCatalogRoutes(app, current);
 
   app.setNotFoundHandler(notFound);
-  // The one handler for errors the framework raises (body limits, parsers, bugs), for
-  // every route: answered in the shape of the surface the request was for.
-  app.setErrorHandler((err: FastifyError, req, reply) => {
-    // The caller went away mid-upload: nobody is left to answer, and it is no fault of ours.
-    if (req.raw.aborted || (err.code === 'ECONNRESET' && req.raw.destroyed)) {
-      req.log.info({ code: err.code }, 'client closed the connection before its body arrived');
-      return reply;
-    }
-    if (isMcp(req)) return sendRpcReply(reply, mcpFrameworkError(err, BODY_LIMIT));
-    const mapped = mapFrameworkError(err);
-    if (mapped.code === 'INTERNAL') req.log.error({ err }, 'unhandled error');
-    return sendRestError(reply, mapped);
-  });
+  // The fallback for errors the framework raises (body limits, the parser's, bugs) on a
+  // route outside any projection, and for refusals of a request nothing serves.
+  app.setErrorHandler(restErrorHandler(bodyLimit));
   return app;
-}
-
-/**
- * GET /metrics on the main port. Tool names, counts and outcome codes say what a
- * gateway serves: with `access`, only a caller holding metrics:read reads them (a
- * stranger gets 401, a key without the scope 403); without it, as any other route.
- */
-function registerMetricsRoute(
-  app: FastifyInstance,
-  current: () => Runtime,
-  metrics: Metrics,
-): void {
-  const onRequest = authenticateFirst(current, (reply, who) =>
-    sendRestError(reply, who.error, who.challenge),
-  );
-  app.get('/metrics', { onRequest }, async (req, reply) => {
-    const { access } = current();
-    const who = await authenticatedCaller(req, access);
-    if (!who.ok) return sendRestError(reply, who.error, who.challenge);
-    if (missingScopes([METRICS_SCOPE], who.caller).length > 0) {
-      const refused = engineError(
-        'INSUFFICIENT_SCOPE',
-        `reading /metrics needs scope ${METRICS_SCOPE}`,
-        { details: { required: [METRICS_SCOPE], missing: [METRICS_SCOPE] } },
-      );
-      return sendRestError(reply, refused, challengeOf(access, req, refused));
-    }
-    const { registry } = metrics;
-    return reply
-      .header('cache-control', 'no-store')
-      .type(registry.contentType)
-      .send(await registry.metrics());
-  });
-}
-
-/** The MCP endpoint's requests; every other path answers in the REST shape. */
-function isMcp(req: FastifyRequest): boolean {
-  return req.url.split('?')[0] === MCP_PATH;
 }
 
 /** Nothing served here: an unknown route, or one the router could not even match. */
@@ -248,25 +161,4 @@ function notFound(req: FastifyRequest, reply: FastifyReply): FastifyReply {
     reply,
     engineError('NOT_FOUND', `nothing is served at ${req.method} ${req.url.split('?')[0]}`),
   );
-}
-
-function mapFrameworkError(err: FastifyError): EngineError {
-  switch (err.code) {
-    case 'INVALID_JSON':
-      return engineError('INVALID_JSON', err.message);
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return engineError('PAYLOAD_TOO_LARGE', `request body is over ${BODY_LIMIT} bytes`);
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return engineError('UNSUPPORTED_MEDIA_TYPE', 'send the arguments as application/json');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return engineError('INVALID_JSON', 'request body is empty');
-    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return engineError('INVALID_JSON', 'request body length does not match Content-Length');
-    default:
-      if (err.statusCode === 413)
-        return engineError('PAYLOAD_TOO_LARGE', `request body is over ${BODY_LIMIT} bytes`);
-      if (err.statusCode === 415)
-        return engineError('UNSUPPORTED_MEDIA_TYPE', 'send the arguments as application/json');
-      return engineError('INTERNAL', 'internal error');
-  }
 }

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CompiledSpec } from '../../compiler/descriptor.js';
 import { MCP_PATH } from '../mcp/mcp-routes.js';
+import { restErrorHandler } from '../rest/rest-error.js';
 import { CATALOG_FILES } from './catalog-assets.js';
 import { prepareCatalogPage, type CatalogOptions } from './catalog-page.js';
 
@@ -60,7 +61,22 @@ const ASSETS: CatalogOptions['assets'] = {
 // a request that did not carry the page's version query.
 const ASSET_CACHE = 'public, max-age=86400';
 
-export function registerCatalogRoutes(app: FastifyInstance, current: () => CatalogRuntime): void {
+export interface CatalogProjectionOptions {
+  /** The runtime serving now; a reload replaces what this returns. */
+  readonly current: () => CatalogRuntime;
+  readonly bodyLimit: number;
+}
+
+/**
+ * The catalog projection as a fastify plugin. Its routes take no body and no caller; a
+ * failure (only ever a bug) is answered in the catalogue's shape by its own handler.
+ */
+export async function catalogProjection(
+  scope: FastifyInstance,
+  opts: CatalogProjectionOptions,
+): Promise<void> {
+  const { current } = opts;
+  scope.setErrorHandler(restErrorHandler(opts.bodyLimit));
   // Rendered once per loaded spec; a reload brings a new spec object.
   const pages = new WeakMap<CompiledSpec, { access: boolean; html: string }>();
   const pageFor = (rt: CatalogRuntime): string => {
@@ -75,17 +91,19 @@ export function registerCatalogRoutes(app: FastifyInstance, current: () => Catal
     return html;
   };
 
-  app.get('/', async (_req, reply) =>
-    reply
-      .headers(SECURITY_HEADERS)
-      // The spec may be reloaded at any time: always revalidate.
-      .header('cache-control', 'no-cache')
-      .type('text/html; charset=utf-8')
-      .send(pageFor(current())),
-  );
+  scope.get('/', async function servePage(_req, reply) {
+    return (
+      reply
+        .headers(SECURITY_HEADERS)
+        // The spec may be reloaded at any time: always revalidate.
+        .header('cache-control', 'no-cache')
+        .type('text/html; charset=utf-8')
+        .send(pageFor(current()))
+    );
+  });
 
   for (const asset of [SCRIPT, STYLE, ICON]) {
-    app.get(asset.path, async (req: FastifyRequest, reply: FastifyReply) => {
+    scope.get(asset.path, async function serveAsset(req: FastifyRequest, reply: FastifyReply) {
       reply
         .headers(SECURITY_HEADERS)
         .header('cache-control', ASSET_CACHE)

@@ -1,10 +1,10 @@
 /** Method tables per era: the method string picks the handler before params are read. */
 import { callArguments } from '../../engine/call-arguments.js';
 import { isRpcError } from '../../engine/error-catalogue.js';
-import { continueTrace } from '../trace-context.js';
 import { resultBytes, resultText, rpcError, type RpcReply } from './jsonrpc.js';
 import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
 import { completeArgument } from './completion.js';
+import { callContextOf, callRefusal } from './method-support.js';
 import { getPrompt, listPrompts } from './prompt-methods.js';
 import { listResources, listTemplates, readResource } from './resource-methods.js';
 import { toolResultText } from './tool-result.js';
@@ -87,32 +87,9 @@ async function callTool(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcRe
   });
   if (!args.ok)
     return rpcError('INVALID_PARAMS', req.id, 'tools/call params.arguments must be an object');
-  // 2026-07-28 carries the trace in the request's _meta; older clients use the header.
-  const meta = req.params?._meta as Record<string, unknown> | undefined;
-  const trace = continueTrace(
-    era === 'modern' && typeof meta?.traceparent === 'string'
-      ? meta.traceparent
-      : deps.traceparentHeader,
-  );
-  const out = await deps.gateway.call(op, args.args, deps.caller, {
-    cancel: deps.callerCancel(),
-    traceparent: trace.traceparent,
-    traceId: trace.traceId,
-    origin: {
-      surface: 'mcp',
-      era,
-      ...(deps.requestId && { requestId: deps.requestId }),
-    },
-  });
+  const out = await deps.gateway.call(op, args.args, deps.caller, callContextOf(req, deps, era));
   // The catalogue says which failures refuse the call itself (a missing scope: HTTP 403
   // with its challenge) rather than answer it with a tool result.
-  if (!out.ok && isRpcError(out.error.code)) {
-    const challenge = deps.challenge(out.error);
-    return rpcError(out.error.code, req.id, out.error.message, {
-      data: out.error.details,
-      legacy: era === 'legacy',
-      ...(challenge !== undefined && { headers: { 'www-authenticate': challenge } }),
-    });
-  }
+  if (!out.ok && isRpcError(out.error.code)) return callRefusal(req, deps, era, out.error);
   return ok(req, toolResultText(out, resultTail(deps, era)));
 }

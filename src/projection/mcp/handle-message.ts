@@ -1,7 +1,8 @@
 /**
- * One POST to /mcp, start to finish: parse, check the JSON-RPC shape, decide the era
- * from the body (headers only cross-check it), then dispatch on the method string
- * before looking at params (protocol.md). Every request stands alone: no session.
+ * One POST to /mcp, start to finish: parse (`readMessage`, which the projection's body
+ * parser calls), check the JSON-RPC shape, decide the era from the body (headers only
+ * cross-check it), then dispatch on the method string before looking at params
+ * (protocol.md). Every request stands alone: no session.
  */
 import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../../engine/json-depth.js';
 import { parseJson, type ExactJson } from '../../engine/number-text.js';
@@ -23,29 +24,44 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** The body read as a JSON value, or the reply refusing it (too deep, not JSON). */
+export type ReadMessage =
+  { readonly ok: true; readonly msg: ExactJson } | { readonly ok: false; readonly reply: RpcReply };
+
+/** MCP's one parse of a body (the projection's content-type parser calls it). */
+export function readMessage(text: string): ReadMessage {
+  if (nestsDeeperThan(text, MAX_INPUT_DEPTH)) {
+    return {
+      ok: false,
+      reply: rpcError(
+        'INVALID_REQUEST',
+        null,
+        `Invalid Request: the message nests deeper than ${MAX_INPUT_DEPTH} levels`,
+      ),
+    };
+  }
+  try {
+    // Arguments' numbers keep the caller's text where a double would change it.
+    return { ok: true, msg: parseJson(text) };
+  } catch (err) {
+    return {
+      ok: false,
+      reply: rpcError('INVALID_JSON', null, `Parse error: ${(err as Error).message}`),
+    };
+  }
+}
+
 /**
  * Synchronous unless the method is (a tools/call): tools/list and the other precompiled
  * answers cost no promise here.
  */
 export function handleMessage(
-  text: string,
+  read: ReadMessage,
   headers: Headers,
   deps: McpDeps,
 ): RpcReply | Promise<RpcReply> {
-  if (nestsDeeperThan(text, MAX_INPUT_DEPTH)) {
-    return rpcError(
-      'INVALID_REQUEST',
-      null,
-      `Invalid Request: the message nests deeper than ${MAX_INPUT_DEPTH} levels`,
-    );
-  }
-  let parsed: ExactJson;
-  try {
-    // Arguments' numbers keep the caller's text where a double would change it.
-    parsed = parseJson(text);
-  } catch (err) {
-    return rpcError('INVALID_JSON', null, `Parse error: ${(err as Error).message}`);
-  }
+  if (!read.ok) return read.reply;
+  const parsed = read.msg;
   const msg = parsed.value;
   if (Array.isArray(msg))
     return rpcError(

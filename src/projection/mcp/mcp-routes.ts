@@ -1,18 +1,19 @@
 /**
  * `POST /mcp`: our own thin Streamable HTTP transport (stateless, both eras). GET and
- * DELETE answer 405; bodies are read as text here so a parse error is a JSON-RPC
- * -32700, never the framework's error body. Responses are JSON unless the client
+ * DELETE answer 405; bodies are read as text and parsed by `readMessage`, so a parse
+ * error is a JSON-RPC -32700, never the framework's error body. Responses are JSON unless the client
  * accepts only an event stream, then one SSE `message` event.
  */
 import { STATUS_CODES } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Gateway } from '../../engine/gateway.js';
 import type { AccessControl } from '../../access/access-control.js';
 import { Cancellation } from '../../engine/call-context.js';
-import { handleMessage } from './handle-message.js';
+import { handleMessage, readMessage, type ReadMessage } from './handle-message.js';
 import { rpcError, type RpcReply } from './jsonrpc.js';
 import type { Payloads } from './payloads.js';
-import { authenticateFirst, authenticatedCaller, type Refusal } from '../../access/authenticate.js';
+import { gateCallers } from '../../access/authenticate.js';
+import { RefusedRequest } from '../../access/refused-request.js';
 import { challengeOf } from '../../access/challenge.js';
 import {
   engineError,
@@ -20,6 +21,7 @@ import {
   rpcFraming,
   type EngineError,
 } from '../../engine/error-catalogue.js';
+import { clientWentAway } from '../client-went-away.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -30,63 +32,62 @@ export interface McpRuntime {
   readonly mcpPayloads: Payloads;
 }
 
-export function registerMcpRoutes(
-  app: FastifyInstance,
-  current: () => McpRuntime,
-  bodyLimit: number,
-): void {
-  void app.register(async (scope) => {
-    scope.removeAllContentTypeParsers();
-    const asText = (_req: FastifyRequest, body: string, done: (e: null, b: string) => void) =>
-      done(null, body);
-    // The same parser under its usual media type too: fastify caches its lookup by the
-    // Content-Type header only for a named type, while the catch-all parsed the header
-    // (a regex and an object) and searched its parser lists on every request.
-    scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, asText);
-    scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, asText);
-    // Every request carries its token (protocol.md, "Authorization"): no session remembers
-    // one. It is checked before the body is read.
-    const onRequest = authenticateFirst(current, (reply, who) => sendRefusal(reply, who));
-    scope.post(MCP_PATH, { onRequest }, async (req, reply) => {
-      // The caller's cancellation is made on first use: only tools/call needs one, and a
-      // close listener on every request showed in profiles.
-      let cancel: Cancellation | undefined;
-      const callerCancel = (): Cancellation => {
-        if (!cancel) {
-          const c = (cancel = new Cancellation());
-          // The response closing before it was written means the caller went away.
-          if (reply.raw.destroyed && !reply.raw.writableFinished) c.cancel();
-          else
-            reply.raw.once('close', () => {
-              if (!reply.raw.writableFinished) c.cancel();
-            });
-        }
-        return cancel;
-      };
+export interface McpOptions {
+  /** The runtime serving now; a reload replaces what this returns. */
+  readonly current: () => McpRuntime;
+  readonly bodyLimit: number;
+}
+
+/**
+ * The MCP projection as a fastify plugin: its body parser, its error handler (every
+ * answer JSON-RPC, never the framework's body) and its caller gate hold for its routes
+ * only (fastify's encapsulation), so nothing outside it knows which URL is MCP's.
+ */
+export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): Promise<void> {
+  const { bodyLimit } = opts;
+  scope.removeAllContentTypeParsers();
+  // The same parser under its usual media type too: fastify caches its lookup by the
+  // Content-Type header only for a named type, while the catch-all parsed the header
+  // (a regex and an object) and searched its parser lists on every request.
+  scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, readBody);
+  scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, readBody);
+  scope.setErrorHandler(mcpErrorHandler(bodyLimit));
+  // Every request carries its token (protocol.md, "Authorization"): no session remembers
+  // one. It is checked before the body is read.
+  const gate = gateCallers(scope, opts.current);
+
+  scope.post<{ Body: ReadMessage | undefined }>(
+    MCP_PATH,
+    gate.hooks,
+    async function answerMessage(req, reply) {
       // One runtime for the whole call: a reload meanwhile does not change its grant.
-      const { gateway, access, mcpPayloads: payloads } = current();
-      // Awaited only when a token is still being verified (no microtask turn otherwise).
-      const found = authenticatedCaller(req, access);
-      const who = found instanceof Promise ? await found : found;
-      if (!who.ok) return sendRefusal(reply, who);
-      const text = typeof req.body === 'string' ? req.body : '';
+      const { runtime, caller } = gate.served(req);
+      const { gateway, access, mcpPayloads: payloads } = runtime;
+      // No body at all is read as an empty one (fastify calls no parser then).
+      const read = req.body ?? readMessage('');
       // Plain data properties only: with a getter here V8 tenured these per-request
       // objects, and the old-space growth (major GCs) cost more than the call itself.
-      const handled = handleMessage(text, req.headers, {
+      const handled = handleMessage(read, req.headers, {
         gateway,
         payloads,
-        caller: who.caller,
+        caller,
         challenge: (e) => challengeOf(access, req, e),
-        callerCancel,
+        callerCancel: lazyCancellation(reply),
         requestId: req.id,
         traceparentHeader:
           typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
       });
       const out = handled instanceof Promise ? await handled : handled;
       return sendRpcReply(reply, out, req);
-    });
-    const notAllowed = async (_req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> =>
-      sendRpcReply(
+    },
+  );
+
+  // Every other method is told which one serves, not answered 404 as if there were no endpoint.
+  scope.route({
+    method: ['GET', 'DELETE', 'PUT', 'PATCH'],
+    url: MCP_PATH,
+    handler: async function messagesNeedPost(_req: FastifyRequest, reply: FastifyReply) {
+      return sendRpcReply(
         reply,
         httpRefusal(
           engineError(
@@ -96,13 +97,55 @@ export function registerMcpRoutes(
           { allow: 'POST' },
         ),
       );
-    // Every other method is told which one serves, not answered 404 as if there were no endpoint.
-    scope.route({
-      method: ['GET', 'DELETE', 'PUT', 'PATCH'],
-      url: MCP_PATH,
-      handler: notAllowed,
-    });
+    },
   });
+}
+
+/** The body as text, read into a message (or its refusal) by the one parse of MCP's. */
+function readBody(
+  _req: FastifyRequest,
+  body: string,
+  done: (err: null, read: ReadMessage) => void,
+): void {
+  done(null, readMessage(body));
+}
+
+/**
+ * The caller's cancellation, made on first use: only tools/call and a `from=` read need
+ * one, and a close listener on every request showed in profiles.
+ */
+function lazyCancellation(reply: FastifyReply): () => Cancellation {
+  let cancel: Cancellation | undefined;
+  return () => {
+    if (!cancel) {
+      const c = (cancel = new Cancellation());
+      // The response closing before it was written means the caller went away.
+      if (reply.raw.destroyed && !reply.raw.writableFinished) c.cancel();
+      else
+        reply.raw.once('close', () => {
+          if (!reply.raw.writableFinished) c.cancel();
+        });
+    }
+    return cancel;
+  };
+}
+
+/**
+ * The MCP projection's error handler: a refusal at the edge (credential, origin), or a
+ * framework error (body over the limit, broken framing), as JSON-RPC.
+ */
+function mcpErrorHandler(
+  bodyLimit: number,
+): (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => FastifyReply {
+  return function answerMcpError(err, req, reply) {
+    if (clientWentAway(err, req)) return reply;
+    if (err instanceof RefusedRequest) {
+      const headers =
+        err.challenge === undefined ? undefined : { 'www-authenticate': err.challenge };
+      return sendRpcReply(reply, httpRefusal(err.refusal, headers));
+    }
+    return sendRpcReply(reply, mcpFrameworkError(err, bodyLimit));
+  };
 }
 
 // The last Accept value and its answer: a client sends the same one on every request,
@@ -126,11 +169,6 @@ function acceptsOnlyEventStream(accept: string | undefined): boolean {
   return types.includes('text/event-stream') && !json;
 }
 
-/** A credential refused before the body is read: 401 with the challenge. */
-function sendRefusal(reply: FastifyReply, who: Refusal): FastifyReply {
-  return sendRpcReply(reply, httpRefusal(who.error, { 'www-authenticate': who.challenge }));
-}
-
 /**
  * A refusal of the HTTP request before any message is read (credential, origin, method),
  * as JSON-RPC: id null, the status's reason phrase, then what was wrong.
@@ -148,7 +186,7 @@ export function httpRefusal(e: EngineError, headers?: Record<string, string>): R
  * A framework error on the MCP route (body over the limit, broken framing): the route
  * reads its body as text, so these are all that reach it, never a JSON parse error.
  */
-export function mcpFrameworkError(
+function mcpFrameworkError(
   err: { statusCode?: number; code?: string },
   bodyLimit: number,
 ): RpcReply {

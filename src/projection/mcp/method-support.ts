@@ -1,7 +1,7 @@
 /**
- * What the resource, prompt and completion methods share: the engine's failures as
- * JSON-RPC errors (spec-language.md, "Resources and prompts"), the call context a
- * `from=` read carries, and the answer to a method the spec does not serve.
+ * What the methods share: the engine's failures as JSON-RPC errors (spec-language.md,
+ * "Resources and prompts"), the context a call into the engine carries, and the answer
+ * to a method the spec does not serve.
  */
 import type { CallContext } from '../../engine/call-context.js';
 import { isRpcError, statusOf, RPC, type EngineError } from '../../engine/error-catalogue.js';
@@ -38,14 +38,7 @@ export function engineErrorReply(
         }
       : rpcError(e.code, req.id, message, { data: { uri } });
   }
-  if (e.code === 'INSUFFICIENT_SCOPE') {
-    const challenge = deps.challenge(e);
-    return rpcError(e.code, req.id, e.message, {
-      data: e.details,
-      legacy,
-      ...(challenge !== undefined && { headers: { 'www-authenticate': challenge } }),
-    });
-  }
+  if (e.code === 'INSUFFICIENT_SCOPE') return callRefusal(req, deps, era, e);
   const data = {
     code: e.code,
     ...(e.details !== undefined && { details: e.details }),
@@ -54,6 +47,23 @@ export function engineErrorReply(
   if (isRpcError(e.code)) return rpcError(e.code, req.id, e.message, { data, legacy });
   const code = statusOf(e.code) >= 500 ? RPC.INTERNAL_ERROR : RPC.INVALID_PARAMS;
   return { status: 200, body: errorText(req.id, code, e.message, data) };
+}
+
+/**
+ * A failure that refuses the call itself rather than answer it (tools/call: every code the
+ * catalogue answers as a JSON-RPC error; a read or get: a missing scope): the error with
+ * its details as `data`, and the challenge its catalogue row asks for (HTTP 403 names the
+ * scopes).
+ */
+export function callRefusal(req: RpcRequest, deps: McpDeps, era: Era, e: EngineError): RpcReply {
+  // Callers ask only for codes MCP answers as JSON-RPC errors; any other here is our bug.
+  const code = isRpcError(e.code) ? e.code : 'INTERNAL';
+  const challenge = deps.challenge(e);
+  return rpcError(code, req.id, e.message, {
+    data: e.details,
+    legacy: era === 'legacy',
+    ...(challenge !== undefined && { headers: { 'www-authenticate': challenge } }),
+  });
 }
 
 /** Malformed params: -32602 naming what is wrong. */
@@ -71,8 +81,8 @@ export function notServed(req: RpcRequest, era: Era): RpcReply {
   );
 }
 
-/** The context a `from=` read runs with, as tools/call builds it. */
-export function callContext(req: RpcRequest, deps: McpDeps, era: Era): CallContext {
+/** The context of a call into the engine: tools/call, and the `from=` read of a resource or prompt. */
+export function callContextOf(req: RpcRequest, deps: McpDeps, era: Era): CallContext {
   // 2026-07-28 carries the trace in the request's _meta; older clients use the header.
   const meta = req.params?._meta as Record<string, unknown> | undefined;
   const trace = continueTrace(

@@ -5,7 +5,7 @@
 import { LIST_TTL_MS, modernTailText } from './payloads.js';
 import { resultBytes, resultText, type RpcReply } from './jsonrpc.js';
 import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
-import { callContext, engineErrorReply, invalidParams, notServed } from './method-support.js';
+import { callContextOf, engineErrorReply, invalidParams, notServed } from './method-support.js';
 
 export function listPrompts(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
   if (deps.gateway.spec.prompts.length === 0) return notServed(req, era);
@@ -22,7 +22,7 @@ export async function getPrompt(req: RpcRequest, deps: McpDeps, era: Era): Promi
     name,
     req.params?.arguments,
     deps.caller,
-    callContext(req, deps, era),
+    callContextOf(req, deps, era),
   );
   if (!got.ok) return engineErrorReply(req, deps, era, got.error);
   const { prompt, messages, fromGrant, scoped } = got;

@@ -5,7 +5,7 @@
  */
 import { resultBytes, resultText, type RpcReply } from './jsonrpc.js';
 import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
-import { engineErrorReply, callContext, invalidParams, notServed } from './method-support.js';
+import { callContextOf, engineErrorReply, invalidParams, notServed } from './method-support.js';
 import { modernTailText } from './payloads.js';
 
 export function listResources(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
@@ -25,7 +25,7 @@ export async function readResource(req: RpcRequest, deps: McpDeps, era: Era): Pr
   const uri = req.params?.uri;
   if (typeof uri !== 'string')
     return invalidParams(req, 'resources/read needs params.uri (a string)');
-  const read = await deps.gateway.readResource(uri, deps.caller, callContext(req, deps, era));
+  const read = await deps.gateway.readResource(uri, deps.caller, callContextOf(req, deps, era));
   if (!read.ok) return engineErrorReply(req, deps, era, read.error);
   const fixed = deps.payloads.fixedReads.get(read.resource);
   if (fixed)

@@ -6,40 +6,16 @@
  * translates: a refusal is the catalogue error with its status, a missing scope 403 with
  * the challenge, as for POST /api/<tool>.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { authenticatedCaller, type Refusal } from '../../access/authenticate.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { CallerGate } from '../../access/authenticate.js';
 import { challengeOf } from '../../access/challenge.js';
-import { Cancellation, type CallContext } from '../../engine/call-context.js';
 import { engineError } from '../../engine/error-catalogue.js';
 import type { ExactJson } from '../../engine/number-text.js';
 import { clipped, ProblemList } from '../../engine/refusal-text.js';
-import { continueTrace } from '../trace-context.js';
 import { sendRestError } from './rest-error.js';
+import { callContextOf } from './rest-call-context.js';
 import type { RestRuntime } from './rest-runtime.js';
 import { GET_PROMPT_PATH, READ_RESOURCE_PATH } from './resource-prompt-listing.js';
-
-function callContext(req: FastifyRequest, reply: FastifyReply): CallContext {
-  const cancel = new Cancellation();
-  // The response closing before it was written means the caller went away.
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) cancel.cancel();
-  });
-  const trace = continueTrace(req.headers.traceparent);
-  return {
-    cancel,
-    traceparent: trace.traceparent,
-    traceId: trace.traceId,
-    origin: { surface: 'rest', requestId: req.id },
-  };
-}
-
-/**
- * The parsed JSON body (app.ts). Its number texts are not needed: a URI and a prompt's
- * arguments are strings.
- */
-function bodyOf(req: FastifyRequest): unknown {
-  return (req.body as ExactJson | undefined)?.value;
-}
 
 /** The request body's member, or the refusal naming it. */
 function member(body: unknown, name: string, what: 'string' | 'object', optional = false) {
@@ -65,6 +41,14 @@ function member(body: unknown, name: string, what: 'string' | 'object', optional
  * is: a caller who misspells `arguments` learns it instead of getting the defaults. This
  * comes before the engine's scope check, so it names the first few and counts the rest.
  */
+/**
+ * The parsed JSON body (rest-body.ts). Its number texts are not needed: a URI and a
+ * prompt's arguments are strings.
+ */
+function bodyOf(req: FastifyRequest): unknown {
+  return (req.body as ExactJson | undefined)?.value;
+}
+
 function undeclared(body: unknown, route: string, known: readonly string[]) {
   const problems = new ProblemList();
   for (const k of Object.keys(body as object))
@@ -75,36 +59,30 @@ function undeclared(body: unknown, route: string, known: readonly string[]) {
   );
 }
 
+/** The routes, in the REST projection's encapsulation context (its parser, errors and gate). */
 export function registerResourcePromptRoutes(
-  app: FastifyInstance,
-  current: () => RestRuntime,
-  onRequest: onRequestHookHandler,
-  refuse: (reply: FastifyReply, who: Refusal) => FastifyReply,
+  scope: FastifyInstance,
+  gate: CallerGate<RestRuntime>,
 ): void {
-  app.post(READ_RESOURCE_PATH, { onRequest }, async (req, reply) => {
-    const { gateway, access, restListing } = current();
-    const who = await authenticatedCaller(req, access);
-    if (!who.ok) return refuse(reply, who);
+  const { hooks } = gate;
+  scope.post(READ_RESOURCE_PATH, hooks, async function readResource(req, reply) {
+    const { runtime, caller } = gate.served(req);
+    const { gateway, access, restListing } = runtime;
     const json = bodyOf(req);
     const uri = member(json, 'uri', 'string');
     if (!uri.ok) return sendRestError(reply, uri.error);
     const extra = undeclared(json, READ_RESOURCE_PATH, ['uri']);
     if (extra) return sendRestError(reply, extra);
-    const read = await gateway.readResource(
-      uri.value as string,
-      who.caller,
-      callContext(req, reply),
-    );
+    const read = await gateway.readResource(uri.value as string, caller, callContextOf(req, reply));
     if (!read.ok) return sendRestError(reply, read.error, challengeOf(access, req, read.error));
     const body =
       restListing.fixedRead(read.resource) ?? JSON.stringify({ contents: [read.contents] });
     return reply.code(200).type('application/json; charset=utf-8').send(body);
   });
 
-  app.post(GET_PROMPT_PATH, { onRequest }, async (req, reply) => {
-    const { gateway, access } = current();
-    const who = await authenticatedCaller(req, access);
-    if (!who.ok) return refuse(reply, who);
+  scope.post(GET_PROMPT_PATH, hooks, async function getPrompt(req, reply) {
+    const { runtime, caller } = gate.served(req);
+    const { gateway, access } = runtime;
     const json = bodyOf(req);
     const name = member(json, 'name', 'string');
     if (!name.ok) return sendRestError(reply, name.error);
@@ -115,8 +93,8 @@ export function registerResourcePromptRoutes(
     const got = await gateway.getPrompt(
       name.value as string,
       args.value,
-      who.caller,
-      callContext(req, reply),
+      caller,
+      callContextOf(req, reply),
     );
     if (!got.ok) return sendRestError(reply, got.error, challengeOf(access, req, got.error));
     const { prompt, messages } = got;
@@ -133,11 +111,11 @@ export function registerResourcePromptRoutes(
 
   // Read and get are POSTs; other methods are told so, as for POST /api/<tool>.
   for (const url of [READ_RESOURCE_PATH, GET_PROMPT_PATH])
-    app.route({
+    scope.route({
       method: ['GET', 'PUT', 'PATCH', 'DELETE'],
       url,
-      handler: (_req, reply) =>
-        sendRestError(
+      handler: function readOrGetNeedsPost(_req, reply) {
+        return sendRestError(
           reply,
           engineError(
             'METHOD_NOT_ALLOWED',
@@ -145,6 +123,7 @@ export function registerResourcePromptRoutes(
           ),
           undefined,
           { allow: 'POST' },
-        ),
+        );
+      },
     });
 }

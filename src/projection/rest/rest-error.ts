@@ -1,11 +1,17 @@
-/** Catalogue errors as REST answers: `{"error":{"code","message","details"?}}` with the catalogue status. */
-import type { FastifyReply } from 'fastify';
+/**
+ * Catalogue errors as REST answers: `{"error":{"code","message","details"?}}` with the
+ * catalogue status, and the REST projection's error handler.
+ */
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { RefusedRequest } from '../../access/refused-request.js';
 import {
+  engineError,
   ERROR_CATALOGUE,
   statusOf,
   type CatalogueEntry,
   type EngineError,
 } from '../../engine/error-catalogue.js';
+import { clientWentAway } from '../client-went-away.js';
 
 export interface RestErrorReply {
   readonly status: number;
@@ -40,4 +46,43 @@ export function sendRestError(
     .code(r.status)
     .headers(headers ? { ...r.headers, ...headers } : r.headers)
     .send(r.body);
+}
+
+/**
+ * The error handler of the REST projection, and the fallback of every route outside a
+ * projection (the catalogue's shape is theirs too): a refusal at the edge, a framework
+ * error (body limits, the parser's), or a bug, answered as the catalogue says.
+ */
+export function restErrorHandler(
+  bodyLimit: number,
+): (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => FastifyReply {
+  return function answerRestError(err, req, reply) {
+    // The caller went away mid-upload: nobody is left to answer, and it is no fault of ours.
+    if (clientWentAway(err, req)) return reply;
+    if (err instanceof RefusedRequest) return sendRestError(reply, err.refusal, err.challenge);
+    const mapped = frameworkError(err, bodyLimit);
+    if (mapped.code === 'INTERNAL') req.log.error({ err }, 'unhandled error');
+    return sendRestError(reply, mapped);
+  };
+}
+
+function frameworkError(err: FastifyError, bodyLimit: number): EngineError {
+  switch (err.code) {
+    case 'INVALID_JSON':
+      return engineError('INVALID_JSON', err.message);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return engineError('PAYLOAD_TOO_LARGE', `request body is over ${bodyLimit} bytes`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return engineError('UNSUPPORTED_MEDIA_TYPE', 'send the arguments as application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return engineError('INVALID_JSON', 'request body is empty');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return engineError('INVALID_JSON', 'request body length does not match Content-Length');
+    default:
+      if (err.statusCode === 413)
+        return engineError('PAYLOAD_TOO_LARGE', `request body is over ${bodyLimit} bytes`);
+      if (err.statusCode === 415)
+        return engineError('UNSUPPORTED_MEDIA_TYPE', 'send the arguments as application/json');
+      return engineError('INTERNAL', 'internal error');
+  }
 }

@@ -5,21 +5,21 @@
  * translates HTTP to an engine call and back; every decision (validation, allowlists,
  * scopes) is the engine's.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { METADATA_PATH, type AccessControl } from '../../access/access-control.js';
 import { engineError } from '../../engine/error-catalogue.js';
 import type { Gateway } from '../../engine/gateway.js';
 import type { VisibleTools } from '../../engine/visibility.js';
-import { sendRestError } from './rest-error.js';
+import { restErrorHandler, sendRestError } from './rest-error.js';
 import { buildOpenApi, OPENAPI_PATH } from './openapi.js';
-import { continueTrace } from '../trace-context.js';
-import { Cancellation } from '../../engine/call-context.js';
-import { authenticateFirst, authenticatedCaller, type Refusal } from '../../access/authenticate.js';
+import { gateCallers } from '../../access/authenticate.js';
 import { challengeOf } from '../../access/challenge.js';
 import { callArguments } from '../../engine/call-arguments.js';
 import type { ExactJson } from '../../engine/number-text.js';
 import { prepareResourcePromptListing } from './resource-prompt-listing.js';
 import { registerResourcePromptRoutes } from './resource-prompt-routes.js';
+import { readRestBodies } from './rest-body.js';
+import { callContextOf } from './rest-call-context.js';
 import type { RestListing, RestRuntime } from './rest-runtime.js';
 
 export type { RestListing, RestRuntime } from './rest-runtime.js';
@@ -64,28 +64,39 @@ export function prepareRestListing(gateway: Gateway): RestListing {
   };
 }
 
-export function registerRestRoutes(app: FastifyInstance, current: () => RestRuntime): void {
-  // Every route here needs a caller: it is known (or refused) before any body is read.
-  const onRequest = authenticateFirst(current, refuse);
-  app.get('/api', { onRequest }, async (req, reply) => {
-    const { access, restListing } = current();
-    const who = await authenticatedCaller(req, access);
-    if (!who.ok) return refuse(reply, who);
-    const body = restListing.forCaller(who.caller);
+export interface RestOptions {
+  /** The runtime serving now; a reload replaces what this returns. */
+  readonly current: () => RestRuntime;
+  readonly bodyLimit: number;
+}
+
+/**
+ * The REST projection as a fastify plugin: its body parser, its error handler and its
+ * caller gate hold for its routes only (fastify's encapsulation), so nothing outside it
+ * knows which URLs are REST's.
+ */
+export async function restProjection(scope: FastifyInstance, opts: RestOptions): Promise<void> {
+  readRestBodies(scope, opts.bodyLimit);
+  scope.setErrorHandler(restErrorHandler(opts.bodyLimit));
+  // Every route here that serves needs a caller: it is known (or refused) before any body is read.
+  const gate = gateCallers(scope, opts.current);
+  const { hooks } = gate;
+
+  scope.get('/api', hooks, async function listTools(req, reply) {
+    const { runtime, caller } = gate.served(req);
+    const body = runtime.restListing.forCaller(caller);
     return reply
-      .header('cache-control', access.enabled ? 'private, max-age=60' : 'public, max-age=60')
+      .header('cache-control', cacheControl(runtime.access))
       .type('application/json; charset=utf-8')
       .send(body);
   });
 
   // The document per runtime, per set of visible tools and base URL; a reload starts afresh.
   const openApiCache = new WeakMap<RestRuntime, Map<string, string>>();
-  app.get(OPENAPI_PATH, { onRequest }, async (req, reply) => {
-    const runtime = current();
+  scope.get(OPENAPI_PATH, hooks, async function describeTools(req, reply) {
+    const { runtime, caller } = gate.served(req);
     const { access, gateway } = runtime;
-    const who = await authenticatedCaller(req, access);
-    if (!who.ok) return refuse(reply, who);
-    const visible = gateway.visibleTo(who.caller);
+    const visible = gateway.visibleTo(caller);
     const serverUrl = baseUrl(access, req);
     const key = `${serverUrl}\n${visible.key}`;
     let cache = openApiCache.get(runtime);
@@ -104,53 +115,44 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
       cache.set(key, body);
     }
     return reply
-      .header('cache-control', access.enabled ? 'private, max-age=60' : 'public, max-age=60')
+      .header('cache-control', cacheControl(access))
       .type('application/json; charset=utf-8')
       .send(body);
   });
 
-  registerResourcePromptRoutes(app, current, onRequest, refuse);
+  registerResourcePromptRoutes(scope, gate);
 
-  app.post<{ Params: { tool: string } }>('/api/:tool', { onRequest }, async (req, reply) => {
-    // One runtime for the whole call: a reload meanwhile does not change its grant.
-    const { gateway, access } = current();
-    const who = await authenticatedCaller(req, access);
-    if (!who.ok) return refuse(reply, who);
-    const op = gateway.operation(req.params.tool);
-    if (!op)
-      return sendRestError(
-        reply,
-        engineError(
-          'UNKNOWN_TOOL',
-          `no tool named ${JSON.stringify(req.params.tool)}; GET /api lists the tools`,
-        ),
-      );
-    // An empty body is a call with no arguments; what else may be is the engine's decision.
-    const input = callArguments(op.name, req.body as ExactJson | undefined);
-    if (!input.ok) return sendRestError(reply, input.error);
-    const cancel = new Cancellation();
-    // The response closing before it was written means the caller went away.
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) cancel.cancel();
-    });
-    const trace = continueTrace(req.headers.traceparent);
-    const out = await gateway.call(op, input.args, who.caller, {
-      cancel,
-      traceparent: trace.traceparent,
-      traceId: trace.traceId,
-      origin: { surface: 'rest', requestId: req.id },
-    });
-    if (!out.ok) return sendRestError(reply, out.error, challengeOf(access, req, out.error));
-    return reply.code(200).type('application/json; charset=utf-8').send(out.envelope.json);
-  });
+  scope.post<{ Params: { tool: string } }>(
+    '/api/:tool',
+    hooks,
+    async function callTool(req, reply) {
+      const { runtime, caller } = gate.served(req);
+      const { gateway, access } = runtime;
+      const op = gateway.operation(req.params.tool);
+      if (!op)
+        return sendRestError(
+          reply,
+          engineError(
+            'UNKNOWN_TOOL',
+            `no tool named ${JSON.stringify(req.params.tool)}; GET /api lists the tools`,
+          ),
+        );
+      // An empty body is a call with no arguments; what else may be is the engine's decision.
+      const input = callArguments(op.name, req.body as ExactJson | undefined);
+      if (!input.ok) return sendRestError(reply, input.error);
+      const out = await gateway.call(op, input.args, caller, callContextOf(req, reply));
+      if (!out.ok) return sendRestError(reply, out.error, challengeOf(access, req, out.error));
+      return reply.code(200).type('application/json; charset=utf-8').send(out.envelope.json);
+    },
+  );
 
   // A tool is called with POST; any name gets the same answer, so it tells no stranger
   // which tools exist (HEAD comes with GET).
-  app.route({
+  scope.route({
     method: ['GET', 'PUT', 'PATCH', 'DELETE'],
     url: '/api/:tool',
-    handler: (_req, reply) =>
-      sendRestError(
+    handler: function toolNeedsPost(_req, reply) {
+      return sendRestError(
         reply,
         engineError(
           'METHOD_NOT_ALLOWED',
@@ -158,17 +160,18 @@ export function registerRestRoutes(app: FastifyInstance, current: () => RestRunt
         ),
         undefined,
         { allow: 'POST' },
-      ),
+      );
+    },
   });
+}
+
+/** Listings are the same for every caller without access; with it, each caller's own. */
+function cacheControl(access: AccessControl): string {
+  return access.enabled ? 'private, max-age=60' : 'public, max-age=60';
 }
 
 /** The gateway's base URL as this request reaches it (--public-url when set): its metadata URL's origin and prefix. */
 function baseUrl(access: AccessControl, req: FastifyRequest): string {
   const meta = access.metadataUrl(req);
   return meta.slice(0, meta.lastIndexOf(METADATA_PATH));
-}
-
-/** A credential refused before the body is read: 401 with the challenge. */
-function refuse(reply: FastifyReply, who: Refusal): FastifyReply {
-  return sendRestError(reply, who.error, who.challenge);
 }
