@@ -51,6 +51,8 @@ export class UpstreamSession {
   /** Decided once: a restarted child or a lost session is the same server. */
   private era: Era | undefined;
   private health: UpstreamState = 'starting';
+  /** The epoch on which the upstream was last found down: a new one is starting afresh. */
+  private downOn = 0;
 
   constructor(
     private readonly name: string,
@@ -62,7 +64,13 @@ export class UpstreamSession {
   }
 
   state(): UpstreamState {
+    if (this.health === 'down' && this.channel.epoch !== this.downOn) return 'starting';
     return this.health;
+  }
+
+  private setHealth(h: UpstreamState): void {
+    this.health = h;
+    if (h === 'down') this.downOn = this.channel.epoch;
   }
 
   /** The last handshake's result (undefined before the first). */
@@ -76,7 +84,7 @@ export class UpstreamSession {
     const current = this.shake;
     if (current && current.epoch === epoch) return current.done;
     const done = this.negotiate(timeoutMs, cancel).then((out) => {
-      this.health = out.ok ? 'up' : 'down';
+      this.setHealth(out.ok ? 'up' : 'down');
       if (out.ok) this.agreed = out.value;
       // A failure is not kept: the next call shakes hands again.
       else if (this.shake?.done === done) this.shake = undefined;
@@ -100,7 +108,7 @@ export class UpstreamSession {
         cancel: o.cancel,
       });
       if (reply.kind === 'result') {
-        this.health = 'up';
+        this.setHealth('up');
         if (reply.result.resultType === 'input_required') {
           return fail(
             'protocol',
@@ -110,7 +118,7 @@ export class UpstreamSession {
         return { ok: true, value: reply.result };
       }
       if (reply.kind === 'failed') {
-        if (reply.error.kind === 'unavailable') this.health = 'down';
+        if (reply.error.kind === 'unavailable') this.setHealth('down');
         return { ok: false, error: reply.error };
       }
       // session-lost: the next ready() initializes on the new epoch.
