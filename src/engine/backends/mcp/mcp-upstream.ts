@@ -75,6 +75,8 @@ export interface McpUpstream {
   /** For `/readyz`: 'starting' until the first handshake, then 'up' or 'down'. */
   state(): UpstreamState;
   handshake(): Handshake | undefined;
+  /** The stdio child's process id while it runs (for the log); undefined over HTTP. */
+  pid(): number | undefined;
   /** Ends the session (DELETE) or stops the child (SIGTERM, SIGKILL 5 s later). */
   close(): Promise<void>;
 }
@@ -89,6 +91,7 @@ export function openMcpUpstream(
   | { readonly ok: false; readonly message: string } {
   let channel: RpcChannel;
   let childState: (() => 'up' | 'down' | 'stopped') | undefined;
+  let pid: () => number | undefined = () => undefined;
   const t = o.transport;
   if (t.kind === 'http') {
     channel = new HttpChannel({
@@ -119,6 +122,7 @@ export function openMcpUpstream(
     channel = started.child;
     const child = started.child;
     childState = () => child.state();
+    pid = () => child.pid;
   }
   const session = new UpstreamSession(o.name, channel, o.protocol ?? 'auto');
   const timeout = (c?: CallOptions): number =>
@@ -142,6 +146,7 @@ export function openMcpUpstream(
     // A child that is restarting is down whatever the last handshake said.
     state: () => (childState?.() === 'down' ? 'down' : session.state()),
     handshake: () => session.handshake(),
+    pid,
     close: () => channel.close(),
   };
   return { ok: true, upstream };
