@@ -10,7 +10,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createMcpHandler, fromJsonSchema, McpServer } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { McpUpstream } from '../../src/engine/backends/mcp/mcp-upstream.js';
-import { open } from './upstream-helpers.js';
+import { dirname } from 'node:path';
+import { MODERN_STDIO, NODE, open } from './upstream-helpers.js';
 
 interface Received {
   readonly headers: IncomingHttpHeaders;
@@ -235,6 +236,7 @@ describe('a 2026-07-28 upstream written with the SDK v2', () => {
       'json-text',
       'broken',
       'slow',
+      'ask',
     ]);
     expect(out.ok && out.value[0]!.inputSchema).toMatchObject({
       properties: { query: { type: 'string' } },
@@ -255,5 +257,31 @@ describe('a 2026-07-28 upstream written with the SDK v2', () => {
     expect(call.headers['mcp-protocol-version']).toBe(
       (u.handshake()?.result as { protocolVersion: string }).protocolVersion,
     );
+  });
+});
+
+describe('a 2026-07-28 stdio upstream written with the SDK v2', () => {
+  it('is found modern by server/discover and called with _meta, 2025 being refused by it', async () => {
+    const { upstream } = open({
+      name: 'modern-stdio',
+      transport: {
+        kind: 'stdio',
+        program: NODE,
+        args: [MODERN_STDIO],
+        cwd: dirname(MODERN_STDIO),
+        env: {},
+      },
+    });
+    upstreams.push(upstream);
+    expect(await upstream.connect()).toMatchObject({
+      ok: true,
+      value: { era: 'modern', protocolVersion: '2026-07-28' },
+    });
+    expect(await upstream.callTool('echo', { message: 'over stdio' })).toEqual({
+      ok: true,
+      value: { received: { message: 'over stdio' } },
+    });
+    const listed = await upstream.listTools();
+    expect(listed.ok && listed.value.map((t) => t.name)).toEqual(['echo']);
   });
 });

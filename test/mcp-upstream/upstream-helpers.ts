@@ -18,6 +18,13 @@ export const EVERYTHING = join(MODULES, 'server-everything', 'dist', 'index.js')
 export const FILESYSTEM = join(MODULES, 'server-filesystem', 'dist', 'index.js');
 export const MEMORY = join(MODULES, 'server-memory', 'dist', 'index.js');
 export const HOSTILE = join(ROOT, 'test', 'fixtures', 'mcp-upstream', 'hostile-server.mjs');
+export const MODERN_STDIO = join(
+  ROOT,
+  'test',
+  'fixtures',
+  'mcp-upstream',
+  'modern-stdio-server.mjs',
+);
 export const NODE = process.execPath;
 
 export interface Opened {
