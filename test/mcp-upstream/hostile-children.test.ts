@@ -99,7 +99,7 @@ describe('a hostile stdio child', () => {
     const out = await upstream.callTool('flood-forever', {});
     expect(out).toMatchObject({ ok: false, error: { kind: 'unavailable' } });
     expect(!out.ok && out.error.message).toContain('without a newline (a flood)');
-    expect(logs.some((l) => l.includes('killing the child'))).toBe(true);
+    expect(logs.some((l) => l.includes('the child was killed'))).toBe(true);
     await until(() => upstream.state() !== 'down');
     expect(await echoWorks(upstream, 2)).not.toBe(pid);
   });

@@ -22,8 +22,8 @@ const received: Received[] = [];
 
 function factory(): McpServer {
   const server = new McpServer({ name: 'modern-upstream', version: '1.0.0' });
-  const object = (properties: Record<string, unknown>) =>
-    fromJsonSchema({ type: 'object', properties });
+  const object = (properties: Record<string, { type: string }>) =>
+    fromJsonSchema({ type: 'object', properties } as Parameters<typeof fromJsonSchema>[0]);
   server.registerTool(
     'search_issues',
     {
@@ -58,7 +58,7 @@ function factory(): McpServer {
     'slow',
     { description: 'Sleeps.', inputSchema: object({ ms: { type: 'number' } }) },
     async (args) => {
-      await new Promise((r) => setTimeout(r, Number(args.ms)));
+      await new Promise((r) => setTimeout(r, (args as { ms: number }).ms));
       return { content: [{ type: 'text', text: 'done' }] };
     },
   );

@@ -4,7 +4,7 @@
  * all "not MCP" rather than exceptions.
  */
 import type { RpcReply } from './rpc-channel.js';
-import { capText, RPC_MESSAGE_BYTES } from './upstream-outcome.js';
+import { capText } from './upstream-outcome.js';
 
 export type RpcId = string | number;
 
@@ -45,7 +45,8 @@ export function replyOf(m: Record<string, unknown>): RpcReply {
         error: {
           kind: 'rpc-error',
           code: e.code,
-          message: capText(typeof e.message === 'string' ? e.message : '', RPC_MESSAGE_BYTES),
+          // Whole here: it is redacted before it is cut (upstream-tools.ts).
+          message: typeof e.message === 'string' ? e.message : '',
           ...(e.data !== undefined && { data: e.data }),
         },
       };

@@ -142,7 +142,7 @@ export function openMcpUpstream(
         },
         o.redact,
       ),
-    listTools: (c) => listTools(session, { timeoutMs: timeout(c), cancel: c?.cancel }),
+    listTools: (c) => listTools(session, { timeoutMs: timeout(c), cancel: c?.cancel }, o.redact),
     // A child that is restarting is down whatever the last handshake said.
     state: () => (childState?.() === 'down' ? 'down' : session.state()),
     handshake: () => session.handshake(),

@@ -158,7 +158,7 @@ export class StdioSupervisor implements RpcChannel {
       if (stdout.overflowing > FLOOD_FACTOR * cap) {
         this.kill(
           child,
-          `it wrote more than ${FLOOD_FACTOR * cap} bytes to stdout without a newline (a flood)`,
+          `the child was killed: it wrote more than ${FLOOD_FACTOR * cap} bytes to stdout without a newline (a flood)`,
         );
       }
     });
@@ -324,7 +324,7 @@ export class StdioSupervisor implements RpcChannel {
   private kill(child: ChildProcess, reason: string): void {
     if (this.child !== child || this.killReason !== undefined) return;
     this.killReason = reason;
-    this.o.log('warn', `mcp-server ${this.o.name}: killing the child: ${reason}`);
+    this.o.log('warn', `mcp-server ${this.o.name}: ${reason}`);
     child.kill('SIGKILL');
   }
 

@@ -19,7 +19,7 @@ import {
   META_PROTOCOL_VERSION,
   MODERN_VERSION,
 } from './protocol-meta.js';
-import type { UpstreamFailure, UpstreamOutcome } from './upstream-outcome.js';
+import { capText, type UpstreamFailure, type UpstreamOutcome } from './upstream-outcome.js';
 
 export type ProtocolChoice = 'auto' | typeof MODERN_VERSION | typeof LEGACY_VERSION;
 export type Era = 'modern' | 'legacy';
@@ -221,7 +221,10 @@ function asFailure(
     const e = reply.error;
     // A JSON-RPC error to a handshake means the upstream does not speak the era asked.
     if (e.kind === 'rpc-error')
-      return fail('protocol', `mcp-server ${name} refused ${method}: ${e.message} (${e.code})`);
+      return fail(
+        'protocol',
+        `mcp-server ${name} refused ${method}: ${capText(e.message, 200)} (${e.code})`,
+      );
     return { ok: false, error: e };
   }
   return fail('unavailable', reply.message);

@@ -5,7 +5,12 @@
 import type { Cancellation } from '../../call-context.js';
 import { mapToolResult } from './tool-result.js';
 import type { UpstreamSession } from './upstream-session.js';
-import type { UpstreamOutcome } from './upstream-outcome.js';
+import {
+  capText,
+  RPC_MESSAGE_BYTES,
+  type UpstreamFailure,
+  type UpstreamOutcome,
+} from './upstream-outcome.js';
 
 /** A tool as the upstream lists it; only `name` is checked, the rest is the upstream's word. */
 export interface UpstreamTool {
@@ -27,12 +32,26 @@ export async function callTool(
   redact: (text: string) => string,
 ): Promise<UpstreamOutcome<unknown>> {
   const out = await session.request('tools/call', { name: tool, arguments: args }, o);
-  return out.ok ? mapToolResult(out.value, redact) : out;
+  return out.ok
+    ? mapToolResult(out.value, redact)
+    : { ok: false, error: finish(out.error, redact) };
+}
+
+/**
+ * An upstream's JSON-RPC error message, redacted and then cut (cut first, the front of
+ * a secret could be left); the other kinds' messages are ours, their quotes redacted
+ * where they were made.
+ */
+export function finish(error: UpstreamFailure, redact: (text: string) => string): UpstreamFailure {
+  return error.kind === 'rpc-error'
+    ? { ...error, message: capText(redact(error.message), RPC_MESSAGE_BYTES) }
+    : error;
 }
 
 export async function listTools(
   session: UpstreamSession,
   o: { timeoutMs: number; cancel?: Cancellation | undefined },
+  redact: (text: string) => string,
 ): Promise<UpstreamOutcome<UpstreamTool[]>> {
   const until = performance.now() + o.timeoutMs;
   const tools: UpstreamTool[] = [];
@@ -45,7 +64,7 @@ export async function listTools(
       // A list is a read: sending it again on a new session is harmless.
       retryOnNewSession: true,
     });
-    if (!out.ok) return out;
+    if (!out.ok) return { ok: false, error: finish(out.error, redact) };
     const listed = out.value.tools;
     if (!Array.isArray(listed) || !listed.every(isTool))
       return notMcp('the upstream answered tools/list without a list of named tools');
