@@ -22,6 +22,7 @@ interface Message {
 }
 
 const seen: { headers: IncomingHttpHeaders; body: Message }[] = [];
+const deleted: (string | undefined)[] = [];
 let sessions = 0;
 let forget = false;
 let server: Server;
@@ -133,6 +134,7 @@ beforeAll(async () => {
     for await (const c of req) chunks.push(c as Buffer);
     if (req.method === 'DELETE') {
       // The end of a 2025-era session, on close.
+      deleted.push(req.headers['mcp-session-id'] as string | undefined);
       res.writeHead(200);
       return void res.end();
     }
@@ -278,6 +280,38 @@ describe('a Streamable HTTP upstream that misbehaves', () => {
     expect(!out.ok && out.error.message).toContain('(status 404)');
     expect(seen.filter((s) => s.body.params?.name === 'write')).toHaveLength(1);
     expect(await u.callTool('write', {})).toMatchObject({ ok: true });
+  });
+
+  it('closing ends the 2025-era session with a DELETE naming it', async () => {
+    const { upstream } = open({
+      name: 'closing',
+      transport: { kind: 'http', url: new URL(`${base}/legacy`), headers: {} },
+    });
+    await upstream.connect();
+    deleted.length = 0;
+    await upstream.close();
+    expect(deleted).toEqual([`session-${sessions}`]);
+  });
+
+  it('never sends the protocol headers a caller gives', async () => {
+    const { upstream } = open({
+      name: 'headers',
+      transport: {
+        kind: 'http',
+        url: new URL(`${base}/mcp`),
+        headers: {
+          'Mcp-Session-Id': 'forged',
+          'MCP-Protocol-Version': '1999-01-01',
+          'X-Ok': 'yes',
+        },
+      },
+    });
+    upstreams.push(upstream);
+    expect(await upstream.callTool('plain', {})).toEqual({ ok: true, value: 'fine' });
+    const call = seen.at(-1)!;
+    expect(call.headers['mcp-session-id']).toBeUndefined();
+    expect(call.headers['mcp-protocol-version']).toBe('2026-07-28');
+    expect(call.headers['x-ok']).toBe('yes');
   });
 
   it('nothing listening is unavailable, connection refused', async () => {

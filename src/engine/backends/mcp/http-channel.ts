@@ -32,6 +32,8 @@ export interface HttpChannelOptions {
 
 const ACCEPT = 'application/json, text/event-stream';
 const USER_AGENT = 'mcp-beaver/0.1';
+/** Headers the caller's may not set: undici's framing, and what the protocol needs as it is. */
+const RESERVED = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
 /** The DELETE that ends a 2025-era session on close waits at most this long. */
 const CLOSE_TIMEOUT_MS = 2_000;
 
@@ -50,7 +52,12 @@ export class HttpChannel implements RpcChannel {
     this.ownsDispatcher = o.dispatcher === undefined;
     this.base = {
       'user-agent': USER_AGENT,
-      ...Object.fromEntries(Object.entries(o.headers).map(([k, v]) => [k.toLowerCase(), v])),
+      ...Object.fromEntries(
+        Object.entries(o.headers)
+          .map(([k, v]) => [k.toLowerCase(), v] as const)
+          // The protocol's own headers are the channel's to set, per request and era.
+          .filter(([k]) => !k.startsWith('mcp-') && !RESERVED.has(k)),
+      ),
       // Ours win: the protocol needs them as they are.
       accept: ACCEPT,
       'content-type': 'application/json',
