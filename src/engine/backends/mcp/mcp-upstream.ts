@@ -1,0 +1,153 @@
+/**
+ * One upstream MCP server as the `mcp` backend kind will hold it: opened at boot (a
+ * stdio child started, or an HTTP channel made), then called with `callTool` and
+ * listed with `listTools`; its state for `/readyz`; closed after the drain. Every
+ * answer is a value (upstream-outcome.ts); nothing here throws at the gateway.
+ */
+import type { Dispatcher } from 'undici';
+import type { Cancellation } from '../../call-context.js';
+import { HttpChannel } from './http-channel.js';
+import type { RpcChannel, UpstreamNotification } from './rpc-channel.js';
+import { startStdioChild, type UpstreamLog } from './stdio-supervisor.js';
+import { callTool, listTools, type UpstreamTool } from './upstream-tools.js';
+import {
+  UpstreamSession,
+  type Handshake,
+  type ProtocolChoice,
+  type UpstreamState,
+} from './upstream-session.js';
+import type { UpstreamOutcome } from './upstream-outcome.js';
+
+export type UpstreamTransport =
+  | {
+      readonly kind: 'http';
+      readonly url: URL;
+      /** The spec's `header`s and the upstream credential (the gateway's own, never the caller's). */
+      readonly headers: Readonly<Record<string, string>>;
+      readonly dispatcher?: Dispatcher;
+    }
+  | {
+      readonly kind: 'stdio';
+      readonly program: string;
+      readonly args: readonly string[];
+      readonly cwd: string;
+      /** The spec's `env` children, `from-env` values already resolved. */
+      readonly env: Readonly<Record<string, string>>;
+      readonly parentEnv?: NodeJS.ProcessEnv;
+      readonly restart?: { readonly firstMs: number; readonly maxMs: number };
+      readonly killAfterMs?: number;
+    };
+
+export interface UpstreamOptions {
+  /** The `mcp-server` name. */
+  readonly name: string;
+  readonly transport: UpstreamTransport;
+  readonly protocol?: ProtocolChoice;
+  /** Each call's deadline unless the call gives its own (the server's `timeout`, default 30 s). */
+  readonly timeoutMs?: number;
+  /** The largest answer read (one stdout line, or one HTTP body). */
+  readonly maxMessageBytes: number;
+  /** Where the child's stderr and the layer's warnings go. */
+  readonly log: UpstreamLog;
+  /** Redacts every secret the gateway holds; applied to all upstream text logged or quoted. */
+  readonly redact: (text: string) => string;
+  /** `notifications/tools/list_changed` and any other notification of the upstream. */
+  readonly onNotification?: (n: UpstreamNotification) => void;
+}
+
+export interface CallOptions {
+  readonly timeoutMs?: number;
+  readonly cancel?: Cancellation;
+  /** A read grant's call may be sent again on a new session; a write never is (default false). */
+  readonly retryOnNewSession?: boolean;
+}
+
+export interface McpUpstream {
+  readonly name: string;
+  /** Shakes hands now (at boot), so the first call does not wait for it. */
+  connect(o?: CallOptions): Promise<UpstreamOutcome<Handshake>>;
+  callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    o?: CallOptions,
+  ): Promise<UpstreamOutcome<unknown>>;
+  listTools(o?: CallOptions): Promise<UpstreamOutcome<UpstreamTool[]>>;
+  /** For `/readyz`: 'starting' until the first handshake, then 'up' or 'down'. */
+  state(): UpstreamState;
+  handshake(): Handshake | undefined;
+  /** The stdio child's process id while it runs (for the log); undefined over HTTP. */
+  pid(): number | undefined;
+  /** Ends the session (DELETE) or stops the child (SIGTERM, SIGKILL 5 s later). */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+
+/** Opens the upstream; a stdio program not found is a start-up error naming it. */
+export function openMcpUpstream(
+  o: UpstreamOptions,
+):
+  | { readonly ok: true; readonly upstream: McpUpstream }
+  | { readonly ok: false; readonly message: string } {
+  let channel: RpcChannel;
+  let childState: (() => 'up' | 'down' | 'stopped') | undefined;
+  let pid: () => number | undefined = () => undefined;
+  const t = o.transport;
+  if (t.kind === 'http') {
+    channel = new HttpChannel({
+      name: o.name,
+      url: t.url,
+      headers: t.headers,
+      maxMessageBytes: o.maxMessageBytes,
+      redact: o.redact,
+      ...(o.onNotification && { onNotification: o.onNotification }),
+      ...(t.dispatcher && { dispatcher: t.dispatcher }),
+    });
+  } else {
+    const started = startStdioChild({
+      name: o.name,
+      program: t.program,
+      args: t.args,
+      cwd: t.cwd,
+      env: t.env,
+      maxMessageBytes: o.maxMessageBytes,
+      log: o.log,
+      redact: o.redact,
+      ...(t.parentEnv && { parentEnv: t.parentEnv }),
+      ...(o.onNotification && { onNotification: o.onNotification }),
+      ...(t.restart && { restart: t.restart }),
+      ...(t.killAfterMs !== undefined && { killAfterMs: t.killAfterMs }),
+    });
+    if (!started.ok) return started;
+    channel = started.child;
+    const child = started.child;
+    childState = () => child.state();
+    pid = () => child.pid;
+  }
+  const session = new UpstreamSession(o.name, channel, o.protocol ?? 'auto');
+  const timeout = (c?: CallOptions): number =>
+    c?.timeoutMs ?? o.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const upstream: McpUpstream = {
+    name: o.name,
+    connect: (c) => session.ready(timeout(c), c?.cancel),
+    callTool: (tool, args, c) =>
+      callTool(
+        session,
+        tool,
+        args,
+        {
+          timeoutMs: timeout(c),
+          cancel: c?.cancel,
+          retryOnNewSession: c?.retryOnNewSession ?? false,
+        },
+        o.redact,
+      ),
+    listTools: (c) => listTools(session, { timeoutMs: timeout(c), cancel: c?.cancel }, o.redact),
+    // A child that is restarting is down whatever the last handshake said.
+    state: () => (childState?.() === 'down' ? 'down' : session.state()),
+    handshake: () => session.handshake(),
+    pid,
+    close: () => channel.close(),
+  };
+  return { ok: true, upstream };
+}

@@ -1,0 +1,52 @@
+/**
+ * One JSON-RPC conversation with an upstream MCP server, whatever carries it (a stdio
+ * child, or POSTs over Streamable HTTP). The session above it (upstream-session.ts)
+ * adds the protocol era; a channel only moves messages and says when the peer has
+ * forgotten us (its `epoch` moves on), so the session knows to shake hands again.
+ */
+import type { Cancellation } from '../../call-context.js';
+import type { UpstreamFailure } from './upstream-outcome.js';
+
+export type RpcReply =
+  | { readonly kind: 'result'; readonly result: Record<string, unknown> }
+  | { readonly kind: 'failed'; readonly error: UpstreamFailure }
+  /**
+   * The upstream no longer knows the session this request was sent on (HTTP 404, or a
+   * 400 naming the session). The request was not served; whether to send it again on a
+   * new session is the caller's choice (a write is never sent twice).
+   */
+  | { readonly kind: 'session-lost'; readonly message: string };
+
+export interface RequestOptions {
+  /** What is left of the call's deadline, in milliseconds. */
+  readonly timeoutMs: number;
+  readonly cancel?: Cancellation | undefined;
+}
+
+/** A message the upstream sent on its own: a notification such as `notifications/tools/list_changed`. */
+export interface UpstreamNotification {
+  readonly method: string;
+  readonly params?: unknown;
+}
+
+export interface RpcChannel {
+  /**
+   * Changes whenever the peer starts afresh (a new child process, a session the server
+   * forgot): state negotiated on an older epoch is gone.
+   */
+  readonly epoch: number;
+  request(method: string, params: Record<string, unknown>, o: RequestOptions): Promise<RpcReply>;
+  /** Sends a notification; best effort, never fails the caller. */
+  notify(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    o: RequestOptions,
+  ): Promise<void>;
+  /**
+   * For the HTTP channel: the negotiated 2025-era version and that a session is in
+   * place, so later requests carry `MCP-Protocol-Version` (and the session id). The stdio
+   * channel has nothing to mirror.
+   */
+  legacyVersion(version: string | undefined): void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,243 @@
+/**
+ * The protocol era with one upstream, over any channel (spec-language.md,
+ * "Connections"): a 2026-07-28 upstream is called statelessly, every request carrying
+ * its `_meta` (version, capabilities, client info); a 2025-era upstream gets one session
+ * per process, `initialize` then `notifications/initialized`, shaken hands again when the
+ * channel says the peer forgot us (a new child, a lost session). `protocol "auto"` asks
+ * `server/discover` first and, on any failure of it, initializes.
+ *
+ * One handshake at a time: calls that arrive while it runs wait for it. A failed
+ * handshake is not remembered; the next call tries again (the upstream may be back).
+ */
+import type { Cancellation } from '../../call-context.js';
+import type { RpcChannel } from './rpc-channel.js';
+import {
+  CLIENT_INFO,
+  LEGACY_VERSION,
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  MODERN_VERSION,
+} from './protocol-meta.js';
+import { capText, type UpstreamFailure, type UpstreamOutcome } from './upstream-outcome.js';
+
+export type ProtocolChoice = 'auto' | typeof MODERN_VERSION | typeof LEGACY_VERSION;
+export type Era = 'modern' | 'legacy';
+export type UpstreamState = 'starting' | 'up' | 'down';
+
+/** What the upstream said of itself: its `server/discover` or `initialize` result, as sent. */
+export interface Handshake {
+  readonly era: Era;
+  readonly protocolVersion: string;
+  readonly result: Readonly<Record<string, unknown>>;
+}
+
+export interface SessionRequestOptions {
+  readonly timeoutMs: number;
+  readonly cancel?: Cancellation | undefined;
+  /**
+   * Whether the request may be sent again on a new session when the upstream forgot
+   * the old one: a read grant's call may, a write is never sent twice.
+   */
+  readonly retryOnNewSession?: boolean;
+}
+
+/** A discover probe under `auto` waits at most this long before `initialize` is tried. */
+const PROBE_TIMEOUT_MS = 10_000;
+
+export class UpstreamSession {
+  private shake: { epoch: number; done: Promise<UpstreamOutcome<Handshake>> } | undefined;
+  private agreed: Handshake | undefined = undefined;
+  /** Decided once: a restarted child or a lost session is the same server. */
+  private era: Era | undefined;
+  private health: UpstreamState = 'starting';
+  /** The epoch on which the upstream was last found down: a new one is starting afresh. */
+  private downOn = 0;
+
+  constructor(
+    private readonly name: string,
+    private readonly channel: RpcChannel,
+    protocol: ProtocolChoice,
+  ) {
+    this.era =
+      protocol === MODERN_VERSION ? 'modern' : protocol === LEGACY_VERSION ? 'legacy' : undefined;
+  }
+
+  state(): UpstreamState {
+    if (this.health === 'down' && this.channel.epoch !== this.downOn) return 'starting';
+    return this.health;
+  }
+
+  private setHealth(h: UpstreamState): void {
+    this.health = h;
+    if (h === 'down') this.downOn = this.channel.epoch;
+  }
+
+  /** The last handshake's result (undefined before the first). */
+  handshake(): Handshake | undefined {
+    return this.agreed;
+  }
+
+  /** The handshake for the channel's current epoch, made now if needed. */
+  ready(timeoutMs: number, cancel?: Cancellation): Promise<UpstreamOutcome<Handshake>> {
+    const epoch = this.channel.epoch;
+    const current = this.shake;
+    if (current && current.epoch === epoch) return current.done;
+    const done = this.negotiate(timeoutMs, cancel).then((out) => {
+      this.setHealth(out.ok ? 'up' : 'down');
+      if (out.ok) this.agreed = out.value;
+      // A failure is not kept: the next call shakes hands again.
+      else if (this.shake?.done === done) this.shake = undefined;
+      return out;
+    });
+    this.shake = { epoch, done };
+    return done;
+  }
+
+  async request(
+    method: string,
+    params: Record<string, unknown>,
+    o: SessionRequestOptions,
+  ): Promise<UpstreamOutcome<Record<string, unknown>>> {
+    const until = performance.now() + o.timeoutMs;
+    for (let attempt = 0; ; attempt++) {
+      const hs = await this.ready(left(until), o.cancel);
+      if (!hs.ok) return hs;
+      const reply = await this.channel.request(method, this.stamp(params, hs.value), {
+        timeoutMs: left(until),
+        cancel: o.cancel,
+      });
+      if (reply.kind === 'result') {
+        this.setHealth('up');
+        if (reply.result.resultType === 'input_required') {
+          return fail(
+            'protocol',
+            `mcp-server ${this.name} asked for more input (resultType "input_required"), which the gateway does not relay`,
+          );
+        }
+        return { ok: true, value: reply.result };
+      }
+      if (reply.kind === 'failed') {
+        if (reply.error.kind === 'unavailable') this.setHealth('down');
+        return { ok: false, error: reply.error };
+      }
+      // session-lost: the next ready() initializes on the new epoch.
+      if (!o.retryOnNewSession || attempt > 0) {
+        return fail(
+          'unavailable',
+          `${reply.message}; a new one is made for the next call${o.retryOnNewSession ? '' : ', and this call (a write) is not sent twice'}`,
+        );
+      }
+    }
+  }
+
+  private stamp(params: Record<string, unknown>, hs: Handshake): Record<string, unknown> {
+    if (hs.era !== 'modern') return params;
+    return { ...params, _meta: { ...(params._meta as object | undefined), ...modernMeta() } };
+  }
+
+  private async negotiate(
+    timeoutMs: number,
+    cancel: Cancellation | undefined,
+  ): Promise<UpstreamOutcome<Handshake>> {
+    const until = performance.now() + timeoutMs;
+    if (this.era !== 'legacy') {
+      const probeMs = this.era === 'modern' ? timeoutMs : Math.min(timeoutMs, PROBE_TIMEOUT_MS);
+      const found = await this.discover(probeMs, cancel);
+      if (found.ok || this.era === 'modern' || cancel?.cancelled) {
+        if (found.ok) this.era = 'modern';
+        return found;
+      }
+    }
+    const init = await this.initialize(left(until), cancel);
+    if (init.ok) this.era = 'legacy';
+    return init;
+  }
+
+  private async discover(
+    timeoutMs: number,
+    cancel: Cancellation | undefined,
+  ): Promise<UpstreamOutcome<Handshake>> {
+    const reply = await this.channel.request(
+      'server/discover',
+      { _meta: modernMeta() },
+      { timeoutMs, cancel },
+    );
+    if (reply.kind !== 'result') return asFailure(reply, this.name, 'server/discover');
+    const versions = reply.result.supportedVersions;
+    if (!Array.isArray(versions) || !versions.includes(MODERN_VERSION)) {
+      return fail(
+        'protocol',
+        `mcp-server ${this.name} does not list ${MODERN_VERSION} among its supported versions`,
+      );
+    }
+    return {
+      ok: true,
+      value: { era: 'modern', protocolVersion: MODERN_VERSION, result: reply.result },
+    };
+  }
+
+  private async initialize(
+    timeoutMs: number,
+    cancel: Cancellation | undefined,
+  ): Promise<UpstreamOutcome<Handshake>> {
+    const until = performance.now() + timeoutMs;
+    this.channel.legacyVersion(undefined);
+    const reply = await this.channel.request(
+      'initialize',
+      { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: CLIENT_INFO },
+      { timeoutMs, cancel },
+    );
+    if (reply.kind !== 'result') return asFailure(reply, this.name, 'initialize');
+    const version = reply.result.protocolVersion;
+    if (typeof version !== 'string' || version === '')
+      return fail(
+        'protocol',
+        `mcp-server ${this.name} answered initialize without a protocolVersion`,
+      );
+    this.channel.legacyVersion(version);
+    await this.channel.notify('notifications/initialized', undefined, {
+      timeoutMs: left(until),
+      cancel,
+    });
+    return { ok: true, value: { era: 'legacy', protocolVersion: version, result: reply.result } };
+  }
+}
+
+function modernMeta(): Record<string, unknown> {
+  return {
+    [META_PROTOCOL_VERSION]: MODERN_VERSION,
+    [META_CLIENT_CAPABILITIES]: {},
+    [META_CLIENT_INFO]: CLIENT_INFO,
+  };
+}
+
+function asFailure(
+  reply: { kind: 'failed'; error: UpstreamFailure } | { kind: 'session-lost'; message: string },
+  name: string,
+  method: string,
+): UpstreamOutcome<never> {
+  if (reply.kind === 'failed') {
+    const e = reply.error;
+    // A JSON-RPC error to a handshake means the upstream does not speak the era asked.
+    if (e.kind === 'rpc-error')
+      return fail(
+        'protocol',
+        `mcp-server ${name} refused ${method}: ${capText(e.message, 200)} (${e.code})`,
+      );
+    return { ok: false, error: e };
+  }
+  return fail('unavailable', reply.message);
+}
+
+function fail(
+  kind: 'timeout' | 'unavailable' | 'protocol',
+  message: string,
+): UpstreamOutcome<never> {
+  return { ok: false, error: { kind, message } };
+}
+
+/** What is left of a deadline, at least 1 ms (a timer of 0 would still run later). */
+function left(until: number): number {
+  return Math.max(1, Math.round(until - performance.now()));
+}
