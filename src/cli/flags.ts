@@ -49,16 +49,16 @@ export type FlagTable = Readonly<Record<string, FlagSpec>>;
 /**
  * One form of the usage line, after `mcp-beaver <command>`: its operands (then the flags
  * marked inUsage, then `[options]` for the others), or its operands and exactly the
- * flags it takes.
+ * flags it takes (`defineCommand` checks that they are the table's).
  */
-export type UsageForm<F extends FlagTable> =
-  string | { readonly operands: string; readonly flags: readonly (keyof F & string)[] };
+export type UsageForm<Name extends string = string> =
+  string | { readonly operands: string; readonly flags: readonly Name[] };
 
 export interface CommandSpec<F extends FlagTable> {
   /** As written after `mcp-beaver`, e.g. "serve" or "import". */
   readonly name: string;
   /** The usage line, one entry per form. */
-  readonly usage: readonly UsageForm<F>[];
+  readonly usage: readonly UsageForm[];
   /** What the command does, printed before the options. */
   readonly about: string;
   readonly flags: F;
@@ -96,7 +96,9 @@ export interface ParsedCommand<F extends FlagTable> {
   positionals: string[];
 }
 
-export function defineCommand<const F extends FlagTable>(spec: CommandSpec<F>): CommandSpec<F> {
+export function defineCommand<const F extends FlagTable>(
+  spec: CommandSpec<F> & { readonly usage: readonly UsageForm<keyof F & string>[] },
+): CommandSpec<F> {
   return spec;
 }
 

@@ -44,7 +44,7 @@ export function renderOptions(flags: FlagTable, column = 0): string {
   return optionRows(entries, Math.max(column, columnOf(entries)));
 }
 
-function synopsis<F extends FlagTable>(flags: F, form: UsageForm<F>): string {
+function synopsis(flags: FlagTable, form: UsageForm): string {
   const names = Object.keys(flags);
   const shown =
     typeof form === 'string' ? names.filter((n) => flags[n]!.inUsage === true) : form.flags;
