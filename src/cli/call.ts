@@ -3,15 +3,13 @@ import { withConnection, type Connection } from '../client/connect.js';
 import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
 import { formatCallResult, type CallResult } from '../client/print.js';
-import { CALL_HELP } from './help.js';
+import { CALL_COMMAND } from './commands/call.js';
 import { parseCommand } from './flags.js';
-import { remoteCommand } from './remote-args.js';
 import { commandMessages } from './output.js';
 import { argumentsOf, isJsonArgument, splitWords, typedArguments } from './word-arguments.js';
 import { escapeTerminalControls } from './terminal-text.js';
 
-const { usage, badValue } = commandMessages('call', CALL_HELP);
-const CALL_COMMAND = remoteCommand('call', CALL_HELP);
+const { usage, badValue } = commandMessages(CALL_COMMAND);
 
 export async function runCall(argv: string[]): Promise<number> {
   const parsed = parseCommand(CALL_COMMAND, argv);

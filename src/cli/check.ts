@@ -5,25 +5,18 @@ import { formatDiagnostic, type CheckErrorCode } from '../compiler/diagnostics.j
 import type { ToolDescriptor } from '../compiler/descriptor.js';
 import { compileSpecFile } from '../compiler/load-spec.js';
 import { schemaProblems } from '../engine/guards/validate.js';
-import { CHECK_HELP } from './help.js';
-import { defineCommand, parseCommand } from './flags.js';
-import { readableError } from './output.js';
+import { CHECK_COMMAND } from './commands/check.js';
+import { parseCommand } from './flags.js';
+import { commandMessages, readableError } from './output.js';
 import { resourcePromptCheckLines, specCounts } from './spec-resources-prompts.js';
 
-const CHECK_COMMAND = defineCommand({
-  name: 'check',
-  help: CHECK_HELP,
-  flags: { quiet: { type: 'boolean' } },
-});
+const { usage } = commandMessages(CHECK_COMMAND);
 
 export async function runCheck(argv: string[]): Promise<number> {
   const parsed = parseCommand(CHECK_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
-  if (positionals.length === 0) {
-    process.stderr.write(`mcp-beaver check: name a spec file\n\n${CHECK_HELP}`);
-    return 2;
-  }
+  if (positionals.length === 0) return usage('name a spec file');
   let failed = false;
   const files: string[] = [];
   for (const given of positionals) {

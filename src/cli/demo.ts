@@ -12,30 +12,21 @@ import { compileSpecFile } from '../compiler/load-spec.js';
 import { parseListen } from '../server/listen-address.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/start.js';
-import { DEMO_HELP } from './help.js';
-import { defineCommand, parseCommand } from './flags.js';
+import { DEMO_COMMAND } from './commands/demo.js';
+import { parseCommand } from './flags.js';
+import { commandMessages } from './output.js';
 
 export const DEMO_SPEC = fileURLToPath(new URL('../../specs/demo.mcp.kdl', import.meta.url));
 
-const DEMO_COMMAND = defineCommand({
-  name: 'demo',
-  help: DEMO_HELP,
-  flags: { http: { type: 'string' }, 'log-level': { type: 'string' } },
-});
+const { usage, badValue } = commandMessages(DEMO_COMMAND);
 
 export async function runDemo(argv: string[]): Promise<number> {
   const parsed = parseCommand(DEMO_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  if (parsed.positionals.length > 0) {
-    process.stderr.write(`mcp-beaver demo: takes no arguments\n\n${DEMO_HELP}`);
-    return 2;
-  }
-  const values = { http: '127.0.0.1:8080', 'log-level': 'warn', ...parsed.values };
+  const { values, positionals } = parsed;
+  if (positionals.length > 0) return usage('takes no arguments');
   const listen = parseListen(values.http);
-  if (typeof listen === 'string') {
-    process.stderr.write(`mcp-beaver demo: ${listen}\n`);
-    return 2;
-  }
+  if (typeof listen === 'string') return badValue(listen);
   const say = (line = ''): boolean => process.stdout.write(`${line}\n`);
   const token = process.env.DEMO_API_TOKEN ?? `demo-${randomBytes(12).toString('hex')}`;
   say('mcp-beaver demo: starting the helpdesk API and an embedded Postgres (a few seconds)…');

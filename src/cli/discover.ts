@@ -1,23 +1,13 @@
 /** `mcp-beaver discover <url>`: what a remote MCP server says about itself. */
 import { withConnection } from '../client/connect.js';
-import {
-  REMOTE_ARG_OPTIONS,
-  UsageError,
-  isRemoteTarget,
-  remoteOptions,
-} from '../client/options.js';
+import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
-import { DISCOVER_HELP } from './help.js';
-import { defineCommand, parseCommand } from './flags.js';
+import { DISCOVER_COMMAND } from './commands/discover.js';
+import { parseCommand } from './flags.js';
 import { commandMessages } from './output.js';
 import { escapeTerminalControls } from './terminal-text.js';
 
-const { usage, badValue } = commandMessages('discover', DISCOVER_HELP);
-const DISCOVER_COMMAND = defineCommand({
-  name: 'discover',
-  help: DISCOVER_HELP,
-  flags: REMOTE_ARG_OPTIONS,
-});
+const { usage, badValue } = commandMessages(DISCOVER_COMMAND);
 
 export async function runDiscover(argv: string[]): Promise<number> {
   const parsed = parseCommand(DISCOVER_COMMAND, argv);

@@ -1,7 +1,8 @@
 /**
- * The one flag parser of every command. A command declares its flags in a table
- * (`defineCommand`); `parseCommand` turns argv into typed values and positionals, or
- * prints why not in one line and returns the exit code (2), or prints the help (0).
+ * The one flag system of every command. A command declares its flags once, in a table
+ * (`defineCommand`, in src/cli/commands/): each flag says how it is read (type, multiple,
+ * short) and how it is taught (value placeholder, default, help line, note). `parseCommand`
+ * reads argv by that table, and render-help.ts writes the command's --help from it.
  *
  * Rules, the same for every command:
  *   --name value | --name=value   a string flag (a next word starting with "-" is not
@@ -11,9 +12,14 @@
  *   -h, --help                    the command's help, wherever it appears
  *   --                            everything after it is a positional
  * A string flag given twice keeps the last value unless it is `multiple`.
+ *
+ * Not node:util parseArgs: in strict mode it reads `-oout.kdl` as `-o out.kdl`, throws at
+ * a wrong flag before a later --help is seen, and words its errors over several lines.
  */
+import { renderHelp } from './render-help.js';
 
-export interface FlagSpec {
+/** How a flag is read. */
+export interface FlagRule {
   readonly type: 'string' | 'boolean';
   /** Repeatable: the values are collected in order. */
   readonly multiple?: boolean;
@@ -21,41 +27,109 @@ export interface FlagSpec {
   readonly short?: string;
 }
 
-export type FlagTable = Readonly<Record<string, FlagSpec>>;
-
-export interface CommandSpec<F extends FlagTable> {
-  /** As written after `mcp-beaver`, e.g. "serve" or "import openapi". */
-  readonly name: string;
+/** A declared flag: how it is read, and how the help teaches it. */
+export interface FlagSpec extends FlagRule {
+  /** What the flag does, as a phrase of one line (no final period). */
   readonly help: string;
-  readonly flags: F;
+  /** The value's placeholder in the help: `URL`, `[host]:port`, `auto|modern|legacy`. */
+  readonly value?: string;
+  /** The value a string flag takes when it is not given; the help shows it. */
+  readonly default?: string;
+  /** Sentences the help adds after the line, when one line does not say enough. */
+  readonly note?: string;
+  /** Shown in the usage line too (`[--quiet]`), not only as part of `[options]`. */
+  readonly inUsage?: boolean;
+  /** The heading the help lists it under, when it is not "Options". */
+  readonly group?: string;
 }
 
-/** The value of each flag given; absent flags are absent (`'x' in values` is meaningful). */
-export type FlagValues<F extends FlagTable> = {
-  -readonly [K in keyof F]?: F[K]['type'] extends 'boolean'
-    ? boolean
-    : F[K]['multiple'] extends true
-      ? string[]
-      : string;
+export type RuleTable = Readonly<Record<string, FlagRule>>;
+export type FlagTable = Readonly<Record<string, FlagSpec>>;
+
+/**
+ * One form of the usage line, after `mcp-beaver <command>`: its operands (then the flags
+ * marked inUsage, then `[options]` for the others), or its operands and exactly the
+ * flags it takes (`defineCommand` checks that they are the table's).
+ */
+export type UsageForm<Name extends string = string> =
+  string | { readonly operands: string; readonly flags: readonly Name[] };
+
+export interface CommandSpec<F extends FlagTable> {
+  /** As written after `mcp-beaver`, e.g. "serve" or "import". */
+  readonly name: string;
+  /** The usage line, one entry per form. */
+  readonly usage: readonly UsageForm[];
+  /** What the command does, printed before the options. */
+  readonly about: string;
+  readonly flags: F;
+  /** Printed after the options: exit codes, examples. */
+  readonly more?: string;
+}
+
+type ValueOf<R extends FlagRule> = R['type'] extends 'boolean'
+  ? boolean
+  : R['multiple'] extends true
+    ? string[]
+    : string;
+
+/** The flags given; absent flags are absent (`'x' in values` is meaningful). */
+export type GivenValues<F extends RuleTable> = { -readonly [K in keyof F]?: ValueOf<F[K]> };
+
+type Defaulted<F extends FlagTable> = {
+  [K in keyof F]: F[K] extends { readonly default: string } ? K : never;
+}[keyof F];
+
+/** The flags given, and the declared default of each string flag that was not. */
+export type FlagValues<F extends FlagTable> = GivenValues<F> & {
+  -readonly [K in Defaulted<F>]: ValueOf<F[K]>;
 };
 
-export interface ParsedCommand<F extends FlagTable> {
-  values: FlagValues<F>;
+export interface ReadFlags<F extends RuleTable> {
+  values: GivenValues<F>;
   positionals: string[];
 }
 
-export function defineCommand<const F extends FlagTable>(spec: CommandSpec<F>): CommandSpec<F> {
+export interface ParsedCommand<F extends FlagTable> {
+  values: FlagValues<F>;
+  /** Only what the command line gave (a default is not given). */
+  given: GivenValues<F>;
+  positionals: string[];
+}
+
+export function defineCommand<const F extends FlagTable>(
+  spec: CommandSpec<F> & { readonly usage: readonly UsageForm<keyof F & string>[] },
+): CommandSpec<F> {
   return spec;
+}
+
+/** The same flags, listed under a heading of their own (`tools`: "Options for a URL"). */
+export function underHeading<const F extends FlagTable>(
+  group: string,
+  flags: F,
+): { readonly [K in keyof F]: F[K] & { readonly group: string } } {
+  return Object.fromEntries(
+    Object.entries(flags).map(([name, spec]): [string, FlagSpec] => [name, { ...spec, group }]),
+  ) as { readonly [K in keyof F]: F[K] & { readonly group: string } };
 }
 
 /** A command line the table refuses: the message names the flag. */
 export class FlagError extends Error {}
 
+/** The table's name of the flag spelled `--name`, or `-x` for an alias; undefined if none. */
+export function flagNamed(flags: RuleTable, spelled: string): string | undefined {
+  const name = spelled.startsWith('--')
+    ? spelled.slice(2)
+    : spelled.length === 2 && spelled.startsWith('-')
+      ? Object.keys(flags).find((k) => flags[k]!.short === spelled[1])
+      : undefined;
+  return name !== undefined && Object.hasOwn(flags, name) ? name : undefined;
+}
+
 /** Pure: values and positionals, 'help', or throws FlagError. */
-export function readFlags<F extends FlagTable>(
+export function readFlags<F extends RuleTable>(
   flags: F,
   argv: readonly string[],
-): ParsedCommand<F> | 'help' {
+): ReadFlags<F> | 'help' {
   const values: Record<string, string | boolean | string[]> = {};
   const positionals: string[] = [];
   let error: string | undefined;
@@ -72,15 +146,14 @@ export function readFlags<F extends FlagTable>(
       continue;
     }
     const eq = arg.indexOf('=');
-    const name = arg.startsWith('--')
-      ? arg.slice(2, eq < 0 ? undefined : eq)
-      : (Object.keys(flags).find((k) => arg.length === 2 && flags[k]!.short === arg[1]) ?? '');
-    const spec = name !== '' && Object.hasOwn(flags, name) ? flags[name] : undefined;
-    if (spec === undefined) {
+    // An alias takes no `=` (`-o=x` is unknown, as `-ox` is).
+    const name = flagNamed(flags, arg.startsWith('--') && eq >= 0 ? arg.slice(0, eq) : arg);
+    const rule = name === undefined ? undefined : flags[name];
+    if (name === undefined || rule === undefined) {
       error = `unknown option ${eq < 0 ? arg : arg.slice(0, eq)}`;
       continue;
     }
-    if (spec.type === 'boolean') {
+    if (rule.type === 'boolean') {
       if (eq >= 0) error = `--${name} takes no value`;
       else values[name] = true;
       continue;
@@ -97,11 +170,19 @@ export function readFlags<F extends FlagTable>(
       value = next;
       i += 1;
     }
-    if (spec.multiple) values[name] = [...((values[name] as string[] | undefined) ?? []), value];
+    if (rule.multiple) values[name] = [...((values[name] as string[] | undefined) ?? []), value];
     else values[name] = value;
   }
   if (error !== undefined) throw new FlagError(error);
-  return { values: values as FlagValues<F>, positionals };
+  return { values: values as GivenValues<F>, positionals };
+}
+
+/** The declared defaults, then what was given over them. */
+function withDefaults<F extends FlagTable>(flags: F, given: GivenValues<F>): FlagValues<F> {
+  const defaults = Object.entries(flags).flatMap(([name, spec]) =>
+    spec.default === undefined ? [] : [[name, spec.default] as const],
+  );
+  return { ...Object.fromEntries(defaults), ...given } as FlagValues<F>;
 }
 
 /**
@@ -112,9 +193,9 @@ export function parseCommand<F extends FlagTable>(
   command: CommandSpec<F>,
   argv: readonly string[],
 ): ParsedCommand<F> | number {
-  let parsed;
+  let read;
   try {
-    parsed = readFlags(command.flags, argv);
+    read = readFlags(command.flags, argv);
   } catch (err) {
     if (!(err instanceof FlagError)) throw err;
     process.stderr.write(
@@ -122,9 +203,13 @@ export function parseCommand<F extends FlagTable>(
     );
     return 2;
   }
-  if (parsed === 'help') {
-    process.stdout.write(command.help);
+  if (read === 'help') {
+    process.stdout.write(renderHelp(command));
     return 0;
   }
-  return parsed;
+  return {
+    values: withDefaults(command.flags, read.values),
+    given: read.values,
+    positionals: read.positionals,
+  };
 }

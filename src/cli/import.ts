@@ -1,23 +1,11 @@
 /** `mcp-beaver import openapi <file>`: draft a guarded spec from an OpenAPI document. */
 import { writeFile } from 'node:fs/promises';
-import { defineCommand, parseCommand } from './flags.js';
-import { IMPORT_HELP } from './help.js';
-import { readableError } from './output.js';
+import { IMPORT_COMMAND } from './commands/import.js';
+import { parseCommand } from './flags.js';
+import { commandMessages, readableError } from './output.js';
 import { escapeTerminalControls } from './terminal-text.js';
 
-const IMPORT_COMMAND = defineCommand({
-  name: 'import',
-  help: IMPORT_HELP,
-  flags: {
-    output: { type: 'string', short: 'o' },
-    include: { type: 'string', multiple: true },
-    exclude: { type: 'string', multiple: true },
-    tag: { type: 'string', multiple: true },
-    writes: { type: 'boolean' },
-    'base-url': { type: 'string' },
-    'list-tags': { type: 'boolean' },
-  },
-});
+const { usage, badValue } = commandMessages(IMPORT_COMMAND);
 
 export async function runImport(argv: string[]): Promise<number> {
   const parsed = parseCommand(IMPORT_COMMAND, argv);
@@ -29,16 +17,11 @@ export async function runImport(argv: string[]): Promise<number> {
       format === undefined || format === 'openapi'
         ? 'name exactly one OpenAPI document: mcp-beaver import openapi <file>'
         : `unknown format ${JSON.stringify(format)} (known: openapi)`;
-    process.stderr.write(`mcp-beaver import: ${why}\n\n${IMPORT_HELP}`);
-    return 2;
+    return usage(why);
   }
   const baseUrl = values['base-url'];
-  if (baseUrl !== undefined && !/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/.test(baseUrl)) {
-    process.stderr.write(
-      `mcp-beaver import: --base-url must be an http:// or https:// URL without query or fragment\n`,
-    );
-    return 2;
-  }
+  if (baseUrl !== undefined && !/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/.test(baseUrl))
+    return badValue('--base-url must be an http:// or https:// URL without query or fragment');
   // The importer (and its parser packages) loads only for this command.
   const { importOpenApi, listTags } = await import('../import/openapi/import-openapi.js');
   const { ImportError } = await import('../import/openapi/load-document.js');

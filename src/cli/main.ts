@@ -1,5 +1,6 @@
 /** `mcp-beaver <command>`: dispatch to one command module each. */
-import { MAIN_HELP } from './help.js';
+import { MAIN_FLAGS, mainHelp } from './commands/main.js';
+import { flagNamed } from './flags.js';
 
 export interface MainOptions {
   /** The main help of this build (the single executable's names only what it has). */
@@ -25,13 +26,14 @@ const COMMANDS: Record<string, Command> = {
 };
 
 export async function main(argv: string[], opts: MainOptions = {}): Promise<number> {
-  const help = opts.help ?? MAIN_HELP;
+  const help = opts.help ?? mainHelp();
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  const flag = name === undefined ? undefined : flagNamed(MAIN_FLAGS, name);
+  if (name === undefined || flag === 'help' || name === 'help') {
     process.stdout.write(help);
     return name === undefined ? 2 : 0;
   }
-  if (name === '--version' || name === '-v') {
+  if (flag === 'version') {
     process.stdout.write(`${await version()}\n`);
     return 0;
   }

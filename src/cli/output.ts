@@ -3,6 +3,8 @@ import type { SpecOverrides } from '../compiler/compile-spec.js';
 import type { CompiledSpec } from '../compiler/descriptor.js';
 import { formatDiagnostic } from '../compiler/diagnostics.js';
 import { compileSpecFile } from '../compiler/load-spec.js';
+import type { CommandSpec, FlagTable } from './flags.js';
+import { renderHelp } from './render-help.js';
 
 /** Turning failures into one readable line for a terminal. */
 export function readableError(err: unknown): string {
@@ -27,14 +29,14 @@ export interface CommandMessages {
   badValue(message: string): number;
 }
 
-export function commandMessages(command: string, help: string): CommandMessages {
+export function commandMessages<F extends FlagTable>(command: CommandSpec<F>): CommandMessages {
   return {
     usage(message) {
-      process.stderr.write(`mcp-beaver ${command}: ${message}\n\n${help}`);
+      process.stderr.write(`mcp-beaver ${command.name}: ${message}\n\n${renderHelp(command)}`);
       return 2;
     },
     badValue(message) {
-      process.stderr.write(`mcp-beaver ${command}: ${message}\n`);
+      process.stderr.write(`mcp-beaver ${command.name}: ${message}\n`);
       return 2;
     },
   };

@@ -1,16 +1,14 @@
 /** `mcp-beaver prompt <url> <name> [args]`: get one prompt of a remote MCP server. */
 import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
 import { formatPromptMessages } from '../client/print-resources-prompts.js';
-import { PROMPT_HELP } from './help.js';
+import { PROMPT_COMMAND } from './commands/prompt.js';
 import { parseCommand } from './flags.js';
 import { argumentsOf, stringArguments } from './word-arguments.js';
-import { remoteCommand } from './remote-args.js';
 import { requestOrExit } from './remote-request.js';
 import { commandMessages } from './output.js';
 import { escapeTerminalControls } from './terminal-text.js';
 
-const { usage, badValue } = commandMessages('prompt', PROMPT_HELP);
-const PROMPT_COMMAND = remoteCommand('prompt', PROMPT_HELP);
+const { usage, badValue } = commandMessages(PROMPT_COMMAND);
 
 export async function runPrompt(argv: string[]): Promise<number> {
   const parsed = parseCommand(PROMPT_COMMAND, argv);

@@ -1,15 +1,13 @@
 /** `mcp-beaver read <url> <uri>`: read one resource of a remote MCP server. */
 import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
 import { readOutput } from '../client/print-resources-prompts.js';
-import { READ_HELP } from './help.js';
+import { READ_COMMAND } from './commands/read.js';
 import { parseCommand } from './flags.js';
-import { remoteCommand } from './remote-args.js';
 import { requestOrExit } from './remote-request.js';
 import { commandMessages } from './output.js';
 import { escapeTerminalControls } from './terminal-text.js';
 
-const { usage, badValue } = commandMessages('read', READ_HELP);
-const READ_COMMAND = remoteCommand('read', READ_HELP);
+const { usage, badValue } = commandMessages(READ_COMMAND);
 
 export async function runRead(argv: string[]): Promise<number> {
   const parsed = parseCommand(READ_COMMAND, argv);

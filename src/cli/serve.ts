@@ -1,63 +1,41 @@
 /** `mcp-beaver serve <spec>`: compile, prepare, listen, and drain on SIGTERM/SIGINT. */
 import { StartupError } from '../engine/startup-error.js';
-import { DEFAULT_LISTEN, parseListen } from '../server/listen-address.js';
+import { parseListen } from '../server/listen-address.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/start.js';
 import { watchSpecFile } from '../server/spec-watcher.js';
 import { parseDuration } from '../compiler/values.js';
-import { SERVE_HELP } from './help.js';
-import { defineCommand, parseCommand } from './flags.js';
-import { loadSpecOrReport } from './output.js';
+import { SERVE_COMMAND } from './commands/serve.js';
+import { parseCommand } from './flags.js';
+import { commandMessages, loadSpecOrReport } from './output.js';
 
-const SERVE_COMMAND = defineCommand({
-  name: 'serve',
-  help: SERVE_HELP,
-  flags: {
-    http: { type: 'string' },
-    'log-level': { type: 'string' },
-    'insecure-no-auth': { type: 'boolean' },
-    'allowed-host': { type: 'string', multiple: true },
-    'max-in-flight': { type: 'string' },
-    grace: { type: 'string' },
-    'public-url': { type: 'string' },
-    'metrics-http': { type: 'string' },
-    'base-url': { type: 'string' },
-    'no-watch': { type: 'boolean' },
-  },
-});
+const { usage, badValue } = commandMessages(SERVE_COMMAND);
 
 export async function runServe(argv: string[]): Promise<number> {
   const parsed = parseCommand(SERVE_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const { values: given, positionals } = parsed;
-  const values = { http: DEFAULT_LISTEN, 'log-level': 'info', grace: '10s', ...given };
+  const { values, positionals } = parsed;
   const file = positionals[0];
-  if (file === undefined || positionals.length > 1) {
-    process.stderr.write(`mcp-beaver serve: name exactly one spec file\n\n${SERVE_HELP}`);
-    return 2;
-  }
+  if (file === undefined || positionals.length > 1) return usage('name exactly one spec file');
   const listen = parseListen(values.http);
   const metricsListen =
     values['metrics-http'] === undefined
       ? undefined
       : parseListen(values['metrics-http'], '--metrics-http');
   const graceMs = parseDuration(values.grace);
-  const maxInFlight =
-    values['max-in-flight'] === undefined ? undefined : Number(values['max-in-flight']);
-  const usage =
+  const maxInFlight = Number(values['max-in-flight']);
+  const refused =
     typeof listen === 'string'
       ? listen
       : typeof metricsListen === 'string'
         ? metricsListen
         : graceMs === undefined
           ? `--grace ${JSON.stringify(values.grace)} is not a duration like 10s`
-          : maxInFlight !== undefined && !(Number.isInteger(maxInFlight) && maxInFlight > 0)
+          : !(Number.isInteger(maxInFlight) && maxInFlight > 0)
             ? '--max-in-flight takes a positive whole number'
             : undefined;
-  if (usage !== undefined || typeof listen === 'string' || typeof metricsListen === 'string') {
-    process.stderr.write(`mcp-beaver serve: ${usage}\n`);
-    return 2;
-  }
+  if (refused !== undefined || typeof listen === 'string' || typeof metricsListen === 'string')
+    return badValue(String(refused));
 
   const overrides = values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {};
   const compiled = await loadSpecOrReport(file, overrides);
@@ -74,7 +52,7 @@ export async function runServe(argv: string[]): Promise<number> {
       specFile: file,
       overrides,
       allowedHosts: values['allowed-host'] ?? [],
-      ...(maxInFlight !== undefined && { maxInFlight }),
+      maxInFlight,
       ...(values['public-url'] !== undefined && { publicUrl: values['public-url'] }),
       ...(metricsListen && { metricsListen }),
     });

@@ -3,7 +3,6 @@
  * `mcp-beaver tools <url>`: the tool list a running MCP server serves.
  */
 import {
-  REMOTE_ARG_OPTIONS,
   UsageError,
   isRemoteTarget,
   remoteOptions,
@@ -12,25 +11,24 @@ import {
 import { toolList } from '../projection/mcp/tool-definition.js';
 import { formatToolBlocks } from '../client/print-tools.js';
 import { escapeTerminalControls } from './terminal-text.js';
-import { TOOLS_HELP } from './help.js';
+import { TOOLS_COMMAND } from './commands/tools.js';
+import { REMOTE_FLAGS } from './commands/remote-flags.js';
 import { parseCommand } from './flags.js';
-import { remoteCommand } from './remote-args.js';
 import { commandMessages, loadSpecOrReport } from './output.js';
 import { describeResourcesAndPrompts, resourcePromptLists } from './spec-resources-prompts.js';
 
-const { usage, badValue } = commandMessages('tools', TOOLS_HELP);
-const TOOLS_COMMAND = remoteCommand('tools', TOOLS_HELP);
+const { usage, badValue } = commandMessages(TOOLS_COMMAND);
 
 export async function runTools(argv: string[]): Promise<number> {
   const parsed = parseCommand(TOOLS_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const { values, positionals } = parsed;
+  const { values, given, positionals } = parsed;
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) {
     return usage('name exactly one spec file or server URL');
   }
   if (isRemoteTarget(file)) return remoteTools(file, values, values.json === true);
-  const remoteOnly = Object.keys(REMOTE_ARG_OPTIONS).filter((k) => k in values);
+  const remoteOnly = Object.keys(REMOTE_FLAGS).filter((k) => k in given);
   if (remoteOnly.length > 0) return usage(`--${remoteOnly[0]} applies to a server URL only`);
   const compiled = await loadSpecOrReport(file);
   if (typeof compiled === 'number') return compiled;

@@ -18,14 +18,7 @@ export interface RemoteOptions {
   readonly timeoutMs: number;
 }
 
-/** The parseArgs options every remote command accepts. */
-export const REMOTE_ARG_OPTIONS = {
-  header: { type: 'string', multiple: true },
-  'bearer-env': { type: 'string' },
-  era: { type: 'string' },
-  timeout: { type: 'string' },
-} as const;
-
+/** The remote flags as given (src/cli/commands/remote-flags.ts declares them). */
 export interface RemoteArgValues {
   header?: string[];
   'bearer-env'?: string;

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { FlagError, readFlags } from '../../src/cli/flags.js';
+import { FlagError, flagNamed, readFlags } from '../../src/cli/flags.js';
 import { BIN, runCli } from '../helpers/run-cli.js';
 
 const FLAGS = {
@@ -58,8 +58,18 @@ describe('readFlags (the one parser every command uses)', () => {
     [['--http', '--quiet'], '--http needs a value'],
     [['--quiet=yes'], '--quiet takes no value'],
     [['-q'], 'unknown option -q'],
+    [['-o=out.kdl'], 'unknown option -o'],
   ])('refuses %j naming the flag: %s', (argv, message) => {
     expect(() => readFlags(FLAGS, argv)).toThrow(new FlagError(message));
+  });
+
+  it('finds a flag by its --name or its alias, never by an inherited name', () => {
+    expect(flagNamed(FLAGS, '--output')).toBe('output');
+    expect(flagNamed(FLAGS, '-o')).toBe('output');
+    expect(flagNamed(FLAGS, '--o')).toBeUndefined();
+    expect(flagNamed(FLAGS, '-output')).toBeUndefined();
+    expect(flagNamed(FLAGS, '--constructor')).toBeUndefined();
+    expect(flagNamed(FLAGS, 'output')).toBeUndefined();
   });
 
   it('answers help for -h or --help anywhere before --, even beside a wrong flag', () => {

@@ -162,9 +162,7 @@ describe('mcp-beaver import openapi', () => {
     async () => {
       const [help, main] = await Promise.all([runCli(['import', '--help']), runCli(['--help'])]);
       expect(help.code).toBe(0);
-      expect(help.stdout).toContain(
-        'Usage: mcp-beaver import openapi <file> [-o out.mcp.kdl] [options]',
-      );
+      expect(help.stdout).toContain('Usage: mcp-beaver import openapi <file> [-o FILE] [options]');
       expect(help.stdout).toContain('GET /repos/{owner}/{repo}/issues becomes list_repo_issues');
       expect(help.stdout).toContain('--writes');
       expect(main.stdout).toContain('import openapi <file>  Draft a guarded spec');

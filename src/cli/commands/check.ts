@@ -1,0 +1,27 @@
+/** `mcp-beaver check`: its flags and its help. */
+import { defineCommand } from '../flags.js';
+
+export const CHECK_COMMAND = defineCommand({
+  name: 'check',
+  usage: ['<spec.mcp.kdl | folder>...'],
+  about: `
+A folder stands for every *.mcp.kdl file in it (mcp-beaver check specs/).
+Compiles each spec without contacting anything: no environment variable, upstream
+or database is needed. Prints one line per tool, resource, template and prompt:
+
+  specs/demo.mcp.kdl: 9 tools, 4 resources, 1 prompt
+    get_ticket  GET /tickets/{id}  read-only idempotent open-world
+    ...
+    resource docs://helpdesk/hours    text (text/plain)
+    template helpdesk://tickets/{id}  from get_ticket (application/json)
+    prompt   triage-ticket            arguments id, tone?  embeds helpdesk://tickets/{id}
+
+(a resource is served from a file beside the spec, inline text, or a grant; scope= names
+what a caller must hold to see it), and warnings (a grant without describe, an unused restrict) on stderr.
+On errors, prints every one of them, one per line, as
+  file:line:col: error CODE: grant name: field: what is wrong
+and exits 1. Exit 0 means every spec compiled.`,
+  flags: {
+    quiet: { type: 'boolean', inUsage: true, help: 'Print nothing on success' },
+  },
+});

@@ -1,0 +1,26 @@
+/** `mcp-beaver demo`: its flags and its help. */
+import { defineCommand } from '../flags.js';
+
+export const DEMO_COMMAND = defineCommand({
+  name: 'demo',
+  usage: [''],
+  about: `
+Starts a small helpdesk REST API and an embedded Postgres on this machine,
+then serves specs/demo.mcp.kdl against them: ticket tools over HTTP, order tools
+over SQL, a support handbook and ticket resources, and a triage prompt. Nothing
+leaves 127.0.0.1; no API key or database server is needed.`,
+  flags: {
+    http: {
+      type: 'string',
+      value: '[host]:port',
+      default: '127.0.0.1:8080',
+      help: 'Where the gateway listens',
+    },
+    'log-level': {
+      type: 'string',
+      value: 'LEVEL',
+      default: 'warn',
+      help: 'Gateway logs on stdout',
+    },
+  },
+});

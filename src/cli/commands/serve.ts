@@ -1,0 +1,91 @@
+/** `mcp-beaver serve`: its flags and its help. */
+import { DEFAULT_LISTEN } from '../../server/listen-address.js';
+import { defineCommand } from '../flags.js';
+
+export const SERVE_COMMAND = defineCommand({
+  name: 'serve',
+  usage: ['<spec.mcp.kdl>'],
+  about: `
+Serves every grant of the spec from one process:
+  POST /mcp            MCP Streamable HTTP, stateless (2026-07-28 and 2025-11-25 clients)
+  POST /api/<tool>     REST: the tool arguments as a JSON body, the envelope back
+  GET  /api            the REST tools, and the resources and prompts
+  POST /api/resources/read, POST /api/prompts/get
+                       REST: read a resource {"uri"}, get a prompt {"name", "arguments"}
+  GET  /openapi.json   the REST tools as an OpenAPI 3.1 document
+  GET  /healthz        liveness;  GET /readyz  readiness (503 while draining)`,
+  flags: {
+    http: {
+      type: 'string',
+      value: '[host]:port',
+      default: DEFAULT_LISTEN,
+      help: 'Where to listen',
+      note: '":8080" means all interfaces, "8080" loopback only. Binding beyond loopback needs an `access` block in the spec, or --insecure-no-auth.',
+    },
+    'insecure-no-auth': {
+      type: 'boolean',
+      help: 'Allow a non-loopback bind without `access`: something in front of the gateway authenticates callers',
+    },
+    'allowed-host': {
+      type: 'string',
+      multiple: true,
+      value: 'NAME',
+      help: 'A Host header value to accept',
+      note: 'For example the Kubernetes Service name. Without the flag, a loopback bind accepts loopback names only.',
+    },
+    'max-in-flight': {
+      type: 'string',
+      value: 'N',
+      default: '1024',
+      help: 'Calls in flight at once before the excess is shed with 503',
+    },
+    grace: {
+      type: 'string',
+      value: 'DURATION',
+      default: '10s',
+      help: 'How long SIGTERM waits for in-flight calls',
+    },
+    'base-url': {
+      type: 'string',
+      value: 'URL',
+      help: "Replace the spec's base-url (a staging upstream, a local mock)",
+    },
+    'public-url': {
+      type: 'string',
+      value: 'URL',
+      help: "The gateway's URL as clients reach it (behind a proxy or Service)",
+      note: 'Used in OAuth metadata and 401 challenges.',
+    },
+    'metrics-http': {
+      type: 'string',
+      value: '[host]:port',
+      help: "Serve GET /metrics on this listener only, not on the gateway's port",
+      note: 'For example ":9090", for a Prometheus scraping pod IPs.',
+    },
+    'no-watch': {
+      type: 'boolean',
+      help: 'Do not reload when the spec file changes (SIGHUP still reloads)',
+    },
+    'log-level': {
+      type: 'string',
+      value: 'LEVEL',
+      default: 'info',
+      help: 'trace, debug, info, warn or error',
+      note: 'Logs are JSON on stdout.',
+    },
+  },
+  more: `
+Upstream credentials come from the environment variables the spec's \`auth\` names; a
+missing one stops start-up and names it.
+
+The spec is reloaded on SIGHUP and when its file changes (a Kubernetes ConfigMap update
+included): a spec that does not compile is refused with a logged error and the last good
+one keeps serving; calls in flight finish on the grant they started with.
+GET /metrics serves Prometheus metrics: on the --metrics-http listener when given, else on
+the gateway's port, where with \`access\` it needs a key or token holding the scope
+metrics:read (they name every tool). Logs carry one access line per request and one
+audit line per tool call (no argument values).
+
+Example:
+  GITHUB_TOKEN=... mcp-beaver serve specs/github-issues.mcp.kdl --http :8080`,
+});

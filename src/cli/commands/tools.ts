@@ -1,0 +1,44 @@
+/** `mcp-beaver tools`: its flags and its help. */
+import { defineCommand, underHeading } from '../flags.js';
+import { REMOTE_EXITS, REMOTE_FLAGS } from './remote-flags.js';
+
+export const TOOLS_COMMAND = defineCommand({
+  name: 'tools',
+  usage: [{ operands: '<spec.mcp.kdl>', flags: ['json'] }, '<url>'],
+  about: `
+With a spec: shows the tools the spec serves, in spec order, exactly as MCP
+tools/list returns them (name, title, description, inputSchema, outputSchema,
+annotations), then its resources, resource templates and prompts as
+resources/list, resources/templates/list and prompts/list return them.
+  Without --json: one block per tool: name, title and the hints of its annotations
+                  (read-only, write, destructive, idempotent, open-world), then
+                  each argument with its rules (one of ..., the restrict allowlists
+                  among them; pattern, bounds, length, format, default); then one
+                  block per resource (with its template variables) and per prompt
+                  (with its arguments).
+  With --json:    the {"tools": [...]} result object, for diffing or other tooling,
+                  with "resources" and "resourceTemplates" beside it when the spec
+                  has resources, and "prompts" when it has prompts.
+  Exits 1 (listing every error) when the spec does not compile.
+
+With an http:// or https:// URL: lists the tools of that running MCP server, and
+its resources, templates and prompts when it advertises them (a gateway lists only
+what the caller's scopes allow).
+  Without --json: one line per tool: name, title, and the hints it declares
+                  (read-only, write, destructive, idempotent, open-world); then a
+                  "Resources:", "Resource templates:" and "Prompts:" section each.
+                  Control characters in the server's text are printed escaped
+                  (ESC as \\u001b), so it cannot drive the terminal.
+  With --json:    the tools/list result as the server sent it, with the arrays
+                  "resources", "resourceTemplates" and "prompts" added beside "tools".`,
+  flags: {
+    json: { type: 'boolean', inUsage: true, help: 'Print JSON (see "With --json" above)' },
+    ...underHeading('Options for a URL', REMOTE_FLAGS),
+  },
+  more: `
+${REMOTE_EXITS}
+
+Examples:
+  mcp-beaver tools specs/orders-db.mcp.kdl --json
+  MCP_TOKEN=... mcp-beaver tools https://gateway.example.com/mcp --bearer-env MCP_TOKEN`,
+});
