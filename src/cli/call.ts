@@ -7,7 +7,7 @@ import { CALL_COMMAND } from './commands/call.js';
 import { parseCommand } from './flags.js';
 import { commandMessages } from './output.js';
 import { argumentsOf, isJsonArgument, splitWords, typedArguments } from './word-arguments.js';
-import { escapeTerminalControls } from './terminal-text.js';
+import { escapeTerminalControls } from '../client/terminal-text.js';
 
 const { usage, badValue } = commandMessages(CALL_COMMAND);
 

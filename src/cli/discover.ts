@@ -5,7 +5,7 @@ import { clientErrorLine } from '../client/errors.js';
 import { DISCOVER_COMMAND } from './commands/discover.js';
 import { parseCommand } from './flags.js';
 import { commandMessages } from './output.js';
-import { escapeTerminalControls } from './terminal-text.js';
+import { escapeTerminalControls } from '../client/terminal-text.js';
 
 const { usage, badValue } = commandMessages(DISCOVER_COMMAND);
 

@@ -18,53 +18,23 @@
  */
 import { renderHelp } from './render-help.js';
 
-/** How a flag is read. */
-export interface FlagRule {
-  readonly type: 'string' | 'boolean';
-  /** Repeatable: the values are collected in order. */
-  readonly multiple?: boolean;
-  /** A one-letter alias (`o` for `-o`), for the flags people type most. */
-  readonly short?: string;
-}
+import type {
+  CommandSpec,
+  FlagRule,
+  FlagSpec,
+  FlagTable,
+  RuleTable,
+  UsageForm,
+} from './flag-spec.js';
 
-/** A declared flag: how it is read, and how the help teaches it. */
-export interface FlagSpec extends FlagRule {
-  /** What the flag does, as a phrase of one line (no final period). */
-  readonly help: string;
-  /** The value's placeholder in the help: `URL`, `[host]:port`, `auto|modern|legacy`. */
-  readonly value?: string;
-  /** The value a string flag takes when it is not given; the help shows it. */
-  readonly default?: string;
-  /** Sentences the help adds after the line, when one line does not say enough. */
-  readonly note?: string;
-  /** Shown in the usage line too (`[--quiet]`), not only as part of `[options]`. */
-  readonly inUsage?: boolean;
-  /** The heading the help lists it under, when it is not "Options". */
-  readonly group?: string;
-}
-
-export type RuleTable = Readonly<Record<string, FlagRule>>;
-export type FlagTable = Readonly<Record<string, FlagSpec>>;
-
-/**
- * One form of the usage line, after `mcp-beaver <command>`: its operands (then the flags
- * marked inUsage, then `[options]` for the others), or its operands and exactly the
- * flags it takes (`defineCommand` checks that they are the table's).
- */
-export type UsageForm<Name extends string = string> =
-  string | { readonly operands: string; readonly flags: readonly Name[] };
-
-export interface CommandSpec<F extends FlagTable> {
-  /** As written after `mcp-beaver`, e.g. "serve" or "import". */
-  readonly name: string;
-  /** The usage line, one entry per form. */
-  readonly usage: readonly UsageForm[];
-  /** What the command does, printed before the options. */
-  readonly about: string;
-  readonly flags: F;
-  /** Printed after the options: exit codes, examples. */
-  readonly more?: string;
-}
+export type {
+  CommandSpec,
+  FlagRule,
+  FlagSpec,
+  FlagTable,
+  RuleTable,
+  UsageForm,
+} from './flag-spec.js';
 
 type ValueOf<R extends FlagRule> = R['type'] extends 'boolean'
   ? boolean

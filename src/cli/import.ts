@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { IMPORT_COMMAND } from './commands/import.js';
 import { parseCommand } from './flags.js';
 import { commandMessages, readableError } from './output.js';
-import { escapeTerminalControls } from './terminal-text.js';
+import { escapeTerminalControls } from '../client/terminal-text.js';
 
 const { usage, badValue } = commandMessages(IMPORT_COMMAND);
 

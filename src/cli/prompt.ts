@@ -6,7 +6,7 @@ import { parseCommand } from './flags.js';
 import { argumentsOf, stringArguments } from './word-arguments.js';
 import { requestOrExit } from './remote-request.js';
 import { commandMessages } from './output.js';
-import { escapeTerminalControls } from './terminal-text.js';
+import { escapeTerminalControls } from '../client/terminal-text.js';
 
 const { usage, badValue } = commandMessages(PROMPT_COMMAND);
 

@@ -5,7 +5,7 @@ import { READ_COMMAND } from './commands/read.js';
 import { parseCommand } from './flags.js';
 import { requestOrExit } from './remote-request.js';
 import { commandMessages } from './output.js';
-import { escapeTerminalControls } from './terminal-text.js';
+import { escapeTerminalControls } from '../client/terminal-text.js';
 
 const { usage, badValue } = commandMessages(READ_COMMAND);
 

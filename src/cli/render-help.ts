@@ -3,7 +3,7 @@
  * command does, its options grouped under their headings, then the rest (exit codes,
  * examples). No flag is listed by hand: its row comes from its table entry.
  */
-import type { CommandSpec, FlagSpec, FlagTable, UsageForm } from './flags.js';
+import type { CommandSpec, FlagSpec, FlagTable, UsageForm } from './flag-spec.js';
 
 /** Where the help text is wrapped. */
 const WIDTH = 88;

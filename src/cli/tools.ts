@@ -10,7 +10,7 @@ import {
 } from '../client/options.js';
 import { toolList } from '../projection/mcp/tool-definition.js';
 import { formatToolBlocks } from '../client/print-tools.js';
-import { escapeTerminalControls } from './terminal-text.js';
+import { escapeTerminalControls } from '../client/terminal-text.js';
 import { TOOLS_COMMAND } from './commands/tools.js';
 import { REMOTE_FLAGS } from './commands/remote-flags.js';
 import { parseCommand } from './flags.js';

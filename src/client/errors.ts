@@ -5,7 +5,7 @@
  *   mcp-beaver: http://host/mcp: JSON-RPC -32602 DENIED_BY_RESTRICT: id: not allowed
  *   mcp-beaver: http://host/mcp: cannot connect: connect ECONNREFUSED 127.0.0.1:9
  */
-import { escapeTerminalControls } from '../cli/terminal-text.js';
+import { escapeTerminalControls } from './terminal-text.js';
 import {
   InsufficientScopeError,
   ProtocolError,

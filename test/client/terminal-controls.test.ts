@@ -13,7 +13,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { runCli, type CliResult } from '../helpers/run-cli.js';
-import { escapeTerminalControls } from '../../src/cli/terminal-text.js';
+import { escapeTerminalControls } from '../../src/client/terminal-text.js';
 
 const CLEAR = '\u001b[2J\u001b[H';
 const RETITLE = '\u001b]0;you have been owned\u0007';
