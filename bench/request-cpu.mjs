@@ -19,7 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { createBenchSchema } from './lib/bench-schema.mjs';
 import { loadWindow, verifyAnswer } from './lib/load-window.mjs';
 import { eraRequest, legacyRequest } from './lib/mcp-requests.mjs';
-import { canPin, freePort, launch, stop, stopAll, urlOf, waitAnswer } from './lib/processes.mjs';
+import { freePort } from './lib/free-port.mjs';
+import { canPin, launch, stop, stopAll, urlOf, waitAnswer } from './lib/processes.mjs';
 import { f0, f2, range, stats } from './lib/stats.mjs';
 import { HTTP_TOOL, SQL_TOOL, toKdl, toolsOf } from './peers/workload.mjs';
 

@@ -22,7 +22,8 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { legacyRequest } from './lib/mcp-requests.mjs';
-import { freePort, launch, stop, waitAnswer } from './lib/processes.mjs';
+import { freePort } from './lib/free-port.mjs';
+import { launch, stop, waitAnswer } from './lib/processes.mjs';
 import { f0, f1, range, stats } from './lib/stats.mjs';
 import { HTTP_TOOL, toKdl, toolsOf } from './peers/workload.mjs';
 

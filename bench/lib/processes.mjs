@@ -2,11 +2,8 @@
 // process, optionally pinned to one CPU with taskset *before* exec (Go sizes its thread
 // pool at start, so pinning afterwards would leave it sized for the whole machine).
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
-
-export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+import { sleep } from './sleep.mjs';
 
 export function hasCommand(cmd) {
   return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
@@ -102,17 +99,6 @@ export function urlOf(child, what, timeoutMs = 15_000) {
   });
 }
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * Sends `request` ({url, method, headers, body}) until it answers 200 with a body that
  * `expect` matches; the time it took from `since`, or throws after `timeoutMs`.
@@ -133,24 +119,4 @@ export async function waitAnswer(request, since, child, { expect, timeoutMs = 30
     await sleep(3);
   }
   throw new Error(`${url} not ready within ${timeoutMs} ms\n${child.stderrTail()}`);
-}
-
-/** utime + stime of a process, in ms (Linux; undefined elsewhere). */
-export function cpuMs(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return undefined;
-  }
-}
-
-export function rssMb(pid) {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -3,7 +3,8 @@
 // bound to 127.0.0.1 on a port picked here, and logs at warning level only.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, launch, urlOf } from '../lib/processes.mjs';
+import { freePort } from '../lib/free-port.mjs';
+import { launch, urlOf } from '../lib/processes.mjs';
 import { toDbhubToml, toKdl, toolsOf, toToolboxYaml } from './workload.mjs';
 
 /**

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { freePort } from './pg-cluster.js';
+import { freePort } from '../../bench/lib/free-port.mjs';
 
 export interface RedisServer {
   readonly url: string;

@@ -34,7 +34,7 @@ import { BIN } from '../helpers/run-cli.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { LEGACY } from '../helpers/mcp-wire.js';
 import { redisSkipReason, redisUrl } from '../helpers/needs-services.js';
-import { freePort } from '../helpers/pg-cluster.js';
+import { freePort } from '../../bench/lib/free-port.mjs';
 import {
   findRedisServer,
   NO_REDIS_SERVER,

@@ -9,8 +9,8 @@
  *
  *   node probe.mjs <url> <pid> <interval-ms> <fresh|keep>
  */
-import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
+import { statusKb } from '../../bench/lib/proc.mjs';
 
 const [url, pid, intervalText, mode] = process.argv.slice(2);
 const interval = Number(intervalText);
@@ -19,13 +19,7 @@ const probes = [];
 const rss = [];
 let running = true;
 
-function rssBytes() {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
-  } catch {
-    return NaN;
-  }
-}
+const rssBytes = () => (statusKb(pid, 'VmRSS') ?? NaN) * 1024;
 
 /** Resets of the kept-alive connection (see below), reported with the probes. */
 let resets = 0;
