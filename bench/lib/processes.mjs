@@ -39,6 +39,19 @@ export function launch(args, { env = {}, cpu, pin = canPin, cwd } = {}) {
   return child;
 }
 
+/**
+ * Runs `args` (as `launch` does) to its end and parses the last line it printed on stdout
+ * as JSON; throws, with the end of its stderr, when it exits non-zero.
+ */
+export async function runJson(args, options, what) {
+  const child = launch(args, options);
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const code = await new Promise((r) => child.on('exit', r));
+  if (code !== 0) throw new Error(`${what} failed (${code}): ${child.stderrTail()}`);
+  return JSON.parse(out.trim().split('\n').pop());
+}
+
 /** Signals the child's whole process group (see `detached` above). */
 function signal(child, sig) {
   try {
