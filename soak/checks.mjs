@@ -8,6 +8,20 @@ const SHARE_TOLERANCE_POINTS = 1;
 
 export const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
+/** Counts one more `key` in `counts`. */
+const tally = (counts, key) => (counts[key] = (counts[key] ?? 0) + 1);
+
+/** The records of one kind of grant (`http`, `sql`) answered exactly once. */
+const answeredOf = (records, kind) =>
+  records.filter((r) => r.kind.startsWith(kind) && r.answers === 1);
+
+/** How many records had each outcome, in the order outcomes first occurred. */
+function outcomesOf(recs) {
+  const counts = {};
+  for (const r of recs) tally(counts, r.outcome);
+  return counts;
+}
+
 /** The median as the soak has always taken it: the lower one of an even count. */
 const percentile50 = (xs) => percentile(xs, 50);
 
@@ -34,23 +48,22 @@ export function checkAnswers(records, gw, firstPid, stopped, health, fail) {
 /** HTTP grants: every outcome is the one its injected fault calls for, in the injected shares. */
 export function checkHttpOutcomes(cfg, records, upstream, fail) {
   const up = upstream.stats();
-  const httpRecs = records.filter((r) => r.kind.startsWith('http') && r.answers === 1);
-  const outcomeCounts = {};
+  const httpRecs = answeredOf(records, 'http');
+  const outcomeCounts = outcomesOf(httpRecs);
   const mismatches = {};
   const late = {};
   for (const r of httpRecs) {
-    outcomeCounts[r.outcome] = (outcomeCounts[r.outcome] ?? 0) + 1;
     const fault = upstream.faultOf(r.id);
     const expected = fault === undefined ? 'not sent upstream' : EXPECTED_OUTCOME[fault];
     if (r.outcome === expected) continue;
     // A timeout is the right answer when the deadline really passed: on a busy
     // machine an answer the upstream sent in time can still arrive late.
     if (r.outcome === 'UPSTREAM_TIMEOUT' && r.ms >= cfg.grantTimeoutMs) {
-      late[fault] = (late[fault] ?? 0) + 1;
+      tally(late, fault);
       continue;
     }
     const key = `${fault ?? 'none'} → ${r.outcome} (${r.surface})`;
-    mismatches[key] = (mismatches[key] ?? 0) + 1;
+    tally(mismatches, key);
   }
   const mismatchTotal = Object.values(mismatches).reduce((a, b) => a + b, 0);
   if (mismatchTotal)
@@ -83,15 +96,10 @@ export function checkSqlOutcomes(records, pg, fail) {
     pg?.restartAt !== undefined &&
     rec.end >= pg.restartAt - 500 &&
     rec.at <= (pg.readyAgainAt ?? pg.backAt ?? Infinity) + 2_000;
-  const sqlRecs = records.filter((r) => r.kind.startsWith('sql') && r.answers === 1);
-  const sqlOutcomes = {};
-  const sqlOutside = {};
-  const sqlWindow = {};
-  for (const r of sqlRecs) {
-    sqlOutcomes[r.outcome] = (sqlOutcomes[r.outcome] ?? 0) + 1;
-    const bucket = inWindow(r) ? sqlWindow : sqlOutside;
-    bucket[r.outcome] = (bucket[r.outcome] ?? 0) + 1;
-  }
+  const sqlRecs = answeredOf(records, 'sql');
+  const sqlOutcomes = outcomesOf(sqlRecs);
+  const sqlOutside = outcomesOf(sqlRecs.filter((r) => !inWindow(r)));
+  const sqlWindow = outcomesOf(sqlRecs.filter(inWindow));
   const badOutside = Object.entries(sqlOutside).filter(([k]) => k !== 'ok');
   if (badOutside.length)
     fail(`sql grants failed outside a Postgres restart: ${JSON.stringify(badOutside)}`);

@@ -3,34 +3,17 @@
 import { percentile } from '../bench/lib/stats.mjs';
 import { fmt } from './checks.mjs';
 
-/** The run's figures, for the report and --json. */
-export function soakFigures(
-  cfg,
-  {
-    t0,
-    loadEnd,
-    records,
-    unanswered,
-    misrouted,
-    pg,
-    up,
-    httpRecs,
-    outcomeCounts,
-    mismatches,
-    late,
-    shares,
-    sqlRecs,
-    sqlOutcomes,
-    writes,
-    gw,
-    stopped,
-    startStats,
-    idleStats,
-    samples,
-    lag,
-    growth,
-  },
-) {
+/**
+ * The run's figures, for the report and --json: `run` is what the run recorded, `checked`
+ * what each check returned.
+ */
+export function soakFigures(cfg, run, checked) {
+  const { t0, loadEnd, records, gw, stopped, pg, writes } = run;
+  const { startStats, idleStats, samples, lag } = run.watched;
+  const { unanswered, misrouted } = checked.answers;
+  const { up, httpRecs, outcomeCounts, mismatches, late, shares } = checked.http;
+  const { sqlRecs, sqlOutcomes } = checked.sql;
+  const { growth } = checked;
   const lat = (rs) => {
     const ms = rs.map((r) => r.ms).sort((a, b) => a - b);
     return {

@@ -162,45 +162,16 @@ async function main(cfg) {
     const stopped = await gw.stop();
 
     // ------------------------------------------------------------ checks
-    const { unanswered, misrouted } = checkAnswers(records, gw, firstPid, stopped, health, fail);
-    const { up, httpRecs, outcomeCounts, mismatches, late, shares } = checkHttpOutcomes(
-      cfg,
-      records,
-      upstream,
-      fail,
-    );
-    const { sqlRecs, sqlOutcomes, sqlWindow } = checkSqlOutcomes(records, pg, fail);
-    const writes = await checkWrites(schema, sqlRecs, pg, fail);
-    if (pg) checkPostgresRestart(pg, sqlWindow, fail);
+    const answers = checkAnswers(records, gw, firstPid, stopped, health, fail);
+    const http = checkHttpOutcomes(cfg, records, upstream, fail);
+    const sql = checkSqlOutcomes(records, pg, fail);
+    const writes = await checkWrites(schema, sql.sqlRecs, pg, fail);
+    if (pg) checkPostgresRestart(pg, sql.sqlWindow, fail);
     const growth = checkGrowth(cfg, samples, fail);
 
-    Object.assign(
-      results,
-      soakFigures(cfg, {
-        t0,
-        loadEnd,
-        records,
-        unanswered,
-        misrouted,
-        pg,
-        up,
-        httpRecs,
-        outcomeCounts,
-        mismatches,
-        late,
-        shares,
-        sqlRecs,
-        sqlOutcomes,
-        writes,
-        gw,
-        stopped,
-        startStats,
-        idleStats,
-        samples,
-        lag,
-        growth,
-      }),
-    );
+    const watched = { startStats, idleStats, samples, lag };
+    const run = { t0, loadEnd, records, gw, stopped, pg, writes, watched };
+    Object.assign(results, soakFigures(cfg, run, { answers, http, sql, growth }));
     report(results);
     if (cfg.json) writeFileSync(cfg.json, `${JSON.stringify(results, null, 2)}\n`);
   } finally {

@@ -36,8 +36,15 @@ export function benchContext(opts) {
       );
     },
     launch: (args, options = {}) => launch(args, { cwd: ROOT, pin, ...options }),
-    /** A child script that prints one JSON line (bench/envelope.mjs, …), on the server's CPU. */
-    runJson: (args, what) => runJson(args, { cwd: ROOT, pin, cpu: serverCpu }, what),
+    /**
+     * An in-process bench of bench/ (envelope.mjs, …) against the build, in a process of
+     * its own on the server's CPU: `node bench/<file> <args…> <dist>`; the JSON it prints.
+     */
+    runBuildBench(file, args, what) {
+      const dist = dirname(dirname(ctx.main));
+      const argv = ['node', join(ROOT, 'bench', file), ...args, dist];
+      return runJson(argv, { cwd: ROOT, pin, cpu: serverCpu }, what);
+    },
 
     /** A gateway from the compiled build, on a port picked here (its listening line is info-level). */
     async startGateway(spec, { env = {}, extraArgs = [], profileDir } = {}) {

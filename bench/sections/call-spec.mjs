@@ -2,6 +2,10 @@
 // bench's table (bench/lib/bench-schema.mjs).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { JSON_HEADERS, modernRequest } from '../lib/mcp-requests.mjs';
+
+/** Every call of these sections asks for item 42. */
+const ARGS = { id: 42 };
 
 export const ITEM_SQL = 'SELECT id, name, price_cents FROM bench_items WHERE id = $1';
 
@@ -31,4 +35,34 @@ can query item-row {
 `,
   );
   return file;
+}
+
+/** The floor's request: POST <url>/call with the same arguments. */
+export const floorCall = (url) => ({
+  url: `${url}/call`,
+  headers: JSON_HEADERS,
+  body: JSON.stringify(ARGS),
+});
+
+/**
+ * The gateway's two subjects of a call section: `tool` over MCP (2026-07-28) and over
+ * REST, each to reach `target` × the floor; `restExpect` matches the REST answer.
+ */
+export function gatewayCalls(gw, tool, { restExpect, target }) {
+  return [
+    {
+      name: 'mcp-beaver tools/call (modern)',
+      pid: gw.child.pid,
+      request: modernRequest(gw.url, 'tools/call', { name: tool, arguments: ARGS }, tool),
+      expect: /"isError":false/,
+      target,
+    },
+    {
+      name: `mcp-beaver POST /api/${tool}`,
+      pid: gw.child.pid,
+      request: { url: `${gw.url}/api/${tool}`, headers: JSON_HEADERS, body: JSON.stringify(ARGS) },
+      expect: restExpect,
+      target,
+    },
+  ];
 }

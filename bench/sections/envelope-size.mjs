@@ -1,11 +1,7 @@
 // Beside section 6 of `npm run bench` (run with it, `--only envelope`): the bytes of
 // issue 17's 2,000-row result (bench/envelope-size.mjs): one build, a few ms.
-import { dirname, join } from 'node:path';
 
-function run(ctx) {
-  const dist = dirname(dirname(ctx.main));
-  return ctx.runJson(['node', join(ctx.bench, 'envelope-size.mjs'), dist], 'envelope size bench');
-}
+const run = (ctx) => ctx.runBuildBench('envelope-size.mjs', [], 'envelope size bench');
 
 function report(z) {
   return [

@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import { loadWindow, verifyAnswer } from '../lib/load-window.mjs';
 import { f0, f2, range, stats } from '../lib/stats.mjs';
+import { markdownTable } from './markdown-table.mjs';
 
 /** One window of load in its own autocannon process; server CPU per request beside it. */
 function load(ctx, target, duration, serverPid) {
@@ -15,6 +16,14 @@ function load(ctx, target, duration, serverPid) {
     what: target.name,
   });
 }
+
+/** The floor of a group: `server` ({child}) answering `request` with a body `expect` matches. */
+export const floorOf = (name, server, request, expect) => ({
+  name,
+  pid: server.child.pid,
+  request,
+  expect,
+});
 
 /** Checks one answer of `target` before it is measured: right status, right content. */
 export function verify(target) {
@@ -76,14 +85,35 @@ export function groupTable(title, section, extra = () => '') {
   const lines = [
     `### ${title}`,
     '',
-    '| server | rps | mean ms | p50 ms | p99 ms | server CPU µs/req | rps ratio to floor | CPU/req ratio (floor ÷ this) | target |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...markdownTable(
+      [
+        'server',
+        'rps',
+        'mean ms',
+        'p50 ms',
+        'p99 ms',
+        'server CPU µs/req',
+        'rps ratio to floor',
+        'CPU/req ratio (floor ÷ this)',
+        'target',
+      ],
+      section.results.map((r) => [
+        r.name,
+        range(r.rps, f0),
+        range(r.meanMs, f2),
+        range(r.p50Ms, f0),
+        range(r.p99Ms, f0),
+        range(r.cpuUsPerReq, f0),
+        r.ratio ? range(r.ratio, f2) : 'floor',
+        r.cpuRatio ? range(r.cpuRatio, f2) : '',
+        r.target !== undefined
+          ? verdict(r.ratio, { min: r.target })
+          : r.reference
+            ? 'reference'
+            : '',
+      ]),
+    ),
   ];
-  for (const r of section.results) {
-    lines.push(
-      `| ${r.name} | ${range(r.rps, f0)} | ${range(r.meanMs, f2)} | ${range(r.p50Ms, f0)} | ${range(r.p99Ms, f0)} | ${range(r.cpuUsPerReq, f0)} | ${r.ratio ? range(r.ratio, f2) : 'floor'} | ${r.cpuRatio ? range(r.cpuRatio, f2) : ''} | ${r.target !== undefined ? verdict(r.ratio, { min: r.target }) : r.reference ? 'reference' : ''} |`,
-    );
-  }
   const x = extra();
   return [...lines, ...(x ? ['', x] : []), ''].join('\n');
 }

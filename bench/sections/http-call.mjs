@@ -2,12 +2,11 @@
 // over REST, against a bare fastify proxying with undici (the floor) and the upstream
 // itself (a reference).
 import { join } from 'node:path';
-import { JSON_HEADERS, modernRequest } from '../lib/mcp-requests.mjs';
 import { stop } from '../lib/processes.mjs';
 import { rssMb } from '../lib/proc.mjs';
 import { f1 } from '../lib/stats.mjs';
-import { callSpec } from './call-spec.mjs';
-import { groupTable, runGroup } from './group.mjs';
+import { callSpec, floorCall, gatewayCalls } from './call-spec.mjs';
+import { floorOf, groupTable, runGroup } from './group.mjs';
 
 async function run(ctx, { work, db }) {
   const upstream = await ctx.startScript('upstream.mjs', {}, 'upstream');
@@ -23,36 +22,12 @@ async function run(ctx, { work, db }) {
   });
   const rssIdleMb = rssMb(gw.child.pid);
   try {
-    const args = JSON.stringify({ id: 42 });
     const results = await runGroup(
       ctx,
       'http',
-      {
-        name: 'floor: bare fastify + undici proxy',
-        pid: floor.child.pid,
-        request: { url: `${floor.url}/call`, headers: JSON_HEADERS, body: args },
-        expect: /widget/,
-      },
+      floorOf('floor: bare fastify + undici proxy', floor, floorCall(floor.url), /widget/),
       [
-        {
-          name: 'mcp-beaver tools/call (modern)',
-          pid: gw.child.pid,
-          request: modernRequest(
-            gw.url,
-            'tools/call',
-            { name: 'get_item', arguments: { id: 42 } },
-            'get_item',
-          ),
-          expect: /"isError":false/,
-          target: 0.9,
-        },
-        {
-          name: 'mcp-beaver POST /api/get_item',
-          pid: gw.child.pid,
-          request: { url: `${gw.url}/api/get_item`, headers: JSON_HEADERS, body: args },
-          expect: /"coverage"/,
-          target: 0.9,
-        },
+        ...gatewayCalls(gw, 'get_item', { restExpect: /"coverage"/, target: 0.9 }),
         {
           name: 'upstream direct (node:http)',
           pid: upstream.child.pid,

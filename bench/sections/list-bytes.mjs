@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { markdownTable } from './markdown-table.mjs';
 
 function run(ctx) {
   const specs = readdirSync(join(ctx.root, 'specs')).filter((f) => f.endsWith('.mcp.kdl'));
@@ -30,12 +31,14 @@ function report(s) {
   return [
     '### 8. tools/list bytes (what a model reads before its first call)',
     '',
-    '| spec | tools | bytes | bytes per tool | of which outputSchema | largest tool |',
-    '| --- | --- | --- | --- | --- | --- |',
-    ...s.map((r) => {
-      const [name, n] = Object.entries(r.perTool).sort((a, b) => b[1] - a[1])[0] ?? ['-', 0];
-      return `| ${r.spec} | ${r.tools} | ${r.bytes} | ${Math.round(r.bytes / r.tools)} | ${r.outputSchemaBytes} | ${name} (${n}) |`;
-    }),
+    ...markdownTable(
+      ['spec', 'tools', 'bytes', 'bytes per tool', 'of which outputSchema', 'largest tool'],
+      s.map((r) => {
+        const [name, n] = Object.entries(r.perTool).sort((a, b) => b[1] - a[1])[0] ?? ['-', 0];
+        const perTool = Math.round(r.bytes / r.tools);
+        return [r.spec, r.tools, r.bytes, perTool, r.outputSchemaBytes, `${name} (${n})`];
+      }),
+    ),
     '',
   ];
 }

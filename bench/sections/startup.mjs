@@ -9,6 +9,7 @@ import { rssMb } from '../lib/proc.mjs';
 import { sleep } from '../lib/sleep.mjs';
 import { f0, f1, range, stats } from '../lib/stats.mjs';
 import { verdict } from './group.mjs';
+import { markdownTable } from './markdown-table.mjs';
 
 async function run(ctx, { work, db }) {
   const { tsImport } = await import('tsx/esm/api');
@@ -51,11 +52,14 @@ function report(s) {
   return [
     '### 5. Start-up: process start to /readyz 200 (generated specs)',
     '',
-    '| grants | ready ms | idle RSS MB | target |',
-    '| --- | --- | --- | --- |',
-    ...s.specs.map(
-      (r) =>
-        `| ${r.grants} | ${range(r.readyMs, f0)} | ${range(r.rssIdleMb, f1)} | ${r.grants === 500 ? `ready ${verdict(r.readyMs, { max: 300 })}; ` : ''}RSS ${verdict(r.rssIdleMb, { max: 80 })} |`,
+    ...markdownTable(
+      ['grants', 'ready ms', 'idle RSS MB', 'target'],
+      s.specs.map((r) => [
+        r.grants,
+        range(r.readyMs, f0),
+        range(r.rssIdleMb, f1),
+        `${r.grants === 500 ? `ready ${verdict(r.readyMs, { max: 300 })}; ` : ''}RSS ${verdict(r.rssIdleMb, { max: 80 })}`,
+      ]),
     ),
     '',
     `Floor: node + bare fastify, process start to first answer: ${range(s.floorFastifyFirstAnswerMs, f0)} ms.`,

@@ -7,7 +7,7 @@ import { legacyRequest, modernRequest } from '../lib/mcp-requests.mjs';
 import { stop } from '../lib/processes.mjs';
 import { rssMb } from '../lib/proc.mjs';
 import { f1, range, stats } from '../lib/stats.mjs';
-import { groupTable, runGroup, verify } from './group.mjs';
+import { floorOf, groupTable, runGroup, verify } from './group.mjs';
 
 const TOOLS = /"tools":\[/;
 
@@ -37,12 +37,12 @@ async function run(ctx, { work }) {
       const results = await runGroup(
         ctx,
         'tools/list',
-        {
-          name: 'floor: bare fastify, precomputed bytes',
-          pid: floor.child.pid,
-          request: modernRequest(floor.url, 'tools/list'),
-          expect: TOOLS,
-        },
+        floorOf(
+          'floor: bare fastify, precomputed bytes',
+          floor,
+          modernRequest(floor.url, 'tools/list'),
+          TOOLS,
+        ),
         [
           {
             name: 'mcp-beaver tools/list (modern)',
