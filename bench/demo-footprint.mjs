@@ -18,9 +18,8 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { modernRequest } from './lib/mcp-requests.mjs';
-import { freePort } from './lib/free-port.mjs';
 import { cpuMs, processTree, rssMb } from './lib/proc.mjs';
-import { launch, stop, waitAnswer } from './lib/processes.mjs';
+import { launchOnPort, stop, waitAnswer } from './lib/processes.mjs';
 import { sleep } from './lib/sleep.mjs';
 import { f0, f1, f2, range, stats } from './lib/stats.mjs';
 
@@ -85,12 +84,8 @@ writeFileSync(
 );
 
 async function once(argv, { sql }) {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const t0 = performance.now();
-  const child = launch([...argv, '--http', `127.0.0.1:${port}`], {
-    env: { DEMO_API_TOKEN: 'bench-token' },
-  });
+  const started = await launchOnPort(argv, { env: { DEMO_API_TOKEN: 'bench-token' } });
+  const { child, url, startedAt: t0 } = started;
   try {
     await waitAnswer(modernRequest(url, 'tools/list'), t0, child, {
       expect: /"tools":\[/,

@@ -3,6 +3,7 @@
 // pool at start, so pinning afterwards would leave it sized for the whole machine).
 import { spawn, spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { freePort } from './free-port.mjs';
 import { sleep } from './sleep.mjs';
 
 export function hasCommand(cmd) {
@@ -37,6 +38,18 @@ export function launch(args, { env = {}, cpu, pin = canPin, cwd } = {}) {
   child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
   child.stderrTail = () => err;
   return child;
+}
+
+/**
+ * A server that takes its address as `--http` (mcp-beaver serve, demo): `launch`es `args`
+ * with `--http 127.0.0.1:<a free port>` after them. Its URL, and when it was started
+ * (performance.now()), for a time to ready.
+ */
+export async function launchOnPort(args, options) {
+  const port = await freePort();
+  const startedAt = performance.now();
+  const child = launch([...args, '--http', `127.0.0.1:${port}`], options);
+  return { child, url: `http://127.0.0.1:${port}`, startedAt };
 }
 
 /**

@@ -4,8 +4,7 @@
 import { dirname, join, resolve as resolvePath } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '../lib/free-port.mjs';
-import { canPin, launch, runJson, urlOf, waitAnswer } from '../lib/processes.mjs';
+import { canPin, launch, launchOnPort, runJson, urlOf, waitAnswer } from '../lib/processes.mjs';
 
 const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 
@@ -48,26 +47,15 @@ export function benchContext(opts) {
 
     /** A gateway from the compiled build, on a port picked here (its listening line is info-level). */
     async startGateway(spec, { env = {}, extraArgs = [], profileDir } = {}) {
-      const port = await freePort();
       const node = profileDir ? ['node', '--cpu-prof', `--cpu-prof-dir=${profileDir}`] : ['node'];
-      const t0 = performance.now();
-      const child = ctx.launch(
-        [
-          ...node,
-          ctx.main,
-          'serve',
-          spec,
-          '--http',
-          `127.0.0.1:${port}`,
-          '--log-level',
-          'warn',
-          '--no-watch',
-          ...extraArgs,
-        ],
-        { env, cpu: serverCpu },
-      );
-      const url = `http://127.0.0.1:${port}`;
-      const readyMs = await waitAnswer({ url: `${url}/readyz` }, t0, child);
+      const serve = [...node, ctx.main, 'serve', spec, '--log-level', 'warn', '--no-watch'];
+      const { child, url, startedAt } = await launchOnPort([...serve, ...extraArgs], {
+        env,
+        cpu: serverCpu,
+        cwd: ROOT,
+        pin,
+      });
+      const readyMs = await waitAnswer({ url: `${url}/readyz` }, startedAt, child);
       return { child, url, readyMs };
     },
 
