@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../lib/free-port.mjs';
-import { launch, urlOf } from '../lib/processes.mjs';
+import { launch, launchOnPort, urlOf } from '../lib/processes.mjs';
 import { toDbhubToml, toKdl, toolsOf, toToolboxYaml } from './workload.mjs';
 
 /**
@@ -26,22 +26,9 @@ export function subjects(ctx) {
     name,
     ours: true,
     workloads: ['tools', 'sql', 'http'],
-    async start(count) {
-      const port = await freePort();
-      const child = launch(
-        [
-          ...command,
-          'serve',
-          kdl(count),
-          '--http',
-          `127.0.0.1:${port}`,
-          '--log-level',
-          'warn',
-          '--no-watch',
-        ],
-        { env: { DATABASE_URL: databaseUrl, ...env }, cpu, cwd },
-      );
-      return { child, url: at(port) };
+    start(count) {
+      const serve = [...command, 'serve', kdl(count), '--log-level', 'warn', '--no-watch'];
+      return launchOnPort(serve, { env: { DATABASE_URL: databaseUrl, ...env }, cpu, cwd });
     },
   });
   const list = [
