@@ -11,6 +11,7 @@
  */
 import { Agent, request } from 'undici';
 import { statusKb } from '../../bench/lib/proc.mjs';
+import { sleep } from '../../bench/lib/sleep.mjs';
 
 const [url, pid, intervalText, mode] = process.argv.slice(2);
 const interval = Number(intervalText);
@@ -62,7 +63,7 @@ while (running) {
   rss.push(rssBytes());
   await probe();
   const wait = next - performance.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  if (wait > 0) await sleep(wait);
 }
 process.stdout.write(`${JSON.stringify({ probes, rss, resets })}\n`);
 await keep.close();
