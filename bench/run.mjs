@@ -9,6 +9,9 @@
 //                      [--only tools,http,sql,startup,envelope,redact,listbytes] [--profile DIR]
 //                      [--gateway PATH/TO/dist/cli/main.js]   (another build, for before/after)
 //   node bench/run.mjs --report bench/results/<file>.json     (print a stored result again)
+//
+// Each section is a module of bench/sections/ (what it measures and its part of the
+// report); bench/lib/ holds what the bench, the soak and the process tests share.
 import { spawnSync } from 'node:child_process';
 import {
   mkdirSync,

@@ -28,6 +28,8 @@
  *   npm run soak -- --json out.json       (the figures as JSON too)
  *   npm run soak -- --overload            (burst figures instead: soak/overload.mjs)
  */
+// The parts, one module each: soak-config (the options), soak-spec, gateway-process,
+// traffic (the callers), watch (sampling, the Postgres restart), checks, report.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
