@@ -3,6 +3,7 @@
  * against the KDL parse alone of the same text (the floor the compiler builds on).
  */
 import { performance } from 'node:perf_hooks';
+import { median as medianOf } from './lib/stats.mjs';
 import { generateSpec } from './generate-spec.js';
 
 const t0 = performance.now();
@@ -11,10 +12,7 @@ const tKdl = performance.now();
 const { compileSpecText } = await import('../src/compiler/load-spec.js');
 const tCompiler = performance.now();
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
+const median = (xs: number[]): number => medianOf(xs)!;
 
 console.log(`node ${process.version}`);
 console.log(

@@ -11,14 +11,16 @@
 // A --subject is a command line that takes `--http 127.0.0.1:<port>` after it, e.g.
 // `pglite=node /path/to/other/checkout/bin/mcp-beaver.js demo` for a before/after run.
 // Without one, the subject is this checkout's `node bin/mcp-beaver.js demo`.
-import { readFileSync, readdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { modernRequest } from './lib/mcp-requests.mjs';
-import { freePort, launch, sleep, stop, waitAnswer } from './lib/processes.mjs';
+import { cpuMs, processTree, rssMb } from './lib/proc.mjs';
+import { launchOnPort, stop, waitAnswer } from './lib/processes.mjs';
+import { sleep } from './lib/sleep.mjs';
 import { f0, f1, f2, range, stats } from './lib/stats.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -41,23 +43,6 @@ const subjects = (opts.subject ?? [`embedded=node ${BIN} demo`]).map((s) => {
   };
 });
 
-/** Every pid in the tree under `pid` (itself included), from /proc's parent links. */
-function tree(pid) {
-  const parent = new Map();
-  for (const e of readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
-      parent.set(Number(e), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out = [pid];
-  for (let i = 0; i < out.length; i++) for (const [p, pp] of parent) if (pp === out[i]) out.push(p);
-  return out;
-}
-
 /**
  * Over the tree: the sum of VmRSS (shared pages counted in each process, as the brief's
  * "sum over children" asks), the sum of Pss (shared pages split, as smem shows), in MB,
@@ -65,25 +50,27 @@ function tree(pid) {
  * initdb counts too).
  */
 function treeFigures(pid) {
-  let rssKb = 0;
+  let rss = 0;
   let pssKb = 0;
-  let ticks = 0;
-  const pids = tree(pid);
+  let cpu = 0;
+  const pids = processTree(pid);
   for (const p of pids) {
-    try {
-      rssKb += Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1] ?? 0);
-      pssKb += Number(
-        /^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))?.[1] ?? 0,
-      );
-      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-    } catch {
-      // gone meanwhile
-    }
+    rss += rssMb(p) ?? 0;
+    pssKb += pssOf(p);
+    cpu += cpuMs(p, { children: true }) ?? 0;
   }
-  // USER_HZ is 100 on Linux.
-  return { rssMb: rssKb / 1024, pssMb: pssKb / 1024, cpuMs: ticks * 10, processes: pids.length };
+  return { rssMb: rss, pssMb: pssKb / 1024, cpuMs: cpu, processes: pids.length };
+}
+
+/** Proportional set size in kB (shared pages split between their processes), 0 when gone. */
+function pssOf(pid) {
+  try {
+    return Number(
+      /^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1] ?? 0,
+    );
+  } catch {
+    return 0;
+  }
 }
 
 const work = mkdtempSync(join(tmpdir(), 'mcpb-footprint-'));
@@ -97,12 +84,8 @@ writeFileSync(
 );
 
 async function once(argv, { sql }) {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const t0 = performance.now();
-  const child = launch([...argv, '--http', `127.0.0.1:${port}`], {
-    env: { DEMO_API_TOKEN: 'bench-token' },
-  });
+  const started = await launchOnPort(argv, { env: { DEMO_API_TOKEN: 'bench-token' } });
+  const { child, url, startedAt: t0 } = started;
   try {
     await waitAnswer(modernRequest(url, 'tools/list'), t0, child, {
       expect: /"tools":\[/,

@@ -5,12 +5,10 @@
  * and the argument writer against JSON.stringify.
  */
 import { performance } from 'node:perf_hooks';
+import { median as medianOf } from './lib/stats.mjs';
 import { parseJson, stringifyJson } from '../src/engine/number-text.js';
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
+const median = (xs: number[]): number => medianOf(xs)!;
 
 /** Median µs per call of `f` over `rounds` rounds of `n` calls. */
 function time(f: () => unknown, n: number, rounds = 15): number {

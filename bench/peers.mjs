@@ -36,16 +36,9 @@ import { fileURLToPath } from 'node:url';
 import { createBenchSchema } from './lib/bench-schema.mjs';
 import { loadWindow, verifyAnswer } from './lib/load-window.mjs';
 import { eraRequest, legacyRequest } from './lib/mcp-requests.mjs';
-import {
-  canPin,
-  launch,
-  rssMb,
-  sleep,
-  stop,
-  stopAll,
-  urlOf,
-  waitAnswer,
-} from './lib/processes.mjs';
+import { canPin, launch, stop, stopAll, urlOf, waitAnswer } from './lib/processes.mjs';
+import { rssMb } from './lib/proc.mjs';
+import { sleep } from './lib/sleep.mjs';
 import { f0, f1, f2, range, stats } from './lib/stats.mjs';
 import { ensureContainerCommand, ensurePackage, ensurePeers } from './peers/install.mjs';
 import { subjects as allSubjects } from './peers/subjects.mjs';

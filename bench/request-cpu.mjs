@@ -19,7 +19,15 @@ import { fileURLToPath } from 'node:url';
 import { createBenchSchema } from './lib/bench-schema.mjs';
 import { loadWindow, verifyAnswer } from './lib/load-window.mjs';
 import { eraRequest, legacyRequest } from './lib/mcp-requests.mjs';
-import { canPin, freePort, launch, stop, stopAll, urlOf, waitAnswer } from './lib/processes.mjs';
+import {
+  canPin,
+  launch,
+  launchOnPort,
+  stop,
+  stopAll,
+  urlOf,
+  waitAnswer,
+} from './lib/processes.mjs';
 import { f0, f2, range, stats } from './lib/stats.mjs';
 import { HTTP_TOOL, SQL_TOOL, toKdl, toolsOf } from './peers/workload.mjs';
 
@@ -74,22 +82,13 @@ try {
   const databaseUrl = `${PG_BASE}${PG_BASE.includes('?') ? '&' : '?'}sslmode=disable`;
   const builds = [];
   for (const [i, command] of opts.command.entries()) {
-    const port = await freePort();
     const [node, ...rest] = command.split(' ');
     const prof = opts.profile ? ['--cpu-prof', '--cpu-prof-dir', join(opts.profile, `${i}`)] : [];
-    const child = launch(
-      [
-        node,
-        ...(node === 'node' ? prof : []),
-        ...rest,
-        'serve',
-        spec,
-        '--http',
-        `127.0.0.1:${port}`,
-      ].concat(['--log-level', 'warn', '--no-watch']),
+    const serve = ['serve', spec, '--log-level', 'warn', '--no-watch'];
+    const { child, url } = await launchOnPort(
+      [node, ...(node === 'node' ? prof : []), ...rest, ...serve],
       { env: { DATABASE_URL: databaseUrl }, cpu: SERVER_CPU, cwd: ROOT },
     );
-    const url = `http://127.0.0.1:${port}`;
     await waitAnswer(legacyRequest(url, 'tools/list'), 0, child, { expect: /"tools":\[/ });
     builds.push({ command, child, url });
   }

@@ -18,13 +18,14 @@
 // subjects need the package in .tools/sql-driver (installed there on first use, like the
 // peers: it is measured, never shipped).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createBenchSchema } from './lib/bench-schema.mjs';
+import { cpuNs } from './lib/proc.mjs';
 import { f1, range, stats } from './lib/stats.mjs';
 import { POOL, SQL_TOOL } from './peers/workload.mjs';
 
@@ -197,18 +198,8 @@ async function ourBackends(url) {
   }
 }
 
-/** Nanoseconds on CPU of these processes so far (/proc/PID/schedstat, first field). */
-function onCpuNs(pids) {
-  let ns = 0;
-  for (const pid of pids) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // a backend that ended: its time is lost, and the figure is low
-    }
-  }
-  return ns;
-}
+/** Nanoseconds on CPU of these processes so far; a backend that ended counts 0, and the figure is low. */
+const onCpuNs = (pids) => pids.reduce((ns, pid) => ns + cpuNs(pid), 0);
 
 // ---------------------------------------------------------------- the rounds (parent)
 

@@ -18,11 +18,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { legacyRequest } from './lib/mcp-requests.mjs';
-import { freePort, launch, stop, waitAnswer } from './lib/processes.mjs';
+import { launchOnPort, stop, waitAnswer } from './lib/processes.mjs';
 import { f0, f1, range, stats } from './lib/stats.mjs';
 import { HTTP_TOOL, toKdl, toolsOf } from './peers/workload.mjs';
 
@@ -77,20 +76,13 @@ function specFile(kind, count) {
 
 /** One cold start: the server's CPU and RSS at its first tools/list answer. */
 async function once(argv) {
-  const port = await freePort();
-  const t0 = performance.now();
-  const child = launch([...argv, '--http', `127.0.0.1:${port}`], {
+  const { child, url, startedAt } = await launchOnPort(argv, {
     env: { DATABASE_URL, NODE_OPTIONS },
   });
-  const wallMs = await waitAnswer(
-    legacyRequest(`http://127.0.0.1:${port}`, 'tools/list'),
-    t0,
-    child,
-    {
-      expect: /"tools":\[/,
-      timeoutMs: 600_000,
-    },
-  );
+  const wallMs = await waitAnswer(legacyRequest(url, 'tools/list'), startedAt, child, {
+    expect: /"tools":\[/,
+    timeoutMs: 600_000,
+  });
   let report;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   let err = '';

@@ -23,33 +23,20 @@
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
+import { MB, procStatus, resetPeak } from '../bench/lib/proc.mjs';
+import { sleep } from '../bench/lib/sleep.mjs';
+import { percentile } from '../bench/lib/stats.mjs';
 import { startUpstream } from '../test/helpers/upstream.ts';
-import {
-  MB,
-  percentile,
-  procStatus,
-  resetPeak,
-  serveProcess,
-} from '../test/reliability/serve-process.ts';
+import { serveProcess } from '../test/reliability/serve-process.ts';
+import { startProbe } from '../test/reliability/start-probe.ts';
 
 /** p50 and p99 of the `ms` of each answer. */
 const msSpread = (answers) => {
   const xs = answers.map((a) => a.ms);
   return { p50: percentile(xs, 50), p99: percentile(xs, 99) };
 };
-
-const PROBE = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '..',
-  'test',
-  'reliability',
-  'probe.mjs',
-);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function spec(baseUrl, timeout, connections) {
   return `
@@ -61,23 +48,6 @@ can get slow {
     path "/slow/{n}"
 }
 `;
-}
-
-async function startProbe(url, pid, mode) {
-  const child = spawn(process.execPath, [PROBE, url, String(pid), '50', mode], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  child.stdout.on('data', (b) => (out += b.toString()));
-  while (!out.startsWith('ready\n')) await sleep(10);
-  return {
-    async stop() {
-      const done = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await done;
-      return JSON.parse(out.slice('ready\n'.length));
-    },
-  };
 }
 
 /** `count` concurrent POST /api/get_slow; each resolves with status, code, Retry-After and ms. */

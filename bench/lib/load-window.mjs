@@ -3,7 +3,8 @@
 // request is the server's own, whatever else the machine is doing.
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuMs, launch } from './processes.mjs';
+import { cpuMs } from './proc.mjs';
+import { runJson } from './processes.mjs';
 
 const LOAD = join(dirname(dirname(fileURLToPath(import.meta.url))), 'load.mjs');
 
@@ -14,12 +15,7 @@ const LOAD = join(dirname(dirname(fileURLToPath(import.meta.url))), 'load.mjs');
 export async function loadWindow(request, { connections, duration, serverPid, cpu, what }) {
   const cfg = { ...request, connections, duration };
   const cpu0 = serverPid && cpuMs(serverPid);
-  const child = launch(['node', LOAD, JSON.stringify(cfg)], { cpu });
-  let out = '';
-  child.stdout.on('data', (d) => (out += d));
-  const code = await new Promise((r) => child.on('exit', r));
-  if (code !== 0) throw new Error(`load generator failed (${code}): ${child.stderrTail()}`);
-  const r = JSON.parse(out.trim().split('\n').pop());
+  const r = await runJson(['node', LOAD, JSON.stringify(cfg)], { cpu }, 'load generator');
   const cpu1 = serverPid && cpuMs(serverPid);
   if (r.errors || r.timeouts || r.non2xx)
     throw new Error(`${what}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);

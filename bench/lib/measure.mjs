@@ -1,10 +1,7 @@
 // In-process timing of one function: median ns per byte over runs bounded by count and
 // by time (the micro benches of the envelope and of redaction).
 
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
+import { median } from './stats.mjs';
 
 /**
  * Runs `fn` `warmups` times, then at least `minRuns` times and, while `budgetMs` lasts,

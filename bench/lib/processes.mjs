@@ -2,11 +2,9 @@
 // process, optionally pinned to one CPU with taskset *before* exec (Go sizes its thread
 // pool at start, so pinning afterwards would leave it sized for the whole machine).
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
-
-export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+import { freePort } from './free-port.mjs';
+import { sleep } from './sleep.mjs';
 
 export function hasCommand(cmd) {
   return spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
@@ -40,6 +38,31 @@ export function launch(args, { env = {}, cpu, pin = canPin, cwd } = {}) {
   child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
   child.stderrTail = () => err;
   return child;
+}
+
+/**
+ * A server that takes its address as `--http` (mcp-beaver serve, demo): `launch`es `args`
+ * with `--http 127.0.0.1:<a free port>` after them. Its URL, and when it was started
+ * (performance.now()), for a time to ready.
+ */
+export async function launchOnPort(args, options) {
+  const port = await freePort();
+  const startedAt = performance.now();
+  const child = launch([...args, '--http', `127.0.0.1:${port}`], options);
+  return { child, url: `http://127.0.0.1:${port}`, startedAt };
+}
+
+/**
+ * Runs `args` (as `launch` does) to its end and parses the last line it printed on stdout
+ * as JSON; throws, with the end of its stderr, when it exits non-zero.
+ */
+export async function runJson(args, options, what) {
+  const child = launch(args, options);
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  const code = await new Promise((r) => child.on('exit', r));
+  if (code !== 0) throw new Error(`${what} failed (${code}): ${child.stderrTail()}`);
+  return JSON.parse(out.trim().split('\n').pop());
 }
 
 /** Signals the child's whole process group (see `detached` above). */
@@ -102,17 +125,6 @@ export function urlOf(child, what, timeoutMs = 15_000) {
   });
 }
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 /**
  * Sends `request` ({url, method, headers, body}) until it answers 200 with a body that
  * `expect` matches; the time it took from `since`, or throws after `timeoutMs`.
@@ -133,24 +145,4 @@ export async function waitAnswer(request, since, child, { expect, timeoutMs = 30
     await sleep(3);
   }
   throw new Error(`${url} not ready within ${timeoutMs} ms\n${child.stderrTail()}`);
-}
-
-/** utime + stime of a process, in ms (Linux; undefined elsewhere). */
-export function cpuMs(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return undefined;
-  }
-}
-
-export function rssMb(pid) {
-  try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
 }

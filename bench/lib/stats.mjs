@@ -7,6 +7,9 @@ export function stats(xs) {
   return { median: s[Math.floor(s.length / 2)], min: s[0], max: s[s.length - 1] };
 }
 
+/** The median as `stats` takes it (the upper one of an even count); undefined when none. */
+export const median = (xs) => stats(xs)?.median;
+
 export const f0 = (x) => (x === undefined ? '–' : x.toFixed(0));
 export const f1 = (x) => (x === undefined ? '–' : x.toFixed(1));
 export const f2 = (x) => (x === undefined ? '–' : x.toFixed(2));

@@ -3,7 +3,8 @@
 // bound to 127.0.0.1 on a port picked here, and logs at warning level only.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, launch, urlOf } from '../lib/processes.mjs';
+import { freePort } from '../lib/free-port.mjs';
+import { launch, launchOnPort, urlOf } from '../lib/processes.mjs';
 import { toDbhubToml, toKdl, toolsOf, toToolboxYaml } from './workload.mjs';
 
 /**
@@ -25,22 +26,9 @@ export function subjects(ctx) {
     name,
     ours: true,
     workloads: ['tools', 'sql', 'http'],
-    async start(count) {
-      const port = await freePort();
-      const child = launch(
-        [
-          ...command,
-          'serve',
-          kdl(count),
-          '--http',
-          `127.0.0.1:${port}`,
-          '--log-level',
-          'warn',
-          '--no-watch',
-        ],
-        { env: { DATABASE_URL: databaseUrl, ...env }, cpu, cwd },
-      );
-      return { child, url: at(port) };
+    start(count) {
+      const serve = [...command, 'serve', kdl(count), '--log-level', 'warn', '--no-watch'];
+      return launchOnPort(serve, { env: { DATABASE_URL: databaseUrl, ...env }, cpu, cwd });
     },
   });
   const list = [

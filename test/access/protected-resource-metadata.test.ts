@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { startJwks, type JwksServer } from '../helpers/jwks.js';
-import { MODERN, META_CAPS, META_VERSION } from '../helpers/mcp-wire.js';
+import { postToolCall } from '../helpers/call-tool.js';
 import { issueCommentGrant, listIssuesGrant } from '../helpers/spec-fixtures.js';
 
 const READ_KEY = 'metadata-read-key-5c2e9a';
@@ -68,25 +68,11 @@ afterAll(async () => {
 });
 
 function mcpCall(gw: TestGateway, auth: Record<string, string>, name: string) {
-  return postJson(
-    `${gw.url}/mcp`,
-    {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name,
-        arguments: { owner: 'acme', repo: 'rocket', number: 1, body: 'x' },
-        _meta: { [META_VERSION]: MODERN, [META_CAPS]: {} },
-      },
-    },
-    {
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': MODERN,
-      'mcp-method': 'tools/call',
-      'mcp-name': name,
-      ...auth,
-    },
+  return postToolCall(
+    gw.url,
+    name,
+    { owner: 'acme', repo: 'rocket', number: 1, body: 'x' },
+    { era: 'modern', headers: auth },
   );
 }
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gateway } from '../../src/engine/gateway.js';
 import { withoutNumberTexts } from '../../src/engine/number-text.js';
 import { compileSpecText } from '../../src/compiler/load-spec.js';
+import { callTool } from '../helpers/call-tool.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
@@ -126,22 +127,8 @@ async function rest(tool: string, args: Record<string, unknown>): Promise<Answer
 
 async function mcp(tool: string, args: Record<string, unknown>): Promise<Answer> {
   const before = upstream.requests.length;
-  const r = await postJson(
-    `${gw.url}/mcp`,
-    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } },
-    { accept: 'application/json, text/event-stream' },
-  );
-  expect(r.status).toBe(200);
+  const result = await callTool<{ result: unknown }>(gw.url, tool, args, { era: 'legacy' });
   const sent = sentSince(before);
-  const result = (
-    r.json as {
-      result: {
-        isError: boolean;
-        content: { text: string }[];
-        structuredContent?: { result: unknown };
-      };
-    }
-  ).result;
   if (!result.isError)
     return { ok: true, result: result.structuredContent!.result, ...(sent && { sent }) };
   const text = result.content[0]!.text;

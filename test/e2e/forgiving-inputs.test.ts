@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { LEGACY } from '../helpers/mcp-wire.js';
+import { callTool } from '../helpers/call-tool.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
 function spec(baseUrl: string): string {
@@ -74,14 +74,8 @@ async function rest(tool: string, args: unknown) {
   return postJson(`${gw.url}/api/${tool}`, args);
 }
 
-async function mcpCall(tool: string, args: unknown) {
-  const r = await postJson(
-    `${gw.url}/mcp`,
-    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } },
-    { accept: 'application/json, text/event-stream', 'mcp-protocol-version': LEGACY },
-  );
-  return (r.json as { result: { isError?: boolean; content: { text: string }[] } }).result;
-}
+const mcpCall = (tool: string, args: Record<string, unknown>) =>
+  callTool(gw.url, tool, args, { era: 'legacy' });
 
 function lastRequest() {
   return upstream.requests.at(-1)!;

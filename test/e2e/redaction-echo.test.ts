@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { formEncoded, leaksIn, percentEncoded } from '../helpers/leaks.js';
-import { LEGACY } from '../helpers/mcp-wire.js';
+import { postToolCall } from '../helpers/call-tool.js';
 import { startUpstream, type RecordedRequest, type Upstream } from '../helpers/upstream.js';
 
 const UP_TOKEN = 'UPSTREAM/tok+en_9f8e7d6c5b4a';
@@ -80,16 +80,7 @@ interface Replies {
 /** The same call over REST and over MCP (legacy era, plain JSON answer). */
 async function callBoth(gw: TestGateway): Promise<Replies> {
   const rest = await postJson(`${gw.url}/api/get_echo`, {});
-  const mcp = await postJson(
-    `${gw.url}/mcp`,
-    {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'get_echo', arguments: {} },
-    },
-    { accept: 'application/json, text/event-stream', 'mcp-protocol-version': LEGACY },
-  );
+  const mcp = await postToolCall(gw.url, 'get_echo', {}, { era: 'legacy' });
   return { rest, mcp };
 }
 

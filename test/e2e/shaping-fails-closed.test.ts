@@ -8,7 +8,7 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { leaksIn } from '../helpers/leaks.js';
-import { LEGACY } from '../helpers/mcp-wire.js';
+import { postToolCall } from '../helpers/call-tool.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
 const MARKER = 'omitted-7Qk2-marker';
@@ -56,11 +56,7 @@ interface Answer {
 /** The same call over REST and over MCP (legacy era, plain JSON answer). */
 async function callBoth(tool: string): Promise<{ rest: Answer; mcp: Answer }> {
   const rest = await postJson(`${gw.url}/api/${tool}`, {});
-  const mcp = await postJson(
-    `${gw.url}/mcp`,
-    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {} } },
-    { accept: 'application/json, text/event-stream', 'mcp-protocol-version': LEGACY },
-  );
+  const mcp = await postToolCall(gw.url, tool, {}, { era: 'legacy' });
   // Nothing of the marker in either answer's bytes, in any spelling, nor in the logs.
   expect(leaksIn(rest.text, [MARKER])).toEqual([]);
   expect(leaksIn(mcp.text, [MARKER])).toEqual([]);

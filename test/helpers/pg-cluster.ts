@@ -22,10 +22,10 @@ import {
   stat,
   writeFile,
 } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import pg from 'pg';
+import { freePort } from '../../bench/lib/free-port.mjs';
 
 const PREFIX = 'mcpb-pg-';
 const TEMPLATE_PREFIX = 'mcpb-pgtemplate-';
@@ -108,14 +108,6 @@ function runAs(
           : resolve(stdout),
     );
   });
-}
-
-export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
 }
 
 /** pg_ctl on the cluster in `dir`, as the user that owns it (the log always goes to a file). */

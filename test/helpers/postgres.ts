@@ -17,6 +17,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { restartPgCluster } from './pg-cluster.js';
 import { redactUrl } from './test-services.js';
+import { sleep } from '../../bench/lib/sleep.mjs';
 
 type Env = Record<string, string | undefined>;
 
@@ -157,7 +158,7 @@ export async function lockSharedPostgres(
     if (Date.now() > deadline) {
       throw new Error(`another test run (pid ${pid}) held ${lockDir} for ${timeoutMs} ms`);
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
 }
 
@@ -175,7 +176,7 @@ export async function waitForPostgres(timeoutMs = 20_000, env: Env = process.env
     } catch {
       if (Date.now() > deadline)
         throw new Error(`Postgres did not come back within ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     } finally {
       await c.end().catch(() => undefined);
     }

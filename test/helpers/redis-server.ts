@@ -8,7 +8,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { freePort } from './pg-cluster.js';
+import { freePort } from '../../bench/lib/free-port.mjs';
+import { sleep } from '../../bench/lib/sleep.mjs';
 
 export interface RedisServer {
   readonly url: string;
@@ -64,7 +65,7 @@ export async function startRedisServer(port?: number): Promise<RedisServer> {
       await stop();
       throw new Error(`redis-server on port ${p} did not start:\n${out}`);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   return { url: `redis://127.0.0.1:${p}`, port: p, child, stop };
 }

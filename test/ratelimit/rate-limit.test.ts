@@ -33,9 +33,9 @@ import { compileSpecText } from '../../src/compiler/load-spec.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { BIN } from '../helpers/run-cli.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { LEGACY } from '../helpers/mcp-wire.js';
+import { callTool } from '../helpers/call-tool.js';
 import { redisSkipReason, redisUrl } from '../helpers/needs-services.js';
-import { freePort } from '../helpers/pg-cluster.js';
+import { freePort } from '../../bench/lib/free-port.mjs';
 import {
   findRedisServer,
   NO_REDIS_SERVER,
@@ -70,24 +70,8 @@ function upstreamCalls(path: string): number {
 const rest = (url: string, tool: string, key?: string) =>
   postJson(`${url}/api/${tool}`, {}, key ? { authorization: `Bearer ${key}` } : {});
 
-interface ToolResult {
-  isError: boolean;
-  content: { type: string; text: string }[];
-}
-
-async function mcpCall(url: string, tool: string, key?: string): Promise<ToolResult> {
-  const r = await postJson(
-    `${url}/mcp`,
-    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {} } },
-    {
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': LEGACY,
-      ...(key && { authorization: `Bearer ${key}` }),
-    },
-  );
-  expect(r.status).toBe(200);
-  return (r.json as { result: ToolResult }).result;
-}
+const mcpCall = (url: string, tool: string, key?: string) =>
+  callTool(url, tool, {}, { era: 'legacy', key });
 
 async function metricValue(
   url: string,

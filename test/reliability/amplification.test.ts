@@ -11,30 +11,19 @@
  * for the upstream in full, then fails to connect (502), which keeps the upstream's
  * work out of the figures.
  */
-import { createServer } from 'node:net';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  cpuNs,
-  MB,
-  procStatus,
-  resetPeak,
-  serveProcess,
-  type ServeProcess,
-} from './serve-process.js';
+import { freePort } from '../../bench/lib/free-port.mjs';
+import { cpuNs, MB, procStatus, resetPeak } from '../../bench/lib/proc.mjs';
+import { sleep } from '../../bench/lib/sleep.mjs';
+import { serveProcess, type ServeProcess } from './serve-process.js';
 
 const SIZE = 3_900_000;
 const WARM_SIZE = 40_000;
 
 let closedPort = 0;
 beforeAll(async () => {
-  closedPort = await new Promise<number>((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
+  closedPort = await freePort();
 });
 
 function spec(): string {
@@ -222,8 +211,6 @@ async function send(gw: ServeProcess, agent: Agent, c: Case, bytes: Buffer) {
   return { status: res.statusCode, text: await res.body.text() };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 async function measure(c: Case, gw: ServeProcess): Promise<Figures> {
   const agent = new Agent({ connections: 2 });
   try {
@@ -235,7 +222,7 @@ async function measure(c: Case, gw: ServeProcess): Promise<Figures> {
     await sleep(200);
     const idleRate = (cpuNs(gw.pid) - idle0) / 200;
     resetPeak(gw.pid);
-    const before = procStatus(gw.pid);
+    const before = procStatus(gw.pid)!;
     const cpu0 = cpuNs(gw.pid);
     const t0 = performance.now();
     const client0 = process.cpuUsage();
@@ -244,7 +231,7 @@ async function measure(c: Case, gw: ServeProcess): Promise<Figures> {
     // Let deferred work (GC threads, sweeping) land in the figure too.
     await sleep(300);
     const gatewayNs = cpuNs(gw.pid) - cpu0 - idleRate * (performance.now() - t0);
-    const after = procStatus(gw.pid);
+    const after = procStatus(gw.pid)!;
     const clientMs = (client.user + client.system) / 1000;
     // What a client that builds its request spends on top: serializing the arguments.
     let buildMs = 0;

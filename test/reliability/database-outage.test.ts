@@ -22,6 +22,7 @@ import {
   type PgForwarder,
   type TestSchema,
 } from '../helpers/postgres.js';
+import { sleep } from '../../bench/lib/sleep.mjs';
 
 const WORKERS = 12;
 const POOL = 3;
@@ -92,7 +93,7 @@ it('under load: readiness fails while the database is down, calls fail cleanly, 
         outcomes.push({ at, status: (err as { code?: string }).code ?? 'error' });
       }
       // Refused calls return at once; do not spin.
-      if (outcomes.at(-1)!.status !== 200) await new Promise((r) => setTimeout(r, 20));
+      if (outcomes.at(-1)!.status !== 200) await sleep(20);
     }
   });
 
@@ -100,13 +101,13 @@ it('under load: readiness fails while the database is down, calls fail cleanly, 
     const seen: number[] = [];
     for (const until = Date.now() + ms; Date.now() < until;) {
       seen.push((await get('/readyz')).status);
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
     return seen;
   };
 
   // Busy is not down: with every connection checked out, readiness stays 200.
-  await new Promise((r) => setTimeout(r, 1_000));
+  await sleep(1_000);
   const busy = await probe(500);
   expect(busy.filter((s) => s === 200).length).toBeGreaterThanOrEqual(busy.length - 1);
 
@@ -116,7 +117,7 @@ it('under load: readiness fails while the database is down, calls fail cleanly, 
   let notReadyAt: number | undefined;
   while (notReadyAt === undefined) {
     if ((await get('/readyz')).status === 503) notReadyAt = Date.now();
-    else await new Promise((r) => setTimeout(r, 50));
+    else await sleep(50);
   }
   const whileDown = await probe(1_000);
   expect(whileDown.length).toBeGreaterThan(0);
@@ -136,7 +137,7 @@ it('under load: readiness fails while the database is down, calls fail cleanly, 
       recoveredAt = Date.now();
       break;
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   running = false;
   await Promise.all(workers);

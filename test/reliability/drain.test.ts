@@ -11,6 +11,7 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startHeldUpstream, type HeldUpstream } from '../helpers/upstream.js';
 import { serveProcess, type ServeProcess } from './serve-process.js';
+import { sleep } from '../../bench/lib/sleep.mjs';
 
 const CALLS = 200;
 /** Longer than the checks take on any machine: the held calls must outlive them. */
@@ -100,7 +101,7 @@ it('SIGTERM with 200 calls in flight: not ready from then on, new connections re
   const agent = new Agent({ connections: CALLS + 10 });
   const calls = Array.from({ length: CALLS }, (_, n) => call(agent, url, n));
   // Every call has reached the upstream: 200 in flight inside the gateway.
-  while (upstream.requests.length < CALLS) await new Promise((r) => setTimeout(r, 20));
+  while (upstream.requests.length < CALLS) await sleep(20);
 
   const signalled = Date.now();
   gw.child.kill('SIGTERM');

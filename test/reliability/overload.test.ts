@@ -10,19 +10,15 @@
  * whatever the machine's speed. The latencies are printed, not asserted; `npm run soak
  * -- --overload` measures them (docs/reliability.md).
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { MB, procStatus, resetPeak } from '../../bench/lib/proc.mjs';
+import { sleep } from '../../bench/lib/sleep.mjs';
+import { f0, f1, f2, percentile } from '../../bench/lib/stats.mjs';
 import { startHeldUpstream, type HeldUpstream } from '../helpers/upstream.js';
-import {
-  MB,
-  percentile,
-  procStatus,
-  resetPeak,
-  serveProcess,
-  type ServeProcess,
-} from './serve-process.js';
+import { serveProcess, type ServeProcess } from './serve-process.js';
+import { startProbe as startProbeProcess, type ProbeReport } from './start-probe.js';
 
 /**
  * 2,000 rather than the 5,000 of issue 11: on a busy 2-core machine the test's own
@@ -41,7 +37,7 @@ beforeAll(async () => {
   upstream = await startHeldUpstream();
 });
 
-const probeChildren = new Set<ReturnType<typeof spawn>>();
+const probeChildren = new Set<ChildProcess>();
 
 afterAll(async () => {
   for (const c of probeChildren) if (c.exitCode === null) c.kill('SIGKILL');
@@ -63,31 +59,11 @@ can get slow {
 `;
 }
 
-interface ProbeReport {
-  probes: { at: number; ms: number; status: number | string }[];
-  rss: number[];
-  /** Kept-alive connection resets under a probe (each probe asked again once). */
-  resets: number;
-}
-
+/** A probe whose process afterAll kills should the test fail before stopping it. */
 async function startProbe(url: string, pid: number, mode: 'fresh' | 'keep') {
-  const child = spawn(
-    process.execPath,
-    [join(import.meta.dirname, 'probe.mjs'), url, String(pid), '50', mode],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  probeChildren.add(child);
-  let out = '';
-  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
-  while (!out.startsWith('ready\n')) await new Promise((r) => setTimeout(r, 10));
-  return {
-    async stop(): Promise<ProbeReport> {
-      const done = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await done;
-      return JSON.parse(out.slice('ready\n'.length)) as ProbeReport;
-    },
-  };
+  const probe = await startProbeProcess(url, pid, mode);
+  probeChildren.add(probe.child);
+  return probe;
 }
 
 interface Shot {
@@ -101,10 +77,10 @@ interface Shot {
 it('sheds 2,000 concurrent calls beyond the cap of 200 with 503 while the admitted ones are held; every /healthz probe answered; memory bounded', async () => {
   gw = await serveProcess(spec(upstream.url), ['--max-in-flight', String(CAP)]);
   const url = gw.url;
-  const before = procStatus(gw.pid);
+  const before = procStatus(gw.pid)!;
   // Two probes: one opening a new connection each time (a kubelet), one on a kept-alive connection.
   const probes = [await startProbe(url, gw.pid, 'fresh'), await startProbe(url, gw.pid, 'keep')];
-  await new Promise((r) => setTimeout(r, 300));
+  await sleep(300);
   resetPeak(gw.pid);
 
   const agent = new Agent({ connections: CALLS + 100, connect: { timeout: 30_000 } });
@@ -146,17 +122,17 @@ it('sheds 2,000 concurrent calls beyond the cap of 200 with 503 while the admitt
   // answered only once released below).
   const settled: Shot[] = [];
   for (const s of shots) void s.then((x) => settled.push(x));
-  while (settled.length < CALLS - CAP) await new Promise((r) => setTimeout(r, 10));
+  while (settled.length < CALLS - CAP) await sleep(10);
   const answeredWhileHeld = settled.length;
   const burstEnd = Date.now();
-  await new Promise((r) => setTimeout(r, HOLD_AFTER_BURST_MS));
-  const peak = procStatus(gw.pid);
+  await sleep(HOLD_AFTER_BURST_MS);
+  const peak = procStatus(gw.pid)!;
   const [fresh, keep] = await Promise.all(probes.map((p) => p.stop()));
   const heldUpstream = upstream.requests.length;
   upstream.release();
   const all = await Promise.all(shots);
   await agent.close();
-  const after = procStatus(gw.pid);
+  const after = procStatus(gw.pid)!;
 
   const shed = all.filter((s) => s.status === 503);
   const ok = all.filter((s) => s.status === 200);
@@ -179,13 +155,13 @@ it('sheds 2,000 concurrent calls beyond the cap of 200 with 503 while the admitt
     .map((l) => Number(/"durationMs":([\d.]+)/.exec(l)?.[1]));
   const stats = (r: ProbeReport, from: number, to: number) => {
     const ms = r.probes.filter((p) => p.at >= from && p.at <= to).map((p) => p.ms);
-    return `n=${ms.length} p50 ${percentile(ms, 50).toFixed(1)} ms, p99 ${percentile(ms, 99).toFixed(1)} ms, max ${Math.max(...ms).toFixed(1)} ms`;
+    return `n=${ms.length} p50 ${f1(percentile(ms, 50))} ms, p99 ${f1(percentile(ms, 99))} ms, max ${Math.max(...ms).toFixed(1)} ms`;
   };
   const peakRss = Math.max(peak.hwm, ...fresh!.rss, ...keep!.rss);
   console.log(
     `overload: ${CALLS} concurrent calls, cap ${CAP}, upstream holding until released: ${shed.length} shed with 503 OVERLOADED, ${ok.length} admitted\n` +
-      `  shed inside the gateway (access log durationMs, n=${gatewayShedMs.length}): p50 ${percentile(gatewayShedMs, 50).toFixed(2)} ms, p99 ${percentile(gatewayShedMs, 99).toFixed(2)} ms, max ${Math.max(...gatewayShedMs).toFixed(2)} ms\n` +
-      `  shed as the client saw it (connect, queue, answer): p50 ${percentile(shedMs, 50).toFixed(0)} ms, p99 ${percentile(shedMs, 99).toFixed(0)} ms; every excess call answered ${burstEnd - burstStart} ms after the first was sent\n` +
+      `  shed inside the gateway (access log durationMs, n=${gatewayShedMs.length}): p50 ${f2(percentile(gatewayShedMs, 50))} ms, p99 ${f2(percentile(gatewayShedMs, 99))} ms, max ${Math.max(...gatewayShedMs).toFixed(2)} ms\n` +
+      `  shed as the client saw it (connect, queue, answer): p50 ${f0(percentile(shedMs, 50))} ms, p99 ${f0(percentile(shedMs, 99))} ms; every excess call answered ${burstEnd - burstStart} ms after the first was sent\n` +
       `  /healthz, new connection each: during the burst ${stats(fresh!, burstStart, burstEnd)}; while ${CAP} calls are held ${stats(fresh!, burstEnd, Infinity)}\n` +
       `  /healthz, kept-alive connection: during the burst ${stats(keep!, burstStart, burstEnd)}; while ${CAP} calls are held ${stats(keep!, burstEnd, Infinity)}; ${keep!.resets} keep-alive resets\n` +
       `  gateway RSS ${(before.rss / MB).toFixed(0)} MB before, peak ${(peakRss / MB).toFixed(0)} MB, ${(after.rss / MB).toFixed(0)} MB after; open fds ${before.fds} before, ${peak.fds} with the calls held, ${after.fds} after`,

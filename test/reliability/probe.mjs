@@ -9,8 +9,9 @@
  *
  *   node probe.mjs <url> <pid> <interval-ms> <fresh|keep>
  */
-import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
+import { statusKb } from '../../bench/lib/proc.mjs';
+import { sleep } from '../../bench/lib/sleep.mjs';
 
 const [url, pid, intervalText, mode] = process.argv.slice(2);
 const interval = Number(intervalText);
@@ -19,13 +20,7 @@ const probes = [];
 const rss = [];
 let running = true;
 
-function rssBytes() {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) * 1024;
-  } catch {
-    return NaN;
-  }
-}
+const rssBytes = () => (statusKb(pid, 'VmRSS') ?? NaN) * 1024;
 
 /** Resets of the kept-alive connection (see below), reported with the probes. */
 let resets = 0;
@@ -68,7 +63,7 @@ while (running) {
   rss.push(rssBytes());
   await probe();
   const wait = next - performance.now();
-  if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  if (wait > 0) await sleep(wait);
 }
 process.stdout.write(`${JSON.stringify({ probes, rss, resets })}\n`);
 await keep.close();

@@ -1,21 +1,15 @@
 /**
  * The real `mcp-beaver serve` as its own process, for the reliability tests: the spec
  * is written to a temp file, the CLI listens on 127.0.0.1:0, and the URL is read
- * from its "listening" log line. /proc gives its memory, descriptors and CPU time.
+ * from its "listening" log line; bench/lib/proc.mjs reads its memory, descriptors and
+ * CPU time from /proc.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import {
-  closeSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listeningUrl } from '../../bench/lib/listening.mjs';
+import { sleep } from '../../bench/lib/sleep.mjs';
 import { BIN } from '../helpers/run-cli.js';
 
 export interface ServeProcess {
@@ -74,7 +68,7 @@ export async function serveProcess(
       child.kill('SIGKILL');
       throw new Error(`the gateway did not start:\n${out()}`);
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
   return {
     url,
@@ -88,47 +82,3 @@ export async function serveProcess(
     },
   };
 }
-
-export interface ProcStatus {
-  /** Resident set now, in bytes. */
-  readonly rss: number;
-  /** Peak resident set since start or the last resetPeak, in bytes. */
-  readonly hwm: number;
-  readonly fds: number;
-}
-
-export function procStatus(pid: number): ProcStatus {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (key: string): number => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1]);
-  return {
-    rss: kb('VmRSS') * 1024,
-    hwm: kb('VmHWM') * 1024,
-    fds: readdirSync(`/proc/${pid}/fd`).length,
-  };
-}
-
-/** Resets the peak resident set (VmHWM) to the current one (Linux clear_refs 5). */
-export function resetPeak(pid: number): void {
-  writeFileSync(`/proc/${pid}/clear_refs`, '5');
-}
-
-/** CPU time of every thread of the process (main, GC helpers, libuv pool), in ns. */
-export function cpuNs(pid: number): number {
-  let total = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return total;
-}
-
-export function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-export const MB = 1024 * 1024;

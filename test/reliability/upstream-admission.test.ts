@@ -11,6 +11,7 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { serveProcess, type ServeProcess } from './serve-process.js';
+import { sleep } from '../../bench/lib/sleep.mjs';
 
 const CONNECTIONS = 3;
 const UPSTREAM_MS = 250;
@@ -26,7 +27,7 @@ beforeAll(async () => {
   upstream = await startUpstream(async (req, res) => {
     concurrent += 1;
     mostConcurrent = Math.max(mostConcurrent, concurrent);
-    await new Promise((r) => setTimeout(r, UPSTREAM_MS));
+    await sleep(UPSTREAM_MS);
     concurrent -= 1;
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ n: req.path.split('/').pop() }));

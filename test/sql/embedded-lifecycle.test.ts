@@ -5,8 +5,10 @@
  * gateway runs then: a crash is no worse) — leaving no postgres process and no data
  * directory behind.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isAlive, processTree } from '../../bench/lib/proc.mjs';
+import { sleep } from '../../bench/lib/sleep.mjs';
 import { postJson } from '../helpers/gateway.js';
 import { serveProcess, type ServeProcess } from '../reliability/serve-process.js';
 
@@ -20,38 +22,13 @@ can list where {
 }
 `;
 
-/** Every process below `pid`, from /proc's parent links (the gateway's own children first). */
-function descendants(pid: number): number[] {
-  const parent = new Map<number, number>();
-  for (const e of readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
-      parent.set(Number(e), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  const out = [pid];
-  for (let i = 0; i < out.length; i++) for (const [p, pp] of parent) if (pp === out[i]) out.push(p);
-  return out.slice(1);
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
 const cmdline = (pid: number): string[] =>
   readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 
 /** The postmaster (its command line has -D) and its data directory. */
 function postmaster(gatewayPid: number): { pid: number; dataDir: string; all: number[] } {
-  const all = descendants(gatewayPid);
+  // Every process below the gateway, its own children first.
+  const all = processTree(gatewayPid).slice(1);
   for (const pid of all) {
     const argv = cmdline(pid);
     const d = argv.indexOf('-D');
@@ -64,7 +41,7 @@ async function until(what: string, done: () => boolean): Promise<void> {
   const end = Date.now() + 20_000;
   while (!done()) {
     if (Date.now() > end) throw new Error(`still not true after 20 s: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 }
 
@@ -96,7 +73,7 @@ describe('the embedded Postgres process', { timeout: 90_000 }, () => {
       expect(existsSync(pg.dataDir)).toBe(true);
       process.kill(gw.pid, signal);
       await gw.exited;
-      await until('every process the gateway started has exited', () => !pg.all.some(alive));
+      await until('every process the gateway started has exited', () => !pg.all.some(isAlive));
       await until(`${pg.dataDir} is removed`, () => !existsSync(pg.dataDir));
     });
   }

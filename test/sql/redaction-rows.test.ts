@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { leaksIn } from '../helpers/leaks.js';
-import { LEGACY } from '../helpers/mcp-wire.js';
+import { postToolCall } from '../helpers/call-tool.js';
 
 const READER_KEY = 'reader-key/with+symbols_0001';
 const OTHER_KEY = 'other-caller-key/9f8e+7d6c';
@@ -48,11 +48,7 @@ const auth = { authorization: `Bearer ${READER_KEY}` };
 
 async function both(tool: string, args: unknown): Promise<string[]> {
   const rest = await postJson(`${gw.url}/api/${tool}`, args, auth);
-  const mcp = await postJson(
-    `${gw.url}/mcp`,
-    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } },
-    { ...auth, accept: 'application/json, text/event-stream', 'mcp-protocol-version': LEGACY },
-  );
+  const mcp = await postToolCall(gw.url, tool, args, { era: 'legacy', key: READER_KEY });
   expect(mcp.status).toBe(200);
   return [rest.text, mcp.text];
 }

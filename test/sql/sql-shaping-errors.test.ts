@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { leaksIn } from '../helpers/leaks.js';
-import { LEGACY } from '../helpers/mcp-wire.js';
+import { postToolCall } from '../helpers/call-tool.js';
 import { createTestSchema, lockSharedPostgres, type TestSchema } from '../helpers/postgres.js';
 
 const EMAIL = 'omitted-9Zr4@example.test';
@@ -81,11 +81,7 @@ interface McpAnswer {
 /** The call over REST and over MCP; neither answer nor the logs hold a row value. */
 async function callBoth(tool: string, args: Record<string, unknown>) {
   const rest = await postJson(`${gw.url}/api/${tool}`, args);
-  const mcp = await postJson(
-    `${gw.url}/mcp`,
-    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } },
-    { accept: 'application/json, text/event-stream', 'mcp-protocol-version': LEGACY },
-  );
+  const mcp = await postToolCall(gw.url, tool, args, { era: 'legacy' });
   expect(leaksIn(rest.text, [EMAIL, CODE])).toEqual([]);
   expect(leaksIn(mcp.text, [EMAIL, CODE])).toEqual([]);
   expect(leaksIn(gw.logs(), [EMAIL, CODE])).toEqual([]);

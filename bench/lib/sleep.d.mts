@@ -1,0 +1,1 @@
+export function sleep(ms: number): Promise<void>;

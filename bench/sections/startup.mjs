@@ -1,0 +1,76 @@
+// Section 5 of `npm run bench`: process start to /readyz 200 and the idle RSS of
+// generated specs of 50, 500 and 2,000 grants, beside node + bare fastify from process
+// start to its first answer (the floor).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { stop } from '../lib/processes.mjs';
+import { rssMb } from '../lib/proc.mjs';
+import { sleep } from '../lib/sleep.mjs';
+import { f0, f1, range, stats } from '../lib/stats.mjs';
+import { verdict } from './group.mjs';
+import { markdownTable } from './markdown-table.mjs';
+
+async function run(ctx, { work, db }) {
+  const { tsImport } = await import('tsx/esm/api');
+  const { generateSpec } = await tsImport('../generate-spec.ts', import.meta.url);
+  const out = [];
+  // The floor: node + fastify from process start to its first answer.
+  const floorMs = [];
+  const bodyFile = join(work, 'empty.json');
+  writeFileSync(bodyFile, '{}');
+  for (let i = 0; i < ctx.reps; i++) {
+    const t0 = performance.now();
+    const s = await ctx.startScript('floor-tools-list.mjs', { BODY_FILE: bodyFile }, 'floor start');
+    floorMs.push(performance.now() - t0);
+    await stop(s.child);
+  }
+  for (const n of [50, 500, 2000]) {
+    const spec = join(work, `generated-${n}.mcp.kdl`);
+    writeFileSync(spec, generateSpec(n));
+    const ready = [];
+    const rss = [];
+    for (let i = 0; i < ctx.reps; i++) {
+      const gw = await ctx.startGateway(spec, {
+        env: { DATABASE_URL: db.url, BENCH_TOKEN: 'bench-token' },
+      });
+      ready.push(gw.readyMs);
+      await sleep(1000);
+      rss.push(rssMb(gw.child.pid));
+      await stop(gw.child);
+    }
+    const row = { grants: n, readyMs: stats(ready), rssIdleMb: stats(rss) };
+    out.push(row);
+    ctx.log(
+      `start-up ${n} grants: ready ${row.readyMs.median.toFixed(0)} ms, idle RSS ${row.rssIdleMb.median.toFixed(1)} MB`,
+    );
+  }
+  return { floorFastifyFirstAnswerMs: stats(floorMs), specs: out };
+}
+
+function report(s) {
+  return [
+    '### 5. Start-up: process start to /readyz 200 (generated specs)',
+    '',
+    ...markdownTable(
+      ['grants', 'ready ms', 'idle RSS MB', 'target'],
+      s.specs.map((r) => [
+        r.grants,
+        range(r.readyMs, f0),
+        range(r.rssIdleMb, f1),
+        `${r.grants === 500 ? `ready ${verdict(r.readyMs, { max: 300 })}; ` : ''}RSS ${verdict(r.rssIdleMb, { max: 80 })}`,
+      ]),
+    ),
+    '',
+    `Floor: node + bare fastify, process start to first answer: ${range(s.floorFastifyFirstAnswerMs, f0)} ms.`,
+    '',
+  ];
+}
+
+export const startupSection = {
+  key: 'startup',
+  label: 'start-up',
+  database: 'required',
+  run,
+  report,
+};
