@@ -18,7 +18,7 @@ import { gatePathValues } from './guards/metachar.js';
 import { checkScopes } from './guards/scopes.js';
 import { withoutPrototypes } from './null-prototype.js';
 import type { Operation } from './operation.js';
-import type { FieldType } from '../compiler/spec-types.js';
+import type { FieldType } from '../compiler/field-types.js';
 
 export type Outcome =
   | { readonly ok: true; readonly envelope: BuiltEnvelope; readonly upstreamStatus?: number }

@@ -4,7 +4,7 @@
  */
 import type { Shaper } from '../envelope/shape.js';
 import type { ToolDescriptor } from '../compiler/descriptor.js';
-import type { FieldType } from '../compiler/spec-types.js';
+import type { FieldType } from '../compiler/field-types.js';
 import type { PreparedBackend } from './backends/backend.js';
 import type { MixedSegment } from './guards/metachar.js';
 import type { ExclusiveCheck } from './guards/exclusive.js';
