@@ -17,6 +17,8 @@ import type { RestrictSpec } from './restrict.js';
 
 /** A `can <verb> <resource>` node as read: its common children and its backend's, unread. */
 export interface GrantSpec {
+  /** The tool name (`can create issue-comment` → `create_issue_comment`), once. */
+  readonly name: string;
   readonly verb: Located<string>;
   readonly resource: string;
   readonly at: Position;

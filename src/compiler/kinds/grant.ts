@@ -49,8 +49,8 @@ export type { GrantContext, GrantSpec } from './grant-backend.js';
 /** The backends a grant may have, in the order messages and the "known: ..." hint list them. */
 const GRANT_BACKENDS: readonly GrantBackend[] = [HTTP_GRANT, SQL_GRANT];
 
-export const DEFAULT_MAX_BYTES = 262_144;
-export const DEFAULT_BUDGET_BYTES = 40_000;
+const DEFAULT_MAX_BYTES = 262_144;
+const DEFAULT_BUDGET_BYTES = 40_000;
 
 /** `pick` / `omit`: field paths, checked with the grant. */
 const SHAPE: NodeKind<Located<Located<string>[]>> = {
@@ -108,9 +108,12 @@ export const GRANT: NodeKind<GrantSpec> = {
   },
   build(n) {
     const c = n.children;
+    const verb = arg<string>(n, 0)!;
+    const resource = arg<string>(n, 1)!;
     return {
-      verb: { value: arg<string>(n, 0)!, at: argAt(n, 0) },
-      resource: arg<string>(n, 1)!,
+      name: toolName(verb, resource),
+      verb: { value: verb, at: argAt(n, 0) },
+      resource,
       at: n.at,
       describe: childNamed(c, 'describe'),
       title: childNamed(c, 'title'),
@@ -181,7 +184,7 @@ function either(words: readonly string[]): string {
 /** The meaning of one grant: name, verb, backend, arguments, shape, restrict. */
 function checkGrant(g: GrantSpec, ctx: GrantContext): CheckedGrant {
   const { diag } = ctx;
-  const name = toolName(g.verb.value, g.resource);
+  const { name } = g;
   const subject = [`grant ${name}`];
   checkBounds(
     GRANT_BACKENDS.flatMap((b) => b.blocks(g.parts)),

@@ -40,25 +40,25 @@ import {
 import type { CheckedBackend, GrantBackend, GrantContext, GrantSpec } from './grant-backend.js';
 
 /** The upstream timeout when neither the grant nor the spec sets one. */
-export const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** `query encoding="form"`: how query keys and values are escaped (url.ts). */
-export interface QuerySpec extends FieldBlockSpec {
+interface QuerySpec extends FieldBlockSpec {
   readonly encoding?: 'percent' | 'form';
 }
 
-export interface BodySpec extends FieldBlockSpec {
+interface BodySpec extends FieldBlockSpec {
   readonly encoding: 'json' | 'form';
 }
 
-export interface SetSpec {
+interface SetSpec {
   readonly target: 'query' | 'header' | 'body';
   readonly key: string;
   readonly value: Scalar;
   readonly at: Position;
 }
 
-export type PathSpec = Located<string> & { readonly params: readonly FieldSpec[] };
+type PathSpec = Located<string> & { readonly params: readonly FieldSpec[] };
 
 /** An HTTP grant's own children, as read. */
 interface HttpSpec {

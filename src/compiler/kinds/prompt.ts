@@ -63,7 +63,7 @@ export interface PromptSpec {
   readonly scopes: readonly string[];
 }
 
-export const DEFAULT_PROMPT_MAX_LENGTH = 1000;
+const DEFAULT_PROMPT_MAX_LENGTH = 1000;
 const ROLES: ReadonlySet<string> = new Set(['user', 'assistant']);
 const STRING = { type: 'string' } as const;
 

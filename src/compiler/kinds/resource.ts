@@ -94,12 +94,7 @@ export const RESOURCE: NodeKind<ResourceSpec> = {
 };
 
 /** Field types a URI variable can be converted to: one scalar, never a list or object. */
-export const VARIABLE_TYPES: ReadonlySet<string> = new Set([
-  'string',
-  'integer',
-  'number',
-  'boolean',
-]);
+const VARIABLE_TYPES: ReadonlySet<string> = new Set(['string', 'integer', 'number', 'boolean']);
 
 /** What the check of one resource found, for prompts that embed it and its lowering. */
 export interface CheckedResource {

@@ -16,7 +16,7 @@ import { blockKind, checkExclusive, checkFieldValues, type FieldBlockSpec } from
 import type { CheckedBackend, GrantBackend, GrantContext, GrantSpec } from './grant-backend.js';
 
 /** Rows beyond this are dropped and reported in coverage (spec-language.md, max-rows). */
-export const DEFAULT_MAX_ROWS = 1000;
+const DEFAULT_MAX_ROWS = 1000;
 
 /** A sql grant's own children, as read. */
 interface SqlSpec {
