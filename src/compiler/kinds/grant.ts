@@ -225,7 +225,7 @@ function checkGrant(g: GrantSpec, ctx: GrantContext): CheckedGrant {
       second?.at ?? g.at,
       subject,
       second
-        ? `a grant has either ${either(GRANT_BACKENDS.map((b) => b.either))}, not both`
+        ? `a grant has either ${either(GRANT_BACKENDS.map((b) => b.either))}, ${GRANT_BACKENDS.length === 2 ? 'not both' : 'only one of them'}`
         : `a grant needs ${either(GRANT_BACKENDS.map((b) => b.needs))}`,
     );
     return { spec: g, name, makesTool: false, placements: [] };

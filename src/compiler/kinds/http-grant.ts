@@ -5,8 +5,14 @@
  * to, from the template and placements the check found.
  */
 import type { Claims } from '../claims.js';
+import { once } from '../common-kinds.js';
 import type { Located, Position, Subject } from '../diagnostics.js';
-import type { BodyFieldDescriptor, HttpBackend, JsonScalar } from '../descriptor.js';
+import type {
+  ArgumentDescriptor,
+  BodyFieldDescriptor,
+  HttpBackend,
+  JsonScalar,
+} from '../descriptor.js';
 import { PATH_PARAM_MAX_LENGTH, type JsonSchema } from '../field-schema.js';
 import type { FieldSpec } from '../field-types.js';
 import { headerProblem } from '../headers.js';
@@ -24,8 +30,6 @@ import { FIELD_NAME, RESERVED_NAME, reservedMessage } from '../naming.js';
 import { HTTP_OUTPUT_SCHEMA } from '../output-schema.js';
 import { parseTemplate, type TemplateResult } from '../path-template.js';
 import { plain, schemaOf, upstreamOf, type Placement } from '../placement.js';
-import { once } from '../common-kinds.js';
-import type { ArgumentDescriptor } from '../descriptor.js';
 import {
   blockTable,
   checkExclusive,

@@ -4,14 +4,14 @@
  * against its params, and the SqlBackend it lowers to.
  */
 import type { Claims } from '../claims.js';
+import { count, locatedString, once } from '../common-kinds.js';
 import type { Located, Subject } from '../diagnostics.js';
 import type { SqlBackend } from '../descriptor.js';
+import type { FieldSpec } from '../field-types.js';
 import { childNamed, type Built } from '../kdl-reader.js';
 import { SQL_OUTPUT_SCHEMA } from '../output-schema.js';
-import type { FieldSpec } from '../field-types.js';
 import { plain, type Placement } from '../placement.js';
 import { scanSql } from '../sql-text.js';
-import { count, locatedString, once } from '../common-kinds.js';
 import { blockKind, checkExclusive, checkFieldValues, type FieldBlockSpec } from './field.js';
 import type { CheckedBackend, GrantBackend, GrantContext, GrantSpec } from './grant-backend.js';
 
