@@ -94,4 +94,7 @@ export interface GrantBackend {
   /** Its field blocks, with the labels their messages use (bounds are checked first). */
   blocks(parts: readonly Built[]): [FieldLabel, readonly FieldSpec[]][];
   check(g: GrantSpec, ctx: GrantContext, subject: Subject, claims: Claims): CheckedBackend;
+  /** Its arguments as written, unchecked: what a `from=` resource sees of a grant whose
+   * backend is in doubt (it names two), so the resource's own errors are still found. */
+  place(parts: readonly Built[]): Placement[];
 }

@@ -228,7 +228,9 @@ function checkGrant(g: GrantSpec, ctx: GrantContext): CheckedGrant {
         ? `a grant has either ${either(GRANT_BACKENDS.map((b) => b.either))}, ${GRANT_BACKENDS.length === 2 ? 'not both' : 'only one of them'}`
         : `a grant needs ${either(GRANT_BACKENDS.map((b) => b.needs))}`,
     );
-    return { spec: g, name, makesTool: false, placements: [] };
+    // Of a grant that names two backends, the later one's arguments are what a resource sees.
+    const placements = given.length > 1 ? given.at(-1)!.place(g.parts) : [];
+    return { spec: g, name, makesTool: false, placements };
   }
   const kind = given[0]!;
   for (const other of GRANT_BACKENDS) {

@@ -182,6 +182,12 @@ export const HTTP_GRANT: GrantBackend = {
     ];
   },
   check: checkHttp,
+  place(parts) {
+    const s = httpSpecOf(parts);
+    const template = s.path && parseTemplate(s.path.value);
+    const path = template?.ok ? pathPlacements(s.path!, template.params) : [];
+    return [...path, ...queryPlacements(s), ...bodyPlacements(s)];
+  },
 };
 
 /** An HTTP grant whose template cannot be read: its query and body arguments, unchecked. */
@@ -234,13 +240,12 @@ function checkHttp(
         `path param ${p.name} is declared but the template ${JSON.stringify(path.value)} has no {${p.name}}`,
       );
   }
-  const params = template.params.filter((name) => {
-    if (name !== RESERVED_NAME) return true;
-    diag.error('SPEC_RESERVED_NAME', path.at, subject, reservedMessage('path param', name));
-    return false;
-  });
-  const pathPlaced = pathPlacements(path, params);
+  for (const name of template.params)
+    if (name === RESERVED_NAME)
+      diag.error('SPEC_RESERVED_NAME', path.at, subject, reservedMessage('path param', name));
+  const pathPlaced = pathPlacements(path, template.params);
   for (const placed of pathPlaced) {
+    if (placed.argument.name === RESERVED_NAME) continue;
     const given = path.params.find((p) => p.name === placed.argument.name);
     if (given) checkPathParam(given, ctx, subject);
     claims.claim(placed);

@@ -47,6 +47,7 @@ export const SQL_GRANT: GrantBackend = {
   openWorld: false,
   blocks: (parts) => [['param', sqlSpecOf(parts).params?.fields ?? []]],
   check: checkSql,
+  place: (parts) => paramPlacements(sqlSpecOf(parts).params?.fields ?? []),
 };
 
 function checkSql(
