@@ -1,7 +1,14 @@
-/** Node kinds that several tables share: texts, durations, rate limits, located strings. */
+/** Node kinds that several tables share: texts, counts, durations, rate limits, located strings. */
 import type { Located } from './diagnostics.js';
 import type { RateLimit } from './descriptor.js';
-import { arg, argAt, type NodeKind, type TableRow } from './kdl-reader.js';
+import {
+  arg,
+  argAt,
+  type NodeKind,
+  type ReadContext,
+  type ReadNode,
+  type TableRow,
+} from './kdl-reader.js';
 import { parseDuration, parseRateLimit } from './values.js';
 
 /** A kind that may appear once in its table. */
@@ -14,6 +21,17 @@ export function locatedString(what: string): NodeKind<Located<string>> {
     build: (n) => {
       const value = arg<string>(n, 0);
       return value === undefined ? undefined : { value, at: argAt(n, 0) };
+    },
+  };
+}
+
+/** `max-rows 100`, `max-bytes 65536`: one whole number of at least `min`, kept with its place. */
+export function count(name: string, min = 1): NodeKind<Located<number>> {
+  return {
+    args: [{ what: `${name} value`, type: 'integer', min }],
+    build: (n) => {
+      const value = arg<number>(n, 0);
+      return value === undefined ? undefined : { value, at: n.at };
     },
   };
 }
@@ -68,3 +86,28 @@ export const SCOPE: NodeKind<string[]> = {
     return n.args.flatMap((a) => (a ? [a.value as string] : []));
   },
 };
+
+/**
+ * A text that may be written as a property or as a child (`describe="..."` or
+ * `describe "..."`), on resources and prompts; both at once is a duplicate.
+ */
+export function propOrChild(
+  n: ReadNode,
+  name: string,
+  ctx: ReadContext,
+): Located<string> | undefined {
+  const fromProp = n.props.get(name) as Located<string> | undefined;
+  const child = n.children.find((c) => c.name === name);
+  if (fromProp && child) {
+    ctx.diag.error(
+      'SPEC_DUPLICATE',
+      child.at,
+      ctx.subject,
+      `\`${name}\` is given twice (as ${name}= on line ${fromProp.at.line} and as a child)`,
+    );
+  }
+  if (fromProp) return fromProp;
+  if (!child) return undefined;
+  const v = child.value as string | Located<string>;
+  return typeof v === 'string' ? { value: v, at: child.at } : v;
+}

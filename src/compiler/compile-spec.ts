@@ -1,9 +1,18 @@
-/** Spec → CompiledSpec: check every meaning error, and lower only a spec that has none. */
-import { checkSpec, type SpecOverrides } from './check-spec.js';
+/**
+ * Spec → CompiledSpec in one pass over the kinds: each checks its nodes, reporting every
+ * meaning error of the file, and hands what it found to its own lowering, which runs
+ * only when the whole file is clean. The order is the kinds' dependencies: the top
+ * level's settings, then grants (against them), resources (naming grants), prompts
+ * (embedding resources).
+ */
 import type { CompiledSpec } from './descriptor.js';
 import type { Diagnostics } from './diagnostics.js';
-import { lowerSpec } from './lower-spec.js';
-import type { Spec } from './spec-types.js';
+import { deepFreeze } from './freeze.js';
+import { checkGrants, lowerGrant } from './kinds/grant.js';
+import { checkPrompts, lowerPrompts } from './kinds/prompt.js';
+import { checkResources, lowerResources } from './kinds/resource.js';
+import { warnUnusedRestrict } from './kinds/restrict.js';
+import { checkTop, lowerTop, type Spec, type SpecOverrides } from './kinds/top.js';
 
 export type { SpecOverrides };
 
@@ -13,6 +22,13 @@ export function compileSpec(
   diag: Diagnostics,
   overrides: SpecOverrides = {},
 ): CompiledSpec | undefined {
-  checkSpec(spec, diag, overrides);
-  return diag.errors.length > 0 ? undefined : lowerSpec(spec, overrides);
+  const context = checkTop(spec, diag, overrides);
+  const grants = checkGrants(spec.grants, context);
+  const resources = checkResources(spec.resources, grants, spec.file, diag);
+  const prompts = checkPrompts(spec.prompts, resources, diag);
+  warnUnusedRestrict(spec.restrict, context.restrictUsed, diag);
+  if (diag.errors.length > 0) return undefined;
+  const tools = grants.map((g) => lowerGrant(g, context));
+  const lowered = lowerResources(resources, tools, spec.file);
+  return deepFreeze(lowerTop(spec, tools, lowered, lowerPrompts(prompts, lowered, spec.file)));
 }

@@ -3,6 +3,7 @@
  * holding everything later stages need (the MCP tool, the REST route, the engine's
  * argument placement) and nothing that runs. Golden tests pin them.
  */
+import type { ShapeDescriptor } from '../envelope/shape-path.js';
 import type { FieldType } from './field-types.js';
 import type { HttpMethod } from './verbs.js';
 
@@ -101,11 +102,8 @@ export interface SqlBackend {
   readonly timeoutMs: number;
 }
 
-/** `pick` / `omit`: the fields a grant's result keeps or drops (shape-path.ts parses them). */
-export interface ShapeDescriptor {
-  readonly mode: 'pick' | 'omit';
-  readonly paths: readonly string[];
-}
+/** `pick` / `omit`: the envelope's shaping, which owns the paths' language. */
+export type { ShapeDescriptor } from '../envelope/shape-path.js';
 
 export interface ToolDescriptor {
   readonly name: string;

@@ -6,7 +6,7 @@
  */
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { Scalar } from './kdl-reader.js';
-import type { FieldSpec, FieldType, Format } from './spec-types.js';
+import type { FieldSpec, FieldType, Format } from './field-types.js';
 
 export type { JsonSchema } from './descriptor.js';
 import type { JsonSchema } from './descriptor.js';

@@ -2,6 +2,7 @@
  * The one reader of KDL nodes. Every node kind is a row (`NodeKind`): its arguments and
  * properties with their value types, its children (a `Table` of the kinds it may hold,
  * which of them may repeat) and `build`, which turns what was read into the typed Spec.
+ * The rows live with their kinds (kinds/*.ts); this file knows no node by name.
  * The reader refuses whatever the row does not list, with the table's own "known: ..."
  * hint, and leaves out a value it reported, so the caller keeps going and one run
  * lists every error of a file (spec-language.md, "Load errors").
@@ -29,8 +30,6 @@ export interface ReadContext {
   readonly diag: Diagnostics;
   /** Prefix of the messages about this node: "grant list_issues". */
   readonly subject: Subject;
-  /** How a free-named child (a field) is named in messages: "query field". */
-  readonly label?: string;
 }
 
 /** A row kind picked by one argument's value: auth kinds, database modes, field types. */
@@ -55,21 +54,28 @@ export interface NodeKind<T = unknown> {
   readonly variants?: Variants;
   /** Known children; absent: the node takes none. */
   readonly children?: Table;
-  /** Whether a free-named node may be read at all (reports when not). */
-  readonly accepts?: (name: string, at: Position, ctx: ReadContext) => boolean;
-  /** Subject of the node's own messages (default: the parent's). */
-  readonly self?: (name: string, ctx: ReadContext) => Subject;
   /** Subject of its children's messages; undefined (arguments missing) skips them. */
   readonly inner?: (n: ReadNode, subject: Subject) => Subject | undefined;
   readonly build: (n: ReadNode, ctx: ReadContext) => T | undefined;
 }
 
-export interface TableRow extends NodeKind {
+interface RowRules {
   /** May appear once; a function words the duplicate's refusal itself. */
   readonly once?: true | ((name: string) => string);
   /** Why the node is refused here (SPEC_PROPERTY_TYPE), e.g. enum on an object field. */
   readonly refuse?: string;
 }
+
+/**
+ * A row that reads its node itself, by `readNode`, after rules of its own kind: a field
+ * refuses a name that is no argument name before reading anything, and names its
+ * messages after its block ("query field per_page").
+ */
+export interface ReadsItself {
+  readonly read: (node: Node, ctx: ReadContext) => unknown;
+}
+
+export type TableRow = (NodeKind | ReadsItself) & RowRules;
 
 export interface Table {
   /** The kinds, in the order the "known: ..." hint lists them. */
@@ -82,7 +88,6 @@ export interface Table {
   readonly twice?: string;
   /** Replaces the unknown-node message. */
   readonly unknown?: (name: string) => string;
-  readonly label?: string;
 }
 
 /** One node as read: valid values only, children already built. */
@@ -217,12 +222,10 @@ function propertyEntries(node: Node): { byName: Map<string, Entry>; all: Entry[]
 }
 
 /** Reads one node by its row; undefined when the row's build gives nothing. */
-export function readNode<T>(node: Node, row: NodeKind<T>, outer: ReadContext): T | undefined {
+export function readNode<T>(node: Node, row: NodeKind<T>, ctx: ReadContext): T | undefined {
   const name = node.getName();
   const at = positionOf(node);
-  if (row.accepts && !row.accepts(name, at, outer)) return undefined;
-  const subject = row.self ? row.self(name, outer) : outer.subject;
-  const ctx: ReadContext = { ...outer, subject };
+  const { subject } = ctx;
   const entries = node.getArgumentEntries();
   let kind: NodeKind<T> = row;
   let variant: string | undefined;
@@ -248,7 +251,7 @@ export function readNode<T>(node: Node, row: NodeKind<T>, outer: ReadContext): T
       kind = variantOf(row, picked, v.kinds[picked]!);
     } else if (picked !== undefined) {
       const refusal = v.unknown(picked);
-      const where = v.subject ? v.subject(name, outer) : subject;
+      const where = v.subject ? v.subject(name, ctx) : subject;
       ctx.diag.error(refusal.code, args[v.arg]!.at, where, refusal.message);
       if (refusal.stop) return undefined;
       stop = true;
@@ -327,7 +330,6 @@ export function readNode<T>(node: Node, row: NodeKind<T>, outer: ReadContext): T
 export function readTable(nodes: readonly Node[], table: Table, ctx: ReadContext): Built[] {
   const out: Built[] = [];
   const first = new Map<string, Position>();
-  const inner: ReadContext = table.label ? { ...ctx, label: table.label } : ctx;
   for (const node of nodes) {
     const name = node.getName();
     const at = positionOf(node);
@@ -347,7 +349,7 @@ export function readTable(nodes: readonly Node[], table: Table, ctx: ReadContext
       // A confident typo is read as the kind it meant, what it builds dropped: its
       // properties and children are checked now, not after the fix.
       const meant = guess === undefined ? undefined : table.kinds[guess];
-      if (meant && meant.refuse === undefined) readNode(node, meant, inner);
+      if (meant && meant.refuse === undefined) readRow(node, meant, ctx);
       continue;
     }
     if (row.refuse !== undefined) {
@@ -366,10 +368,14 @@ export function readTable(nodes: readonly Node[], table: Table, ctx: ReadContext
       }
       first.set(name, at);
     }
-    const value = readNode(node, row, inner);
+    const value = readRow(node, row, ctx);
     if (value !== undefined) out.push({ name, at, value, free: row === table.other });
   }
   return out;
+}
+
+function readRow(node: Node, row: TableRow, ctx: ReadContext): unknown {
+  return 'read' in row ? row.read(node, ctx) : readNode(node, row, ctx);
 }
 
 /** The built values of the children named `name`, in file order. */

@@ -9,10 +9,9 @@
  * Every subschema carries a validation keyword (the MCP Inspector's `--strict` check
  * flags one without), and no `type` is an array (it flags those as unportable too).
  */
-import type { ShapeDescriptor } from './descriptor.js';
+import { shapeTreeOf, type ShapeDescriptor, type ShapeNode } from '../envelope/shape-path.js';
 import type { JsonSchema } from './field-schema.js';
 import { deepFreeze } from './freeze.js';
-import { shapeTreeOf, type ShapeNode } from './shape-path.js';
 
 /**
  * Coverage is an object whose members (truncated, bytes, over_budget, items always;
@@ -124,8 +123,12 @@ export const ENVELOPE_GUIDE = [
  * Coverage stays the compact `{type: object}`: ENVELOPE_GUIDE names `shaped` and
  * `upstream_bytes` once for every tool.
  */
-export function shapedOutputSchema(base: JsonSchema, shape: ShapeDescriptor): JsonSchema {
-  const root = shapeTreeOf(shape.paths);
+export function shapedOutputSchema(
+  base: JsonSchema,
+  shape: ShapeDescriptor,
+  /** The paths' tree when the caller has it (the grant's check built it). */
+  root: ReadonlyMap<string, ShapeNode> = shapeTreeOf(shape.paths),
+): JsonSchema {
   const pick = shape.mode === 'pick';
   // `__proto__` goes under patternProperties: validators read `properties` through
   // plain objects, where that key names the prototype instead of a field.

@@ -4,7 +4,7 @@
  * segment and never leaves it. The literal text is fixed by the spec.
  */
 import type { PathPart } from './descriptor.js';
-import { FIELD_NAME } from './parse-field.js';
+import { FIELD_NAME } from './naming.js';
 
 export type TemplateResult =
   { ok: true; parts: PathPart[]; params: string[] } | { ok: false; reason: string };

@@ -81,20 +81,6 @@ export function resolveResourceFile(specFile: string, given: string): ResolvedFi
   return { ok: true, path };
 }
 
-/**
- * What the check read, for the lowering of the same parsed spec: the file is opened once
- * per load, and the descriptors serve the bytes that were checked.
- */
-const checkedReads = new WeakMap<object, Buffer>();
-
-export function rememberCheckedRead(resource: object, bytes: Buffer): void {
-  checkedReads.set(resource, bytes);
-}
-
-export function checkedRead(resource: object): Buffer | undefined {
-  return checkedReads.get(resource);
-}
-
 /** The file's bytes, by the spec's rules: resolved, then opened once and read. */
 export function loadResourceFile(specFile: string, given: string): FileRead {
   const resolved = resolveResourceFile(specFile, given);

@@ -12,8 +12,7 @@
  * parent and other scalars hold no field and stay as they were; kept fields keep the
  * upstream's order.
  */
-import type { ShapeDescriptor } from '../compiler/descriptor.js';
-import { shapeTreeOf, type ShapeNode } from '../compiler/shape-path.js';
+import { shapeTreeOf, type ShapeDescriptor, type ShapeNode } from './shape-path.js';
 import { byteLength } from './array-census.js';
 import type { EnvelopeInput } from './envelope.js';
 

@@ -25,6 +25,20 @@ function kdl(strings: TemplateStringsArray): string {
   return lines.map((l) => l.slice(indent)).join('\n');
 }
 
+/**
+ * The nodes most rows share, written once: `spec` adds the `wrap` line, `http` also a
+ * base-url and `sql` a database, before the row's own nodes. The added lines are counted,
+ * so a row's line numbers are those of the whole file: its first line is line 2 under
+ * `spec` and line 3 under `http` and `sql`.
+ */
+function withPreamble(preamble: string) {
+  return (strings: TemplateStringsArray): string => preamble + kdl(strings);
+}
+const WRAP = 'wrap "t" version="1"\n';
+const spec = withPreamble(WRAP);
+const http = withPreamble(`${WRAP}base-url "https://api.example.com"\n`);
+const sql = withPreamble(`${WRAP}database env="DATABASE_URL"\n`);
+
 interface Expected {
   readonly code: SpecErrorCode;
   readonly line: number;
@@ -146,9 +160,7 @@ const BAD: readonly BadSpec[] = [
   // ---- KDL and node shape -------------------------------------------------------------
   {
     name: 'refuses text that is not KDL 2.0 (a stray closing brace)',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
       }
@@ -160,8 +172,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses an unknown top-level node',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       endpoint "https://api.example.com"
     `,
     errors: [
@@ -170,9 +181,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses an unknown node inside a grant',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           headers {
@@ -191,9 +200,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses an unknown node inside set',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           set {
@@ -212,8 +219,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses an unknown node inside access',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       access {
           token env="MCP_TOKEN"
       }
@@ -224,9 +230,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses an unknown property on a field',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -245,9 +249,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'suggests the property an unknown one misspells, and lists the known ones',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -266,9 +268,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'checks the children of a misspelled node as the kind it closely names',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           qurey {
@@ -295,8 +295,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'reports a string left open at its opening quote, not where the parser stopped',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       base-url "https://api.example.com
       can list issues {
           path "/issues"
@@ -313,8 +312,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses an extra argument on a node that takes one',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       base-url "https://api.example.com" "https://backup.example.com"
     `,
     errors: [
@@ -328,9 +326,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a string where a number is expected',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -349,9 +345,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a max-rows that is not a whole number',
-    text: kdl`
-      wrap "t" version="1"
-      database env="DATABASE_URL"
+    text: sql`
       can query orders {
           sql "SELECT id FROM orders"
           max-rows 1.5
@@ -368,8 +362,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a base-url with no connections to the upstream',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       base-url "https://api.example.com" connections=0
       can list issues {
           describe "Issues."
@@ -387,9 +380,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses an integer literal beyond 2^53 rather than rounding it',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -408,9 +399,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a max-rows beyond 2^53 and says so instead of calling it fractional',
-    text: kdl`
-      wrap "t" version="1"
-      database env="DATABASE_URL"
+    text: sql`
       can query orders {
           sql "SELECT id FROM orders"
           max-rows 1152921504606846976
@@ -427,9 +416,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses an HTTP method that does not exist',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can archive issue {
           method "FETCH"
           path "/issues/{number}/archive"
@@ -462,17 +449,14 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses auth bearer without env',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       auth bearer
     `,
     errors: [{ code: 'SPEC_MISSING', line: 2, column: 1, says: '`auth` needs env=' }],
   },
   {
     name: 'refuses base-url given twice',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       base-url "https://api.example.org"
     `,
     errors: [
@@ -486,9 +470,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses the same field declared twice in one block',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -508,9 +490,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses two query fields sent upstream under the same as= name',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -532,9 +512,7 @@ const BAD: readonly BadSpec[] = [
   // ---- Types and tool names -----------------------------------------------------------
   {
     name: 'refuses an unknown field type',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -553,9 +531,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses an object field in a query',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -576,9 +552,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses two grants that give the same tool name',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list open-issues {
           path "/issues"
       }
@@ -597,9 +571,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a tool name longer than 64 characters',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues-of-the-acme-organisation-that-are-open-and-assigned-to-me {
           path "/issues"
       }
@@ -615,9 +587,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a verb outside the table when no method is given',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can archive issue {
           path "/issues/{number}/archive"
       }
@@ -635,9 +605,7 @@ const BAD: readonly BadSpec[] = [
   // ---- Path templates -----------------------------------------------------------------
   {
     name: 'refuses a path parameter the template does not have',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can get issue {
           path "/issues/{number}" {
               issue_number "integer"
@@ -655,9 +623,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a path template without a leading slash',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "issues"
       }
@@ -673,9 +639,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a path template with a .. segment',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can get issue {
           path "/repos/{owner}/../issues"
       }
@@ -691,9 +655,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses two path parameters side by side in one segment, naming the segment',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can get range {
           path "/ranges/{a}{b}.json"
       }
@@ -710,9 +672,7 @@ const BAD: readonly BadSpec[] = [
   ...MIXED_SEGMENT_ROWS,
   {
     name: 'refuses an array path parameter that allows no items: its segment would be empty',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can get items {
           path "/items/{ids}" {
               ids "string[]" min-items=0
@@ -730,9 +690,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses an array path parameter of a type other than string[] or integer[]',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can get items {
           path "/items/{ids}" {
               ids "number[]"
@@ -750,9 +708,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a path template with a query string',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues?state=open"
       }
@@ -768,9 +724,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a path template with an empty segment',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/repos//issues"
       }
@@ -787,9 +741,7 @@ const BAD: readonly BadSpec[] = [
   ...PATH_SEGMENT_ROWS,
   {
     name: 'refuses a default on a path parameter, which is always required',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can get issue {
           path "/issues/{number}" {
               number "integer" default=1
@@ -809,9 +761,7 @@ const BAD: readonly BadSpec[] = [
   // ---- Grant kind ---------------------------------------------------------------------
   {
     name: 'refuses a grant with both sql and path',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       database env="DATABASE_URL"
       can get order {
           path "/orders/{id}"
@@ -829,9 +779,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a grant with neither sql nor path',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can get order {
           describe "An order."
       }
@@ -847,9 +795,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a query block in a sql grant',
-    text: kdl`
-      wrap "t" version="1"
-      database env="DATABASE_URL"
+    text: sql`
       can get order {
           sql "SELECT id FROM orders"
           query {
@@ -868,9 +814,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a set block in a sql grant',
-    text: kdl`
-      wrap "t" version="1"
-      database env="DATABASE_URL"
+    text: sql`
       can get order {
           sql "SELECT id FROM orders"
           set {
@@ -889,9 +833,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a params block in an HTTP grant',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can get order {
           path "/orders"
           params {
@@ -910,9 +852,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses max-rows in an HTTP grant',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can get order {
           path "/orders"
           max-rows 10
@@ -929,8 +869,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses an HTTP grant when the spec has no base-url',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       can list issues {
           path "/issues"
       }
@@ -946,8 +885,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a sql grant when the spec has no database',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       can query orders {
           sql "SELECT id FROM orders"
       }
@@ -965,9 +903,7 @@ const BAD: readonly BadSpec[] = [
   // ---- SQL ----------------------------------------------------------------------------
   {
     name: 'refuses a placeholder beyond the declared params ($3 with two params)',
-    text: kdl`
-      wrap "t" version="1"
-      database env="DATABASE_URL"
+    text: sql`
       can query orders {
           sql "SELECT id FROM orders WHERE customer_id = $1 AND status = $2 LIMIT $3"
           params {
@@ -987,9 +923,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a param the statement never uses',
-    text: kdl`
-      wrap "t" version="1"
-      database env="DATABASE_URL"
+    text: sql`
       can query orders {
           sql "SELECT id FROM orders WHERE customer_id = $1"
           params {
@@ -1009,9 +943,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: "does not count '$1' inside a string literal as a placeholder",
-    text: kdl`
-      wrap "t" version="1"
-      database env="DATABASE_URL"
+    text: sql`
       can query orders {
           sql "SELECT id FROM orders WHERE note = '$1'"
           params {
@@ -1030,9 +962,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses two statements in one grant',
-    text: kdl`
-      wrap "t" version="1"
-      database env="DATABASE_URL"
+    text: sql`
       can query orders {
           sql "SELECT id FROM orders; DELETE FROM orders"
       }
@@ -1048,9 +978,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses as= on a sql param, which is bound by position',
-    text: kdl`
-      wrap "t" version="1"
-      database env="DATABASE_URL"
+    text: sql`
       can query orders {
           sql "SELECT id FROM orders WHERE customer_id = $1"
           params {
@@ -1071,8 +999,7 @@ const BAD: readonly BadSpec[] = [
   // ---- base-url -----------------------------------------------------------------------
   {
     name: 'refuses a base-url that is not absolute',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       base-url "api.example.com"
     `,
     errors: [
@@ -1086,8 +1013,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a base-url with the ftp scheme',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       base-url "ftp://files.example.com"
     `,
     errors: [
@@ -1101,8 +1027,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a base-url with a query',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       base-url "https://api.example.com/v1?key=abc"
     `,
     errors: [
@@ -1116,8 +1041,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a base-url with credentials in it',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       base-url "https://user:secret@api.example.com"
     `,
     errors: [
@@ -1131,8 +1055,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a base-url whose path starts with // or holds an empty segment',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       base-url "https://example.invalid//api.example.com/v2"
     `,
     errors: [
@@ -1146,8 +1069,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a base-url with an empty segment inside its path',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       base-url "https://api.example.com/v1//items/"
     `,
     errors: [
@@ -1164,9 +1086,7 @@ const BAD: readonly BadSpec[] = [
   // ---- arg= projections and argument names --------------------------------------------
   {
     name: 'refuses arg= on a field that is not required',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can update file {
           path "/files"
           body {
@@ -1187,9 +1107,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses arg= on an integer field',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can update file {
           path "/files"
           body {
@@ -1210,9 +1128,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses arg= naming an argument the grant already has',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can update file {
           path "/files"
           body {
@@ -1234,9 +1150,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses arg= on a top-level field',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can update file {
           path "/files"
           body {
@@ -1255,9 +1169,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a query field named like a path parameter',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/repos/{owner}/issues"
           query {
@@ -1276,9 +1188,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: "refuses a set query key equal to a query field's upstream name",
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -1300,9 +1210,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a set body path inside a body field',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can update file {
           path "/files"
           body {
@@ -1328,9 +1236,7 @@ const BAD: readonly BadSpec[] = [
   // ---- exclusive ----------------------------------------------------------------------
   {
     name: 'refuses exclusive naming a field the block does not have',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -1351,9 +1257,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses exclusive naming a required field',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -1376,9 +1280,7 @@ const BAD: readonly BadSpec[] = [
   // ---- Patterns -----------------------------------------------------------------------
   {
     name: 'refuses an invalid regular expression',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -1397,9 +1299,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a pattern with nested quantifiers',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -1418,9 +1318,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a pattern with a backreference',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -1439,9 +1337,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses an unsafe restrict pattern',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       restrict {
           repo pattern="^([a-z]+)*$"
       }
@@ -1462,9 +1358,7 @@ const BAD: readonly BadSpec[] = [
   // ---- Defaults, properties, enum, restrict -------------------------------------------
   {
     name: 'refuses a default below the field min',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -1483,9 +1377,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a default that is not one of the enum values',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -1506,9 +1398,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a default on a required field',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -1527,9 +1417,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses min-length on an integer field',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -1548,9 +1436,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses an enum value of the wrong type',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query {
@@ -1571,9 +1457,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a default that the restrict allowlist would refuse (defaults are filled after it runs)',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       restrict {
           priority "low" "normal"
       }
@@ -1595,9 +1479,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a query encoding other than percent or form',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           query encoding="url" {
@@ -1616,9 +1498,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a restrict allowlist that shares no value with the field enum (no call could pass)',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       restrict {
           state "archived" "deleted"
       }
@@ -1642,9 +1522,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a restrict value that does not fit an integer argument',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       restrict {
           number 1 "2"
       }
@@ -1667,8 +1545,7 @@ const BAD: readonly BadSpec[] = [
   // ---- Durations, rate limits, headers ------------------------------------------------
   {
     name: 'refuses a duration without a unit',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       timeout "10"
     `,
     errors: [
@@ -1682,9 +1559,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a grant timeout with a fraction and names the timeout',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           timeout "1.5s"
@@ -1701,9 +1576,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a rate limit written per minute as /min',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           rate-limit "10/min"
@@ -1720,8 +1593,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a fixed Host header',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       header "Host" "api.example.com"
     `,
     errors: [
@@ -1730,8 +1602,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a fixed Authorization header next to auth bearer',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       auth bearer env="API_TOKEN"
       header "Authorization" "Bearer abc"
     `,
@@ -1746,8 +1617,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a header name with a space',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       header "X Api Version" "2"
     `,
     errors: [
@@ -1763,9 +1633,7 @@ const BAD: readonly BadSpec[] = [
   // ---- from-claim ---------------------------------------------------------------------
   {
     name: 'refuses from-claim when access has no oauth',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       access {
           api-key env="MCP_KEYS"
       }
@@ -1788,9 +1656,7 @@ const BAD: readonly BadSpec[] = [
   // ---- Reserved names -----------------------------------------------------------------
   {
     name: 'refuses a body field named __proto__, at the top and nested',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can create thing {
           describe "d"
           path "/things"
@@ -1819,9 +1685,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a path param and a sql param named __proto__',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       database embedded
       can get thing {
           describe "d"
@@ -1852,9 +1716,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses __proto__ as the value of as=, from-claim= and arg=',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       access {
           oauth issuer="https://idp.example.com" audience="https://t.example.com/mcp" jwks-uri="https://idp.example.com/jwks.json"
       }
@@ -1896,8 +1758,7 @@ const BAD: readonly BadSpec[] = [
   // ---- resources and prompts (spec-language.md, "Resources and prompts") ------------
   {
     name: 'refuses a resource URI without a scheme, and a template with a malformed variable',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       resource "helpdesk/hours" text="9-5"
       resource "docs://x/{a-b}" text="x"
     `,
@@ -1930,8 +1791,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a resource with no content source, and one with two',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       resource "docs://x/none" describe="Nothing."
       resource "docs://x/both" text="a" file="README.md"
     `,
@@ -1952,8 +1812,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a template that is not read from a grant',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       resource "docs://pages/{page}" text="x"
     `,
     errors: [
@@ -1967,8 +1826,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: "refuses a resource file outside the spec's folder, with .., missing, or absolute",
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       resource "docs://a" file="../etc/passwd"
       resource "docs://b" file="/etc/passwd"
       resource "docs://c" {
@@ -1998,9 +1856,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses from= naming no tool',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can get ticket {
           describe "d"
           path "/tickets/{id}"
@@ -2018,9 +1874,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses template variables that are not scalar arguments of the grant, and a required argument without a variable',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can get ticket {
           describe "d"
           path "/tickets/{id}"
@@ -2066,9 +1920,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses mime= on a from= resource',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list tickets {
           describe "d"
           path "/tickets"
@@ -2086,8 +1938,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses two resources with one URI, and two with one name',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       resource "docs://a/hours" text="9-5"
       resource "docs://a/hours" text="8-4" name="hours2"
       resource "docs://b/hours" text="7-3"
@@ -2109,8 +1960,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a resource title given twice, and an unknown child of a resource',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       resource "docs://a" text="x" title="One" {
           title "Two"
           mime "text/plain"
@@ -2133,8 +1983,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a prompt name outside the pattern, an argument name outside it, and a duplicate prompt',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       prompt "triage ticket" {
           message "user" "x"
       }
@@ -2169,8 +2018,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a message role other than user or assistant, and a message with neither or both of text and resource=',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       resource "docs://hours" text="9-5"
       prompt "p" {
           message "system" "x"
@@ -2201,8 +2049,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a placeholder that is not a declared argument, in a text and in resource=',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       resource "docs://hours" text="9-5"
       prompt "p" {
           argument "id"
@@ -2233,8 +2080,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a resource= message that matches no resource, and a prompt without messages',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       resource "docs://hours" text="9-5"
       prompt "p" {
           message "user" resource="docs://opening-hours"
@@ -2260,8 +2106,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a prompt default outside its enum, on a required argument, and an enum value against max-length, and an unsafe pattern',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       prompt "p" {
           argument "tone" default="rude" {
               enum "friendly" "formal"
@@ -2303,9 +2148,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses pick and omit on one grant, blaming the later one',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           pick "number"
@@ -2318,9 +2161,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses pick paths that cannot be parsed, each at its own token',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           pick "number" "user..login" "labels[]" "a[0].b" ""
@@ -2345,9 +2186,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses an omit that steps into one field both with and without []',
-    text: kdl`
-      wrap "t" version="1"
-      database env="DATABASE_URL"
+    text: sql`
       can query orders {
           sql "SELECT 1"
           omit "lines[].sku" "lines.note"
@@ -2364,9 +2203,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a pick without paths',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           path "/issues"
           pick
@@ -2378,9 +2215,7 @@ const BAD: readonly BadSpec[] = [
   },
   {
     name: 'refuses a max-bytes too small to hold the envelope',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       limits max-bytes=100
       can list issues {
           path "/issues"
@@ -2398,9 +2233,7 @@ const BAD: readonly BadSpec[] = [
 const ALLOWED: readonly { name: string; text: string }[] = [
   {
     name: 'allows path parameters beside literal text in one segment, and array path parameters',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can get item {
           path "/items/{id}.json/jobs/{name}:cancel/docket.{format}/{a}-{b}/{base}...{head}/{ids}" {
               ids "integer[]" max-items=50
@@ -2410,8 +2243,7 @@ const ALLOWED: readonly { name: string; text: string }[] = [
   },
   {
     name: 'allows literal segments that only hold dots, escapes or ";" beside other text',
-    text: kdl`
-      wrap "t" version="1"
+    text: spec`
       base-url "https://api.example.com/v1.2/a..b/%41pi;v=2"
       can get report {
           path "/files/report%2ejson/.../..x/x..;a/items;v=2/%7Euser/{id}"
@@ -2420,9 +2252,7 @@ const ALLOWED: readonly { name: string; text: string }[] = [
   },
   {
     name: 'allows one trailing semicolon after the statement',
-    text: kdl`
-      wrap "t" version="1"
-      database env="DATABASE_URL"
+    text: sql`
       can query orders {
           sql "SELECT id FROM orders WHERE customer_id = $1;"
           params {
@@ -2433,9 +2263,7 @@ const ALLOWED: readonly { name: string; text: string }[] = [
   },
   {
     name: 'allows a trailing semicolon followed by a comment',
-    text: kdl`
-      wrap "t" version="1"
-      database env="DATABASE_URL"
+    text: sql`
       can query orders {
           sql "SELECT id FROM orders;  -- newest first"
       }
@@ -2443,9 +2271,7 @@ const ALLOWED: readonly { name: string; text: string }[] = [
   },
   {
     name: 'allows a placeholder used twice, and ignores $n in comments, quotes and dollar quotes',
-    text: kdl`
-      wrap "t" version="1"
-      database env="DATABASE_URL"
+    text: sql`
       can query orders {
           sql #"SELECT id, $tag$ $7 $tag$ AS t, "$5" FROM orders WHERE a = $1 OR b = $1 /* $3 */ -- $2"#
           params {
@@ -2456,9 +2282,7 @@ const ALLOWED: readonly { name: string; text: string }[] = [
   },
   {
     name: 'allows a path template with a trailing slash',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list items {
           path "/items/"
       }
@@ -2466,9 +2290,7 @@ const ALLOWED: readonly { name: string; text: string }[] = [
   },
   {
     name: 'allows an unknown verb when method is given',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can archive issue {
           method "POST"
           path "/issues/{number}/archive"
@@ -2477,9 +2299,7 @@ const ALLOWED: readonly { name: string; text: string }[] = [
   },
   {
     name: 'allows from-claim when access has oauth',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       access {
           oauth issuer="https://idp.example.com" audience="https://t.example.com/mcp" jwks-uri="https://idp.example.com/jwks.json"
       }
@@ -2493,9 +2313,7 @@ const ALLOWED: readonly { name: string; text: string }[] = [
   },
   {
     name: 'allows arg= on a required nested string',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can update file {
           path "/files"
           body {
@@ -2508,9 +2326,7 @@ const ALLOWED: readonly { name: string; text: string }[] = [
   },
   {
     name: 'allows fields named like built-in object members',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list things {
           describe "d"
           path "/things/{constructor}"
@@ -2524,9 +2340,7 @@ const ALLOWED: readonly { name: string; text: string }[] = [
   },
   {
     name: 'allows pick paths through arrays, nested arrays and any field name',
-    text: kdl`
-      wrap "t" version="1"
-      base-url "https://api.example.com"
+    text: http`
       can list issues {
           describe "d"
           path "/issues"
@@ -2558,8 +2372,7 @@ describe('near misses load without errors', () => {
 });
 
 describe('a spec with several errors', () => {
-  const text = kdl`
-    wrap "t" version="1"
+  const text = spec`
     endpoint "https://api.example.com"
     base-url "https://api.example.com"
     header "Host" "api.example.com"

@@ -6,8 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { prepareShaper } from '../../src/envelope/shape.js';
-import type { ShapeDescriptor } from '../../src/compiler/descriptor.js';
-import { parseShapePath, shapeTree, type ShapeStep } from '../../src/compiler/shape-path.js';
+import type { ShapeDescriptor } from '../../src/envelope/shape-path.js';
+import { parseShapePath, shapeTree, type ShapeStep } from '../../src/envelope/shape-path.js';
 
 function shaped(shape: ShapeDescriptor, result: unknown) {
   return prepareShaper(shape)({ result, resultJson: JSON.stringify(result) });

@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { prepareShaper } from '../../src/envelope/shape.js';
 import { HTTP_OUTPUT_SCHEMA, shapedOutputSchema } from '../../src/compiler/output-schema.js';
-import type { ShapeDescriptor } from '../../src/compiler/descriptor.js';
-import { parseShapePath, shapeTree, type ShapeStep } from '../../src/compiler/shape-path.js';
+import type { ShapeDescriptor } from '../../src/envelope/shape-path.js';
+import { parseShapePath, shapeTree, type ShapeStep } from '../../src/envelope/shape-path.js';
 
 const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8');
 

@@ -6,7 +6,7 @@
  * again in execute.ts, like every other argument.
  */
 import type { ArgumentDescriptor } from '../../compiler/descriptor.js';
-import type { FieldType } from '../../compiler/spec-types.js';
+import type { FieldType } from '../../compiler/field-types.js';
 import type { Caller } from '../caller.js';
 import { engineError, type EngineError } from '../error-catalogue.js';
 

@@ -2,7 +2,7 @@
  * The draft spec the importer builds before it writes KDL: grants and fields as the
  * `.mcp.kdl` language knows them, plus the `//` notes that say what was left out.
  */
-import type { FieldType, Format } from '../../compiler/spec-types.js';
+import type { FieldType, Format } from '../../compiler/field-types.js';
 
 export type Scalar = string | number | boolean;
 

@@ -5,7 +5,7 @@
  * call, a path our templates cannot hold, a body only as multipart) is skipped whole.
  */
 import { headerProblem } from '../../compiler/headers.js';
-import { RESERVED_NAME } from '../../compiler/parse-field.js';
+import { RESERVED_NAME } from '../../compiler/naming.js';
 import { parseTemplate } from '../../compiler/path-template.js';
 import type { HttpMethod } from '../../compiler/verbs.js';
 import type { DraftBlock, DraftField, DraftSet } from './draft-types.js';

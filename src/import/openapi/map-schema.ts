@@ -8,12 +8,12 @@
  */
 import { scalarMisfit } from '../../compiler/field-schema.js';
 import { checkPattern } from '../../compiler/pattern-safety.js';
-import type { FieldSpec, FieldType, Format } from '../../compiler/spec-types.js';
-import { FORMATS } from '../../compiler/spec-types.js';
+import type { FieldSpec, FieldType, Format } from '../../compiler/field-types.js';
+import { FORMATS } from '../../compiler/field-types.js';
 import type { DraftField, Scalar } from './draft-types.js';
 import { isObject, resolvePointer, type JsonObject } from './json.js';
 import { fieldName, reservedNote, uniqueName } from './name-fields.js';
-import { RESERVED_NAME } from '../../compiler/parse-field.js';
+import { RESERVED_NAME } from '../../compiler/naming.js';
 import { fieldDescription } from './text.js';
 
 /** Objects are typed down to this depth (a block's own fields are depth 1). */

@@ -1,5 +1,5 @@
 /** Argument names from upstream names: `created[gte]` → `created_gte` (sent with `as=`). */
-import { FIELD_NAME } from '../../compiler/parse-field.js';
+import { FIELD_NAME } from '../../compiler/naming.js';
 
 /** Node names a block reads as something else: `exclusive` groups, `enum` values. */
 const KEYWORDS = new Set(['exclusive', 'enum']);

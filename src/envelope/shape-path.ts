@@ -1,9 +1,17 @@
 /**
  * `pick` / `omit` paths (spec-language.md, "Shaping results for agents"): dotted field
  * names, `[]` after a name to step into every element of that array (`labels[].name`).
- * Parsed once: the check reports what cannot be parsed, lowering keeps the texts, and
- * the engine builds its shaper from the same tree at boot.
+ * Parsed once: the spec's check reports what cannot be parsed, lowering keeps the texts,
+ * and the envelope builds its shaper from the same tree at boot. The paths are the
+ * envelope's language: the compiler reads them from here (compiler → envelope, never
+ * back).
  */
+
+/** `pick` / `omit`: the fields a grant's result keeps or drops, as a descriptor holds them. */
+export interface ShapeDescriptor {
+  readonly mode: 'pick' | 'omit';
+  readonly paths: readonly string[];
+}
 
 /** One dotted step: a field name and how many array levels (`[]`) follow it. */
 export interface ShapeStep {
@@ -105,7 +113,7 @@ function descend(
   return node.kind === 'fields' ? node.fields : 'conflict';
 }
 
-/** Parses every path of a checked grant (lowering and the engine: errors were reported). */
+/** Parses every path of a checked grant (the shaper at boot: errors were reported). */
 export function shapeTreeOf(paths: readonly string[]): Map<string, ShapeNode> {
   const steps = paths.map((p) => {
     const parsed = parseShapePath(p);

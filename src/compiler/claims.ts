@@ -1,18 +1,6 @@
-/** What a grant's checks share: the spec around it, and the argument names it claims. */
+/** The argument names a grant's placements claim: a second claim of a name is a collision. */
 import type { Diagnostics, Position, Subject } from './diagnostics.js';
-import type { Placement } from './grant-arguments.js';
-import type { Spec } from './spec-types.js';
-
-/** What a grant's checks need to know of the rest of the spec. */
-export interface GrantScope {
-  readonly spec: Spec;
-  readonly diag: Diagnostics;
-  readonly hasBaseUrl: boolean;
-  /** The header `auth` fills, which no other header may set. */
-  readonly authHeader?: string;
-  /** Restrict entries that matched some grant's argument (for the unused warning). */
-  readonly restrictUsed: Set<string>;
-}
+import type { Placement } from './placement.js';
 
 /** Names of a grant's arguments as they are claimed; a second claim is a collision. */
 export class Claims {

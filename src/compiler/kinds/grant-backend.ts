@@ -1,0 +1,100 @@
+/**
+ * What a backend sub-kind of the grant is (spec-language.md, "Grants"): the children it
+ * adds to `can` (HTTP: path, query, body, set; sql: sql, params, max-rows), its checks,
+ * and its lowering to the descriptor's `backend`. The grant kind (kinds/grant.ts) holds
+ * the table of them and dispatches through it; a new backend is one more module that
+ * implements this, and one more row of that table.
+ */
+import type { Claims } from '../claims.js';
+import type { Diagnostics, Located, Position, Subject } from '../diagnostics.js';
+import type { JsonSchema, RateLimit, ToolDescriptor, UpstreamAuth } from '../descriptor.js';
+import type { FieldSpec } from '../field-types.js';
+import type { Built, TableRow } from '../kdl-reader.js';
+import type { Placement } from '../placement.js';
+import type { HttpMethod } from '../verbs.js';
+import type { FieldLabel } from './field.js';
+import type { RestrictSpec } from './restrict.js';
+
+/** A `can <verb> <resource>` node as read: its common children and its backend's, unread. */
+export interface GrantSpec {
+  /** The tool name (`can create issue-comment` → `create_issue_comment`), once. */
+  readonly name: string;
+  readonly verb: Located<string>;
+  readonly resource: string;
+  readonly at: Position;
+  readonly describe?: string;
+  readonly title?: string;
+  readonly method?: Located<string>;
+  /** `pick` / `omit`: the node's place, and each path with its own. */
+  readonly pick?: Located<readonly Located<string>[]>;
+  readonly omit?: Located<readonly Located<string>[]>;
+  readonly scopes: readonly string[];
+  readonly rateLimit?: RateLimit;
+  readonly timeoutMs?: number;
+  readonly maxBytes?: number;
+  readonly budgetBytes?: number;
+  /** The children some backend owns, as built: the grant's backend reads its own. */
+  readonly parts: readonly Built[];
+}
+
+/** What a grant needs of the spec around it, found once by the top kind (kinds/top.ts). */
+export interface GrantContext {
+  readonly file: string;
+  readonly diag: Diagnostics;
+  /** Whether base-url is given (its own errors are reported on it). */
+  readonly hasBaseUrl: boolean;
+  /** The normalized base-url; '' when there is none. */
+  readonly baseUrl: string;
+  readonly auth?: UpstreamAuth;
+  /** The header `auth` fills, which no other header may set. */
+  readonly authHeader?: string;
+  readonly headers: readonly (readonly [string, string])[];
+  readonly hasDatabase: boolean;
+  /** The database's statement-timeout, its default filled in. */
+  readonly statementTimeoutMs: number;
+  /** The top-level `timeout`. */
+  readonly timeoutMs?: number;
+  readonly hasOauth: boolean;
+  readonly rateLimit?: RateLimit;
+  readonly limits: { readonly maxBytes?: number; readonly budgetBytes?: number };
+  readonly restrict: readonly Located<RestrictSpec>[];
+  /** Restrict entries that matched some grant's argument (for the unused warning). */
+  readonly restrictUsed: Set<string>;
+}
+
+export type BackendDescriptor = ToolDescriptor['backend'];
+
+/** What a backend's check found, handed to its lowering. */
+export interface CheckedBackend {
+  /** False when the grant cannot make a tool (no base-url, no database, no template). */
+  readonly ok: boolean;
+  /** Every argument, in the order they claim their names. */
+  readonly placements: readonly Placement[];
+  /** Groups of argument names of which at most one may be given. */
+  readonly exclusive: readonly (readonly string[])[];
+  /** The descriptor's `backend`; called only when the whole spec is clean. */
+  lower(tool: { readonly method: HttpMethod; readonly readOnly: boolean }): BackendDescriptor;
+}
+
+export interface GrantBackend {
+  /** How messages name the kind: "HTTP", "sql". */
+  readonly name: string;
+  /** The child that makes a grant of this kind; its value holds the place blamed. */
+  readonly marker: string;
+  /** "`path` (an HTTP operation)", in "a grant needs ... or ...". */
+  readonly needs: string;
+  /** "a path (HTTP)", in "a grant has either ... or ..., not both". */
+  readonly either: string;
+  /** The children it adds to the grant's table, in the order the hint lists them. */
+  readonly children: Readonly<Record<string, TableRow>>;
+  /** The result's outputSchema before shaping. */
+  readonly outputSchema: JsonSchema;
+  /** Whether the tool reaches outside the gateway's own systems (MCP `openWorldHint`). */
+  readonly openWorld: boolean;
+  /** Its field blocks, with the labels their messages use (bounds are checked first). */
+  blocks(parts: readonly Built[]): [FieldLabel, readonly FieldSpec[]][];
+  check(g: GrantSpec, ctx: GrantContext, subject: Subject, claims: Claims): CheckedBackend;
+  /** Its arguments as written, unchecked: what a `from=` resource sees of a grant whose
+   * backend is in doubt (it names two), so the resource's own errors are still found. */
+  place(parts: readonly Built[]): Placement[];
+}

@@ -1,0 +1,632 @@
+/**
+ * The HTTP backend of a grant (spec-language.md, "Grants"): `path` with its params,
+ * `query`, `body` and `set`; where each argument goes (path segment, query key, body
+ * key or an `arg=` projection), the checks of all that, and the HttpBackend it lowers
+ * to, from the template and placements the check found.
+ */
+import type { Claims } from '../claims.js';
+import { once } from '../common-kinds.js';
+import type { Located, Position, Subject } from '../diagnostics.js';
+import type {
+  ArgumentDescriptor,
+  BodyFieldDescriptor,
+  HttpBackend,
+  JsonScalar,
+} from '../descriptor.js';
+import { PATH_PARAM_MAX_LENGTH, type JsonSchema } from '../field-schema.js';
+import type { FieldSpec } from '../field-types.js';
+import { headerProblem } from '../headers.js';
+import {
+  arg,
+  argAt,
+  childNamed,
+  prop,
+  propAt,
+  type Built,
+  type NodeKind,
+  type Scalar,
+} from '../kdl-reader.js';
+import { FIELD_NAME, RESERVED_NAME, reservedMessage } from '../naming.js';
+import { HTTP_OUTPUT_SCHEMA } from '../output-schema.js';
+import { parseTemplate, type TemplateResult } from '../path-template.js';
+import { plain, schemaOf, upstreamOf, type Placement } from '../placement.js';
+import {
+  blockTable,
+  checkExclusive,
+  checkFieldValues,
+  fieldBlock,
+  fieldRow,
+  isScalarOrScalarArray,
+  isScalarType,
+  uniqueFields,
+  type FieldBlockSpec,
+} from './field.js';
+import type { CheckedBackend, GrantBackend, GrantContext, GrantSpec } from './grant-backend.js';
+
+/** The upstream timeout when neither the grant nor the spec sets one. */
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** `query encoding="form"`: how query keys and values are escaped (url.ts). */
+interface QuerySpec extends FieldBlockSpec {
+  readonly encoding?: 'percent' | 'form';
+}
+
+interface BodySpec extends FieldBlockSpec {
+  readonly encoding: 'json' | 'form';
+}
+
+interface SetSpec {
+  readonly target: 'query' | 'header' | 'body';
+  readonly key: string;
+  readonly value: Scalar;
+  readonly at: Position;
+}
+
+type PathSpec = Located<string> & { readonly params: readonly FieldSpec[] };
+
+/** An HTTP grant's own children, as read. */
+interface HttpSpec {
+  readonly path?: PathSpec;
+  readonly query?: QuerySpec;
+  readonly body?: BodySpec;
+  readonly set?: Located<readonly SetSpec[]>;
+}
+
+function httpSpecOf(parts: readonly Built[]): HttpSpec {
+  return {
+    path: childNamed(parts, 'path'),
+    query: childNamed(parts, 'query'),
+    body: childNamed(parts, 'body'),
+    set: childNamed(parts, 'set'),
+  };
+}
+
+const BODY: NodeKind<BodySpec> = {
+  props: { encoding: { type: 'string' } },
+  children: blockTable('body field'),
+  build(n, ctx) {
+    const encoding = prop<string>(n, 'encoding') ?? 'json';
+    if (encoding !== 'json' && encoding !== 'form')
+      ctx.diag.error(
+        'SPEC_VALUE_TYPE',
+        propAt(n, 'encoding'),
+        ctx.subject,
+        `body encoding=${JSON.stringify(encoding)} must be "json" or "form"`,
+      );
+    return {
+      ...fieldBlock(n, ctx, 'body field'),
+      encoding: encoding === 'form' ? 'form' : 'json',
+    };
+  },
+};
+
+const QUERY: NodeKind<QuerySpec> = {
+  props: { encoding: { type: 'string' } },
+  children: blockTable('query field'),
+  build(n, ctx) {
+    const encoding = prop<string>(n, 'encoding');
+    if (encoding !== undefined && encoding !== 'percent' && encoding !== 'form')
+      ctx.diag.error(
+        'SPEC_VALUE_TYPE',
+        propAt(n, 'encoding'),
+        ctx.subject,
+        `query encoding=${JSON.stringify(encoding)} must be "percent" or "form"`,
+      );
+    return {
+      ...fieldBlock(n, ctx, 'query field'),
+      ...((encoding === 'percent' || encoding === 'form') && { encoding }),
+    };
+  },
+};
+
+const PATH: NodeKind<PathSpec> = {
+  args: [{ what: 'a path template', type: 'string' }],
+  children: { kinds: {}, other: fieldRow('path param') },
+  build(n, ctx) {
+    const params = uniqueFields(n.children, ctx, 'path param');
+    const template = arg<string>(n, 0);
+    return template === undefined ? undefined : { value: template, at: argAt(n, 0), params };
+  },
+};
+
+function setEntry(target: SetSpec['target']): NodeKind<SetSpec> {
+  return {
+    args: [{ what: `a ${target} name`, type: 'string' }],
+    rest: { what: 'a value', type: 'scalar' },
+    build(n, { diag, subject }) {
+      const entries = n.node.getArgumentEntries();
+      if (!entries[1]) {
+        diag.error('SPEC_MISSING', n.at, subject, `set ${target} needs a value`);
+        return undefined;
+      }
+      if (entries.length > 2)
+        diag.error(
+          'SPEC_UNKNOWN_PROPERTY',
+          argAt(n, 2),
+          subject,
+          `set ${target} takes a name and one value`,
+        );
+      const value = entries[1].getValue();
+      if (target === 'header' && typeof value !== 'string') {
+        diag.error('SPEC_VALUE_TYPE', argAt(n, 1), subject, `set header value must be a string`);
+        return undefined;
+      }
+      const key = arg<string>(n, 0);
+      return key === undefined ? undefined : { target, key, value, at: n.at };
+    },
+  };
+}
+
+const SET: NodeKind<Located<SetSpec[]>> = {
+  children: {
+    kinds: { query: setEntry('query'), header: setEntry('header'), body: setEntry('body') },
+    where: 'in set',
+  },
+  build: (n) => ({ value: n.children.map((c) => c.value as SetSpec), at: n.at }),
+};
+
+export const HTTP_GRANT: GrantBackend = {
+  name: 'HTTP',
+  marker: 'path',
+  needs: '`path` (an HTTP operation)',
+  either: 'a path (HTTP)',
+  children: { path: once(PATH), query: once(QUERY), body: once(BODY), set: once(SET) },
+  outputSchema: HTTP_OUTPUT_SCHEMA,
+  openWorld: true,
+  blocks(parts) {
+    const s = httpSpecOf(parts);
+    return [
+      ['path param', s.path?.params ?? []],
+      ['query field', s.query?.fields ?? []],
+      ['body field', s.body?.fields ?? []],
+    ];
+  },
+  check: checkHttp,
+  place(parts) {
+    const s = httpSpecOf(parts);
+    const template = s.path && parseTemplate(s.path.value);
+    const path = template?.ok ? pathPlacements(s.path!, template.params) : [];
+    return [...path, ...queryPlacements(s), ...bodyPlacements(s)];
+  },
+};
+
+/** An HTTP grant whose template cannot be read: its query and body arguments, unchecked. */
+function unreadable(s: HttpSpec): CheckedBackend {
+  return {
+    ok: false,
+    placements: [...queryPlacements(s), ...bodyPlacements(s)],
+    exclusive: [],
+    lower: () => {
+      throw new Error('lowering an HTTP grant whose template was refused');
+    },
+  };
+}
+
+function checkHttp(
+  g: GrantSpec,
+  ctx: GrantContext,
+  subject: Subject,
+  claims: Claims,
+): CheckedBackend {
+  const { diag } = ctx;
+  const s = httpSpecOf(g.parts);
+  const path = s.path!;
+  let ok = true;
+  if (!ctx.hasBaseUrl) {
+    ok = false;
+    diag.error(
+      'SPEC_NO_BASE_URL',
+      path.at,
+      subject,
+      'an HTTP grant needs a top-level `base-url "https://..."`',
+    );
+  }
+  const template = parseTemplate(path.value);
+  if (!template.ok) {
+    diag.error(
+      'SPEC_PATH_TEMPLATE',
+      path.at,
+      subject,
+      `path ${JSON.stringify(path.value)} ${template.reason}`,
+    );
+    return unreadable(s);
+  }
+  for (const p of path.params) {
+    if (!template.params.includes(p.name))
+      diag.error(
+        'SPEC_PATH_PARAM',
+        p.at,
+        subject,
+        `path param ${p.name} is declared but the template ${JSON.stringify(path.value)} has no {${p.name}}`,
+      );
+  }
+  for (const name of template.params)
+    if (name === RESERVED_NAME)
+      diag.error('SPEC_RESERVED_NAME', path.at, subject, reservedMessage('path param', name));
+  const pathPlaced = pathPlacements(path, template.params);
+  for (const placed of pathPlaced) {
+    if (placed.argument.name === RESERVED_NAME) continue;
+    const given = path.params.find((p) => p.name === placed.argument.name);
+    if (given) checkPathParam(given, ctx, subject);
+    claims.claim(placed);
+  }
+
+  // Query: scalars and scalar arrays, each under its own upstream key.
+  const queryKeys = new Map<string, string>();
+  if (ctx.auth?.kind === 'query') queryKeys.set(ctx.auth.param, 'the auth query parameter');
+  const queryPlaced = queryPlacements(s);
+  for (const placed of queryPlaced) {
+    const f = placed.field;
+    const here = [...subject, `query field ${f.name}`];
+    checkFieldValues(f, diag, subject, 'query field');
+    if (!isScalarOrScalarArray(f.type)) {
+      diag.error(
+        'SPEC_UNKNOWN_TYPE',
+        f.typeAt ?? f.at,
+        here,
+        `type ${f.type} is not allowed in query: query fields take scalars and scalar arrays`,
+      );
+      continue;
+    }
+    if (f.arg)
+      diag.error('SPEC_ARG_PROJECTION', f.arg.at, here, 'arg= applies to nested body fields only');
+    const upstream = upstreamOf(f);
+    const taken = queryKeys.get(upstream);
+    if (taken)
+      diag.error(
+        'SPEC_DUPLICATE',
+        f.at,
+        here,
+        `upstream query key ${JSON.stringify(upstream)} is also ${taken}`,
+      );
+    queryKeys.set(upstream, `query field ${f.name}`);
+    claims.claim(placed);
+  }
+  checkExclusive(s.query, diag, subject);
+
+  const bodyKeys = new Set<string>();
+  for (const f of s.body?.fields ?? []) {
+    const here = [...subject, `body field ${f.name}`];
+    checkFieldValues(f, diag, subject, 'body field');
+    const upstream = upstreamOf(f);
+    if (bodyKeys.has(upstream))
+      diag.error(
+        'SPEC_DUPLICATE',
+        f.at,
+        here,
+        `upstream body key ${JSON.stringify(upstream)} is used twice`,
+      );
+    bodyKeys.add(upstream);
+    if (f.arg)
+      diag.error(
+        'SPEC_ARG_PROJECTION',
+        f.arg.at,
+        here,
+        'arg= applies to nested fields; a top-level field is already an argument',
+      );
+    checkNested(f, ctx, here);
+  }
+  // Where a caller's value lands in the body: fixed `set body` values may not overlap it.
+  const fieldPaths: (readonly string[])[] = [];
+  const projectedPaths: (readonly string[])[] = [];
+  const bodyPlaced = bodyPlacements(s);
+  const trees: BodyFieldDescriptor[] = [];
+  for (const placed of bodyPlaced) {
+    if (placed.nested) {
+      if (!projectionRefused(placed, ctx, subject) && claims.claim(placed))
+        projectedPaths.push(placed.argument.bodyPath!);
+    } else {
+      const tree = bodyTree(placed.field);
+      if (tree) {
+        trees.push(tree);
+        fieldPaths.push([placed.argument.upstream]);
+      }
+      claims.claim(placed);
+    }
+  }
+  checkExclusive(s.body, diag, subject);
+
+  checkSet(s, ctx, subject, queryKeys, [...fieldPaths, ...projectedPaths]);
+  const placements = [...pathPlaced, ...queryPlaced, ...bodyPlaced];
+  return {
+    ok,
+    placements,
+    exclusive: [s.query, s.body].flatMap(groupsOf),
+    lower: (tool) => lowerHttp(s, template, trees, tool.method, g, ctx),
+  };
+}
+
+/** A block's `exclusive` groups as argument names. */
+function groupsOf(block: FieldBlockSpec | undefined): string[][] {
+  return (block?.exclusive ?? []).map((x) => x.value.map((n) => n.value));
+}
+
+/** Array path params: items comma-joined in one segment, each percent-encoded. */
+const PATH_ARRAYS: ReadonlySet<string> = new Set(['string[]', 'integer[]']);
+
+function checkPathParam(given: FieldSpec, { diag }: GrantContext, subject: Subject): void {
+  const here = [...subject, `path param ${given.name}`];
+  if (!isScalarType(given.type) && !PATH_ARRAYS.has(given.type))
+    diag.error(
+      'SPEC_PATH_PARAM',
+      given.typeAt ?? given.at,
+      here,
+      `a path param fills one segment: it must be string, integer, number, boolean, string[] or integer[] (items joined with commas), not ${given.type}`,
+    );
+  if (PATH_ARRAYS.has(given.type) && given.minItems && given.minItems.value < 1)
+    diag.error(
+      'SPEC_PROPERTY_TYPE',
+      given.minItems.at,
+      here,
+      'an array path param has at least one item: an empty array would empty its segment',
+    );
+  if (given.default)
+    diag.error(
+      'SPEC_PROPERTY_TYPE',
+      given.default.at,
+      here,
+      'a path param is always required; it takes no default',
+    );
+  // from-claim on a path param is allowed: it binds e.g. {tenant} to the token.
+  if (given.as)
+    diag.error(
+      'SPEC_PROPERTY_TYPE',
+      given.as.at,
+      here,
+      'as= does not apply to path params: the template names the segment',
+    );
+  if (given.arg)
+    diag.error(
+      'SPEC_PROPERTY_TYPE',
+      given.arg.at,
+      here,
+      'arg= does not apply to path params: a path param is already an argument',
+    );
+  checkFieldValues(given, diag, subject, 'path param');
+}
+
+/** Nested body fields: one upstream key each, claims only at the top. */
+function checkNested(f: FieldSpec, ctx: GrantContext, here: Subject): void {
+  const seen = new Set<string>();
+  for (const c of f.fields ?? []) {
+    const upstream = upstreamOf(c);
+    const sub = [...here, `field ${c.name}`];
+    if (seen.has(upstream))
+      ctx.diag.error(
+        'SPEC_DUPLICATE',
+        c.at,
+        sub,
+        `upstream key ${JSON.stringify(upstream)} is used twice`,
+      );
+    seen.add(upstream);
+    if (c.fromClaim)
+      ctx.diag.error(
+        'SPEC_PROPERTY_TYPE',
+        c.fromClaim.at,
+        sub,
+        'from-claim applies to top-level fields only',
+      );
+    if (!c.arg) checkNested(c, ctx, sub);
+  }
+}
+
+/** Why an `arg=` projection cannot be one; reported, and then it claims no name. */
+function projectionRefused(placed: Placement, { diag }: GrantContext, subject: Subject): boolean {
+  if (!placed.nested) return false;
+  const { field: c, inArray } = placed.nested;
+  const arg = c.arg!;
+  const problem = inArray
+    ? 'arg= cannot fill a field inside an object[] (there is no single element to put it in)'
+    : c.type !== 'string'
+      ? `arg= applies to string fields, not ${c.type}`
+      : !c.required
+        ? 'arg= applies to required fields (add required=#true)'
+        : !FIELD_NAME.test(arg.value)
+          ? `arg=${JSON.stringify(arg.value)} must match ${FIELD_NAME.source}`
+          : undefined;
+  if (problem) diag.error('SPEC_ARG_PROJECTION', arg.at, nestedSubject(placed, subject), problem);
+  return problem !== undefined;
+}
+
+/** "grant x: body field a: field b": the subject of a nested field, from its body path. */
+function nestedSubject(placed: Placement, subject: Subject): Subject {
+  return [
+    ...subject,
+    ...placed.nested!.names.map((n, i) => (i === 0 ? `body field ${n}` : `field ${n}`)),
+  ];
+}
+
+function checkSet(
+  s: HttpSpec,
+  { diag, authHeader }: GrantContext,
+  subject: Subject,
+  queryKeys: Map<string, string>,
+  callerPaths: readonly (readonly string[])[],
+): void {
+  for (const set of s.set?.value ?? []) {
+    const here = [...subject, `set ${set.target} ${set.key}`];
+    if (set.target === 'query') {
+      const taken = queryKeys.get(set.key);
+      if (taken)
+        diag.error(
+          'SPEC_ARGUMENT_COLLISION',
+          set.at,
+          here,
+          `query key ${JSON.stringify(set.key)} is also ${taken}`,
+        );
+      queryKeys.set(set.key, 'a set query value');
+    } else if (set.target === 'header') {
+      const problem = headerProblem(set.key, String(set.value), authHeader);
+      if (problem) diag.error('SPEC_HEADER', set.at, here, problem);
+    } else {
+      const path = set.key.split('.');
+      if (path.some((p) => p === '' || p === '__proto__')) {
+        diag.error(
+          'SPEC_VALUE_TYPE',
+          set.at,
+          here,
+          `body path ${JSON.stringify(set.key)} must be dot-separated names`,
+        );
+        continue;
+      }
+      const clash = callerPaths.find((p) => isPrefix(p, path) || isPrefix(path, p));
+      if (clash)
+        diag.error(
+          'SPEC_ARGUMENT_COLLISION',
+          set.at,
+          here,
+          `body path ${JSON.stringify(set.key)} overlaps the caller's field at ${JSON.stringify(clash.join('.'))}; a fixed value and a caller's value cannot share a place`,
+        );
+    }
+  }
+}
+
+function isPrefix(short: readonly string[], long: readonly string[]): boolean {
+  return short.length <= long.length && short.every((s, i) => long[i] === s);
+}
+
+/** The HttpBackend of a checked grant: its template, body trees and fixed values as found. */
+function lowerHttp(
+  s: HttpSpec,
+  template: Extract<TemplateResult, { ok: true }>,
+  fields: readonly BodyFieldDescriptor[],
+  method: HttpBackend['method'],
+  g: GrantSpec,
+  ctx: GrantContext,
+): HttpBackend {
+  // set: fixed server-side values, never overridable by the caller.
+  const headers = new Map(ctx.headers.map(([k, v]) => [k.toLowerCase(), [k, v] as const]));
+  const setQuery: [string, JsonScalar][] = [];
+  const setBody: { path: string[]; value: JsonScalar }[] = [];
+  for (const set of s.set?.value ?? []) {
+    if (set.target === 'query') setQuery.push([set.key, set.value]);
+    else if (set.target === 'header')
+      headers.set(set.key.toLowerCase(), [set.key, String(set.value)]);
+    else setBody.push({ path: set.key.split('.'), value: set.value });
+  }
+  const encoding = s.body?.encoding ?? 'json';
+  return {
+    kind: 'http',
+    method,
+    baseUrl: ctx.baseUrl,
+    pathTemplate: s.path!.value,
+    path: template.parts,
+    ...((s.body || setBody.length > 0) && { body: { encoding, fields } }),
+    // A form-speaking upstream reads `+` as a space; any other may read it literally.
+    queryEncoding: s.query?.encoding ?? (encoding === 'form' ? 'form' : 'percent'),
+    headers: [...headers.values()],
+    setQuery,
+    setBody,
+    ...(ctx.auth && { auth: ctx.auth }),
+    timeoutMs: g.timeoutMs ?? ctx.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  };
+}
+
+/** Path params in template order: a declared child types one, else it is a string. */
+function pathPlacements(path: PathSpec, params: readonly string[]): Placement[] {
+  return params.map((name) => {
+    const given = path.params.find((p) => p.name === name);
+    const field: FieldSpec = given
+      ? { ...given, required: true }
+      : { name, type: 'string', at: path.at, required: true };
+    const placed = plain(field, 'path param', 'path', name);
+    return { ...placed, schema: placed.schema && pathSchema(field, placed.schema) };
+  });
+}
+
+/**
+ * A path string is 1..1024 characters unless the field says otherwise; an array's items
+ * are joined with commas in one segment, so each item is such a string and an empty
+ * array (an empty segment) is refused: min-items is at least 1.
+ */
+function pathSchema(field: FieldSpec, schema: JsonSchema): JsonSchema {
+  const lengths = {
+    minLength: field.minLength?.value ?? 1,
+    maxLength: field.maxLength?.value ?? PATH_PARAM_MAX_LENGTH,
+  };
+  if (field.type === 'string') return { ...schema, ...lengths };
+  if (!field.type.endsWith('[]')) return schema;
+  const items = schema.items as JsonSchema;
+  return {
+    ...schema,
+    minItems: Math.max(1, field.minItems?.value ?? 1),
+    items: field.type === 'string[]' ? { ...items, ...lengths } : items,
+  };
+}
+
+function queryPlacements(s: HttpSpec): Placement[] {
+  return (s.query?.fields ?? []).map((f) => plain(f, 'query field', 'query', upstreamOf(f)));
+}
+
+/**
+ * Body fields, each after its nested projections; an object left with no input is not one.
+ * A projection is required only when every object above it is (spec-language.md, `arg=`):
+ * under an optional `commit`, `commit_message` may be left out, and then no `commit` is
+ * sent. `parent` names the top-level field when the chain below it is all required, so
+ * the input schema can say "given the parent, give this too" (dependentRequired).
+ */
+function bodyPlacements(s: HttpSpec): Placement[] {
+  const out: Placement[] = [];
+  const projections = (
+    f: FieldSpec,
+    path: readonly string[],
+    names: readonly string[],
+    inArray: boolean,
+    chain: { readonly required: boolean; readonly belowTop: boolean },
+  ): void => {
+    const within = inArray || f.type === 'object[]';
+    for (const c of f.fields ?? []) {
+      const at = [...path, upstreamOf(c)];
+      if (!c.arg) {
+        projections(c, at, [...names, c.name], within, {
+          required: chain.required && c.required,
+          belowTop: chain.belowTop && c.required,
+        });
+        continue;
+      }
+      const { arg, ...rest } = c;
+      const field: FieldSpec = { ...rest, name: arg.value, required: chain.required };
+      const argument: ArgumentDescriptor = {
+        name: arg.value,
+        in: 'projection',
+        type: 'string',
+        required: chain.required,
+        upstream: at.join('.'),
+        bodyPath: at,
+      };
+      out.push({
+        argument,
+        field,
+        what: 'projected argument',
+        at: arg.at,
+        schema: schemaOf(field),
+        nested: { field: c, names: [...names, c.name], inArray: within },
+        ...(!chain.required && chain.belowTop && { parent: names[0]! }),
+      });
+    }
+  };
+  for (const f of s.body?.fields ?? []) {
+    projections(f, [upstreamOf(f)], [f.name], false, { required: f.required, belowTop: true });
+    const placed = plain(f, 'body field', 'body', upstreamOf(f));
+    if (placed.schema || f.fromClaim) out.push(placed);
+  }
+  return out;
+}
+
+/**
+ * The upstream shape of a body field: nested objects keep their aliases, `arg=` fields
+ * are left out (a projection fills them); undefined for an object left with nothing.
+ */
+function bodyTree(f: FieldSpec): BodyFieldDescriptor | undefined {
+  const fields = (f.fields ?? []).flatMap((c) => {
+    const tree = c.arg ? undefined : bodyTree(c);
+    return tree ? [tree] : [];
+  });
+  if ((f.type === 'object' || f.type === 'object[]') && fields.length === 0) return undefined;
+  return {
+    name: f.name,
+    upstream: upstreamOf(f),
+    type: f.type,
+    ...(fields.length > 0 && { fields }),
+  };
+}

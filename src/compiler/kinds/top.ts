@@ -1,0 +1,389 @@
+/**
+ * The top kind: the file itself (spec-language.md, "Top-level nodes" and "Access"). The
+ * rows of the top-level settings (wrap, base-url, auth, header, database, limits,
+ * access, ...) and the table of every top-level node; the checks of the settings, whose
+ * findings (the normalized base-url, the auth header, the database's statement timeout)
+ * every grant is handed as its GrantContext; and the CompiledSpec around the lowered
+ * tools, resources and prompts.
+ */
+import { dirname, isAbsolute, join } from 'node:path';
+import { MIN_MAX_BYTES } from '../../envelope/envelope.js';
+import { normalizeBaseUrl } from '../base-url.js';
+import { RATE_LIMIT, TEXT, TIMEOUT } from '../common-kinds.js';
+import type { Diagnostics, Located } from '../diagnostics.js';
+import type {
+  AccessDescriptor,
+  CompiledSpec,
+  DatabaseDescriptor,
+  DatabaseSettings,
+  DatabaseTarget,
+  PromptDescriptor,
+  RateLimit,
+  ResourceDescriptor,
+  ToolDescriptor,
+  UpstreamAuth,
+} from '../descriptor.js';
+import { authHeaderName, headerProblem } from '../headers.js';
+import {
+  arg,
+  argAt,
+  camelProps,
+  childNamed,
+  childrenNamed,
+  prop,
+  propAt,
+  type Built,
+  type NodeKind,
+  type Table,
+} from '../kdl-reader.js';
+import { parseDuration } from '../values.js';
+import { GRANT, type GrantContext, type GrantSpec } from './grant.js';
+import { PROMPT, type PromptSpec } from './prompt.js';
+import { RESOURCE, type ResourceSpec } from './resource.js';
+import { checkRestrictPatterns, RESTRICT, type RestrictSpec } from './restrict.js';
+
+/** The typed Spec: what the `.mcp.kdl` file says, read for shape but not yet for meaning. */
+export interface Spec {
+  readonly file: string;
+  readonly wrap: {
+    readonly name: string;
+    readonly version: string;
+    readonly title?: string;
+    readonly describe?: string;
+  };
+  /** `connections=N`: the most connections open to the upstream origin at once. */
+  readonly baseUrl?: Located<string> & { readonly connections?: number };
+  readonly auth?: Located<UpstreamAuth>;
+  readonly headers: readonly Located<readonly [string, string]>[];
+  readonly timeoutMs?: number;
+  /** Settings left out are filled in by lowering. */
+  readonly database?: DatabaseTarget & Partial<DatabaseSettings>;
+  readonly restrict: readonly Located<RestrictSpec>[];
+  readonly limits: {
+    readonly maxBytes?: number;
+    readonly budgetBytes?: number;
+    readonly redisEnv?: string;
+  };
+  readonly rateLimit?: RateLimit;
+  readonly access?: AccessDescriptor;
+  readonly grants: readonly GrantSpec[];
+  readonly resources: readonly ResourceSpec[];
+  readonly prompts: readonly PromptSpec[];
+}
+
+/** Values given at start-up that replace the spec's own (`serve --base-url`). */
+export interface SpecOverrides {
+  readonly baseUrl?: string;
+}
+
+const DATABASE_DEFAULTS = { pool: 10, statementTimeoutMs: 10_000, checkoutTimeoutMs: 1_000 };
+
+const REQUIRED_STRING = { type: 'string', required: true } as const;
+const STRING = { type: 'string' } as const;
+
+const WRAP: NodeKind<Spec['wrap']> = {
+  args: [{ what: 'a server name (wrap "github-triage")', type: 'string' }],
+  props: { version: REQUIRED_STRING },
+  children: { kinds: { title: TEXT, describe: TEXT }, where: 'in wrap' },
+  inner: () => ['wrap'],
+  build: (n) => ({
+    name: arg(n, 0) ?? '',
+    version: prop(n, 'version') ?? '0.0.0',
+    ...Object.fromEntries(n.children.map((c) => [c.name, c.value])),
+  }),
+};
+
+const BASE_URL: NodeKind<Spec['baseUrl']> = {
+  args: [{ what: 'an absolute http(s) URL', type: 'string' }],
+  props: { connections: { type: 'integer', min: 1 } },
+  build: (n) => {
+    const url = arg<string>(n, 0);
+    const connections = prop<number>(n, 'connections');
+    return url === undefined
+      ? undefined
+      : { value: url, at: argAt(n, 0), ...(connections !== undefined && { connections }) };
+  },
+};
+
+const AUTH_KIND = { what: 'a kind: bearer, header, basic or query', type: 'string' } as const;
+const AUTH: NodeKind<Located<UpstreamAuth>> = {
+  args: [AUTH_KIND],
+  variants: {
+    arg: 0,
+    kinds: {
+      bearer: { props: { env: REQUIRED_STRING } },
+      header: {
+        args: [
+          AUTH_KIND,
+          { what: 'a header name (auth header "X-Api-Key" env="V")', type: 'string' },
+        ],
+        props: { env: REQUIRED_STRING, prefix: STRING },
+      },
+      basic: { props: { 'username-env': REQUIRED_STRING, 'password-env': REQUIRED_STRING } },
+      query: {
+        args: [
+          AUTH_KIND,
+          { what: 'a query parameter name (auth query "key" env="V")', type: 'string' },
+        ],
+        props: { env: REQUIRED_STRING },
+      },
+    },
+    unknown: (kind) => ({
+      code: 'SPEC_VALUE_TYPE',
+      message: `unknown auth kind ${JSON.stringify(kind)} (known: bearer, header, basic, query)`,
+      stop: true,
+    }),
+    subject: (name, ctx) => [...ctx.subject, name],
+  },
+  build(n) {
+    if (!n.complete || n.variant === undefined) return undefined;
+    const env = prop<string>(n, 'env');
+    const named = arg<string>(n, 1);
+    const auth =
+      n.variant === 'header'
+        ? { kind: 'header', header: named, env, prefix: prop(n, 'prefix') ?? '' }
+        : n.variant === 'query'
+          ? { kind: 'query', param: named, env }
+          : { kind: n.variant, ...camelProps(n) };
+    return { value: auth as UpstreamAuth, at: n.at };
+  },
+};
+
+const HEADER: NodeKind<Located<readonly [string, string]>> = {
+  args: [
+    { what: 'a header name', type: 'string' },
+    { what: 'a header value', type: 'string' },
+  ],
+  build: (n) =>
+    n.complete ? { value: [arg<string>(n, 0)!, arg<string>(n, 1)!], at: n.at } : undefined,
+};
+
+const DATABASE: NodeKind<Spec['database']> = {
+  args: [{ what: 'a mode ("embedded")', type: 'string', required: false }],
+  props: {
+    pool: { type: 'integer', min: 1 },
+    'statement-timeout': STRING,
+    'checkout-timeout': STRING,
+  },
+  variants: {
+    arg: 0,
+    kinds: { env: { props: { env: REQUIRED_STRING } }, embedded: { props: { seed: STRING } } },
+    missing: 'env',
+    unknown: (mode) => ({
+      code: 'SPEC_VALUE_TYPE',
+      message: `unknown database mode ${JSON.stringify(mode)}; use env="VAR" or embedded`,
+      stop: false,
+    }),
+    subject: (name, ctx) => [...ctx.subject, name],
+  },
+  build(n, { diag }) {
+    const settings: { -readonly [K in keyof DatabaseSettings]?: number } = {};
+    const pool = prop<number>(n, 'pool');
+    if (pool !== undefined) settings.pool = pool;
+    for (const [name, key] of [
+      ['statement-timeout', 'statementTimeoutMs'],
+      ['checkout-timeout', 'checkoutTimeoutMs'],
+    ] as const) {
+      const text = prop<string>(n, name);
+      if (text === undefined) continue;
+      const ms = parseDuration(text);
+      if (ms !== undefined) settings[key] = ms;
+      else
+        diag.error(
+          'SPEC_DURATION',
+          propAt(n, name),
+          ['database'],
+          `${name} ${JSON.stringify(text)} is not a duration like 500ms, 10s, 2m`,
+        );
+    }
+    if (n.variant === 'embedded') {
+      const seed = prop<string>(n, 'seed');
+      return { kind: 'embedded', ...(seed !== undefined && { seed }), ...settings };
+    }
+    const env = prop<string>(n, 'env');
+    return n.variant === 'env' && env !== undefined ? { kind: 'env', env, ...settings } : undefined;
+  },
+};
+
+const LIMITS: NodeKind<Spec['limits']> = {
+  props: {
+    // The envelope's coverage needs room of its own (envelope.ts, MIN_MAX_BYTES).
+    'max-bytes': { type: 'integer', min: MIN_MAX_BYTES },
+    'budget-bytes': { type: 'integer', min: 1 },
+    'redis-env': STRING,
+  },
+  build: (n) => camelProps(n),
+};
+
+type Oauth = NonNullable<AccessDescriptor['oauth']>;
+const ACCESS_TABLE: Table = {
+  kinds: {
+    'api-key': {
+      props: { env: REQUIRED_STRING, scopes: STRING },
+      build: (n) =>
+        n.complete
+          ? {
+              env: prop(n, 'env'),
+              scopes: (prop<string>(n, 'scopes') ?? '').split(/\s+/).filter(Boolean),
+            }
+          : undefined,
+    },
+    // Built even when incomplete: a second `oauth` is refused either way.
+    oauth: {
+      props: { issuer: REQUIRED_STRING, audience: REQUIRED_STRING, 'jwks-uri': REQUIRED_STRING },
+      build: (n) => ({ complete: n.complete, oauth: camelProps(n) as unknown as Oauth }),
+    },
+    'allow-origin': {
+      rest: { what: 'an origin', type: 'string' },
+      build: (n) => n.args.flatMap((a) => (a ? [a.value as string] : [])),
+    },
+  },
+  where: 'in access',
+};
+
+const ACCESS: NodeKind<AccessDescriptor> = {
+  children: ACCESS_TABLE,
+  inner: () => ['access'],
+  build(n, { diag }) {
+    let oauth: Oauth | undefined;
+    for (const c of n.children.filter((c) => c.name === 'oauth')) {
+      const given = c.value as { complete: boolean; oauth: Oauth };
+      if (oauth) diag.error('SPEC_DUPLICATE', c.at, ['access'], '`oauth` is given twice');
+      else if (given.complete) oauth = given.oauth;
+    }
+    return {
+      apiKeys: childrenNamed(n.children, 'api-key'),
+      ...(oauth && { oauth }),
+      allowOrigins: childrenNamed<string[]>(n.children, 'allow-origin').flat(),
+    };
+  },
+};
+
+/** The top level, in the order the "known: ..." hint lists it. */
+export const TOP: Table = {
+  kinds: {
+    wrap: { ...WRAP, once: true },
+    'base-url': { ...BASE_URL, once: true },
+    auth: { ...AUTH, once: true },
+    header: HEADER,
+    timeout: { ...TIMEOUT, once: true },
+    database: { ...DATABASE, once: true },
+    restrict: { ...RESTRICT, once: true },
+    limits: { ...LIMITS, once: true },
+    'rate-limit': { ...RATE_LIMIT, once: true },
+    access: { ...ACCESS, once: true },
+    can: GRANT,
+    resource: RESOURCE,
+    prompt: PROMPT,
+  },
+};
+
+/** The top-level nodes as read → the typed Spec. */
+export function readSpec(top: readonly Built[], file: string): Spec {
+  return {
+    file,
+    wrap: childNamed(top, 'wrap') ?? { name: '', version: '0.0.0' },
+    baseUrl: childNamed(top, 'base-url'),
+    auth: childNamed(top, 'auth'),
+    headers: childrenNamed(top, 'header'),
+    timeoutMs: childNamed(top, 'timeout'),
+    database: childNamed(top, 'database'),
+    restrict: childNamed(top, 'restrict') ?? [],
+    limits: childNamed(top, 'limits') ?? {},
+    rateLimit: childNamed(top, 'rate-limit'),
+    access: childNamed(top, 'access'),
+    grants: childrenNamed(top, 'can'),
+    resources: childrenNamed(top, 'resource'),
+    prompts: childrenNamed(top, 'prompt'),
+  };
+}
+
+/**
+ * The meaning of the top-level settings: a base-url that is an absolute http(s) URL,
+ * headers that may be sent, restrict patterns. What they come to is what every grant is
+ * checked and lowered against.
+ */
+export function checkTop(spec: Spec, diag: Diagnostics, overrides: SpecOverrides): GrantContext {
+  const baseUrl = overrides.baseUrl ?? spec.baseUrl?.value;
+  const normalized = baseUrl === undefined ? undefined : normalizeBaseUrl(baseUrl);
+  if (normalized && !normalized.ok)
+    diag.error(
+      'SPEC_BASE_URL',
+      spec.baseUrl?.at ?? { line: 1, column: 1 },
+      ['base-url'],
+      normalized.problem,
+    );
+  const auth = spec.auth?.value;
+  const authHeader = authHeaderName(auth);
+  if (auth?.kind === 'header') {
+    const problem = headerProblem(auth.header, auth.prefix, undefined);
+    if (problem) diag.error('SPEC_HEADER', spec.auth!.at, ['auth'], problem);
+  }
+  for (const {
+    value: [name, value],
+    at,
+  } of spec.headers) {
+    const problem = headerProblem(name, value, authHeader);
+    if (problem) diag.error('SPEC_HEADER', at, [`header ${name}`], problem);
+  }
+  checkRestrictPatterns(spec.restrict, diag);
+  return {
+    file: spec.file,
+    diag,
+    hasBaseUrl: baseUrl !== undefined,
+    baseUrl: normalized?.ok ? normalized.url : '',
+    ...(auth && { auth }),
+    ...(authHeader !== undefined && { authHeader }),
+    headers: spec.headers.map((h) => h.value),
+    hasDatabase: spec.database !== undefined,
+    statementTimeoutMs: spec.database?.statementTimeoutMs ?? DATABASE_DEFAULTS.statementTimeoutMs,
+    ...(spec.timeoutMs !== undefined && { timeoutMs: spec.timeoutMs }),
+    hasOauth: spec.access?.oauth !== undefined,
+    ...(spec.rateLimit && { rateLimit: spec.rateLimit }),
+    limits: spec.limits,
+    restrict: spec.restrict,
+    restrictUsed: new Set(),
+  };
+}
+
+/** A clean spec's top level around its lowered tools, resources and prompts, frozen by the caller. */
+export function lowerTop(
+  spec: Spec,
+  tools: readonly ToolDescriptor[],
+  resources: readonly ResourceDescriptor[],
+  prompts: readonly PromptDescriptor[],
+): CompiledSpec {
+  const database = spec.database && lowerDatabase(spec.database, spec.file);
+  const { wrap } = spec;
+  return {
+    file: spec.file,
+    server: {
+      name: wrap.name,
+      version: wrap.version,
+      ...(wrap.title !== undefined && { title: wrap.title }),
+      ...(wrap.describe !== undefined && { instructions: wrap.describe }),
+    },
+    tools,
+    resources,
+    prompts,
+    ...(database && { database }),
+    ...(spec.access && { access: spec.access }),
+    ...(spec.limits.redisEnv !== undefined && { redisEnv: spec.limits.redisEnv }),
+    ...(spec.baseUrl?.connections !== undefined && {
+      upstreamConnections: spec.baseUrl.connections,
+    }),
+  };
+}
+
+/** Settings left out take their defaults; the embedded seed is read beside the spec. */
+function lowerDatabase(db: NonNullable<Spec['database']>, file: string): DatabaseDescriptor {
+  const settings = {
+    pool: db.pool ?? DATABASE_DEFAULTS.pool,
+    statementTimeoutMs: db.statementTimeoutMs ?? DATABASE_DEFAULTS.statementTimeoutMs,
+    checkoutTimeoutMs: db.checkoutTimeoutMs ?? DATABASE_DEFAULTS.checkoutTimeoutMs,
+  };
+  if (db.kind === 'env') return { kind: 'env', env: db.env, ...settings };
+  const seed =
+    db.seed === undefined || isAbsolute(db.seed) ? db.seed : join(dirname(file), db.seed);
+  return { kind: 'embedded', ...(seed !== undefined && { seed }), ...settings };
+}
