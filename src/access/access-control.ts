@@ -1,5 +1,5 @@
 /**
- * Inbound access for both surfaces (spec-language.md, "Access"): who is calling, from
+ * Inbound access for both surfaces (spec-language.md, "access"): who is calling, from
  * `Authorization: Bearer` only (never the query string), and the RFC 6750/9728
  * challenges that tell a client where to get a token. Without an `access` block
  * every caller is anonymous and holds every scope.

@@ -102,6 +102,58 @@ export interface SqlBackend {
   readonly timeoutMs: number;
 }
 
+/**
+ * A `tool "<server>" "<tool>"` grant (spec-language.md, "Upstream MCP servers"): one tool
+ * of a declared `mcp-server`. Its arguments are sent as the `arguments` object the way a
+ * JSON body is built: declared fields only, by their upstream names (`as=`), then the
+ * pinned `set { arg … }` values.
+ */
+export interface McpBackend {
+  readonly kind: 'mcp';
+  /** The `mcp-server` it calls (one of CompiledSpec.mcpServers). */
+  readonly server: string;
+  /** The upstream tool's own name. */
+  readonly tool: string;
+  readonly fields: readonly BodyFieldDescriptor[];
+  readonly setArgs: readonly { readonly path: readonly string[]; readonly value: JsonScalar }[];
+  /** The grant's `timeout`, else the server's. */
+  readonly timeoutMs: number;
+  /** A read may be sent again on a new session once; a write is never sent twice. */
+  readonly retryOnNewSession: boolean;
+}
+
+/** An environment variable of a stdio child: a value written in the spec, or one read from ours. */
+export type McpChildEnv =
+  | { readonly name: string; readonly value: string }
+  | { readonly name: string; readonly fromEnv: string };
+
+export type McpTransport =
+  | {
+      readonly kind: 'http';
+      /** Streamable HTTP endpoint; never with credentials in it. */
+      readonly url: string;
+      readonly headers: readonly (readonly [string, string])[];
+      readonly auth?: UpstreamAuth;
+    }
+  | {
+      readonly kind: 'stdio';
+      readonly program: string;
+      readonly args: readonly string[];
+      /** The spec file's folder. */
+      readonly cwd: string;
+      readonly env: readonly McpChildEnv[];
+    };
+
+/** `mcp-server "<name>"`: an upstream MCP server, over Streamable HTTP or as a stdio child. */
+export interface McpServerDescriptor {
+  readonly name: string;
+  readonly transport: McpTransport;
+  /** Each call's deadline (`timeout`, default 30 s); a grant's own `timeout` wins. */
+  readonly timeoutMs: number;
+  readonly protocol: 'auto' | '2026-07-28' | '2025-11-25';
+  readonly source: SourceRef;
+}
+
 /** `pick` / `omit`: the envelope's shaping, which owns the paths' language. */
 export type { ShapeDescriptor } from '../envelope/shape-path.js';
 
@@ -248,4 +300,6 @@ export interface CompiledSpec {
   readonly redisEnv?: string;
   /** `base-url … connections=N`; without it the HTTP backend's default. */
   readonly upstreamConnections?: number;
+  /** `mcp-server` nodes in spec order; absent when the spec declares none. */
+  readonly mcpServers?: readonly McpServerDescriptor[];
 }

@@ -1,6 +1,6 @@
 /**
  * `restrict` stated in the argument's input schema (spec-language.md, "Shaping results
- * for agents"): a caller learns every allowlist from tools/list before a call is refused
+ * (`pick` and `omit`)"): a caller learns every allowlist from tools/list before a call is refused
  * for it. Allowed values become `enum`, intersected with the field's own (the checker
  * refuses an empty intersection); a pattern becomes `pattern`, or an `allOf` member when
  * the field has a pattern of its own. A scalar array is restricted element by element,

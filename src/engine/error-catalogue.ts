@@ -1,5 +1,5 @@
 /**
- * The one catalogue of expected failures (architecture.md, habit 6). Every failure the
+ * The one catalogue of expected failures (architecture.md, "Where errors come from"). Every failure the
  * gateway answers with has a stable code and one row here that says how each surface
  * answers it: the HTTP status, where MCP puts it (a tool result with isError, which the
  * model can act on, or a JSON-RPC error with its code, when the message itself was

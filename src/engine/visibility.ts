@@ -1,10 +1,10 @@
 /**
  * Who sees what: the tools a caller may call are those whose every scope it holds
- * (spec-language.md, "Access"); the resources, templates and prompts it may read or get
+ * (spec-language.md, "access"); the resources, templates and prompts it may read or get
  * are those whose every scope it holds (a `from=` resource carries its grant's scopes,
  * a prompt those of the resources it embeds). The engine decides it once here; the
- * lists of MCP, GET /api and the OpenAPI document only render the view they are given
- * (architecture.md, habit 5).
+ * lists of MCP, GET /api and the OpenAPI document only render the view they are given:
+ * projections translate, they never decide.
  *
  * A view is frozen and the same object for every caller whose scopes yield the same
  * tools, resources and prompts, so a projection can cache what it renders from a view

@@ -1,5 +1,5 @@
 /**
- * `pick` / `omit` paths (spec-language.md, "Shaping results for agents"): dotted field
+ * `pick` / `omit` paths (spec-language.md, "Shaping results (`pick` and `omit`)"): dotted field
  * names, `[]` after a name to step into every element of that array (`labels[].name`).
  * Parsed once: the spec's check reports what cannot be parsed, lowering keeps the texts,
  * and the envelope builds its shaper from the same tree at boot. The paths are the

@@ -1,6 +1,6 @@
 /**
  * A grant's `pick` / `omit`, applied to what the backend returned before the envelope
- * is built (spec-language.md, "Shaping results for agents"). Prepared once per grant
+ * is built (spec-language.md, "Shaping results (`pick` and `omit`)"). Prepared once per grant
  * from the descriptor's paths; a call only walks the result along the tree.
  *
  * Shaping fails closed: what leaves never holds a field the paths would have removed,

@@ -75,7 +75,7 @@ function expected(list: readonly Expected[]) {
 
 /**
  * Literal path segments an upstream may read as another path (security.md, "Path
- * templates"): under a base-url prefix (`/tenants/acme`), a normalising upstream would
+ * values"): under a base-url prefix (`/tenants/acme`), a normalising upstream would
  * take `%2e%2e` or `..;` as `..` and leave the prefix, or `%2F` as a segment boundary.
  * [the path or base-url path, the segment blamed, what the message says of it]
  */

@@ -1,8 +1,9 @@
 /**
- * pick / omit fail closed end to end (spec-language.md, "Shaping results for agents";
- * security.md, "Shaping"): a real upstream on 127.0.0.1 sends an omitted field's value
- * (a unique marker) in every way the red team found, and neither the REST answer, nor
- * the MCP answer, nor the gateway's logs hold any spelling of it.
+ * pick / omit fail closed end to end (spec-language.md, "Shaping results (`pick` and
+ * `omit`)"; security.md, "Shaping (`pick` and `omit`)"): a real upstream on 127.0.0.1
+ * sends an omitted field's value (a unique marker) in every way the red team found, and
+ * neither the REST answer, nor the MCP answer, nor the gateway's logs hold any spelling
+ * of it.
  */
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

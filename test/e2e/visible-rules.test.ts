@@ -1,6 +1,6 @@
 /**
- * Issue 17, "every rule visible before the call" (spec-language.md, "Shaping results for
- * agents"): a `restrict` allowlist is the argument's `enum` (intersected with the
+ * Issue 17, "every rule visible before the call" (spec-language.md, "Shaping results
+ * (`pick` and `omit`)"): a `restrict` allowlist is the argument's `enum` (intersected with the
  * field's own), a `restrict` pattern its `pattern` (through `allOf` beside the field's
  * own), in tools/list, GET /api (which the catalog page renders) and /openapi.json alike,
  * and a call outside the rule is still refused by restrict before anything leaves.

@@ -1,5 +1,5 @@
 /**
- * pick / omit fail closed (spec-language.md, "Shaping results for agents"): whatever
+ * pick / omit fail closed (spec-language.md, "Shaping results (`pick` and `omit`)"): whatever
  * shape the upstream sends, what the shaper returns holds no field the paths would have
  * removed. Unit tests of the mismatch rules, and a property over arbitrary JSON.
  */

@@ -1,6 +1,6 @@
 /**
  * The error answers of a shaped sql grant against the machine's real PostgreSQL
- * (spec-language.md, "Shaping results for agents"): they carry the SQLSTATE, never a
+ * (spec-language.md, "Shaping results (`pick` and `omit`)"): they carry the SQLSTATE, never a
  * value Postgres quotes from a row (a cast error's message, a unique violation's
  * DETAIL), on REST, on MCP and in the logs. Works in its own schema under the
  * shared-Postgres lock, like the other files here.

@@ -1,6 +1,6 @@
 /**
  * pick/omit on sql grants against the machine's real PostgreSQL (spec-language.md,
- * "Shaping results for agents"): rows are shaped before the envelope, coverage.bytes is
+ * "Shaping results (`pick` and `omit`)"): rows are shaped before the envelope, coverage.bytes is
  * the shaped size and coverage.upstream_bytes the rows serialized as JSON. Works in its
  * own schema under the shared-Postgres lock, like the other files here.
  */

@@ -1,6 +1,6 @@
 /**
  * The `restrict { <argument> <value>... [pattern="..."] }` kind (spec-language.md,
- * "Restrict"): a top-level allowlist by argument name, whose meaning is per grant. The
+ * "restrict"): a top-level allowlist by argument name, whose meaning is per grant. The
  * check of one grant's arguments against it, the warning for an entry no grant uses,
  * and the RestrictDescriptors a tool carries.
  */

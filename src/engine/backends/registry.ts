@@ -1,5 +1,5 @@
 /**
- * Backend kinds by descriptor kind (architecture.md, habit 4: a map, not a switch). The
+ * Backend kinds by descriptor kind (architecture.md, "Adding a backend kind": a map, not a switch). The
  * map is typed by the descriptors' own `backend.kind` union, so every kind has an entry
  * and each entry only ever sees grants of its kind: nothing checks a kind at run time.
  *

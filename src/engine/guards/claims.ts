@@ -1,5 +1,5 @@
 /**
- * `from-claim=` fields (spec-language.md, "from-claim"): the value comes from the
+ * `from-claim=` fields (spec-language.md, "Properties"): the value comes from the
  * caller's verified token, never from the input. A token without the claim, or whose
  * claim does not hold the field's type, is refused; claims are not schema-validated, so
  * the type is checked here. The bound values then pass the path gate and `restrict`

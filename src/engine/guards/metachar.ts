@@ -1,5 +1,5 @@
 /**
- * The metachar gate (security.md, "Path parameters"): a path value fills exactly one
+ * The metachar gate (security.md, "Path values"): a path value fills exactly one
  * segment, so anything that could end, climb out of or re-interpret a segment is
  * refused before validation, whatever the field's own pattern says.
  */

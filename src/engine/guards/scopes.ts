@@ -1,4 +1,4 @@
-/** Per-grant scopes: every `scope` of a grant must be held by the caller (spec-language.md, "Access"). */
+/** Per-grant scopes: every `scope` of a grant must be held by the caller (spec-language.md, "access"). */
 import type { Caller } from '../caller.js';
 import { engineError, type EngineError } from '../error-catalogue.js';
 

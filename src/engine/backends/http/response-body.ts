@@ -2,8 +2,8 @@
  * A 2xx upstream body as the envelope's input: JSON parsed (and searched for the
  * gateway's credentials), text as text, nothing as null.
  *
- * A shaped grant (`pick` / `omit`) fails closed (spec-language.md, "Shaping results for
- * agents"): its caller receives only what was shaped. A body is parsed as JSON whatever
+ * A shaped grant (`pick` / `omit`) fails closed (spec-language.md, "Shaping results
+ * (`pick` and `omit`)"): its caller receives only what was shaped. A body is parsed as JSON whatever
  * its content type says; one that does not parse, or that was cut at the read cap, is
  * withheld (result null, `coverage.withheld` says why) rather than passed on as text,
  * and an error says what went wrong without quoting the body.
