@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks';
 import { modernRequest, openLegacySession } from '../lib/mcp-requests.mjs';
 import { ensureNpmTools } from '../lib/npm-tools.mjs';
 import { freePort } from '../lib/free-port.mjs';
-import { stop } from '../lib/processes.mjs';
+import { stop, waitAnswer } from '../lib/processes.mjs';
 import { sleep } from '../lib/sleep.mjs';
 import { f2, range, stats } from '../lib/stats.mjs';
 import { groupTable, runGroup } from './group.mjs';
@@ -165,6 +165,12 @@ async function run(ctx, { work }) {
         echoSpec(work, 'echo-stdio.mcp.kdl', `{\n    command "node" "${everything}" "stdio"\n}`),
       );
       started.push(overStdio.child);
+      // /readyz is 200 while an upstream is still starting: wait until it says up.
+      for (const gw of [overHttp, overStdio])
+        await waitAnswer({ url: `${gw.url}/readyz` }, performance.now(), gw.child, {
+          expect: /"everything":"up"/,
+          timeoutMs: 15_000,
+        });
       subjects.push(
         gatewayCall('mcp-beaver → Streamable HTTP upstream', overHttp, 0.8),
         gatewayCall('mcp-beaver → stdio child', overStdio),
