@@ -14,13 +14,14 @@
 //
 // --sample N takes N documents chosen by a hash of their path (the same N documents on
 // every run and every machine); --dir runs over another folder of documents instead.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ensureNpmTools } from './lib/npm-tools.mjs';
 import { percentile } from './lib/stats.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -43,27 +44,13 @@ const log = (line) => process.stderr.write(`${line}\n`);
 const UNEXPRESSIBLE = /xml|octet-stream|binary|multipart|image\/|audio\/|video\/|application\/pdf/i;
 
 function ensureCorpus() {
-  const dir = join(ROOT, '.tools', 'import-corpus');
-  const api = join(dir, 'node_modules', CORPUS.name, 'api');
-  const manifest = join(dir, 'package.json');
-  const wanted = JSON.stringify(
-    { private: true, dependencies: { [CORPUS.name]: CORPUS.version } },
-    null,
-    2,
-  );
-  const current = existsSync(manifest) ? readFileSync(manifest, 'utf8') : '';
-  if (current !== wanted || !existsSync(api)) {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(manifest, wanted);
-    log(`installing ${CORPUS.name}@${CORPUS.version} into ${dir} (once; 45 MB download)`);
-    const r = spawnSync(
-      'npm',
-      ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'],
-      { cwd: dir, stdio: ['ignore', 2, 2] },
-    );
-    if (r.status !== 0) throw new Error(`installing ${CORPUS.name} failed (npm exit ${r.status})`);
-  }
-  return api;
+  // A 45 MB download, once.
+  return ensureNpmTools(
+    join(ROOT, '.tools', 'import-corpus'),
+    { [CORPUS.name]: CORPUS.version },
+    { api: `${CORPUS.name}/api` },
+    log,
+  ).api;
 }
 
 function documentsUnder(dir) {

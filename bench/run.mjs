@@ -8,6 +8,9 @@
 //   node bench/run.mjs [--duration S] [--connections N] [--reps N] [--no-pin] [--quick]
 //                      [--only tools,http,sql,startup,envelope,redact,listbytes] [--profile DIR]
 //                      [--gateway PATH/TO/dist/cli/main.js]   (another build, for before/after)
+//   node bench/run.mjs --only mcp-upstream [--mcp-subjects bridges]
+//                      (upstream MCP servers: not in the default run, as it installs the
+//                      bridges it compares with into .tools/ on first use)
 //   node bench/run.mjs --report bench/results/<file>.json     (print a stored result again)
 //
 // Each section is a module of bench/sections/ (what it measures and its part of the
@@ -34,6 +37,7 @@ import { envelopeSection } from './sections/envelope.mjs';
 import { envelopeSizeSection } from './sections/envelope-size.mjs';
 import { httpCallSection } from './sections/http-call.mjs';
 import { listBytesSection } from './sections/list-bytes.mjs';
+import { mcpUpstreamSection } from './sections/mcp-upstream.mjs';
 import { redactSection } from './sections/redact.mjs';
 import { sqlCallSection } from './sections/sql-call.mjs';
 import { startupSection } from './sections/startup.mjs';
@@ -54,6 +58,7 @@ const SECTIONS = [
   envelopeSizeSection,
   redactSection,
   listBytesSection,
+  mcpUpstreamSection,
 ];
 
 const { values: opts } = parseArgs({
@@ -67,6 +72,7 @@ const { values: opts } = parseArgs({
     profile: { type: 'string' },
     gateway: { type: 'string' },
     report: { type: 'string' },
+    'mcp-subjects': { type: 'string', default: 'all' },
   },
 });
 const ctx = benchContext(opts);

@@ -18,13 +18,13 @@
 // subjects need the package in .tools/sql-driver (installed there on first use, like the
 // peers: it is measured, never shipped).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createBenchSchema } from './lib/bench-schema.mjs';
+import { ensureNpmTools } from './lib/npm-tools.mjs';
 import { cpuNs } from './lib/proc.mjs';
 import { f1, range, stats } from './lib/stats.mjs';
 import { POOL, SQL_TOOL } from './peers/workload.mjs';
@@ -204,17 +204,12 @@ const onCpuNs = (pids) => pids.reduce((ns, pid) => ns + cpuNs(pid), 0);
 // ---------------------------------------------------------------- the rounds (parent)
 
 function ensureDriver() {
-  const manifest = join(DRIVER_DIR, 'package.json');
-  const wanted = JSON.stringify({ private: true, dependencies: { postgres: POSTGRES_VERSION } });
-  if (existsSync(join(DRIVER_DIR, 'node_modules', 'postgres', 'package.json'))) return;
-  mkdirSync(DRIVER_DIR, { recursive: true });
-  writeFileSync(manifest, wanted);
-  const r = spawnSync(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--no-package-lock'],
-    { cwd: DRIVER_DIR, stdio: ['ignore', 2, 2] },
+  ensureNpmTools(
+    DRIVER_DIR,
+    { postgres: POSTGRES_VERSION },
+    { postgres: 'postgres/package.json' },
+    (line) => process.stderr.write(`${line}\n`),
   );
-  if (r.status !== 0) throw new Error(`installing postgres failed (npm exit ${r.status})`);
 }
 
 async function parent() {

@@ -43,3 +43,39 @@ export function eraRequest(era, url, method, params, name) {
     ? modernRequest(url, method, params, name)
     : legacyRequest(url, method, params);
 }
+
+/**
+ * A 2025-era session with a stateful Streamable HTTP server (the `initialize` handshake
+ * and its `notifications/initialized`); the headers every later request carries.
+ */
+export async function openLegacySession(mcpUrl) {
+  const headers = { ...JSON_HEADERS, 'mcp-protocol-version': LEGACY };
+  const init = await fetch(mcpUrl, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: LEGACY,
+        capabilities: {},
+        clientInfo: { name: 'mcp-beaver-bench', version: '1.0.0' },
+      },
+    }),
+  });
+  const said = await init.text();
+  const session = init.headers.get('mcp-session-id');
+  if (init.status !== 200 || !session)
+    throw new Error(`${mcpUrl}: initialize answered ${init.status} ${said.slice(0, 300)}`);
+  const withSession = { ...headers, 'mcp-session-id': session };
+  const done = await fetch(mcpUrl, {
+    method: 'POST',
+    headers: withSession,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  });
+  await done.text();
+  if (done.status !== 202 && done.status !== 200)
+    throw new Error(`${mcpUrl}: notifications/initialized answered ${done.status}`);
+  return withSession;
+}

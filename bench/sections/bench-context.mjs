@@ -19,6 +19,8 @@ export function benchContext(opts) {
     main: opts.gateway ? resolvePath(opts.gateway) : join(ROOT, 'dist', 'cli', 'main.js'),
     quick: opts.quick,
     profile: opts.profile,
+    /** 'all', or 'bridges': the upstream MCP section without its mcp-beaver rows. */
+    mcpSubjects: opts['mcp-subjects'],
     duration: opts.quick ? 1 : Number(opts.duration),
     connections: Number(opts.connections),
     reps: opts.quick ? 1 : Number(opts.reps),

@@ -1,0 +1,244 @@
+// Section 9 of `npm run bench` (`--only mcp-upstream`; issue 28): a `tools/call` of
+// server-everything's `echo` through mcp-beaver's `mcp-server` upstreams, against the
+// same call made straight to server-everything's Streamable HTTP mode (the floor), in
+// one group: mcp-beaver to that HTTP upstream, mcp-beaver with server-everything as its
+// stdio child, and two bridges of the same stdio server to HTTP, mcp-proxy and
+// supergateway (references: installed on demand into .tools/mcp-bridges, pinned, never
+// dependencies of the product). Server CPU is the measured process's own: the stdio
+// child's is not in it (it is the same server behind all three).
+//
+// `--mcp-subjects bridges` leaves the mcp-beaver rows out (the direct call and the
+// bridges alone), for a build that cannot load an `mcp-server` spec.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { modernRequest, openLegacySession } from '../lib/mcp-requests.mjs';
+import { ensureNpmTools } from '../lib/npm-tools.mjs';
+import { freePort } from '../lib/free-port.mjs';
+import { stop, waitAnswer } from '../lib/processes.mjs';
+import { sleep } from '../lib/sleep.mjs';
+import { f2, range, stats } from '../lib/stats.mjs';
+import { groupTable, runGroup } from './group.mjs';
+
+const BRIDGES = { 'mcp-proxy': '6.7.19', supergateway: '4.0.0' };
+const TOOL = 'read_echo';
+const ARGS = { message: 'hello from the bench' };
+const ECHOED = /Echo: hello from the bench/;
+
+/** Node 20 runs them: each must print its help before it is measured. */
+function bridgeEntries(ctx) {
+  const entries = ensureNpmTools(
+    join(ctx.root, '.tools', 'mcp-bridges'),
+    BRIDGES,
+    { mcpProxy: 'mcp-proxy/dist/bin/mcp-proxy.mjs', supergateway: 'supergateway/dist/index.js' },
+    ctx.log,
+  );
+  for (const [name, entry] of Object.entries(entries)) {
+    const help = spawnSync('node', [entry, '--help'], { encoding: 'utf8', timeout: 30_000 });
+    if (help.status !== 0)
+      throw new Error(
+        `${name} does not run on node ${process.version}: ${help.stderr.slice(0, 300)}`,
+      );
+  }
+  return entries;
+}
+
+/** The echo call of a 2025-era session, as {url, headers, body}. */
+const sessionCall = (mcpUrl, headers) => ({
+  url: mcpUrl,
+  headers,
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: ARGS },
+  }),
+});
+
+/** `args` (with PORT in env) started on the server's CPU; its session once it answers. */
+async function startSessionServer(ctx, what, argsOf) {
+  const port = await freePort();
+  const child = ctx.launch(argsOf(port), { env: { PORT: String(port) }, cpu: ctx.serverCpu });
+  // server-everything logs every request on stdout: drain it, or a full pipe stalls it.
+  child.stdout.resume();
+  const mcpUrl = `http://127.0.0.1:${port}/mcp`;
+  const until = performance.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null)
+      throw new Error(`${what} exited (${child.exitCode})\n${child.stderrTail()}`);
+    try {
+      const headers = await openLegacySession(mcpUrl);
+      return { child, request: sessionCall(mcpUrl, headers) };
+    } catch (err) {
+      if (performance.now() > until) throw new Error(`${what}: ${err.message}`, { cause: err });
+      await sleep(50);
+    }
+  }
+}
+
+/** The spec of one mcp-beaver subject; `server` is the mcp-server node's tail. */
+function echoSpec(work, file, server) {
+  const path = join(work, file);
+  writeFileSync(
+    path,
+    `wrap "bench-mcp" version="1.0.0" {
+    describe "The upstream MCP benchmark."
+}
+mcp-server "everything" ${server}
+can read echo {
+    describe "Echo a message."
+    tool "everything" "echo"
+    args {
+        message "string" required=#true max-length=200
+    }
+}
+`,
+  );
+  return path;
+}
+
+const gatewayCall = (name, gw, target) => ({
+  name,
+  pid: gw.child.pid,
+  request: modernRequest(gw.url, 'tools/call', { name: TOOL, arguments: ARGS }, TOOL),
+  expect: /"isError":false.*Echo: hello from the bench/s,
+  ...(target !== undefined ? { target } : { reference: true }),
+});
+
+async function run(ctx, { work }) {
+  const bridges = bridgeEntries(ctx);
+  const everything = join(
+    ctx.root,
+    'node_modules',
+    '@modelcontextprotocol',
+    'server-everything',
+    'dist',
+    'index.js',
+  );
+  const started = [];
+  try {
+    const direct = await startSessionServer(ctx, 'server-everything (HTTP)', () => [
+      'node',
+      everything,
+      'streamableHttp',
+    ]);
+    started.push(direct.child);
+    const mcpProxy = await startSessionServer(ctx, 'mcp-proxy', (port) => [
+      'node',
+      bridges.mcpProxy,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--server',
+      'stream',
+      '--',
+      'node',
+      everything,
+      'stdio',
+    ]);
+    started.push(mcpProxy.child);
+    // --stateful: one child for the session, as mcp-beaver keeps one; stateless
+    // supergateway spawns a child per POST.
+    const supergateway = await startSessionServer(ctx, 'supergateway', (port) => [
+      'node',
+      bridges.supergateway,
+      '--stdio',
+      `node ${everything} stdio`,
+      '--outputTransport',
+      'streamableHttp',
+      '--stateful',
+      '--port',
+      String(port),
+      '--logLevel',
+      'none',
+    ]);
+    started.push(supergateway.child);
+
+    const subjects = [];
+    if (ctx.mcpSubjects !== 'bridges') {
+      const url = direct.request.url;
+      const overHttp = await ctx.startGateway(echoSpec(work, 'echo-http.mcp.kdl', `url="${url}"`));
+      started.push(overHttp.child);
+      const overStdio = await ctx.startGateway(
+        echoSpec(work, 'echo-stdio.mcp.kdl', `{\n    command "node" "${everything}" "stdio"\n}`),
+      );
+      started.push(overStdio.child);
+      // /readyz is 200 while an upstream is still starting: wait until it says up.
+      for (const gw of [overHttp, overStdio])
+        await waitAnswer({ url: `${gw.url}/readyz` }, performance.now(), gw.child, {
+          expect: /"everything":"up"/,
+          timeoutMs: 15_000,
+        });
+      subjects.push(
+        gatewayCall('mcp-beaver → Streamable HTTP upstream', overHttp, 0.8),
+        gatewayCall('mcp-beaver → stdio child', overStdio),
+      );
+    }
+    subjects.push(
+      { name: 'mcp-proxy 6.7.19 → stdio child', pid: mcpProxy.child.pid, ...bridgeRow(mcpProxy) },
+      {
+        name: 'supergateway 4.0.0 --stateful → stdio child',
+        pid: supergateway.child.pid,
+        ...bridgeRow(supergateway),
+      },
+    );
+    const results = await runGroup(
+      ctx,
+      'mcp-upstream',
+      {
+        name: 'floor: server-everything over Streamable HTTP, direct',
+        pid: direct.child.pid,
+        request: direct.request,
+        expect: ECHOED,
+      },
+      subjects,
+    );
+    return { tool: 'echo', results, ...stdioLead(results) };
+  } finally {
+    await Promise.all(started.map((c) => stop(c)));
+  }
+}
+
+const bridgeRow = (s) => ({ request: s.request, expect: ECHOED, reference: true });
+
+/** mcp-beaver's stdio row ÷ each bridge's, per repetition (target: ahead of both). */
+function stdioLead(results) {
+  const ours = results.find((r) => r.name === 'mcp-beaver → stdio child');
+  if (!ours) return {};
+  const lead = {};
+  for (const r of results.filter((x) => x.reference && x.name !== ours.name))
+    lead[r.name] = {
+      rps: stats(ours.runs.map((x, i) => x.rps / r.runs[i].rps)),
+      cpu: stats(ours.runs.map((x, i) => r.runs[i].cpuUsPerReq / x.cpuUsPerReq)),
+    };
+  return { stdioLead: lead };
+}
+
+function report(s) {
+  const lead = Object.entries(s.stdioLead ?? {})
+    .map(
+      ([name, l]) =>
+        `mcp-beaver over stdio ÷ ${name}: rps ${range(l.rps, f2)}×, CPU/call ${range(l.cpu, f2)}× ` +
+        `(${l.rps && l.rps.median > 1 ? 'ahead' : '**not ahead**'}; target: ahead of both bridges).`,
+    )
+    .join(' ');
+  return [
+    groupTable(
+      `9. Upstream MCP server: tools/call of server-everything's \`${s.tool}\``,
+      s,
+      () =>
+        (lead || 'mcp-beaver rows left out (--mcp-subjects bridges).') +
+        ' Server CPU is the measured process alone, not its stdio child.',
+    ),
+  ];
+}
+
+export const mcpUpstreamSection = {
+  key: 'mcpUpstream',
+  only: 'mcp-upstream',
+  label: 'upstream MCP server (tools/call echo)',
+  run,
+  report,
+};
