@@ -88,9 +88,12 @@ function summary(t: ToolDescriptor): string {
     a.openWorldHint ? 'open-world' : '',
     t.scopes.length > 0 ? `scope=${t.scopes.join(',')}` : '',
   ].filter(Boolean);
+  const b = t.backend;
   const target =
-    t.backend.kind === 'http'
-      ? `${t.backend.method} ${t.backend.pathTemplate}`
-      : `SQL ${t.backend.readOnly ? 'read-only' : 'read-write'}`;
+    b.kind === 'http'
+      ? `${b.method} ${b.pathTemplate}`
+      : b.kind === 'sql'
+        ? `SQL ${b.readOnly ? 'read-only' : 'read-write'}`
+        : `MCP ${b.server} ${b.tool}`;
   return `${target}  ${hints.join(' ')}`;
 }

@@ -105,7 +105,10 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     const ready = await gateway.ready();
     return reply
       .code(ready ? 200 : 503)
-      .send({ status: ready ? 'ready' : gateway.isDraining ? 'draining' : 'not ready' });
+      .send({
+        status: ready ? 'ready' : gateway.isDraining ? 'draining' : 'not ready',
+        ...gateway.readiness(),
+      });
   });
 
   // Draining: answers given while closing end their connection, so close() does not wait
