@@ -70,7 +70,8 @@ export async function openKinds(spec: CompiledSpec, ctx: OpenContext): Promise<O
       const checks = await Promise.all(kinds.map((k) => (k.ready ? k.ready() : true)));
       return checks.every(Boolean);
     },
-    readiness: () => Object.assign({}, ...kinds.map((k) => k.readiness?.() ?? {})) as Record<string, unknown>,
+    readiness: () =>
+      Object.assign({}, ...kinds.map((k) => k.readiness?.() ?? {})) as Record<string, unknown>,
     close: () => closeAll(kinds),
   };
 }

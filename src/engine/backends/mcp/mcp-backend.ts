@@ -6,7 +6,13 @@
  * with the caller's numbers as written. Drift is checked at boot, when the upstream says
  * its tools changed, and at most every 10 minutes (tool-drift.ts).
  */
-import type { GrantOf, BackendKind, BackendOutcome, KindContext, PreparedBackend } from '../kind.js';
+import type {
+  GrantOf,
+  BackendKind,
+  BackendOutcome,
+  KindContext,
+  PreparedBackend,
+} from '../kind.js';
 import { makeRedactor, type Redactor } from '../../redact.js';
 import { buildObject, planObject } from '../http/body.js';
 import { mapUpstreamFailure, mapUpstreamValue } from './mcp-outcome.js';
