@@ -5,6 +5,7 @@ import { formatDiagnostic, type CheckErrorCode } from '../compiler/diagnostics.j
 import type { ToolDescriptor } from '../compiler/descriptor.js';
 import { compileSpecFile } from '../compiler/load-spec.js';
 import { schemaProblems } from '../engine/guards/validate.js';
+import { checkLive } from './check-live.js';
 import { CHECK_COMMAND } from './commands/check.js';
 import { parseCommand } from './flags.js';
 import { commandMessages, readableError } from './output.js';
@@ -58,6 +59,11 @@ export async function runCheck(argv: string[]): Promise<number> {
     if (problems.length > 0) {
       failed = true;
       continue;
+    }
+    if (values.live) {
+      const live = await checkLive(result.compiled, process.env);
+      for (const l of live.lines) process.stdout.write(`${l}\n`);
+      if (live.failed) failed = true;
     }
     if (values.quiet) continue;
     const { tools } = result.compiled;

@@ -11,6 +11,9 @@ import type {
   McpServerDescriptor,
 } from '../../src/compiler/descriptor.js';
 import { createMcpKind } from '../../src/engine/backends/mcp/mcp-backend.js';
+import { checkLive } from '../../src/cli/check-live.js';
+import { Gateway } from '../../src/engine/gateway.js';
+import { ANONYMOUS } from '../../src/engine/caller.js';
 import { messageText } from '../../src/engine/backends/mcp/json-rpc-message.js';
 import type { BackendKind, GrantOf } from '../../src/engine/backends/kind.js';
 import { NumberTexts, parseJson } from '../../src/engine/number-text.js';
@@ -290,5 +293,83 @@ describe('the arguments message', () => {
       NumberTexts.withMember(undefined, 'arguments', args.texts),
     );
     expect(text).toContain('"arguments":{"n":12345678901234567890}');
+  });
+});
+
+describe('a gateway with mcp grants', () => {
+  it('serves a call through the whole pipeline and reports its servers for /readyz', async () => {
+    const g = grant('echo_text', { server: 'everything', tool: 'echo' }, [
+      { name: 'text', upstream: 'message', type: 'string' },
+    ]);
+    const gateway = await Gateway.prepare(specOf([server('everything', EVERYTHING)], [g]), {
+      env: process.env,
+    });
+    try {
+      expect(await gateway.ready()).toBe(true);
+      expect(gateway.readiness()).toEqual({ servers: { everything: expect.any(String) } });
+      const out = await gateway.call(
+        gateway.operation('echo_text')!,
+        noTexts({ text: 'hi' }),
+        ANONYMOUS,
+      );
+      expect(out.ok).toBe(true);
+      expect(gateway.readiness()).toEqual({ servers: { everything: 'up' } });
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('is ready while an upstream is down, which readiness names', async () => {
+    const g = grant('die', { server: 'h', tool: 'die' });
+    const gateway = await Gateway.prepare(
+      specOf(
+        [
+          server('h', HOSTILE, {
+            kind: 'stdio',
+            program: NODE,
+            args: [HOSTILE, '--exit-at-start'],
+            cwd: process.cwd(),
+            env: [],
+          }),
+        ],
+        [g],
+      ),
+      { env: process.env },
+    );
+    try {
+      await until(() => (gateway.readiness() as { servers: { h: string } }).servers.h === 'down');
+      expect(await gateway.ready()).toBe(true);
+    } finally {
+      await gateway.close();
+    }
+  });
+});
+
+describe('check --live', () => {
+  it('reports drift of every grant against the listed tools, and fails on it', async () => {
+    const ok = grant('echo_text', { server: 'everything', tool: 'echo' }, [
+      { name: 'message', upstream: 'message', type: 'string' },
+    ]);
+    const gone = grant('gone', { server: 'everything', tool: 'no-such-tool' });
+    const report = await checkLive(
+      specOf([server('everything', EVERYTHING)], [ok, gone]),
+      process.env,
+    );
+    expect(report).toEqual({
+      lines: [
+        `kind.mcp.kdl:${gone.source.line}: grant gone: mcp-server everything does not list the tool "no-such-tool" (drift)`,
+      ],
+      failed: true,
+    });
+  });
+
+  it('passes when every grant matches', async () => {
+    const ok = grant('echo_text', { server: 'everything', tool: 'echo' }, [
+      { name: 'message', upstream: 'message', type: 'string' },
+    ]);
+    expect(await checkLive(specOf([server('everything', EVERYTHING)], [ok]), process.env)).toEqual({
+      lines: [],
+      failed: false,
+    });
   });
 });
