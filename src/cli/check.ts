@@ -5,6 +5,7 @@ import { formatDiagnostic, type CheckErrorCode } from '../compiler/diagnostics.j
 import type { ToolDescriptor } from '../compiler/descriptor.js';
 import { compileSpecFile } from '../compiler/load-spec.js';
 import { schemaProblems } from '../engine/guards/validate.js';
+import { checkLive } from './check-live.js';
 import { CHECK_COMMAND } from './commands/check.js';
 import { parseCommand } from './flags.js';
 import { commandMessages, readableError } from './output.js';
@@ -59,6 +60,11 @@ export async function runCheck(argv: string[]): Promise<number> {
       failed = true;
       continue;
     }
+    if (values.live) {
+      const live = await checkLive(result.compiled, process.env);
+      for (const l of live.lines) process.stdout.write(`${l}\n`);
+      if (live.failed) failed = true;
+    }
     if (values.quiet) continue;
     const { tools } = result.compiled;
     process.stdout.write(`${file}: ${specCounts(result.compiled)}\n`);
@@ -88,9 +94,12 @@ function summary(t: ToolDescriptor): string {
     a.openWorldHint ? 'open-world' : '',
     t.scopes.length > 0 ? `scope=${t.scopes.join(',')}` : '',
   ].filter(Boolean);
+  const b = t.backend;
   const target =
-    t.backend.kind === 'http'
-      ? `${t.backend.method} ${t.backend.pathTemplate}`
-      : `SQL ${t.backend.readOnly ? 'read-only' : 'read-write'}`;
+    b.kind === 'http'
+      ? `${b.method} ${b.pathTemplate}`
+      : b.kind === 'sql'
+        ? `SQL ${b.readOnly ? 'read-only' : 'read-write'}`
+        : `MCP ${b.server} ${b.tool}`;
   return `${target}  ${hints.join(' ')}`;
 }

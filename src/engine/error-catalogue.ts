@@ -207,6 +207,29 @@ export const ERROR_CATALOGUE = {
     mcp: 'tool-error',
     summary: "The upstream did not answer in full within the grant's timeout.",
   },
+  UPSTREAM_TOOL_ERROR: {
+    status: 502,
+    mcp: 'tool-error',
+    summary:
+      "An upstream MCP server's tool answered isError: true; its text is quoted (redacted, at most 2 KB of it).",
+  },
+  UPSTREAM_ERROR: {
+    status: 502,
+    mcp: 'tool-error',
+    summary: 'An upstream MCP server answered the call with a JSON-RPC error.',
+  },
+  UPSTREAM_UNAVAILABLE: {
+    status: 503,
+    mcp: 'tool-error',
+    summary:
+      'An upstream MCP server cannot be reached, or its stdio child is down or restarting; retry after Retry-After.',
+  },
+  UPSTREAM_PROTOCOL: {
+    status: 502,
+    mcp: 'tool-error',
+    summary:
+      'An upstream MCP server answered with something that is not MCP, or asked for input the gateway does not relay.',
+  },
   SQL_TIMEOUT: {
     status: 504,
     mcp: 'tool-error',

@@ -168,6 +168,11 @@ export class Gateway {
     return this.kinds.ready();
   }
 
+  /** What `/readyz` adds beside its status (the state of each upstream MCP server). */
+  readiness(): Readonly<Record<string, unknown>> {
+    return this.kinds.readiness();
+  }
+
   /**
    * Compiles every grant's validator in the background after start-up
    * (warm-validators.ts); a schema that does not compile is reported through `onProblem`.

@@ -103,9 +103,10 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   app.get('/readyz', async (_req, reply) => {
     const { gateway } = current();
     const ready = await gateway.ready();
-    return reply
-      .code(ready ? 200 : 503)
-      .send({ status: ready ? 'ready' : gateway.isDraining ? 'draining' : 'not ready' });
+    return reply.code(ready ? 200 : 503).send({
+      status: ready ? 'ready' : gateway.isDraining ? 'draining' : 'not ready',
+      ...gateway.readiness(),
+    });
   });
 
   // Draining: answers given while closing end their connection, so close() does not wait

@@ -14,12 +14,18 @@ const DATABASE_URL = 'postgres://kinds@127.0.0.1:9/none';
 const url = (path: string) => pathToFileURL(join(SRC, path)).href;
 
 /** Prepares a gateway from `spec` in a child process; which packages it loaded, and its tools. */
-function prepareInChild(spec: string): Promise<{ loaded: string[]; tools: string[] }> {
+function prepareInChild(
+  spec: string,
+  specJson = '',
+): Promise<{ loaded: string[]; tools: string[] }> {
   const script = `
     import { createRequire } from 'node:module';
     const { Gateway } = await import(${JSON.stringify(url('engine/gateway.ts'))});
     const { compileSpecText } = await import(${JSON.stringify(url('compiler/load-spec.ts'))});
-    const { compiled } = compileSpecText(process.env.SPEC, 'kinds.mcp.kdl');
+    // A compiled spec as JSON stands for a node kind the compiler does not read yet.
+    const compiled = process.env.SPEC_JSON
+      ? JSON.parse(process.env.SPEC_JSON)
+      : compileSpecText(process.env.SPEC, 'kinds.mcp.kdl').compiled;
     const gateway = await Gateway.prepare(compiled, { env: process.env });
     const loaded = new Set();
     for (const k of Object.keys(createRequire(import.meta.url).cache)) {
@@ -33,7 +39,10 @@ function prepareInChild(spec: string): Promise<{ loaded: string[]; tools: string
     execFile(
       process.execPath,
       ['--import', 'tsx', '--input-type=module', '-e', script],
-      { env: { ...process.env, SPEC: spec, DATABASE_URL: DATABASE_URL }, cwd: join(SRC, '..') },
+      {
+        env: { ...process.env, SPEC: spec, SPEC_JSON: specJson, DATABASE_URL: DATABASE_URL },
+        cwd: join(SRC, '..'),
+      },
       (err, stdout, stderr) =>
         err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
     );
@@ -74,5 +83,74 @@ describe('backend kinds', () => {
     );
     expect(out.tools).toEqual(['list_issues', 'list_orders']);
     expect(out.loaded).toEqual(expect.arrayContaining(['pg', 'undici']));
+  });
+
+  it('a spec with mcp grants only never loads pg', async () => {
+    const everything = join(
+      SRC,
+      '..',
+      'node_modules',
+      '@modelcontextprotocol',
+      'server-everything',
+      'dist',
+      'index.js',
+    );
+    const source = { file: 'kinds.mcp.kdl', line: 1, column: 1 };
+    const spec = {
+      file: 'kinds.mcp.kdl',
+      server: { name: 'k', version: '1.0.0' },
+      resources: [],
+      prompts: [],
+      mcpServers: [
+        {
+          name: 'everything',
+          transport: {
+            kind: 'stdio',
+            program: process.execPath,
+            args: [everything],
+            cwd: '.',
+            env: [],
+          },
+          timeoutMs: 5000,
+          protocol: '2025-11-25',
+          source,
+        },
+      ],
+      tools: [
+        {
+          name: 'echo',
+          verb: 'get',
+          resource: 'echo',
+          title: 'Echo',
+          annotations: {
+            title: 'Echo',
+            readOnlyHint: true,
+            destructiveHint: false,
+            idempotentHint: true,
+            openWorldHint: true,
+          },
+          inputSchema: { type: 'object' },
+          outputSchema: {},
+          arguments: [],
+          exclusive: [],
+          restrict: [],
+          scopes: [],
+          limits: { maxBytes: 65536, budgetBytes: 65536 },
+          backend: {
+            kind: 'mcp',
+            server: 'everything',
+            tool: 'echo',
+            fields: [],
+            setArgs: [],
+            timeoutMs: 5000,
+            retryOnNewSession: true,
+          },
+          source,
+        },
+      ],
+    };
+    const out = await prepareInChild('', JSON.stringify(spec));
+    expect(out.tools).toEqual(['echo']);
+    expect(out.loaded).not.toContain('pg');
   });
 });

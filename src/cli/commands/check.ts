@@ -20,8 +20,16 @@ or database is needed. Prints one line per tool, resource, template and prompt:
 what a caller must hold to see it), and warnings (a grant without describe, an unused restrict) on stderr.
 On errors, prints every one of them, one per line, as
   file:line:col: error CODE: grant name: field: what is wrong
-and exits 1. Exit 0 means every spec compiled.`,
+and exits 1. Exit 0 means every spec compiled.
+With --live, also opens every mcp-server the grants use (reading their credentials from
+the environment), lists its tools and prints, per grant, a missing tool or an argument
+the upstream's inputSchema lacks or types otherwise, as file:line; exits 1 on drift.`,
   flags: {
     quiet: { type: 'boolean', inUsage: true, help: 'Print nothing on success' },
+    live: {
+      type: 'boolean',
+      inUsage: true,
+      help: 'Open the mcp-servers and report drift from their tools',
+    },
   },
 });

@@ -37,6 +37,11 @@ export interface KindResources {
   /** Whole values sent with them (`Bearer <t>`), whose base64 is redacted too. */
   sentValues?(): readonly string[];
   ready?(): Promise<boolean>;
+  /**
+   * What `/readyz` adds to its answer for this kind (`{servers: {...}}`): the state of
+   * parts that do not decide readiness (an upstream down leaves other grants serving).
+   */
+  readiness?(): Readonly<Record<string, unknown>>;
   close(): Promise<void>;
 }
 

@@ -21,6 +21,7 @@ import type {
 export const BACKEND_KINDS: { readonly [K in KindName]: () => Promise<KindFactory<K>> } = {
   http: async () => (await import('./http/http-backend.js')).createHttpKind,
   sql: async () => (await import('./sql/sql-backend.js')).createSqlKind,
+  mcp: async () => (await import('./mcp/mcp-backend.js')).createMcpKind,
 };
 
 const KIND_NAMES = Object.keys(BACKEND_KINDS) as readonly KindName[];
@@ -33,6 +34,8 @@ export interface OpenKinds {
   /** Every grant's backend by grant name, once the redactor knows every secret. */
   prepareAll(redact: Redactor): ReadonlyMap<string, PreparedBackend>;
   ready(): Promise<boolean>;
+  /** Every kind's additions to `/readyz`, merged. */
+  readiness(): Readonly<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
@@ -67,6 +70,8 @@ export async function openKinds(spec: CompiledSpec, ctx: OpenContext): Promise<O
       const checks = await Promise.all(kinds.map((k) => (k.ready ? k.ready() : true)));
       return checks.every(Boolean);
     },
+    readiness: () =>
+      Object.assign({}, ...kinds.map((k) => k.readiness?.() ?? {})) as Record<string, unknown>,
     close: () => closeAll(kinds),
   };
 }

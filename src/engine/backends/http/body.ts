@@ -91,11 +91,35 @@ function setPath(
   return NumberTexts.withMember(texts, key, setPath(next as Obj, nextTexts, path.slice(1), value));
 }
 
-export interface BodyPlan {
-  readonly encoding: 'json' | 'form';
+/** How a JSON object is built from declared fields: an HTTP body, an MCP `arguments`. */
+export interface ObjectPlan {
   readonly fields: readonly { readonly arg: string; readonly field: BodyFieldDescriptor }[];
   readonly projections: readonly ArgumentDescriptor[];
   readonly setBody: HttpBackend['setBody'];
+}
+
+export interface BodyPlan extends ObjectPlan {
+  readonly encoding: 'json' | 'form';
+}
+
+/**
+ * The plan for an object of `fields`: the arguments that fill them (those `placed`
+ * selects, by name), the `arg=` projections, and the pinned values set last.
+ */
+export function planObject(
+  fields: readonly BodyFieldDescriptor[],
+  args: readonly ArgumentDescriptor[],
+  set: HttpBackend['setBody'],
+  placed: (a: ArgumentDescriptor) => boolean,
+): ObjectPlan {
+  const byName = new Map(fields.map((f) => [f.name, f]));
+  return {
+    fields: args
+      .filter((a) => placed(a) && byName.has(a.name))
+      .map((a) => ({ arg: a.name, field: byName.get(a.name)! })),
+    projections: args.filter((a) => a.in === 'projection'),
+    setBody: set,
+  };
 }
 
 export function planBody(
@@ -103,14 +127,9 @@ export function planBody(
   args: readonly ArgumentDescriptor[],
 ): BodyPlan | undefined {
   if (!backend.body) return undefined;
-  const byName = new Map(backend.body.fields.map((f) => [f.name, f]));
   return {
     encoding: backend.body.encoding,
-    fields: args
-      .filter((a) => a.in === 'body' && byName.has(a.name))
-      .map((a) => ({ arg: a.name, field: byName.get(a.name)! })),
-    projections: args.filter((a) => a.in === 'projection'),
-    setBody: backend.setBody,
+    ...planObject(backend.body.fields, args, backend.setBody, (a) => a.in === 'body'),
   };
 }
 
@@ -118,7 +137,14 @@ export function planBody(
 export type BuiltBody =
   { readonly contentType: string; readonly payload: string } | { readonly refused: string };
 
-export function buildBody(plan: BodyPlan, args: CallArguments): BuiltBody {
+/**
+ * The object of declared fields only, with the caller's texts of the numbers it holds
+ * (an object without a prototype, so no key can reach one).
+ */
+export function buildObject(
+  plan: ObjectPlan,
+  args: CallArguments,
+): { readonly value: Record<string, unknown>; readonly texts: NumberTexts | undefined } {
   const out = obj();
   // The texts of the numbers the body holds: those of the caller's values placed in it.
   let texts: NumberTexts | undefined;
@@ -136,6 +162,11 @@ export function buildBody(plan: BodyPlan, args: CallArguments): BuiltBody {
   }
   for (const s of plan.setBody)
     texts = setPath(out, texts, s.path, { value: s.value, texts: undefined });
+  return { value: out, texts };
+}
+
+export function buildBody(plan: BodyPlan, args: CallArguments): BuiltBody {
+  const { value: out, texts } = buildObject(plan, args);
   if (plan.encoding === 'json')
     return { contentType: 'application/json', payload: stringifyJson(out, texts) };
   const form = new URLSearchParams();

@@ -25,16 +25,11 @@ import { interpretBody } from './response-body.js';
 import { classifyFailure, upstreamStatusError } from './upstream-errors.js';
 import { EXCERPT_BYTES, exchange } from './exchange.js';
 import { ADMITTED, ConnectionGate, type GateRefusal } from '../connection-gate.js';
+import { readCapFor } from '../read-cap.js';
 
 const USER_AGENT = 'mcp-beaver/0.1';
-/** Bodies are read up to this multiple of max-bytes, so JSON can be parsed and then cut cleanly. */
-const READ_FACTOR = 8;
-const READ_CAP_MIN = 1 << 20;
-const READ_CAP_MAX = 64 << 20;
-
-export function readCapFor(maxBytes: number): number {
-  return Math.min(Math.max(maxBytes * READ_FACTOR, READ_CAP_MIN), READ_CAP_MAX);
-}
+// Bodies are read up to a multiple of max-bytes (read-cap.ts), shared with MCP grants.
+export { readCapFor } from '../read-cap.js';
 
 /** Connections per upstream origin unless the spec says `base-url … connections=N`. */
 export const DEFAULT_UPSTREAM_CONNECTIONS = 256;

@@ -11,7 +11,7 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import { classifyFailure } from '../http/upstream-errors.js';
-import { classifyMessage, replyOf } from './json-rpc-message.js';
+import { classifyMessage, messageText, replyOf } from './json-rpc-message.js';
 import { postMessage, type PostAnswer } from './http-post.js';
 import { META_PROTOCOL_VERSION, mcpNameOf, headerValue } from './protocol-meta.js';
 import type { RequestOptions, RpcChannel, RpcReply, UpstreamNotification } from './rpc-channel.js';
@@ -81,7 +81,7 @@ export class HttpChannel implements RpcChannel {
     const id = this.nextId++;
     let body: string;
     try {
-      body = JSON.stringify({ jsonrpc: '2.0', id, method, params });
+      body = messageText({ jsonrpc: '2.0', id, method, params }, o.texts);
     } catch {
       return failed('protocol', `the request ${method} could not be encoded as JSON`);
     }

@@ -3,6 +3,7 @@
  * did not send, a result that is not an object, an error without a numeric code are
  * all "not MCP" rather than exceptions.
  */
+import { NumberTexts, stringifyJson } from '../../number-text.js';
 import type { RpcReply } from './rpc-channel.js';
 import { capText } from './upstream-outcome.js';
 
@@ -67,4 +68,9 @@ function errorText(error: unknown): string {
   const message =
     error && typeof error === 'object' ? (error as { message?: unknown }).message : undefined;
   return `the upstream could not read a request${typeof message === 'string' ? `: ${capText(message, 200)}` : ''}`;
+}
+
+/** A message as sent: its `params` with the caller's text of their numbers, where kept. */
+export function messageText(message: Record<string, unknown>, paramTexts?: NumberTexts): string {
+  return stringifyJson(message, NumberTexts.withMember(undefined, 'params', paramTexts));
 }

@@ -6,6 +6,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Cancellation } from '../../call-context.js';
+import type { NumberTexts } from '../../number-text.js';
 import { HttpChannel } from './http-channel.js';
 import type { RpcChannel, UpstreamNotification } from './rpc-channel.js';
 import { startStdioChild, type UpstreamLog } from './stdio-supervisor.js';
@@ -60,6 +61,8 @@ export interface CallOptions {
   readonly cancel?: Cancellation;
   /** A read grant's call may be sent again on a new session; a write never is (default false). */
   readonly retryOnNewSession?: boolean;
+  /** The caller's text of numbers inside a call's arguments (number-text.ts), sent as written. */
+  readonly argumentTexts?: NumberTexts | undefined;
 }
 
 export interface McpUpstream {
@@ -139,6 +142,7 @@ export function openMcpUpstream(
           timeoutMs: timeout(c),
           cancel: c?.cancel,
           retryOnNewSession: c?.retryOnNewSession ?? false,
+          texts: c?.argumentTexts,
         },
         o.redact,
       ),

@@ -5,6 +5,7 @@
  * forgotten us (its `epoch` moves on), so the session knows to shake hands again.
  */
 import type { Cancellation } from '../../call-context.js';
+import type { NumberTexts } from '../../number-text.js';
 import type { UpstreamFailure } from './upstream-outcome.js';
 
 export type RpcReply =
@@ -21,6 +22,11 @@ export interface RequestOptions {
   /** What is left of the call's deadline, in milliseconds. */
   readonly timeoutMs: number;
   readonly cancel?: Cancellation | undefined;
+  /**
+   * The caller's text of numbers inside `params` (number-text.ts), so a grant's
+   * arguments reach the upstream as written (12345678901234567890 not rounded).
+   */
+  readonly texts?: NumberTexts | undefined;
 }
 
 /** A message the upstream sent on its own: a notification such as `notifications/tools/list_changed`. */

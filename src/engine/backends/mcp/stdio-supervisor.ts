@@ -12,7 +12,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { decodeUtf8Prefix } from '../http/utf8-prefix.js';
 import { BoundedLines } from './bounded-lines.js';
 import { childEnvironment, findProgram } from './child-environment.js';
-import { classifyMessage, type RpcId } from './json-rpc-message.js';
+import type { NumberTexts } from '../../number-text.js';
+import { classifyMessage, messageText, type RpcId } from './json-rpc-message.js';
 import { PendingCalls } from './pending-calls.js';
 import type { RequestOptions, RpcChannel, RpcReply, UpstreamNotification } from './rpc-channel.js';
 import { capText } from './upstream-outcome.js';
@@ -189,7 +190,7 @@ export class StdioSupervisor implements RpcChannel {
         params: { requestId: given, reason: 'the gateway stopped waiting' },
       }),
     );
-    const sent = this.write(child, { jsonrpc: '2.0', id, method, params });
+    const sent = this.write(child, { jsonrpc: '2.0', id, method, params }, o.texts);
     if (!sent) {
       calls.settle(id, {
         kind: 'failed',
@@ -222,10 +223,14 @@ export class StdioSupervisor implements RpcChannel {
     clearTimeout(killer);
   }
 
-  private write(child: ChildProcess, message: Record<string, unknown>): boolean {
+  private write(
+    child: ChildProcess,
+    message: Record<string, unknown>,
+    paramTexts?: NumberTexts,
+  ): boolean {
     let line: string;
     try {
-      line = `${JSON.stringify(message)}\n`;
+      line = `${messageText(message, paramTexts)}\n`;
     } catch {
       return false;
     }

@@ -10,6 +10,7 @@
  * handshake is not remembered; the next call tries again (the upstream may be back).
  */
 import type { Cancellation } from '../../call-context.js';
+import type { NumberTexts } from '../../number-text.js';
 import type { RpcChannel } from './rpc-channel.js';
 import {
   CLIENT_INFO,
@@ -40,6 +41,8 @@ export interface SessionRequestOptions {
    * the old one: a read grant's call may, a write is never sent twice.
    */
   readonly retryOnNewSession?: boolean;
+  /** The caller's number texts inside `params` (rpc-channel.ts). */
+  readonly texts?: NumberTexts | undefined;
 }
 
 /** A discover probe under `auto` waits at most this long before `initialize` is tried. */
@@ -106,6 +109,7 @@ export class UpstreamSession {
       const reply = await this.channel.request(method, this.stamp(params, hs.value), {
         timeoutMs: left(until),
         cancel: o.cancel,
+        texts: o.texts,
       });
       if (reply.kind === 'result') {
         this.setHealth('up');

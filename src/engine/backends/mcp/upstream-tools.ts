@@ -3,6 +3,7 @@
  * tool-result.ts) and `tools/list`, all its pages, for the drift checks.
  */
 import type { Cancellation } from '../../call-context.js';
+import { NumberTexts } from '../../number-text.js';
 import { mapToolResult } from './tool-result.js';
 import type { UpstreamSession } from './upstream-session.js';
 import {
@@ -28,10 +29,20 @@ export async function callTool(
   session: UpstreamSession,
   tool: string,
   args: Record<string, unknown>,
-  o: { timeoutMs: number; cancel?: Cancellation | undefined; retryOnNewSession?: boolean },
+  o: {
+    timeoutMs: number;
+    cancel?: Cancellation | undefined;
+    retryOnNewSession?: boolean;
+    /** The caller's number texts inside `args`. */
+    texts?: NumberTexts | undefined;
+  },
   redact: (text: string) => string,
 ): Promise<UpstreamOutcome<unknown>> {
-  const out = await session.request('tools/call', { name: tool, arguments: args }, o);
+  const out = await session.request(
+    'tools/call',
+    { name: tool, arguments: args },
+    { ...o, texts: NumberTexts.withMember(undefined, 'arguments', o.texts) },
+  );
   return out.ok
     ? mapToolResult(out.value, redact)
     : { ok: false, error: finish(out.error, redact) };

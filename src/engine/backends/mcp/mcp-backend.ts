@@ -1,0 +1,129 @@
+/**
+ * `tool` grants (spec-language.md, "Upstream MCP servers"): one upstream per `mcp-server`
+ * the grants use, opened at boot and held for the life of the process (the gateway
+ * starts while one is down; `/readyz` says which), a plan per grant prepared at boot,
+ * and per call the declared arguments only, plus the pinned ones, sent as `arguments`
+ * with the caller's numbers as written. Drift is checked at boot, when the upstream says
+ * its tools changed, and at most every 10 minutes (tool-drift.ts).
+ */
+import type {
+  GrantOf,
+  BackendKind,
+  BackendOutcome,
+  KindContext,
+  PreparedBackend,
+} from '../kind.js';
+import { makeRedactor, type Redactor } from '../../redact.js';
+import { buildObject, planObject } from '../http/body.js';
+import { mapUpstreamFailure, mapUpstreamValue } from './mcp-outcome.js';
+import { openServers, type OpenedServer } from './open-servers.js';
+import type { UpstreamLog } from './stdio-supervisor.js';
+import { driftLine, toolDrift } from './tool-drift.js';
+
+/** Drift is looked for again at most this often without a list_changed. */
+export const DRIFT_INTERVAL_MS = 10 * 60_000;
+
+export async function createMcpKind({
+  env,
+  grants,
+  spec,
+  log,
+}: KindContext<'mcp'>): Promise<BackendKind<'mcp'>> {
+  const say: UpstreamLog = (level, message) => log?.[level](message);
+  // Until the gateway's redactor exists (prepare), the kind's own secrets are redacted.
+  let redactor: Redactor | undefined;
+  const redact = (text: string): string => (redactor ? redactor.text(text) : text);
+  const checking = new Map<string, Promise<void>>();
+  const opened = await openServers(spec.mcpServers ?? [], grants, {
+    env,
+    log: say,
+    redact,
+    onNotification: (server, n) => {
+      if (n.method === 'notifications/tools/list_changed') void checkDrift(server);
+    },
+  });
+  redactor = makeRedactor(opened.secrets, opened.sent);
+  const byName = new Map(opened.servers.map((s) => [s.descriptor.name, s]));
+
+  /** One drift check per server at a time; a check asked for while one runs joins it. */
+  function checkDrift(server: string): Promise<void> {
+    const running = checking.get(server);
+    if (running) return running;
+    const s = byName.get(server)!;
+    const done = reportDrift(s, say).finally(() => checking.delete(server));
+    checking.set(server, done);
+    return done;
+  }
+
+  // At boot: shake hands (not awaited: the gateway serves its other grants meanwhile),
+  // then compare the grants with what the upstream lists.
+  for (const s of opened.servers)
+    void s.upstream.connect().then((hs) => {
+      if (hs.ok) return checkDrift(s.descriptor.name);
+      say('warn', `mcp-server ${s.descriptor.name} is down at start-up: ${hs.error.message}`);
+    });
+  const timer = setInterval(() => {
+    for (const s of opened.servers)
+      if (s.upstream.state() === 'up') void checkDrift(s.descriptor.name);
+  }, DRIFT_INTERVAL_MS);
+  timer.unref();
+
+  return {
+    prepare(d, gatewayRedact) {
+      redactor = gatewayRedact;
+      return prepareMcpGrant(d, byName.get(d.backend.server)!, gatewayRedact);
+    },
+    secrets: () => opened.secrets,
+    sentValues: () => opened.sent,
+    readiness: () => ({
+      servers: Object.fromEntries(
+        opened.servers.map((s) => [s.descriptor.name, s.upstream.state()]),
+      ),
+    }),
+    // After the drain: children get SIGTERM, then SIGKILL 5 s later; sessions are ended.
+    async close() {
+      clearInterval(timer);
+      await Promise.allSettled(opened.servers.map((s) => s.upstream.close()));
+    },
+  };
+}
+
+function prepareMcpGrant(
+  d: GrantOf<'mcp'>,
+  server: OpenedServer,
+  redact: Redactor,
+): PreparedBackend {
+  const b = d.backend;
+  // Every declared field fills the arguments object (`arg=` projections at their paths).
+  const plan = planObject(b.fields, d.arguments, b.setArgs, (a) => a.in !== 'projection');
+  const shaped = d.shape !== undefined;
+  const { upstream } = server;
+  return {
+    async invoke(args, ctx): Promise<BackendOutcome> {
+      const { value, texts } = buildObject(plan, args);
+      const out = await upstream.callTool(b.tool, value, {
+        timeoutMs: b.timeoutMs,
+        cancel: ctx.cancel,
+        retryOnNewSession: b.retryOnNewSession,
+        argumentTexts: texts,
+      });
+      return out.ok
+        ? mapUpstreamValue(out.value, redact, shaped)
+        : { ok: false, error: mapUpstreamFailure(out.error, server.descriptor.name, b, shaped) };
+    },
+  };
+}
+
+/** Lists the server's tools and logs one warning per drift problem of its grants. */
+export async function reportDrift(s: OpenedServer, say: UpstreamLog): Promise<void> {
+  const listed = await s.upstream.listTools();
+  if (!listed.ok) {
+    say(
+      'warn',
+      `mcp-server ${s.descriptor.name}: tools/list failed, drift not checked: ${listed.error.message}`,
+    );
+    return;
+  }
+  for (const p of toolDrift(s.descriptor.name, s.grants, listed.value))
+    say('warn', `drift: ${driftLine(p)}`);
+}

@@ -1,0 +1,140 @@
+/**
+ * The `mcp-server` nodes a spec's grants use, opened as upstreams (one per server, for
+ * the life of the process): a stdio child's `env` resolved from ours, an HTTP server's
+ * `header`s and the gateway's own credential (`auth`, read from the environment, never
+ * the caller's token). Every secret read on the way is returned for redaction. Shared
+ * by the `mcp` kind and `check --live`.
+ */
+import type { McpServerDescriptor, McpTransport } from '../../../compiler/descriptor.js';
+import type { Env } from '../../env.js';
+import { StartupError } from '../../startup-error.js';
+import { resolveCredential } from '../http/credentials.js';
+import { readCapFor } from '../read-cap.js';
+import type { GrantOf } from '../kind.js';
+import { openMcpUpstream, type McpUpstream, type UpstreamTransport } from './mcp-upstream.js';
+import type { UpstreamNotification } from './rpc-channel.js';
+import type { UpstreamLog } from './stdio-supervisor.js';
+
+export interface OpenedServer {
+  readonly descriptor: McpServerDescriptor;
+  readonly upstream: McpUpstream;
+  /** The grants that call it, in spec order. */
+  readonly grants: readonly GrantOf<'mcp'>[];
+}
+
+export interface OpenedServers {
+  readonly servers: readonly OpenedServer[];
+  readonly secrets: readonly string[];
+  readonly sent: readonly string[];
+}
+
+export interface OpenServersOptions {
+  readonly env: Env;
+  readonly log: UpstreamLog;
+  readonly redact: (text: string) => string;
+  readonly onNotification?: (server: string, n: UpstreamNotification) => void;
+}
+
+/**
+ * Opens every server the grants use. The transports are resolved first, so a `from-env`
+ * variable unset or a credential missing stops start-up before any child is started; a
+ * program not found does too, after the ones already started are closed again.
+ */
+export async function openServers(
+  declared: readonly McpServerDescriptor[],
+  grants: readonly GrantOf<'mcp'>[],
+  o: OpenServersOptions,
+): Promise<OpenedServers> {
+  const byName = new Map(declared.map((s) => [s.name, s]));
+  const used: McpServerDescriptor[] = [];
+  for (const g of grants) {
+    const s = byName.get(g.backend.server);
+    if (!s)
+      throw new StartupError(
+        `grant ${g.name} calls mcp-server ${JSON.stringify(g.backend.server)}, which the spec does not declare`,
+      );
+    if (!used.includes(s)) used.push(s);
+  }
+  const secrets: string[] = [];
+  const sent: string[] = [];
+  const transports = used.map((s) => {
+    const t = transportOf(s, o.env);
+    secrets.push(...t.secrets);
+    sent.push(...t.sent);
+    return t.transport;
+  });
+  const servers: OpenedServer[] = [];
+  for (const [i, descriptor] of used.entries()) {
+    const mine = grants.filter((g) => g.backend.server === descriptor.name);
+    const opened = openMcpUpstream({
+      name: descriptor.name,
+      transport: transports[i]!,
+      protocol: descriptor.protocol,
+      timeoutMs: descriptor.timeoutMs,
+      // Answers are read up to the cap HTTP grants read bodies to, for the largest grant.
+      maxMessageBytes: Math.max(...mine.map((g) => readCapFor(g.limits.maxBytes))),
+      log: o.log,
+      redact: o.redact,
+      ...(o.onNotification && {
+        onNotification: (n: UpstreamNotification) => o.onNotification!(descriptor.name, n),
+      }),
+    });
+    if (!opened.ok) {
+      await Promise.allSettled(servers.map((s) => s.upstream.close()));
+      throw new StartupError(opened.message);
+    }
+    servers.push({ descriptor, upstream: opened.upstream, grants: mine });
+  }
+  return { servers, secrets, sent };
+}
+
+function transportOf(
+  s: McpServerDescriptor,
+  env: Env,
+): { transport: UpstreamTransport; secrets: string[]; sent: string[] } {
+  const t: McpTransport = s.transport;
+  if (t.kind === 'stdio') {
+    const vars: Record<string, string> = {};
+    const secrets: string[] = [];
+    for (const e of t.env) {
+      if ('value' in e) {
+        vars[e.name] = e.value;
+        continue;
+      }
+      const v = env[e.fromEnv];
+      if (v === undefined || v === '')
+        throw new StartupError(
+          `environment variable ${e.fromEnv} is not set; mcp-server ${JSON.stringify(s.name)} passes it to its child as ${e.name}`,
+        );
+      vars[e.name] = v;
+      secrets.push(v);
+    }
+    return {
+      transport: {
+        kind: 'stdio',
+        program: t.program,
+        args: t.args,
+        cwd: t.cwd,
+        env: vars,
+        parentEnv: env,
+      },
+      secrets,
+      sent: [],
+    };
+  }
+  const credential = resolveCredential(t.auth, env);
+  const url = new URL(t.url);
+  for (const [k, v] of credential.query) url.searchParams.append(k, v);
+  return {
+    transport: {
+      kind: 'http',
+      url,
+      headers: Object.fromEntries([
+        ...t.headers.map(([k, v]) => [k.toLowerCase(), v] as const),
+        ...credential.headers,
+      ]),
+    },
+    secrets: [...credential.secrets],
+    sent: [...credential.sent],
+  };
+}
