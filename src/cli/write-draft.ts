@@ -14,7 +14,9 @@ export async function writeDraft(
       await writeFile(output, text);
     } catch (err) {
       process.stderr.write(
-        escapeTerminalControls(`mcp-beaver import: cannot write ${output}: ${readableError(err)}\n`),
+        escapeTerminalControls(
+          `mcp-beaver import: cannot write ${output}: ${readableError(err)}\n`,
+        ),
       );
       return 1;
     }

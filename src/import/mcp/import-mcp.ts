@@ -9,6 +9,7 @@ import type { ProtocolChoice } from '../../engine/backends/mcp/upstream-session.
 import { isObject } from '../openapi/json.js';
 import { writeKdl } from '../openapi/kdl-nodes.js';
 import { ImportError } from '../openapi/load-document.js';
+import { countLeftOut } from './count-left-out.js';
 import { readBackProblem } from '../openapi/read-back.js';
 import { glob } from '../openapi/select-operations.js';
 import { firstSentences } from '../openapi/text.js';
@@ -19,7 +20,6 @@ import { mcpHeadline, type McpImportSummary } from './mcp-summary.js';
 import { isReadOnlyTool, methodOfHints, nameGrant, uniqueGrantNames } from './name-grant.js';
 import { mcpDraftItems } from './render-mcp-draft.js';
 import { SERVER_NAME, serverNameFromCommand, serverNameFromUrl } from './server-name.js';
-import { countLeftOut } from './count-left-out.js';
 
 export interface McpImportOptions {
   readonly target: McpTarget;
@@ -150,7 +150,7 @@ export async function importMcp(o: McpImportOptions): Promise<McpImportResult> {
     leftOut,
     renames,
   };
-  const info = isObject(handshake.result.serverInfo) ? handshake.result.serverInfo : {};
+  const info = serverInfo(handshake.result);
   const infoName = typeof info.name === 'string' && info.name.trim() ? info.name.trim() : server;
   const version =
     typeof info.version === 'string' && info.version.trim() ? info.version.trim() : '0.0.0';
@@ -189,6 +189,14 @@ export async function importMcp(o: McpImportOptions): Promise<McpImportResult> {
       `the draft does not read back as the importer wrote it, so nothing was written (${problem})`,
     );
   return { text, summary };
+}
+
+/** `initialize` says `serverInfo`; a 2026-07-28 `server/discover` says it in `_meta`. */
+function serverInfo(result: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  if (isObject(result.serverInfo)) return result.serverInfo;
+  const meta = isObject(result._meta) ? result._meta : {};
+  const info = meta['io.modelcontextprotocol/serverInfo'];
+  return isObject(info) ? info : {};
 }
 
 /** `get-sum (read-only)`, `move_file (writes, destructive)`: what the upstream claims. */

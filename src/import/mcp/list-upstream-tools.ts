@@ -58,8 +58,7 @@ export async function listUpstreamTools(o: ListOptions): Promise<Listed> {
     const shook = await upstream.connect();
     if (!shook.ok) throw new ImportError(failure('no handshake', shook.error.message, said));
     const listed = await upstream.listTools();
-    if (!listed.ok)
-      throw new ImportError(failure('tools/list failed', listed.error.message, said));
+    if (!listed.ok) throw new ImportError(failure('tools/list failed', listed.error.message, said));
     return { handshake: shook.value, tools: listed.value };
   } finally {
     await upstream.close();

@@ -23,7 +23,9 @@ export function skippedCount(s: McpImportSummary): number {
 export function mcpHeadline(s: McpImportSummary): string {
   const parts = [
     ...(s.writesLeftOut.length > 0
-      ? [`${s.writesLeftOut.length} that write, without --writes`]
+      ? [
+          `${s.writesLeftOut.length} that write${s.writesLeftOut.length === 1 ? 's' : ''}, without --writes`,
+        ]
       : []),
     ...(s.filteredOut > 0 ? [`${s.filteredOut} left out by --include or --exclude`] : []),
     ...(s.skipped.length > 0 ? [`${s.skipped.length} that no grant can express`] : []),
