@@ -394,7 +394,9 @@ describe('mcp-beaver import mcp on the command line', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Usage: mcp-beaver import openapi <file> [-o FILE] [options]');
     expect(help.stdout).toContain('       mcp-beaver import mcp <url> [-o FILE]');
-    expect(help.stdout).toContain('mcp-beaver import mcp -- <command> [<arg>...]');
+    expect(help.stdout).toContain(
+      'mcp-beaver import mcp [-o FILE] [--writes] [options] -- <command> [<arg>...]',
+    );
     expect(help.stdout).toContain('--protocol auto|2026-07-28|2025-11-25');
     expect(help.stdout).toContain(
       'mcp-beaver import mcp --writes -o memory.mcp.kdl -- npx -y @modelcontextprotocol/server-memory',

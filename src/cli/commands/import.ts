@@ -6,12 +6,13 @@ export const IMPORT_COMMAND = defineCommand({
   usage: [
     'openapi <file>',
     {
-      operands: 'mcp <url>',
-      flags: ['output', 'writes', 'include', 'exclude', 'protocol', 'name', 'timeout'],
+      operands: 'mcp <url> [-o FILE] [--writes] [options]',
+      flags: [],
     },
     {
-      operands: 'mcp -- <command> [<arg>...]',
-      flags: ['output', 'writes', 'include', 'exclude', 'protocol', 'name', 'timeout'],
+      // Its flags come before `--`: every word after it is the command's.
+      operands: 'mcp [-o FILE] [--writes] [options] -- <command> [<arg>...]',
+      flags: [],
     },
   ],
   about: `
@@ -48,6 +49,8 @@ LANG only), lists the tools and writes the mcp-server node and one grant per too
   - A tool whose input no grant can declare (a free-form object, a required
     argument of several types) is skipped with its reason; an optional argument
     that cannot be declared is left out with a // comment.
+  - It takes --include, --exclude (tool names), --protocol, --name and --timeout
+    too; --tag, --base-url and --list-tags are import openapi's.
   - The tools are drafted in the order of their names: the same server gives the
     same bytes. The summary goes to stderr: drafted N grants from M tools (K
     skipped: ...), each skipped tool with its reason.`,
