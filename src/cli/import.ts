@@ -1,22 +1,32 @@
-/** `mcp-beaver import openapi <file>`: draft a guarded spec from an OpenAPI document. */
-import { writeFile } from 'node:fs/promises';
+/**
+ * `mcp-beaver import openapi <file>`: draft a guarded spec from an OpenAPI document;
+ * `import mcp` (import-mcp.ts) drafts one from an MCP server's tools.
+ */
 import { IMPORT_COMMAND } from './commands/import.js';
 import { parseCommand } from './flags.js';
 import { commandMessages, readableError } from './output.js';
+import { writeDraft } from './write-draft.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
 
 const { usage, badValue } = commandMessages(IMPORT_COMMAND);
 
+/** Flags of `import mcp` that `import openapi` refuses. */
+const MCP_ONLY = ['protocol', 'name', 'timeout'] as const;
+
 export async function runImport(argv: string[]): Promise<number> {
   const parsed = parseCommand(IMPORT_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const { values, positionals } = parsed;
+  const { values, given, positionals } = parsed;
   const [format, file, ...extra] = positionals;
+  if (format === 'mcp') return (await import('./import-mcp.js')).runImportMcp(parsed, argv);
+  const notHere = MCP_ONLY.find((k) => k in given);
+  if (format === 'openapi' && notHere !== undefined)
+    return usage(`--${notHere} is for import mcp, not import openapi`);
   if (format !== 'openapi' || file === undefined || extra.length > 0) {
     const why =
       format === undefined || format === 'openapi'
         ? 'name exactly one OpenAPI document: mcp-beaver import openapi <file>'
-        : `unknown format ${JSON.stringify(format)} (known: openapi)`;
+        : `unknown format ${JSON.stringify(format)} (known: openapi, mcp)`;
     return usage(why);
   }
   const baseUrl = values['base-url'];
@@ -57,24 +67,5 @@ export async function runImport(argv: string[]): Promise<number> {
     );
     return 1;
   }
-  if (values.output !== undefined) {
-    try {
-      await writeFile(values.output, result.text);
-    } catch (err) {
-      process.stderr.write(
-        escapeTerminalControls(
-          `mcp-beaver import: cannot write ${values.output}: ${readableError(err)}\n`,
-        ),
-      );
-      return 1;
-    }
-  } else process.stdout.write(result.text);
-  // What goes to stderr may quote the document, whose text may hold escape sequences;
-  // the draft itself holds no control character (the writer escapes them, kdl-text.ts).
-  process.stderr.write(escapeTerminalControls(formatSummary(result.summary)));
-  if (values.output !== undefined)
-    process.stderr.write(
-      escapeTerminalControls(`wrote ${values.output}; next: mcp-beaver check ${values.output}\n`),
-    );
-  return 0;
+  return writeDraft(result.text, formatSummary(result.summary), values.output);
 }

@@ -1,9 +1,20 @@
-/** `mcp-beaver import openapi`: its flags and its help. */
+/** `mcp-beaver import openapi` and `import mcp`: their flags and their help. */
 import { defineCommand } from '../flags.js';
 
 export const IMPORT_COMMAND = defineCommand({
   name: 'import',
-  usage: ['openapi <file>'],
+  usage: [
+    'openapi <file>',
+    {
+      operands: 'mcp <url> [-o FILE] [--writes] [options]',
+      flags: [],
+    },
+    {
+      // Its flags come before `--`: every word after it is the command's.
+      operands: 'mcp [-o FILE] [--writes] [options] -- <command> [<arg>...]',
+      flags: [],
+    },
+  ],
   about: `
 Drafts a spec from an OpenAPI 3.0 or 3.1 or Swagger 2.0 document (JSON or YAML;
 $refs to other files are followed, relative to the document). The draft is guarded
@@ -22,7 +33,27 @@ credential read from an environment variable. Review it, tighten it, then serve 
     several types; an operation that cannot be expressed at all (a multipart body,
     a path like /compare/{base}...{head}) is skipped whole, with its reason.
   - The summary goes to stderr: imported N of M operations; K skipped, with each
-    reason counted and every tool name that had to be made unique.`,
+    reason counted and every tool name that had to be made unique.
+
+import mcp drafts a spec of an MCP server's tools: it connects (Streamable HTTP to
+<url>, or the command started as the gateway starts it: no shell, PATH, HOME and
+LANG only), lists the tools and writes the mcp-server node and one grant per tool:
+
+  - can <verb> <resource> { describe; tool "<server>" "<tool>"; args { ... } }, the
+    description copied, the arguments typed from the tool's inputSchema as import
+    openapi types a body (bounds, enums, lengths, safe patterns, nested objects).
+  - Only tools marked readOnlyHint: true unless --writes; the verb is the tool
+    name's first word when it is one of ours and claims no less than the hints
+    (read_text_file becomes read_text_file, echo becomes get_echo), else it follows
+    the hints (destructive and idempotent).
+  - A tool whose input no grant can declare (a free-form object, a required
+    argument of several types) is skipped with its reason; an optional argument
+    that cannot be declared is left out with a // comment.
+  - It takes --include, --exclude (tool names), --protocol, --name and --timeout
+    too; --tag, --base-url and --list-tags are import openapi's.
+  - The tools are drafted in the order of their names: the same server gives the
+    same bytes. The summary goes to stderr: drafted N grants from M tools (K
+    skipped: ...), each skipped tool with its reason.`,
   flags: {
     output: {
       type: 'string',
@@ -35,8 +66,8 @@ credential read from an environment variable. Review it, tighten it, then serve 
       type: 'string',
       multiple: true,
       value: 'PATTERN',
-      help: 'Only the operations matching',
-      note: 'A pattern is a method and path ("GET /repos/*"), a path ("/users/*") or an operationId ("issues/*"), where * matches any text.',
+      help: 'Only the operations (or tools) matching',
+      note: 'A pattern is a method and path ("GET /repos/*"), a path ("/users/*") or an operationId ("issues/*"), where * matches any text; for import mcp, a tool name ("read_*").',
     },
     tag: {
       type: 'string',
@@ -52,7 +83,10 @@ credential read from an environment variable. Review it, tighten it, then serve 
       help: 'Leave out the operations matching',
       note: 'It wins over --include and --tag.',
     },
-    writes: { type: 'boolean', help: 'Draft POST, PUT, PATCH and DELETE operations too' },
+    writes: {
+      type: 'boolean',
+      help: 'Draft POST, PUT, PATCH and DELETE operations too (import mcp: tools that write)',
+    },
     'base-url': {
       type: 'string',
       value: 'URL',
@@ -62,12 +96,31 @@ credential read from an environment variable. Review it, tighten it, then serve 
       type: 'boolean',
       help: "Print the document's tags with their operation counts; no draft",
     },
+    protocol: {
+      type: 'string',
+      value: 'auto|2026-07-28|2025-11-25',
+      default: 'auto',
+      help: 'import mcp: the protocol to speak, written to the draft when not auto',
+      note: 'auto tries server/discover, then initialize.',
+    },
+    name: {
+      type: 'string',
+      value: 'NAME',
+      help: "import mcp: the mcp-server's name, instead of one from the URL's host or the command",
+    },
+    timeout: {
+      type: 'string',
+      value: 'DURATION',
+      default: '30s',
+      help: 'import mcp: how long the server may take to answer each request',
+    },
   },
   more: `
 Exit codes: 0 the draft was written; 1 the document cannot be imported (no such
-file, not JSON or YAML, not OpenAPI, a $ref to a file that does not exist) or the
-filters select no operation (the document's tags are named), said in one line;
-2 the command line is wrong.
+file, not JSON or YAML, not OpenAPI, a $ref to a file that does not exist), the MCP
+server cannot be reached or does not list its tools, or the filters select nothing
+(the document's tags, or the server's tools, are named), said in one line; 2 the
+command line is wrong.
 
 Next steps:
   mcp-beaver check draft.mcp.kdl           every draft passes; read the // comments
@@ -78,5 +131,8 @@ grants you do not need, add restrict allowlists, scope and rate-limit.
 Examples:
   mcp-beaver import openapi api.github.com.json --tag issues -o issues.mcp.kdl
   mcp-beaver import openapi petstore.yaml --writes --exclude "DELETE *" -o petstore.mcp.kdl
-  mcp-beaver import openapi openapi.json --include "GET /orders*" --base-url http://127.0.0.1:9000`,
+  mcp-beaver import openapi openapi.json --include "GET /orders*" --base-url http://127.0.0.1:9000
+  mcp-beaver import mcp https://tracker.example.com/mcp -o tracker.mcp.kdl
+  mcp-beaver import mcp --writes -o memory.mcp.kdl -- npx -y @modelcontextprotocol/server-memory
+  mcp-beaver import mcp --include "read_*" -- npx -y @modelcontextprotocol/server-filesystem /srv/docs`,
 });

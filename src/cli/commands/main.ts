@@ -36,6 +36,9 @@ export function mainHelp(build: { binary: boolean } = { binary: false }): string
     ...onlyInPackage(
       '  import openapi <file>  Draft a guarded spec from an OpenAPI 3.x or Swagger 2.0 document',
     ),
+    ...onlyInPackage(
+      "  import mcp <url>       Draft grants of an MCP server's tools (or: import mcp -- <command>)",
+    ),
     ...(build.binary
       ? ['  (demo and import openapi are in the npm package, not in this single executable)']
       : []),

@@ -65,7 +65,7 @@ function holdsParam(segment: string): boolean {
  * a method that is not (a POST drafted as `delete`, a PATCH as `set`: a client that
  * trusts idempotentHint retries them).
  */
-function cautious(verbMethod: HttpMethod, method: HttpMethod): boolean {
+export function cautious(verbMethod: HttpMethod, method: HttpMethod): boolean {
   const v = behaviourOf(verbMethod);
   const m = behaviourOf(method);
   return (

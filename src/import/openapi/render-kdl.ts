@@ -25,7 +25,7 @@ function scalar(v: Scalar): Scalar {
   return typeof v === 'string' ? text(v) : v;
 }
 
-function fieldNode(f: DraftField): KdlItem[] {
+export function fieldNode(f: DraftField): KdlItem[] {
   const props: KdlEntry[] = [];
   const add = (key: string, v: Scalar | undefined): void => {
     if (v !== undefined) props.push([key, scalar(v)]);
