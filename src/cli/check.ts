@@ -88,9 +88,17 @@ function summary(t: ToolDescriptor): string {
     a.openWorldHint ? 'open-world' : '',
     t.scopes.length > 0 ? `scope=${t.scopes.join(',')}` : '',
   ].filter(Boolean);
-  const target =
-    t.backend.kind === 'http'
-      ? `${t.backend.method} ${t.backend.pathTemplate}`
-      : `SQL ${t.backend.readOnly ? 'read-only' : 'read-write'}`;
-  return `${target}  ${hints.join(' ')}`;
+  return `${target(t.backend)}  ${hints.join(' ')}`;
+}
+
+/** What a grant calls: the HTTP operation, the kind of statement, or the upstream tool. */
+function target(b: ToolDescriptor['backend']): string {
+  switch (b.kind) {
+    case 'http':
+      return `${b.method} ${b.pathTemplate}`;
+    case 'sql':
+      return `SQL ${b.readOnly ? 'read-only' : 'read-write'}`;
+    case 'mcp':
+      return `MCP ${b.server} ${b.tool}`;
+  }
 }

@@ -176,7 +176,7 @@ export interface ToolDescriptor {
     readonly budgetBytes: number;
     readonly rateLimit?: RateLimit;
   };
-  readonly backend: HttpBackend | SqlBackend;
+  readonly backend: HttpBackend | SqlBackend | McpBackend;
   /** Absent for grants that pass the result on whole. */
   readonly shape?: ShapeDescriptor;
   readonly source: SourceRef;

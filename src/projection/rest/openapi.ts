@@ -45,6 +45,7 @@ const SECURITY = 'bearer';
 const TAGS: Record<ToolDescriptor['backend']['kind'], string> = {
   http: 'Grants that call the upstream HTTP API.',
   sql: 'Grants that run a SQL statement on the database.',
+  mcp: 'Grants that call one tool of an upstream MCP server.',
 };
 
 export function buildOpenApi(spec: CompiledSpec, opts: OpenApiOptions = {}): OpenApiDocument {
