@@ -2651,6 +2651,40 @@ const ALLOWED: readonly { name: string; text: string }[] = [
     `,
   },
   {
+    name: 'allows MCP grants with projections, pins beside declared arguments and child env from ours',
+    text: spec`
+      mcp-server "tracker" url="https://tracker.example.com/mcp" {
+          auth header "X-Api-Key" env="TRACKER_KEY"
+          header "X-Team" "triage"
+          protocol "2026-07-28"
+      }
+      mcp-server "handbook" {
+          command "node" "server.js" "--stdio"
+          env "LOG_LEVEL" "warn"
+          env "API_TOKEN" from-env="HANDBOOK_TOKEN"
+          timeout "5s"
+      }
+      can create comment {
+          describe "d"
+          tool "tracker" "add_comment"
+          args {
+              comment "object" required=#true {
+                  body "string" required=#true arg="body"
+              }
+          }
+          set {
+              arg "comment.format" "markdown"
+              arg "owner" "acme"
+          }
+          timeout "2s"
+      }
+      can read page {
+          describe "d"
+          tool "handbook" "read_text_file"
+      }
+    `,
+  },
+  {
     name: 'allows pick paths through arrays, nested arrays and any field name',
     text: http`
       can list issues {
