@@ -2,7 +2,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatDiagnostic, type CheckErrorCode } from '../compiler/diagnostics.js';
-import type { ToolDescriptor } from '../compiler/descriptor.js';
+import type { CompiledSpec, ToolDescriptor } from '../compiler/descriptor.js';
 import { compileSpecFile } from '../compiler/load-spec.js';
 import { schemaProblems } from '../engine/guards/validate.js';
 import { checkLive } from './check-live.js';
@@ -70,6 +70,7 @@ export async function runCheck(argv: string[]): Promise<number> {
     process.stdout.write(`${file}: ${specCounts(result.compiled)}\n`);
     const width = Math.max(0, ...tools.map((t) => t.name.length));
     for (const t of tools) process.stdout.write(`  ${t.name.padEnd(width)}  ${summary(t)}\n`);
+    for (const line of mcpServerLines(result.compiled)) process.stdout.write(`${line}\n`);
     for (const line of resourcePromptCheckLines(result.compiled)) process.stdout.write(`${line}\n`);
   }
   return failed ? 1 : 0;
@@ -94,12 +95,30 @@ function summary(t: ToolDescriptor): string {
     a.openWorldHint ? 'open-world' : '',
     t.scopes.length > 0 ? `scope=${t.scopes.join(',')}` : '',
   ].filter(Boolean);
-  const b = t.backend;
-  const target =
-    b.kind === 'http'
-      ? `${b.method} ${b.pathTemplate}`
-      : b.kind === 'sql'
-        ? `SQL ${b.readOnly ? 'read-only' : 'read-write'}`
-        : `MCP ${b.server} ${b.tool}`;
-  return `${target}  ${hints.join(' ')}`;
+  return `${target(t.backend)}  ${hints.join(' ')}`;
+}
+
+/** `mcp-server tracker  url http://…  timeout 30s`: each upstream MCP server, names aligned. */
+function mcpServerLines(spec: CompiledSpec): string[] {
+  const servers = spec.mcpServers ?? [];
+  const width = Math.max(0, ...servers.map((s) => s.name.length));
+  return servers.map((s) => {
+    const t = s.transport;
+    const where =
+      t.kind === 'http' ? `url ${t.url}` : `command ${[t.program, ...t.args].join(' ')}`;
+    const protocol = s.protocol === 'auto' ? '' : `  protocol ${s.protocol}`;
+    return `  mcp-server ${s.name.padEnd(width)}  ${where}  timeout ${s.timeoutMs / 1000}s${protocol}`;
+  });
+}
+
+/** What a grant calls: the HTTP operation, the kind of statement, or the upstream tool. */
+function target(b: ToolDescriptor['backend']): string {
+  switch (b.kind) {
+    case 'http':
+      return `${b.method} ${b.pathTemplate}`;
+    case 'sql':
+      return `SQL ${b.readOnly ? 'read-only' : 'read-write'}`;
+    case 'mcp':
+      return `MCP ${b.server} ${b.tool}`;
+  }
 }

@@ -15,12 +15,29 @@ const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' 
 /** `10 tools, 4 resources, 1 prompt`: resources and prompts only when the spec has them. */
 export function specCounts(spec: CompiledSpec): string {
   return [
-    plural(spec.tools.length, 'tool'),
+    `${plural(spec.tools.length, 'tool')}${toolKinds(spec)}`,
     spec.resources.length > 0 ? plural(spec.resources.length, 'resource') : '',
     spec.prompts.length > 0 ? plural(spec.prompts.length, 'prompt') : '',
   ]
     .filter(Boolean)
     .join(', ');
+}
+
+const KIND_WORDS = { http: 'HTTP', sql: 'SQL', mcp: 'MCP' } as const;
+
+/**
+ * ` (2 HTTP, 1 MCP on 1 server)`: the grants by kind, said only when MCP grants are among
+ * them (a spec without upstream MCP servers reads as it always has).
+ */
+function toolKinds(spec: CompiledSpec): string {
+  const servers = spec.mcpServers?.length ?? 0;
+  if (servers === 0) return '';
+  const counts = new Map<string, number>();
+  for (const t of spec.tools) counts.set(t.backend.kind, (counts.get(t.backend.kind) ?? 0) + 1);
+  const parts = (['http', 'sql', 'mcp'] as const)
+    .filter((k) => k === 'mcp' || counts.has(k))
+    .map((k) => `${counts.get(k) ?? 0} ${KIND_WORDS[k]}`);
+  return ` (${parts.join(', ')} on ${plural(servers, 'server')})`;
 }
 
 function sourceOf(r: ResourceDescriptor): string {

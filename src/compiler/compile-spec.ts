@@ -2,13 +2,14 @@
  * Spec → CompiledSpec in one pass over the kinds: each checks its nodes, reporting every
  * meaning error of the file, and hands what it found to its own lowering, which runs
  * only when the whole file is clean. The order is the kinds' dependencies: the top
- * level's settings, then grants (against them), resources (naming grants), prompts
+ * level's settings and the upstream MCP servers, then grants (against them), resources (naming grants), prompts
  * (embedding resources).
  */
 import type { CompiledSpec } from './descriptor.js';
 import type { Diagnostics } from './diagnostics.js';
 import { deepFreeze } from './freeze.js';
 import { checkGrants, lowerGrant } from './kinds/grant.js';
+import { checkMcpServers, lowerMcpServers } from './kinds/mcp-server.js';
 import { checkPrompts, lowerPrompts } from './kinds/prompt.js';
 import { checkResources, lowerResources } from './kinds/resource.js';
 import { warnUnusedRestrict } from './kinds/restrict.js';
@@ -22,7 +23,8 @@ export function compileSpec(
   diag: Diagnostics,
   overrides: SpecOverrides = {},
 ): CompiledSpec | undefined {
-  const context = checkTop(spec, diag, overrides);
+  const servers = checkMcpServers(spec.mcpServers, diag);
+  const context = checkTop(spec, diag, overrides, servers);
   const grants = checkGrants(spec.grants, context);
   const resources = checkResources(spec.resources, grants, spec.file, diag);
   const prompts = checkPrompts(spec.prompts, resources, diag);
@@ -30,5 +32,13 @@ export function compileSpec(
   if (diag.errors.length > 0) return undefined;
   const tools = grants.map((g) => lowerGrant(g, context));
   const lowered = lowerResources(resources, tools, spec.file);
-  return deepFreeze(lowerTop(spec, tools, lowered, lowerPrompts(prompts, lowered, spec.file)));
+  return deepFreeze(
+    lowerTop(
+      spec,
+      tools,
+      lowered,
+      lowerPrompts(prompts, lowered, spec.file),
+      lowerMcpServers(servers, spec.file),
+    ),
+  );
 }

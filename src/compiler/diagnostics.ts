@@ -19,7 +19,7 @@ export const SPEC_ERROR_CODES = {
   SPEC_PATH_TEMPLATE:
     'a path template that is not well formed, or with a literal segment an upstream may read as another path',
   SPEC_PATH_PARAM: 'a template parameter without declaration, or the reverse',
-  SPEC_GRANT_KIND: 'a grant that is neither or both of HTTP and sql, or mixes their nodes',
+  SPEC_GRANT_KIND: 'a grant that is not exactly one of HTTP, sql and MCP, or mixes their nodes',
   SPEC_SQL_PLACEHOLDERS: 'sql placeholders that do not match the declared params',
   SPEC_SQL_MULTIPLE: 'more than one SQL statement in a grant',
   SPEC_NO_BASE_URL: 'an HTTP grant without a top-level base-url',
@@ -55,6 +55,11 @@ export const SPEC_ERROR_CODES = {
     'a message role other than user or assistant, or neither or both of text and resource=',
   SPEC_PLACEHOLDER: 'a {placeholder} that names no declared prompt argument',
   SPEC_PROMPT_RESOURCE: 'a resource= message that matches no declared resource or template',
+  SPEC_MCP_SERVER_NAME: 'an mcp-server name outside ^[a-z][a-z0-9-]{0,31}$',
+  SPEC_DUPLICATE_MCP_SERVER: 'two mcp-server nodes share a name',
+  SPEC_MCP_TRANSPORT:
+    'an mcp-server with neither or both of url= and command, a url that is not http(s) or holds credentials, or a child of the other transport',
+  SPEC_UNKNOWN_MCP_SERVER: 'a tool grant naming no declared mcp-server',
 } as const;
 
 export const SPEC_WARNING_CODES = {

@@ -52,6 +52,9 @@ export function envelopeSchema(result: JsonSchema): JsonSchema {
 
 export const HTTP_OUTPUT_SCHEMA = envelopeSchema(HTTP_RESULT_SCHEMA);
 export const SQL_OUTPUT_SCHEMA = envelopeSchema(SQL_RESULT_SCHEMA);
+/** An upstream MCP tool's result, mapped (structured content, parsed JSON, joined text or its
+ * content blocks), is any JSON value, as an HTTP upstream's is. */
+export const MCP_OUTPUT_SCHEMA = envelopeSchema(HTTP_RESULT_SCHEMA);
 
 /**
  * Coverage with every member typed and described, for documents that hold it once

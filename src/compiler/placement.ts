@@ -17,7 +17,8 @@ export interface Placement {
   /** The field behind the argument, as restrict and from-claim see it. */
   readonly field: FieldSpec;
   /** How a collision names it: "query field". */
-  readonly what: 'path param' | 'query field' | 'body field' | 'projected argument' | 'param';
+  readonly what:
+    'path param' | 'query field' | 'body field' | 'projected argument' | 'param' | 'argument';
   /** Where a collision is reported. */
   readonly at: Position;
   /** Its input schema; undefined when the caller never supplies it (from-claim). */

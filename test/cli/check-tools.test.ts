@@ -86,7 +86,39 @@ describe('mcp-beaver check', () => {
       'specs/github-issues.mcp.kdl: 6 tools',
       'specs/orders-db.mcp.kdl: 6 tools',
       'specs/payments-form.mcp.kdl: 9 tools',
+      'specs/upstream-mcp.mcp.kdl: 4 tools (4 MCP on 2 servers)',
     ]);
+  });
+
+  it('counts grants by kind and lists each upstream MCP server when a spec has them', async () => {
+    const file = tempSpec(
+      [
+        'wrap "t" version="1"',
+        'base-url "https://api.example.com"',
+        'mcp-server "tracker" url="https://tracker.example.com/mcp"',
+        'can list issues {',
+        '    describe "d"',
+        '    path "/issues"',
+        '}',
+        'can get issue {',
+        '    describe "d"',
+        '    path "/issues/{id}"',
+        '}',
+        'can search issues {',
+        '    describe "d"',
+        '    tool "tracker" "search_issues"',
+        '}',
+      ].join('\n'),
+    );
+    const r = await runCli(['check', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`${file}: 3 tools (2 HTTP, 1 MCP on 1 server)\n`);
+    expect(r.stdout).toMatch(
+      /^ {2}search_issues +MCP tracker search_issues +read-only idempotent open-world$/m,
+    );
+    expect(r.stdout).toMatch(
+      /^ {2}mcp-server tracker {2}url https:\/\/tracker\.example\.com\/mcp {2}timeout 30s$/m,
+    );
   });
 
   it('says so in one line for a folder without specs, and tools refuses a folder plainly', async () => {

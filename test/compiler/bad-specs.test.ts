@@ -2227,6 +2227,318 @@ const BAD: readonly BadSpec[] = [
       { code: 'SPEC_VALUE_TYPE', line: 6, column: 15, says: 'must be at least 512, got 200' },
     ],
   },
+  {
+    name: 'refuses an mcp-server name outside the server-name rule',
+    text: spec`
+      mcp-server "Tracker" url="https://tracker.example.com/mcp"
+    `,
+    errors: [
+      {
+        code: 'SPEC_MCP_SERVER_NAME',
+        line: 2,
+        column: 12,
+        says: 'mcp-server Tracker: server name "Tracker" must match ^[a-z][a-z0-9-]{0,31}$',
+      },
+    ],
+  },
+  {
+    name: 'refuses two mcp-servers of one name',
+    text: spec`
+      mcp-server "tracker" url="https://tracker.example.com/mcp"
+      mcp-server "tracker" url="https://other.example.com/mcp"
+    `,
+    errors: [
+      {
+        code: 'SPEC_DUPLICATE_MCP_SERVER',
+        line: 3,
+        column: 12,
+        says: 'mcp-server tracker: server name tracker is already taken by the mcp-server at line 2',
+      },
+    ],
+  },
+  {
+    name: 'refuses an mcp-server with neither url nor command',
+    text: spec`
+      mcp-server "tracker" {
+          timeout "5s"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_MCP_TRANSPORT',
+        line: 2,
+        column: 1,
+        says: 'mcp-server tracker: an mcp-server needs url="https://..." (Streamable HTTP) or a `command',
+      },
+    ],
+  },
+  {
+    name: 'refuses an mcp-server with both url and command',
+    text: spec`
+      mcp-server "tracker" url="https://tracker.example.com/mcp" {
+          command "node" "server.js"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_MCP_TRANSPORT',
+        line: 3,
+        column: 5,
+        says: 'mcp-server tracker: an mcp-server has url= (Streamable HTTP) or a `command` (stdio), not both',
+      },
+    ],
+  },
+  {
+    name: 'refuses an mcp-server url that is not http(s)',
+    text: spec`
+      mcp-server "tracker" url="ftp://tracker.example.com/mcp"
+    `,
+    errors: [
+      {
+        code: 'SPEC_MCP_TRANSPORT',
+        line: 2,
+        column: 22,
+        says: 'mcp-server tracker: url "ftp://tracker.example.com/mcp": scheme ftp: is not http or https',
+      },
+    ],
+  },
+  {
+    name: 'refuses credentials in an mcp-server url',
+    text: spec`
+      mcp-server "tracker" url="https://bot:hunter2@tracker.example.com/mcp"
+    `,
+    errors: [
+      {
+        code: 'SPEC_MCP_TRANSPORT',
+        line: 2,
+        column: 22,
+        says: 'credentials belong in `auth`, not in the URL',
+      },
+    ],
+  },
+  {
+    name: 'refuses env on a Streamable HTTP mcp-server',
+    text: spec`
+      mcp-server "tracker" url="https://tracker.example.com/mcp" {
+          env "LOG_LEVEL" "warn"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_MCP_TRANSPORT',
+        line: 3,
+        column: 5,
+        says: 'mcp-server tracker: `env` belongs to a stdio server (command); this one has url=',
+      },
+    ],
+  },
+  {
+    name: 'refuses header and auth on a stdio mcp-server',
+    text: spec`
+      mcp-server "handbook" {
+          command "node" "server.js"
+          header "X-Team" "triage"
+          auth bearer env="TOKEN"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_MCP_TRANSPORT',
+        line: 4,
+        column: 5,
+        says: 'mcp-server handbook: `header` belongs to a Streamable HTTP server (url=); this one has a command',
+      },
+      {
+        code: 'SPEC_MCP_TRANSPORT',
+        line: 5,
+        column: 5,
+        says: 'mcp-server handbook: `auth` belongs to a Streamable HTTP server (url=); this one has a command',
+      },
+    ],
+  },
+  {
+    name: 'refuses an mcp-server header the gateway owns',
+    text: spec`
+      mcp-server "tracker" url="https://tracker.example.com/mcp" {
+          auth bearer env="TOKEN"
+          header "Authorization" "Bearer x"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_HEADER',
+        line: 4,
+        column: 5,
+        says: 'mcp-server tracker: header Authorization: Authorization carries the upstream credential',
+      },
+    ],
+  },
+  {
+    name: 'refuses an env child with both a value and from-env',
+    text: spec`
+      mcp-server "handbook" {
+          command "node" "server.js"
+          env "TOKEN" "x" from-env="HANDBOOK_TOKEN"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_VALUE_TYPE',
+        line: 4,
+        column: 21,
+        says: 'mcp-server handbook: env TOKEN: give a value or from-env=, not both',
+      },
+    ],
+  },
+  {
+    name: 'refuses an unknown mcp-server protocol',
+    text: spec`
+      mcp-server "handbook" {
+          command "node" "server.js"
+          protocol "2024-11-05"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_VALUE_TYPE',
+        line: 4,
+        column: 14,
+        says: 'mcp-server handbook: protocol "2024-11-05" is not one of auto, 2026-07-28, 2025-11-25',
+      },
+    ],
+  },
+  {
+    name: 'refuses a tool grant naming no declared mcp-server, with the likely one',
+    text: spec`
+      mcp-server "tracker" url="https://tracker.example.com/mcp"
+      can search issues {
+          describe "d"
+          tool "trakcer" "search_issues"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_UNKNOWN_MCP_SERVER',
+        line: 5,
+        column: 10,
+        says: 'grant search_issues: no mcp-server is named "trakcer"; did you mean "tracker"? (declared: tracker)',
+      },
+    ],
+  },
+  {
+    name: 'refuses a tool grant that also has a path',
+    text: http`
+      mcp-server "tracker" url="https://tracker.example.com/mcp"
+      can search issues {
+          path "/search"
+          tool "tracker" "search_issues"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_GRANT_KIND',
+        line: 6,
+        column: 5,
+        says: 'grant search_issues: a grant has either a path (HTTP) or an upstream tool (MCP), not both',
+      },
+    ],
+  },
+  {
+    name: 'refuses a query block in an MCP grant',
+    text: spec`
+      mcp-server "tracker" url="https://tracker.example.com/mcp"
+      can search issues {
+          tool "tracker" "search_issues"
+          query {
+              q "string"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_GRANT_KIND',
+        line: 5,
+        column: 5,
+        says: 'grant search_issues: `query` belongs to HTTP grants; this grant is MCP',
+      },
+    ],
+  },
+  {
+    name: 'refuses set body in an MCP grant and set arg in an HTTP grant',
+    text: http`
+      mcp-server "tracker" url="https://tracker.example.com/mcp"
+      can search issues {
+          tool "tracker" "search_issues"
+          set {
+              body "owner" "acme"
+          }
+      }
+      can list issues {
+          path "/issues"
+          set {
+              arg "owner" "acme"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_GRANT_KIND',
+        line: 7,
+        column: 9,
+        says: 'grant search_issues: set body owner: `set body` belongs to HTTP grants; this grant is MCP',
+      },
+      {
+        code: 'SPEC_GRANT_KIND',
+        line: 13,
+        column: 9,
+        says: 'grant list_issues: set arg owner: `set arg` belongs to MCP grants; this grant is HTTP',
+      },
+    ],
+  },
+  {
+    name: 'refuses a pinned argument path that a declared argument takes',
+    text: spec`
+      mcp-server "tracker" url="https://tracker.example.com/mcp"
+      can search issues {
+          tool "tracker" "search_issues"
+          args {
+              limit "integer" as="perPage"
+          }
+          set {
+              arg "perPage" 10
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_ARGUMENT_COLLISION',
+        line: 9,
+        column: 9,
+        says: 'grant search_issues: set arg perPage: argument path "perPage" overlaps the caller\'s field at "perPage"',
+      },
+    ],
+  },
+  {
+    name: 'refuses two arguments of an MCP grant sent under one upstream name',
+    text: spec`
+      mcp-server "tracker" url="https://tracker.example.com/mcp"
+      can search issues {
+          tool "tracker" "search_issues"
+          args {
+              limit "integer" as="perPage"
+              per_page "integer" as="perPage"
+          }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_DUPLICATE',
+        line: 7,
+        column: 9,
+        says: 'grant search_issues: argument per_page: upstream argument name "perPage" is used twice',
+      },
+    ],
+  },
 ];
 
 // Near misses of the rows above that the manual allows: they must load without errors.
@@ -2335,6 +2647,40 @@ const ALLOWED: readonly { name: string; text: string }[] = [
               valueOf "integer" default=3
               hasOwnProperty "boolean"
           }
+      }
+    `,
+  },
+  {
+    name: 'allows MCP grants with projections, pins beside declared arguments and child env from ours',
+    text: spec`
+      mcp-server "tracker" url="https://tracker.example.com/mcp" {
+          auth header "X-Api-Key" env="TRACKER_KEY"
+          header "X-Team" "triage"
+          protocol "2026-07-28"
+      }
+      mcp-server "handbook" {
+          command "node" "server.js" "--stdio"
+          env "LOG_LEVEL" "warn"
+          env "API_TOKEN" from-env="HANDBOOK_TOKEN"
+          timeout "5s"
+      }
+      can create comment {
+          describe "d"
+          tool "tracker" "add_comment"
+          args {
+              comment "object" required=#true {
+                  body "string" required=#true arg="body"
+              }
+          }
+          set {
+              arg "comment.format" "markdown"
+              arg "owner" "acme"
+          }
+          timeout "2s"
+      }
+      can read page {
+          describe "d"
+          tool "handbook" "read_text_file"
       }
     `,
   },

@@ -44,7 +44,8 @@ export interface FieldBlockSpec {
 }
 
 /** How a block's fields are named in messages ("query field per_page"). */
-export type FieldLabel = 'path param' | 'query field' | 'body field' | 'param' | 'field';
+export type FieldLabel =
+  'path param' | 'query field' | 'body field' | 'param' | 'argument' | 'field';
 
 const NUMERIC = new Set<FieldType>(['integer', 'number', 'integer[]', 'number[]']);
 const STRINGY = new Set<FieldType>(['string', 'string[]']);

@@ -50,6 +50,8 @@ export interface GrantContext {
   readonly authHeader?: string;
   readonly headers: readonly (readonly [string, string])[];
   readonly hasDatabase: boolean;
+  /** The declared `mcp-server` names, each with its call timeout (kinds/mcp-server.ts). */
+  readonly mcpServers: ReadonlyMap<string, number>;
   /** The database's statement-timeout, its default filled in. */
   readonly statementTimeoutMs: number;
   /** The top-level `timeout`. */

@@ -41,13 +41,14 @@ import {
 import { checkBounds } from './field.js';
 import type { CheckedBackend, GrantBackend, GrantContext, GrantSpec } from './grant-backend.js';
 import { HTTP_GRANT } from './http-grant.js';
+import { MCP_GRANT } from './mcp-grant.js';
 import { checkRestrict, lowerRestrict } from './restrict.js';
 import { SQL_GRANT } from './sql-grant.js';
 
 export type { GrantContext, GrantSpec } from './grant-backend.js';
 
 /** The backends a grant may have, in the order messages and the "known: ..." hint list them. */
-const GRANT_BACKENDS: readonly GrantBackend[] = [HTTP_GRANT, SQL_GRANT];
+const GRANT_BACKENDS: readonly GrantBackend[] = [HTTP_GRANT, SQL_GRANT, MCP_GRANT];
 
 const DEFAULT_MAX_BYTES = 262_144;
 const DEFAULT_BUDGET_BYTES = 40_000;
@@ -66,9 +67,7 @@ const SHAPE: NodeKind<Located<Located<string>[]>> = {
 };
 
 /** Which backend owns each backend child, by name. */
-const OWNER = new Map<string, GrantBackend>(
-  GRANT_BACKENDS.flatMap((b) => Object.keys(b.children).map((name) => [name, b] as const)),
-);
+const OWNER = new Set<string>(GRANT_BACKENDS.flatMap((b) => Object.keys(b.children)));
 
 /** A grant's children, in the order the "known: ..." hint lists them. */
 const GRANT_TABLE: Table = {
@@ -225,17 +224,22 @@ function checkGrant(g: GrantSpec, ctx: GrantContext): CheckedGrant {
       second?.at ?? g.at,
       subject,
       second
-        ? `a grant has either ${either(GRANT_BACKENDS.map((b) => b.either))}, ${GRANT_BACKENDS.length === 2 ? 'not both' : 'only one of them'}`
-        : `a grant needs ${either(GRANT_BACKENDS.map((b) => b.needs))}`,
+        ? `a grant has either ${either(given.map((b) => b.either))}, ${given.length === 2 ? 'not both' : 'only one of them'}`
+        : `a grant needs ${GRANT_BACKENDS.map((b) => b.needs).join(' or ')}`,
     );
     // Of a grant that names two backends, the later one's arguments are what a resource sees.
     const placements = given.length > 1 ? given.at(-1)!.place(g.parts) : [];
     return { spec: g, name, makesTool: false, placements };
   }
   const kind = given[0]!;
+  // A child some backends share (`set`) is misplaced only in a grant whose kind lacks it,
+  // and is blamed once, on the first backend that has it.
+  const blamed = new Set<string>(Object.keys(kind.children));
   for (const other of GRANT_BACKENDS) {
     if (other === kind) continue;
     for (const node of Object.keys(other.children)) {
+      if (blamed.has(node)) continue;
+      blamed.add(node);
       const misplaced = node === other.marker ? undefined : g.parts.find((c) => c.name === node);
       if (misplaced)
         diag.error(

@@ -6,30 +6,16 @@
  */
 import type { Claims } from '../claims.js';
 import { once } from '../common-kinds.js';
-import type { Located, Position, Subject } from '../diagnostics.js';
-import type {
-  ArgumentDescriptor,
-  BodyFieldDescriptor,
-  HttpBackend,
-  JsonScalar,
-} from '../descriptor.js';
+import type { Located, Subject } from '../diagnostics.js';
+import type { BodyFieldDescriptor, HttpBackend, JsonScalar } from '../descriptor.js';
 import { PATH_PARAM_MAX_LENGTH, type JsonSchema } from '../field-schema.js';
 import type { FieldSpec } from '../field-types.js';
 import { headerProblem } from '../headers.js';
-import {
-  arg,
-  argAt,
-  childNamed,
-  prop,
-  propAt,
-  type Built,
-  type NodeKind,
-  type Scalar,
-} from '../kdl-reader.js';
-import { FIELD_NAME, RESERVED_NAME, reservedMessage } from '../naming.js';
+import { arg, argAt, childNamed, prop, propAt, type Built, type NodeKind } from '../kdl-reader.js';
+import { RESERVED_NAME, reservedMessage } from '../naming.js';
 import { HTTP_OUTPUT_SCHEMA } from '../output-schema.js';
 import { parseTemplate, type TemplateResult } from '../path-template.js';
-import { plain, schemaOf, upstreamOf, type Placement } from '../placement.js';
+import { plain, upstreamOf, type Placement } from '../placement.js';
 import {
   blockTable,
   checkExclusive,
@@ -41,7 +27,9 @@ import {
   uniqueFields,
   type FieldBlockSpec,
 } from './field.js';
+import { BODY_WORDS, checkObjectFields, checkPinnedPath, objectPlacements } from './body-fields.js';
 import type { CheckedBackend, GrantBackend, GrantContext, GrantSpec } from './grant-backend.js';
+import { SET, type SetSpec } from './set.js';
 
 /** The upstream timeout when neither the grant nor the spec sets one. */
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -53,13 +41,6 @@ interface QuerySpec extends FieldBlockSpec {
 
 interface BodySpec extends FieldBlockSpec {
   readonly encoding: 'json' | 'form';
-}
-
-interface SetSpec {
-  readonly target: 'query' | 'header' | 'body';
-  readonly key: string;
-  readonly value: Scalar;
-  readonly at: Position;
 }
 
 type PathSpec = Located<string> & { readonly params: readonly FieldSpec[] };
@@ -127,42 +108,6 @@ const PATH: NodeKind<PathSpec> = {
     const template = arg<string>(n, 0);
     return template === undefined ? undefined : { value: template, at: argAt(n, 0), params };
   },
-};
-
-function setEntry(target: SetSpec['target']): NodeKind<SetSpec> {
-  return {
-    args: [{ what: `a ${target} name`, type: 'string' }],
-    rest: { what: 'a value', type: 'scalar' },
-    build(n, { diag, subject }) {
-      const entries = n.node.getArgumentEntries();
-      if (!entries[1]) {
-        diag.error('SPEC_MISSING', n.at, subject, `set ${target} needs a value`);
-        return undefined;
-      }
-      if (entries.length > 2)
-        diag.error(
-          'SPEC_UNKNOWN_PROPERTY',
-          argAt(n, 2),
-          subject,
-          `set ${target} takes a name and one value`,
-        );
-      const value = entries[1].getValue();
-      if (target === 'header' && typeof value !== 'string') {
-        diag.error('SPEC_VALUE_TYPE', argAt(n, 1), subject, `set header value must be a string`);
-        return undefined;
-      }
-      const key = arg<string>(n, 0);
-      return key === undefined ? undefined : { target, key, value, at: n.at };
-    },
-  };
-}
-
-const SET: NodeKind<Located<SetSpec[]>> = {
-  children: {
-    kinds: { query: setEntry('query'), header: setEntry('header'), body: setEntry('body') },
-    where: 'in set',
-  },
-  build: (n) => ({ value: n.children.map((c) => c.value as SetSpec), at: n.at }),
 };
 
 export const HTTP_GRANT: GrantBackend = {
@@ -284,55 +229,17 @@ function checkHttp(
   }
   checkExclusive(s.query, diag, subject);
 
-  const bodyKeys = new Set<string>();
-  for (const f of s.body?.fields ?? []) {
-    const here = [...subject, `body field ${f.name}`];
-    checkFieldValues(f, diag, subject, 'body field');
-    const upstream = upstreamOf(f);
-    if (bodyKeys.has(upstream))
-      diag.error(
-        'SPEC_DUPLICATE',
-        f.at,
-        here,
-        `upstream body key ${JSON.stringify(upstream)} is used twice`,
-      );
-    bodyKeys.add(upstream);
-    if (f.arg)
-      diag.error(
-        'SPEC_ARG_PROJECTION',
-        f.arg.at,
-        here,
-        'arg= applies to nested fields; a top-level field is already an argument',
-      );
-    checkNested(f, ctx, here);
-  }
-  // Where a caller's value lands in the body: fixed `set body` values may not overlap it.
-  const fieldPaths: (readonly string[])[] = [];
-  const projectedPaths: (readonly string[])[] = [];
-  const bodyPlaced = bodyPlacements(s);
-  const trees: BodyFieldDescriptor[] = [];
-  for (const placed of bodyPlaced) {
-    if (placed.nested) {
-      if (!projectionRefused(placed, ctx, subject) && claims.claim(placed))
-        projectedPaths.push(placed.argument.bodyPath!);
-    } else {
-      const tree = bodyTree(placed.field);
-      if (tree) {
-        trees.push(tree);
-        fieldPaths.push([placed.argument.upstream]);
-      }
-      claims.claim(placed);
-    }
-  }
+  const body = checkObjectFields(s.body?.fields ?? [], BODY_WORDS, diag, subject, claims);
+  const bodyPlaced = body.placements;
   checkExclusive(s.body, diag, subject);
 
-  checkSet(s, ctx, subject, queryKeys, [...fieldPaths, ...projectedPaths]);
+  checkSet(s, ctx, subject, queryKeys, body.callerPaths);
   const placements = [...pathPlaced, ...queryPlaced, ...bodyPlaced];
   return {
     ok,
     placements,
     exclusive: [s.query, s.body].flatMap(groupsOf),
-    lower: (tool) => lowerHttp(s, template, trees, tool.method, g, ctx),
+    lower: (tool) => lowerHttp(s, template, body.trees, tool.method, g, ctx),
   };
 }
 
@@ -385,57 +292,6 @@ function checkPathParam(given: FieldSpec, { diag }: GrantContext, subject: Subje
   checkFieldValues(given, diag, subject, 'path param');
 }
 
-/** Nested body fields: one upstream key each, claims only at the top. */
-function checkNested(f: FieldSpec, ctx: GrantContext, here: Subject): void {
-  const seen = new Set<string>();
-  for (const c of f.fields ?? []) {
-    const upstream = upstreamOf(c);
-    const sub = [...here, `field ${c.name}`];
-    if (seen.has(upstream))
-      ctx.diag.error(
-        'SPEC_DUPLICATE',
-        c.at,
-        sub,
-        `upstream key ${JSON.stringify(upstream)} is used twice`,
-      );
-    seen.add(upstream);
-    if (c.fromClaim)
-      ctx.diag.error(
-        'SPEC_PROPERTY_TYPE',
-        c.fromClaim.at,
-        sub,
-        'from-claim applies to top-level fields only',
-      );
-    if (!c.arg) checkNested(c, ctx, sub);
-  }
-}
-
-/** Why an `arg=` projection cannot be one; reported, and then it claims no name. */
-function projectionRefused(placed: Placement, { diag }: GrantContext, subject: Subject): boolean {
-  if (!placed.nested) return false;
-  const { field: c, inArray } = placed.nested;
-  const arg = c.arg!;
-  const problem = inArray
-    ? 'arg= cannot fill a field inside an object[] (there is no single element to put it in)'
-    : c.type !== 'string'
-      ? `arg= applies to string fields, not ${c.type}`
-      : !c.required
-        ? 'arg= applies to required fields (add required=#true)'
-        : !FIELD_NAME.test(arg.value)
-          ? `arg=${JSON.stringify(arg.value)} must match ${FIELD_NAME.source}`
-          : undefined;
-  if (problem) diag.error('SPEC_ARG_PROJECTION', arg.at, nestedSubject(placed, subject), problem);
-  return problem !== undefined;
-}
-
-/** "grant x: body field a: field b": the subject of a nested field, from its body path. */
-function nestedSubject(placed: Placement, subject: Subject): Subject {
-  return [
-    ...subject,
-    ...placed.nested!.names.map((n, i) => (i === 0 ? `body field ${n}` : `field ${n}`)),
-  ];
-}
-
 function checkSet(
   s: HttpSpec,
   { diag, authHeader }: GrantContext,
@@ -458,31 +314,17 @@ function checkSet(
     } else if (set.target === 'header') {
       const problem = headerProblem(set.key, String(set.value), authHeader);
       if (problem) diag.error('SPEC_HEADER', set.at, here, problem);
+    } else if (set.target === 'body') {
+      checkPinnedPath(set.key, set.at, here, callerPaths, BODY_WORDS, diag);
     } else {
-      const path = set.key.split('.');
-      if (path.some((p) => p === '' || p === '__proto__')) {
-        diag.error(
-          'SPEC_VALUE_TYPE',
-          set.at,
-          here,
-          `body path ${JSON.stringify(set.key)} must be dot-separated names`,
-        );
-        continue;
-      }
-      const clash = callerPaths.find((p) => isPrefix(p, path) || isPrefix(path, p));
-      if (clash)
-        diag.error(
-          'SPEC_ARGUMENT_COLLISION',
-          set.at,
-          here,
-          `body path ${JSON.stringify(set.key)} overlaps the caller's field at ${JSON.stringify(clash.join('.'))}; a fixed value and a caller's value cannot share a place`,
-        );
+      diag.error(
+        'SPEC_GRANT_KIND',
+        set.at,
+        here,
+        '`set arg` belongs to MCP grants; this grant is HTTP (use `set body`)',
+      );
     }
   }
-}
-
-function isPrefix(short: readonly string[], long: readonly string[]): boolean {
-  return short.length <= long.length && short.every((s, i) => long[i] === s);
 }
 
 /** The HttpBackend of a checked grant: its template, body trees and fixed values as found. */
@@ -502,7 +344,7 @@ function lowerHttp(
     if (set.target === 'query') setQuery.push([set.key, set.value]);
     else if (set.target === 'header')
       headers.set(set.key.toLowerCase(), [set.key, String(set.value)]);
-    else setBody.push({ path: set.key.split('.'), value: set.value });
+    else if (set.target === 'body') setBody.push({ path: set.key.split('.'), value: set.value });
   }
   const encoding = s.body?.encoding ?? 'json';
   return {
@@ -558,75 +400,6 @@ function queryPlacements(s: HttpSpec): Placement[] {
   return (s.query?.fields ?? []).map((f) => plain(f, 'query field', 'query', upstreamOf(f)));
 }
 
-/**
- * Body fields, each after its nested projections; an object left with no input is not one.
- * A projection is required only when every object above it is (spec-language.md, `arg=`):
- * under an optional `commit`, `commit_message` may be left out, and then no `commit` is
- * sent. `parent` names the top-level field when the chain below it is all required, so
- * the input schema can say "given the parent, give this too" (dependentRequired).
- */
 function bodyPlacements(s: HttpSpec): Placement[] {
-  const out: Placement[] = [];
-  const projections = (
-    f: FieldSpec,
-    path: readonly string[],
-    names: readonly string[],
-    inArray: boolean,
-    chain: { readonly required: boolean; readonly belowTop: boolean },
-  ): void => {
-    const within = inArray || f.type === 'object[]';
-    for (const c of f.fields ?? []) {
-      const at = [...path, upstreamOf(c)];
-      if (!c.arg) {
-        projections(c, at, [...names, c.name], within, {
-          required: chain.required && c.required,
-          belowTop: chain.belowTop && c.required,
-        });
-        continue;
-      }
-      const { arg, ...rest } = c;
-      const field: FieldSpec = { ...rest, name: arg.value, required: chain.required };
-      const argument: ArgumentDescriptor = {
-        name: arg.value,
-        in: 'projection',
-        type: 'string',
-        required: chain.required,
-        upstream: at.join('.'),
-        bodyPath: at,
-      };
-      out.push({
-        argument,
-        field,
-        what: 'projected argument',
-        at: arg.at,
-        schema: schemaOf(field),
-        nested: { field: c, names: [...names, c.name], inArray: within },
-        ...(!chain.required && chain.belowTop && { parent: names[0]! }),
-      });
-    }
-  };
-  for (const f of s.body?.fields ?? []) {
-    projections(f, [upstreamOf(f)], [f.name], false, { required: f.required, belowTop: true });
-    const placed = plain(f, 'body field', 'body', upstreamOf(f));
-    if (placed.schema || f.fromClaim) out.push(placed);
-  }
-  return out;
-}
-
-/**
- * The upstream shape of a body field: nested objects keep their aliases, `arg=` fields
- * are left out (a projection fills them); undefined for an object left with nothing.
- */
-function bodyTree(f: FieldSpec): BodyFieldDescriptor | undefined {
-  const fields = (f.fields ?? []).flatMap((c) => {
-    const tree = c.arg ? undefined : bodyTree(c);
-    return tree ? [tree] : [];
-  });
-  if ((f.type === 'object' || f.type === 'object[]') && fields.length === 0) return undefined;
-  return {
-    name: f.name,
-    upstream: upstreamOf(f),
-    type: f.type,
-    ...(fields.length > 0 && { fields }),
-  };
+  return objectPlacements(s.body?.fields ?? [], 'body field');
 }

@@ -17,6 +17,7 @@ import type {
   DatabaseDescriptor,
   DatabaseSettings,
   DatabaseTarget,
+  McpServerDescriptor,
   PromptDescriptor,
   RateLimit,
   ResourceDescriptor,
@@ -37,6 +38,8 @@ import {
   type Table,
 } from '../kdl-reader.js';
 import { parseDuration } from '../values.js';
+import { AUTH, HEADER } from './auth.js';
+import { MCP_SERVER, type CheckedMcpServers, type McpServerSpec } from './mcp-server.js';
 import { GRANT, type GrantContext, type GrantSpec } from './grant.js';
 import { PROMPT, type PromptSpec } from './prompt.js';
 import { RESOURCE, type ResourceSpec } from './resource.js';
@@ -69,6 +72,7 @@ export interface Spec {
   readonly grants: readonly GrantSpec[];
   readonly resources: readonly ResourceSpec[];
   readonly prompts: readonly PromptSpec[];
+  readonly mcpServers: readonly McpServerSpec[];
 }
 
 /** Values given at start-up that replace the spec's own (`serve --base-url`). */
@@ -103,59 +107,6 @@ const BASE_URL: NodeKind<Spec['baseUrl']> = {
       ? undefined
       : { value: url, at: argAt(n, 0), ...(connections !== undefined && { connections }) };
   },
-};
-
-const AUTH_KIND = { what: 'a kind: bearer, header, basic or query', type: 'string' } as const;
-const AUTH: NodeKind<Located<UpstreamAuth>> = {
-  args: [AUTH_KIND],
-  variants: {
-    arg: 0,
-    kinds: {
-      bearer: { props: { env: REQUIRED_STRING } },
-      header: {
-        args: [
-          AUTH_KIND,
-          { what: 'a header name (auth header "X-Api-Key" env="V")', type: 'string' },
-        ],
-        props: { env: REQUIRED_STRING, prefix: STRING },
-      },
-      basic: { props: { 'username-env': REQUIRED_STRING, 'password-env': REQUIRED_STRING } },
-      query: {
-        args: [
-          AUTH_KIND,
-          { what: 'a query parameter name (auth query "key" env="V")', type: 'string' },
-        ],
-        props: { env: REQUIRED_STRING },
-      },
-    },
-    unknown: (kind) => ({
-      code: 'SPEC_VALUE_TYPE',
-      message: `unknown auth kind ${JSON.stringify(kind)} (known: bearer, header, basic, query)`,
-      stop: true,
-    }),
-    subject: (name, ctx) => [...ctx.subject, name],
-  },
-  build(n) {
-    if (!n.complete || n.variant === undefined) return undefined;
-    const env = prop<string>(n, 'env');
-    const named = arg<string>(n, 1);
-    const auth =
-      n.variant === 'header'
-        ? { kind: 'header', header: named, env, prefix: prop(n, 'prefix') ?? '' }
-        : n.variant === 'query'
-          ? { kind: 'query', param: named, env }
-          : { kind: n.variant, ...camelProps(n) };
-    return { value: auth as UpstreamAuth, at: n.at };
-  },
-};
-
-const HEADER: NodeKind<Located<readonly [string, string]>> = {
-  args: [
-    { what: 'a header name', type: 'string' },
-    { what: 'a header value', type: 'string' },
-  ],
-  build: (n) =>
-    n.complete ? { value: [arg<string>(n, 0)!, arg<string>(n, 1)!], at: n.at } : undefined,
 };
 
 const DATABASE: NodeKind<Spec['database']> = {
@@ -275,6 +226,7 @@ export const TOP: Table = {
     can: GRANT,
     resource: RESOURCE,
     prompt: PROMPT,
+    'mcp-server': MCP_SERVER,
   },
 };
 
@@ -295,6 +247,7 @@ export function readSpec(top: readonly Built[], file: string): Spec {
     grants: childrenNamed(top, 'can'),
     resources: childrenNamed(top, 'resource'),
     prompts: childrenNamed(top, 'prompt'),
+    mcpServers: childrenNamed(top, 'mcp-server'),
   };
 }
 
@@ -303,7 +256,12 @@ export function readSpec(top: readonly Built[], file: string): Spec {
  * headers that may be sent, restrict patterns. What they come to is what every grant is
  * checked and lowered against.
  */
-export function checkTop(spec: Spec, diag: Diagnostics, overrides: SpecOverrides): GrantContext {
+export function checkTop(
+  spec: Spec,
+  diag: Diagnostics,
+  overrides: SpecOverrides,
+  servers: CheckedMcpServers,
+): GrantContext {
   const baseUrl = overrides.baseUrl ?? spec.baseUrl?.value;
   const normalized = baseUrl === undefined ? undefined : normalizeBaseUrl(baseUrl);
   if (normalized && !normalized.ok)
@@ -336,6 +294,7 @@ export function checkTop(spec: Spec, diag: Diagnostics, overrides: SpecOverrides
     ...(authHeader !== undefined && { authHeader }),
     headers: spec.headers.map((h) => h.value),
     hasDatabase: spec.database !== undefined,
+    mcpServers: servers.timeouts,
     statementTimeoutMs: spec.database?.statementTimeoutMs ?? DATABASE_DEFAULTS.statementTimeoutMs,
     ...(spec.timeoutMs !== undefined && { timeoutMs: spec.timeoutMs }),
     hasOauth: spec.access?.oauth !== undefined,
@@ -352,6 +311,7 @@ export function lowerTop(
   tools: readonly ToolDescriptor[],
   resources: readonly ResourceDescriptor[],
   prompts: readonly PromptDescriptor[],
+  mcpServers: readonly McpServerDescriptor[],
 ): CompiledSpec {
   const database = spec.database && lowerDatabase(spec.database, spec.file);
   const { wrap } = spec;
@@ -372,6 +332,7 @@ export function lowerTop(
     ...(spec.baseUrl?.connections !== undefined && {
       upstreamConnections: spec.baseUrl.connections,
     }),
+    ...(mcpServers.length > 0 && { mcpServers }),
   };
 }
 
