@@ -85,7 +85,17 @@ describe('the demo (npm start)', () => {
         'list_customers',
         'query_open_orders',
         'count_orders_by_status',
+        'read_order_note',
       ]);
+      // The upstream MCP grant: the demo's own stdio server, its structured content.
+      const note = (await client.callTool({
+        name: 'read_order_note',
+        arguments: { order_id: 7 },
+      })) as { isError?: boolean; structuredContent: { result: { note: string | null } } };
+      expect(note.isError).toBe(false);
+      expect(note.structuredContent.result.note).toBe(
+        'Refund of the shipping fee promised (late delivery).',
+      );
       const created = (await client.callTool({
         name: 'create_ticket',
         arguments: {
