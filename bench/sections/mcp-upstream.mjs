@@ -102,7 +102,8 @@ const gatewayCall = (name, gw, target) => ({
   name,
   pid: gw.child.pid,
   request: modernRequest(gw.url, 'tools/call', { name: TOOL, arguments: ARGS }, TOOL),
-  expect: /"isError":false.*Echo: hello from the bench/s,
+  // A success carries no isError (or false); a refusal would be isError true.
+  expect: /^(?!.*"isError":true).*"result":"Echo: hello from the bench"/s,
   ...(target !== undefined ? { target } : { reference: true }),
 });
 
