@@ -54,10 +54,10 @@ export async function startRecordingServer(): Promise<RecordingServer> {
       server.registerTool(
         name,
         { description, inputSchema: object(properties) },
-        async (
-          args: Record<string, unknown>,
-          ctx: { mcpReq: { notify: (n: unknown) => Promise<void> } },
-        ) => (await run(args, { notify: (method) => ctx.mcpReq.notify({ method }) })) as never,
+        async (args, ctx) =>
+          (await run(args as Record<string, unknown>, {
+            notify: (method) => ctx.mcpReq.notify({ method } as never),
+          })) as never,
       );
     };
     tool(
