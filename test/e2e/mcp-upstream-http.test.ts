@@ -6,6 +6,7 @@
  * asserts exactly what the upstream received, or that it received nothing.
  */
 import type { ChildProcess } from 'node:child_process';
+import { createServer, request, type Server } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -159,17 +160,66 @@ const rest = (gw: TestGateway, tool: string, args: unknown, key = WRITE_KEY) =>
 const errorCode = (json: unknown): string | undefined =>
   (json as { error?: { code: string } }).error?.code;
 
+/** A request server-everything got through the recording proxy in front of it. */
+interface Proxied {
+  readonly method: string | undefined;
+  readonly session: string | undefined;
+}
+
+/**
+ * A pass-through proxy in front of server-everything that records each request's
+ * JSON-RPC method and `Mcp-Session-Id`, its answers (event streams included) piped back.
+ */
+async function recordingProxy(target: number, seen: Proxied[]): Promise<Server> {
+  const proxy = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      let method: string | undefined;
+      try {
+        method = (JSON.parse(raw.toString('utf8')) as { method?: string }).method;
+      } catch {
+        method = undefined;
+      }
+      const session = req.headers['mcp-session-id'];
+      seen.push({ method, session: typeof session === 'string' ? session : undefined });
+      const out = request(
+        {
+          host: '127.0.0.1',
+          port: target,
+          path: req.url,
+          method: req.method,
+          headers: req.headers,
+        },
+        (up) => {
+          res.writeHead(up.statusCode ?? 502, up.headers);
+          up.pipe(res);
+        },
+      );
+      out.on('error', () => res.destroy());
+      out.end(raw);
+    });
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  return proxy;
+}
+
 let tracker: RecordingServer;
 let everything: ChildProcess;
+let proxy: Server;
+const everythingSaw: Proxied[] = [];
 let gw: TestGateway;
 
 beforeAll(async () => {
   tracker = await startRecordingServer();
   const port = await freePort();
   everything = await startEverythingHttp(port);
+  proxy = await recordingProxy(port, everythingSaw);
+  const proxied = (proxy.address() as { port: number }).port;
   const down = await freePort();
   gw = await startGateway(
-    httpSpec(tracker.url, `http://127.0.0.1:${port}/mcp`, `http://127.0.0.1:${down}/mcp`),
+    httpSpec(tracker.url, `http://127.0.0.1:${proxied}/mcp`, `http://127.0.0.1:${down}/mcp`),
     { env: ENV },
   );
   await until(() => {
@@ -182,6 +232,8 @@ afterEach(() => {
 });
 afterAll(async () => {
   await gw?.close();
+  proxy?.closeAllConnections();
+  await new Promise((r) => proxy?.close(r));
   await stopProcess(everything);
   await tracker?.close();
 });
@@ -398,9 +450,23 @@ describe('server-everything over Streamable HTTP, a 2025-era server with a sessi
     expect(JSON.stringify(sum.structuredContent?.result)).toContain('5');
   });
 
+  it('is initialized once, and every call goes on that one session', async () => {
+    await callTool(gw.url, 'get_echo', { message: 'session' }, { key: READ_KEY });
+    const initialize = everythingSaw.filter((r) => r.method === 'initialize');
+    expect(initialize).toHaveLength(1);
+    expect(initialize[0]!.session).toBeUndefined();
+    const calls = everythingSaw.filter((r) => r.method === 'tools/call');
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    const sessions = new Set(calls.map((c) => c.session));
+    expect(sessions.size).toBe(1);
+    expect([...sessions][0]).toMatch(/^[\x21-\x7e]+$/);
+  });
+
   it('over REST, refusing an argument over max-length before any call', async () => {
+    const before = everythingSaw.length;
     const r = await rest(gw, 'get_echo', { message: 'x'.repeat(201) });
     expect(r.status).toBe(400);
+    expect(everythingSaw.length).toBe(before);
     const ok = await rest(gw, 'get_echo', { message: 'over rest' });
     expect((ok.json as Envelope).result).toBe('Echo: over rest');
   });
