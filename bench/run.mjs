@@ -6,11 +6,12 @@
 // bounded. Writes bench/results/<timestamp>.json and prints a markdown table.
 //
 //   node bench/run.mjs [--duration S] [--connections N] [--reps N] [--no-pin] [--quick]
-//                      [--only tools,http,sql,startup,envelope,redact,listbytes] [--profile DIR]
+//                      [--only tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream]
+//                      [--profile DIR]
 //                      [--gateway PATH/TO/dist/cli/main.js]   (another build, for before/after)
 //   node bench/run.mjs --only mcp-upstream [--mcp-subjects bridges]
-//                      (upstream MCP servers: not in the default run, as it installs the
-//                      bridges it compares with into .tools/ on first use)
+//                      (upstream MCP servers; on first use it installs the bridges it
+//                      compares with into .tools/, from the npm registry)
 //   node bench/run.mjs --report bench/results/<file>.json     (print a stored result again)
 //
 // Each section is a module of bench/sections/ (what it measures and its part of the
@@ -77,7 +78,9 @@ const { values: opts } = parseArgs({
 });
 const ctx = benchContext(opts);
 const { root: ROOT, log } = ctx;
-const ONLY = new Set((opts.only ?? 'tools,http,sql,startup,envelope,redact,listbytes').split(','));
+const ONLY = new Set(
+  (opts.only ?? 'tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream').split(','),
+);
 const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** Builds dist/ when a source is newer than it (never for another build's --gateway). */
