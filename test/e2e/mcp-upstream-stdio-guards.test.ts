@@ -113,18 +113,18 @@ can send stderr-line {
 }
 `;
 
-/** The calls the fixture has received so far. */
-function received(): { tool: string; arguments: Record<string, unknown>; pid: number }[] {
-  let text = '';
-  try {
-    text = readFileSync(record, 'utf8');
-  } catch {
-    return [];
-  }
-  return text
+interface Received {
+  tool: string;
+  arguments: Record<string, unknown>;
+  pid: number;
+}
+
+/** The calls the fixture has received so far (the file exists from before the gateway). */
+function received(): Received[] {
+  return readFileSync(record, 'utf8')
     .split('\n')
     .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as { tool: string; arguments: Record<string, unknown>; pid: number });
+    .map((l) => JSON.parse(l) as Received);
 }
 
 beforeAll(async () => {
