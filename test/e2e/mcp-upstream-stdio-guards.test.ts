@@ -107,7 +107,10 @@ can send stderr-line {
     describe "Write a line to the child's stderr."
     tool "rec" "stderr"
     args {
-        line "string" required=#true max-length=100
+        line "string" max-length=100
+        variable "string" {
+            enum "API_TOKEN" "LANG"
+        }
         times "integer" min=1 max=1000 default=1
     }
 }
@@ -334,7 +337,15 @@ describe('the child environment and its stderr', () => {
     expect(Object.keys(env).sort()).toEqual(['API_TOKEN', 'HOME', 'LANG', 'PATH', 'RECORD_FILE']);
     expect(env.API_TOKEN).toBe('[REDACTED]');
     expect(r.text).not.toContain(SECRET);
-    // The child said the secret on stderr: the log has it redacted.
+    // The child says its variables on stderr: the one from the gateway's env had the
+    // secret (the log has it redacted), and the log never holds the secret.
+    for (const variable of ['LANG', 'API_TOKEN']) {
+      const s = await rest(url, 'send_stderr_line', { variable });
+      expect(s.status).toBe(200);
+    }
+    await eventually(async () => gw.logs().includes('mcp-server rec stderr: API_TOKEN=[REDACTED]'));
+    expect(gw.logs()).toContain('mcp-server rec stderr: LANG=C.UTF-8');
+    // A caller's text holding the secret is redacted in the log too.
     const s = await rest(url, 'send_stderr_line', { line: `my token is ${SECRET}` });
     expect(s.status).toBe(200);
     await eventually(async () => gw.logs().includes('my token is [REDACTED]'));

@@ -87,6 +87,15 @@ can get missing {
     tool "everything" "no-such-tool"
 }
 
+can get echo-picked {
+    describe "Echo, shaped: its text answer cannot be."
+    tool "everything" "echo"
+    args {
+        message "string" required=#true max-length=40
+    }
+    pick "message"
+}
+
 can get environment {
     describe "The child's environment."
     tool "everything" "get-env"
@@ -138,6 +147,7 @@ describe('tools/list of server-everything grants', () => {
           'get_long_echo',
           'run_slow_operation',
           'get_missing',
+          'get_echo_picked',
           'get_environment',
         ]);
         const echo = tools.find((t) => t.name === 'get_echo')!;
@@ -214,6 +224,18 @@ describe('calls of server-everything grants', () => {
     expect(env.coverage).toMatchObject({ shaped: true, upstream_bytes: expect.any(Number) });
   });
 
+  it('withholds a text answer of a shaped grant, coverage saying why', async () => {
+    const out = await rest(url, 'get_echo_picked', { message: 'not json' });
+    expect(out.status).toBe(200);
+    const env = out.json as Envelope;
+    expect(env.result).toBeNull();
+    expect(env.coverage).toMatchObject({
+      shaped: true,
+      withheld: expect.stringContaining('not JSON'),
+    });
+    expect(out.text).not.toContain('Echo: not json');
+  });
+
   it('cuts a result past the grant max-bytes and says so in coverage', async () => {
     const message = 'z'.repeat(3000);
     const out = await rest(url, 'get_long_echo', { message });
@@ -279,13 +301,13 @@ describe('/readyz and a killed server-everything child', () => {
     const [pid, ...others] = childrenRunning(EVERYTHING);
     expect(others).toEqual([]);
     process.kill(pid!, 'SIGKILL');
-    await eventually(async () => (await readyz()).servers?.everything === 'down', 10_000);
-    // The gateway stays ready while an upstream is down.
-    expect((await readyz()).status).toBe('ready');
+    // Called at once: the child is dead or dying, and its restart is 1 s away.
     const down = await rest(url, 'get_echo', { text: 'while down' });
     expect(down.status).toBe(503);
     expect(down.json).toMatchObject({ error: { code: 'UPSTREAM_UNAVAILABLE' } });
     expect(down.headers.get('retry-after')).toBe('1');
+    // The gateway stays ready while an upstream is down, and says which.
+    expect(await readyz()).toEqual({ status: 'ready', servers: { everything: 'down' } });
     const mcp = await callTool(url, 'get_echo', { text: 'while down' });
     // The restart may already have come; either it is down or it answers.
     if (mcp.isError) expect(mcp.content[0]!.text).toMatch(/^UPSTREAM_UNAVAILABLE: /);
