@@ -306,8 +306,11 @@ describe('/readyz and a killed server-everything child', () => {
     expect(down.status).toBe(503);
     expect(down.json).toMatchObject({ error: { code: 'UPSTREAM_UNAVAILABLE' } });
     expect(down.headers.get('retry-after')).toBe('1');
-    // The gateway stays ready while an upstream is down, and says which.
-    expect(await readyz()).toEqual({ status: 'ready', servers: { everything: 'down' } });
+    // The gateway stays ready while an upstream is down, and says which (on a slow
+    // machine the restart, 1 s after the exit, may already be under way).
+    const whileDown = (await readyz()) as { status: string; servers: { everything: string } };
+    expect(whileDown.status).toBe('ready');
+    expect(['down', 'starting']).toContain(whileDown.servers.everything);
     const mcp = await callTool(url, 'get_echo', { text: 'while down' });
     // The restart may already have come; either it is down or it answers.
     if (mcp.isError) expect(mcp.content[0]!.text).toMatch(/^UPSTREAM_UNAVAILABLE: /);
