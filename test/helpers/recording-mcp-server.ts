@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { createMcpHandler, fromJsonSchema, McpServer } from '@modelcontextprotocol/server';
+import { answerWithFetchHandler } from './fetch-handler-bridge.js';
 
 export interface Received {
   readonly headers: IncomingHttpHeaders;
@@ -131,23 +132,7 @@ export async function startRecordingServer(): Promise<RecordingServer> {
       // recorded without a body
     }
     received.push({ headers: req.headers, method: body.method, params: body.params });
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (Array.isArray(v)) for (const x of v) headers.append(k, x);
-      else if (v !== undefined) headers.set(k, v);
-    }
-    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    const response = await handler.fetch(
-      new Request(`http://${req.headers.host}${req.url}`, {
-        method: req.method,
-        headers,
-        ...(hasBody && { body: raw }),
-      }),
-    );
-    res.statusCode = response.status;
-    response.headers.forEach((v, k) => res.setHeader(k, v));
-    if (response.body) for await (const c of response.body) res.write(c);
-    res.end();
+    await answerWithFetchHandler(handler, req, res, raw);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as { port: number };

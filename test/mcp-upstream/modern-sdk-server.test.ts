@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { McpUpstream } from '../../src/engine/backends/mcp/mcp-upstream.js';
 import { dirname } from 'node:path';
 import { MODERN_STDIO, NODE, open } from './upstream-helpers.js';
+import { answerWithFetchHandler } from '../helpers/fetch-handler-bridge.js';
 
 interface Received {
   readonly headers: IncomingHttpHeaders;
@@ -94,23 +95,7 @@ async function serve(mode: 'json' | 'sse'): Promise<{ server: Server; url: URL }
     } catch {
       received.push({ headers: req.headers, body: {} });
     }
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (Array.isArray(v)) for (const x of v) headers.append(k, x);
-      else if (v !== undefined) headers.set(k, v);
-    }
-    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    const response = await handler.fetch(
-      new Request(`http://${req.headers.host}${req.url}`, {
-        method: req.method,
-        headers,
-        ...(hasBody && { body: raw }),
-      }),
-    );
-    res.statusCode = response.status;
-    response.headers.forEach((v, k) => res.setHeader(k, v));
-    if (response.body) for await (const c of response.body) res.write(c);
-    res.end();
+    await answerWithFetchHandler(handler, req, res, raw);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as { port: number };
