@@ -173,7 +173,9 @@ describe('mcp-beaver check and tools with resources and prompts', () => {
   it('check of the demo names the handbook file, the templates and the triage prompt', async () => {
     const r = await runCli(['check', 'specs/demo.mcp.kdl']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('specs/demo.mcp.kdl: 10 tools (6 HTTP, 3 SQL, 1 MCP on 1 server), 4 resources, 1 prompt\n');
+    expect(r.stdout).toContain(
+      'specs/demo.mcp.kdl: 10 tools (6 HTTP, 3 SQL, 1 MCP on 1 server), 4 resources, 1 prompt\n',
+    );
     expect(r.stdout).toMatch(
       /^ {2}resource docs:\/\/helpdesk\/support-handbook +file specs\/demo-docs\/support-handbook\.md \(text\/markdown\)$/m,
     );
