@@ -10,8 +10,7 @@ import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 export const CONSENT_KEY_MIN_BYTES = 32;
 
 export type ConsentKeyResult =
-  | { readonly ok: true; readonly key: KeyObject }
-  | { readonly ok: false; readonly message: string };
+  { readonly ok: true; readonly key: KeyObject } | { readonly ok: false; readonly message: string };
 
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;

@@ -89,7 +89,10 @@ export function sealRequestState(
     }),
     'utf8',
   ).toString('base64url');
-  return { requestState: `${VERSION}.${payload}.${mac(key, payload).toString('base64url')}`, state };
+  return {
+    requestState: `${VERSION}.${payload}.${mac(key, payload).toString('base64url')}`,
+    state,
+  };
 }
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -135,7 +138,10 @@ export function openRequestState(
   if (version !== VERSION || !BASE64URL.test(payload) || !BASE64URL.test(tag))
     return { ok: false, reason: 'malformed' };
   const given = Buffer.from(tag, 'base64url');
-  if (given.length !== MAC_BYTES) return { ok: false, reason: 'malformed' };
+  // The last character of a 32-byte mac carries two unused bits a decoder ignores; only
+  // the one spelling is accepted, so a state has exactly one text.
+  if (given.length !== MAC_BYTES || given.toString('base64url') !== tag)
+    return { ok: false, reason: 'malformed' };
   if (!timingSafeEqual(given, mac(key, payload))) return { ok: false, reason: 'forged' };
   const state = parsePayload(payload);
   // Authentic yet unreadable: sealed by another version of this code under the same key.
