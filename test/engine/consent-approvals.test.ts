@@ -323,6 +323,14 @@ describe.skipIf(
     }
   });
 
+  it('two replicas requesting the same call at once park one approval between them', async () => {
+    const prefix = freshPrefix();
+    const [a, b] = await Promise.all([openReplica(prefix), openReplica(prefix)]);
+    const outs = await Promise.all([a, b, a, b].map((s) => s.request(refund())));
+    expect(new Set(outs.map((o) => o.approval.id)).size).toBe(1);
+    expect(outs.filter((o) => o.kind === 'pending' && o.created)).toHaveLength(1);
+  });
+
   it('a new store instance on the same Redis (a restart) still sees the pending approval and its decision', async () => {
     const prefix = freshPrefix();
     const before = await openReplica(prefix);
@@ -341,5 +349,18 @@ describe.skipIf(
     expect((await again.consume(AGENT, 'create_refund', refund().argumentsDigest)).kind).toBe(
       'run',
     );
+  });
+});
+
+describe('approvals when Redis does not answer', () => {
+  it('every operation rejects instead of answering, so no call runs unapproved', async () => {
+    // Port 1 on loopback refuses at once: nothing listens there.
+    const store = await createRedisApprovalStore('redis://127.0.0.1:1', { connectTimeoutMs: 200 });
+    opened.push(store);
+    await expect(store.consume(AGENT, 'create_refund', 'd')).rejects.toThrow();
+    await expect(store.request(refund())).rejects.toThrow();
+    await expect(
+      store.decide(newApprovalId(), 'approve', FINANCE, FINANCE_SCOPES),
+    ).rejects.toThrow();
   });
 });
