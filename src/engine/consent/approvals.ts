@@ -1,0 +1,134 @@
+/**
+ * Approvals (spec-language.md, `approve "<message>" by="<scope>" expires="<duration>"`):
+ * a call that needs someone else's approval is parked here until a person holding the
+ * scope approves or declines it; the same caller repeating the same call (same tool,
+ * same argument digest) then runs it exactly once.
+ *
+ * The store never sees argument values: only their digest and the message already
+ * filled from them. Every expected outcome is a value; a store that cannot answer at
+ * all (Redis down) rejects, and the caller refuses the call (approvals fail closed).
+ *
+ * Implementations: memory-approval-store.ts (one process), redis-approval-store.ts
+ * (shared by replicas, surviving a restart of one).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+
+/** What a caller holds: a set of scope names, or 'all' (no `access` block). */
+export type ScopesHeld = ReadonlySet<string> | 'all';
+
+export interface ApprovalRequest {
+  readonly callerId: string;
+  readonly tool: string;
+  /** A digest of the validated arguments, never the arguments. */
+  readonly argumentsDigest: string;
+  /** The grant's message with its placeholders already filled. */
+  readonly message: string;
+  /** The scope a decider must hold. */
+  readonly scope: string;
+  /** Epoch ms after which the approval lapses, used or not. */
+  readonly expiresAt: number;
+}
+
+export type ApprovalStatus = 'pending' | 'approved' | 'declined';
+
+export interface Approval {
+  /** ≥128 random bits, base64url: unguessable, so it may appear in a url. */
+  readonly id: string;
+  readonly tool: string;
+  readonly message: string;
+  readonly scope: string;
+  /** Who asked: shown to deciders, and never allowed to decide. */
+  readonly requestedBy: string;
+  readonly requestedAt: number;
+  readonly expiresAt: number;
+  readonly status: ApprovalStatus;
+  readonly decidedBy?: string;
+}
+
+export type RequestOutcome =
+  /** Pending: `created` is false when an identical request was already waiting. */
+  | { readonly kind: 'pending'; readonly approval: Approval; readonly created: boolean }
+  /** Already decided and not yet consumed: the caller should `consume` instead. */
+  | { readonly kind: 'decided'; readonly approval: Approval };
+
+export type Decision = 'approve' | 'decline';
+
+export type DecideRefusal =
+  'unknown' | 'missing-scope' | 'own-request' | 'expired' | 'already-decided';
+
+export type DecideOutcome =
+  | { readonly kind: 'decided'; readonly approval: Approval }
+  | { readonly kind: 'refused'; readonly reason: DecideRefusal; readonly message: string };
+
+export type ConsumeOutcome =
+  /** Approved: run the call now. The approval is spent. */
+  | { readonly kind: 'run'; readonly approval: Approval }
+  /** Still waiting: answer APPROVAL_REQUIRED with this approval again. */
+  | { readonly kind: 'pending'; readonly approval: Approval }
+  /** Declined (said once; a later repeat starts a new request). */
+  | { readonly kind: 'declined'; readonly approval: Approval }
+  /** Lapsed before it was used (said once; a later repeat starts a new request). */
+  | { readonly kind: 'expired' }
+  /** Nothing on record for this caller, tool and digest. */
+  | { readonly kind: 'none' };
+
+export interface ApprovalStore {
+  /** Parks a call; repeating it while pending returns the same approval. */
+  request(req: ApprovalRequest): Promise<RequestOutcome>;
+  /** The pending, unexpired approvals whose scope the caller holds, soonest expiry first. */
+  listPending(scopesHeld: ScopesHeld): Promise<readonly Approval[]>;
+  decide(
+    id: string,
+    decision: Decision,
+    deciderId: string,
+    deciderScopes: ScopesHeld,
+  ): Promise<DecideOutcome>;
+  /** Atomic: of concurrent consumers (any replica) of one approval, only one gets 'run'. */
+  consume(callerId: string, tool: string, argumentsDigest: string): Promise<ConsumeOutcome>;
+  close(): Promise<void>;
+}
+
+export interface ApprovalStoreOptions {
+  /** Epoch ms; injected by tests. */
+  readonly now?: () => number;
+  /**
+   * How long a lapsed or declined record is kept after `expiresAt` so that the caller's
+   * repeat hears 'expired'/'declined' rather than 'none' (default 1 hour).
+   */
+  readonly retainMs?: number;
+}
+
+export const DEFAULT_RETAIN_MS = 60 * 60 * 1000;
+
+/** 128 random bits, base64url (22 characters). */
+export function newApprovalId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/** Ids this store could have made; anything else is unknown without a lookup. */
+export function isApprovalIdShape(id: string): boolean {
+  return /^[A-Za-z0-9_-]{22}$/.test(id);
+}
+
+/** One key per caller, tool and argument digest (hashed: caller ids may be long or odd). */
+export function requestKey(callerId: string, tool: string, argumentsDigest: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([callerId, tool, argumentsDigest]))
+    .digest('base64url');
+}
+
+export function holdsScope(held: ScopesHeld, scope: string): boolean {
+  return held === 'all' || held.has(scope);
+}
+
+export const REFUSAL_MESSAGES: Readonly<Record<DecideRefusal, string>> = {
+  unknown: 'no such approval',
+  'missing-scope': 'deciding this approval needs a scope the caller does not hold',
+  'own-request': 'cannot approve your own call',
+  expired: 'the approval has expired',
+  'already-decided': 'the approval has already been decided',
+};
+
+export function refused(reason: DecideRefusal): DecideOutcome {
+  return { kind: 'refused', reason, message: REFUSAL_MESSAGES[reason] };
+}

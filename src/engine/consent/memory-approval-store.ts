@@ -1,0 +1,136 @@
+/**
+ * The in-process approval store: one process's pending approvals, lost on restart.
+ * Records past `expiresAt + retainMs` are swept on every operation, so the maps stay
+ * bounded by what is live.
+ */
+import {
+  DEFAULT_RETAIN_MS,
+  holdsScope,
+  isApprovalIdShape,
+  newApprovalId,
+  refused,
+  requestKey,
+  type Approval,
+  type ApprovalRequest,
+  type ApprovalStore,
+  type ApprovalStoreOptions,
+  type ConsumeOutcome,
+  type DecideOutcome,
+  type Decision,
+  type RequestOutcome,
+  type ScopesHeld,
+} from './approvals.js';
+
+interface Entry {
+  readonly key: string;
+  approval: Approval;
+}
+
+export function createMemoryApprovalStore(opts: ApprovalStoreOptions = {}): ApprovalStore {
+  const now = opts.now ?? Date.now;
+  const retainMs = opts.retainMs ?? DEFAULT_RETAIN_MS;
+  const byId = new Map<string, Entry>();
+  const byKey = new Map<string, string>();
+
+  const drop = (e: Entry): void => {
+    byId.delete(e.approval.id);
+    if (byKey.get(e.key) === e.approval.id) byKey.delete(e.key);
+  };
+  const sweep = (t: number): void => {
+    for (const e of byId.values()) if (e.approval.expiresAt + retainMs <= t) drop(e);
+  };
+
+  return {
+    async request(req: ApprovalRequest): Promise<RequestOutcome> {
+      const t = now();
+      sweep(t);
+      const key = requestKey(req.callerId, req.tool, req.argumentsDigest);
+      const existingId = byKey.get(key);
+      const existing = existingId === undefined ? undefined : byId.get(existingId);
+      if (existing && existing.approval.expiresAt > t) {
+        return existing.approval.status === 'pending'
+          ? { kind: 'pending', approval: existing.approval, created: false }
+          : { kind: 'decided', approval: existing.approval };
+      }
+      // A lapsed record is replaced by a fresh request.
+      if (existing) drop(existing);
+      const approval: Approval = {
+        id: newApprovalId(),
+        tool: req.tool,
+        message: req.message,
+        scope: req.scope,
+        requestedBy: req.callerId,
+        requestedAt: t,
+        expiresAt: req.expiresAt,
+        status: 'pending',
+      };
+      byId.set(approval.id, { key, approval });
+      byKey.set(key, approval.id);
+      return { kind: 'pending', approval, created: true };
+    },
+
+    async listPending(scopesHeld: ScopesHeld): Promise<readonly Approval[]> {
+      const t = now();
+      sweep(t);
+      return [...byId.values()]
+        .map((e) => e.approval)
+        .filter((a) => a.status === 'pending' && a.expiresAt > t && holdsScope(scopesHeld, a.scope))
+        .sort((a, b) => a.expiresAt - b.expiresAt);
+    },
+
+    async decide(
+      id: string,
+      decision: Decision,
+      deciderId: string,
+      deciderScopes: ScopesHeld,
+    ): Promise<DecideOutcome> {
+      const t = now();
+      sweep(t);
+      const e = isApprovalIdShape(id) ? byId.get(id) : undefined;
+      if (!e) return refused('unknown');
+      const a = e.approval;
+      // Scope first: someone without it learns nothing more about the approval.
+      if (!holdsScope(deciderScopes, a.scope)) return refused('missing-scope');
+      if (a.requestedBy === deciderId) return refused('own-request');
+      if (a.expiresAt <= t) return refused('expired');
+      if (a.status !== 'pending') return refused('already-decided');
+      e.approval = {
+        ...a,
+        status: decision === 'approve' ? 'approved' : 'declined',
+        decidedBy: deciderId,
+      };
+      return { kind: 'decided', approval: e.approval };
+    },
+
+    async consume(
+      callerId: string,
+      tool: string,
+      argumentsDigest: string,
+    ): Promise<ConsumeOutcome> {
+      const t = now();
+      sweep(t);
+      const id = byKey.get(requestKey(callerId, tool, argumentsDigest));
+      const e = id === undefined ? undefined : byId.get(id);
+      if (!e) return { kind: 'none' };
+      const a = e.approval;
+      if (a.status === 'declined') {
+        drop(e);
+        return { kind: 'declined', approval: a };
+      }
+      if (a.expiresAt <= t) {
+        drop(e);
+        return { kind: 'expired' };
+      }
+      if (a.status === 'approved') {
+        drop(e);
+        return { kind: 'run', approval: a };
+      }
+      return { kind: 'pending', approval: a };
+    },
+
+    async close() {
+      byId.clear();
+      byKey.clear();
+    },
+  };
+}

@@ -1,0 +1,366 @@
+/**
+ * The approval store (spec-language.md, `approve "<message>" by="<scope>" expires="…"`):
+ * one case table run against the in-memory store and the Redis store, then what only
+ * the Redis store promises: two instances (two replicas) racing one approval get one
+ * 'run' between them, and a new instance (a restart) still sees what was pending.
+ *
+ * The Redis cases use the run's Redis (test/helpers/test-services.ts) under a key
+ * prefix unique to this run, and delete only their own keys.
+ */
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  newApprovalId,
+  type ApprovalRequest,
+  type ApprovalStore,
+  type ApprovalStoreOptions,
+} from '../../src/engine/consent/approvals.js';
+import { createMemoryApprovalStore } from '../../src/engine/consent/memory-approval-store.js';
+import { createRedisApprovalStore } from '../../src/engine/consent/redis-approval-store.js';
+import { redisSkipReason, redisUrl } from '../helpers/needs-services.js';
+import { skipBecause } from '../helpers/skip-reason.js';
+
+const SHARED_REDIS = redisUrl();
+const NO_SHARED_REDIS = redisSkipReason();
+const RUN_PREFIX = `mcpb:test-ap:${randomBytes(6).toString('hex')}:`;
+const MINUTE = 60_000;
+const T0 = Date.UTC(2026, 11, 2, 1, 0, 0);
+
+const AGENT = 'agent';
+const FINANCE = 'finance';
+const FINANCE_SCOPES: ReadonlySet<string> = new Set(['payments:approve']);
+const AGENT_SCOPES: ReadonlySet<string> = new Set(['payments:write']);
+
+class TestClock {
+  t = T0;
+  readonly now = (): number => this.t;
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+function refund(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
+  return {
+    callerId: AGENT,
+    tool: 'create_refund',
+    argumentsDigest: 'digest-of-amount-500-payment-7',
+    message: 'Refund 500 cents on payment 7',
+    scope: 'payments:approve',
+    expiresAt: T0 + 15 * MINUTE,
+    ...overrides,
+  };
+}
+
+interface Flavour {
+  readonly name: string;
+  readonly skip: boolean;
+  open(opts: ApprovalStoreOptions, prefix: string): Promise<ApprovalStore>;
+}
+
+let prefixCount = 0;
+const freshPrefix = (): string => `${RUN_PREFIX}${++prefixCount}:`;
+
+const FLAVOURS: readonly Flavour[] = [
+  { name: 'the in-memory store', skip: false, open: async (o) => createMemoryApprovalStore(o) },
+  {
+    name: 'the Redis store',
+    skip: skipBecause(
+      NO_SHARED_REDIS !== undefined,
+      `consent-approvals.test.ts, Redis: ${NO_SHARED_REDIS}`,
+    ),
+    open: (o, prefix) => createRedisApprovalStore(SHARED_REDIS!, { ...o, prefix }),
+  },
+];
+
+const opened: ApprovalStore[] = [];
+afterAll(async () => {
+  for (const s of opened.splice(0)) await s.close();
+  if (!SHARED_REDIS) return;
+  const redis = new Redis(SHARED_REDIS, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  await redis.connect();
+  const keys = await redis.keys(`${RUN_PREFIX}*`);
+  if (keys.length > 0) await redis.del(...keys);
+  redis.disconnect();
+});
+
+for (const flavour of FLAVOURS) {
+  describe.skipIf(flavour.skip)(`approvals in ${flavour.name}`, () => {
+    let clock: TestClock;
+    let store: ApprovalStore;
+
+    const open = async (): Promise<ApprovalStore> => {
+      clock = new TestClock();
+      const s = await flavour.open({ now: clock.now }, freshPrefix());
+      opened.push(s);
+      return s;
+    };
+
+    it('a request is pending with an unguessable base64url id, and repeating it returns the same approval', async () => {
+      store = await open();
+      const first = await store.request(refund());
+      expect(first.kind).toBe('pending');
+      if (first.kind !== 'pending') return;
+      expect(first.created).toBe(true);
+      expect(first.approval.id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(first.approval).toMatchObject({
+        tool: 'create_refund',
+        message: 'Refund 500 cents on payment 7',
+        scope: 'payments:approve',
+        requestedBy: AGENT,
+        requestedAt: T0,
+        expiresAt: T0 + 15 * MINUTE,
+        status: 'pending',
+      });
+      clock.advance(MINUTE);
+      const again = await store.request(refund());
+      expect(again).toEqual({ kind: 'pending', approval: first.approval, created: false });
+      expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
+        kind: 'pending',
+        approval: first.approval,
+      });
+    });
+
+    it('other arguments, another tool or another caller make separate approvals', async () => {
+      store = await open();
+      const ids = new Set<string>();
+      for (const r of [
+        refund(),
+        refund({ argumentsDigest: 'digest-of-amount-900-payment-7' }),
+        refund({ tool: 'create_chargeback' }),
+        refund({ callerId: 'other-agent' }),
+      ]) {
+        const out = await store.request(r);
+        expect(out.kind).toBe('pending');
+        if (out.kind === 'pending') ids.add(out.approval.id);
+      }
+      expect(ids.size).toBe(4);
+    });
+
+    it('the pending list shows only the approvals whose scope the caller holds, and never argument values', async () => {
+      store = await open();
+      const pay = await store.request(refund());
+      await store.request(
+        refund({ tool: 'delete_user', scope: 'users:admin', argumentsDigest: 'd-user-3' }),
+      );
+      const listed = await store.listPending(FINANCE_SCOPES);
+      expect(listed.map((a) => a.id)).toEqual([pay.approval.id]);
+      expect(Object.keys(listed[0]!).sort()).toEqual(
+        [
+          'expiresAt',
+          'id',
+          'message',
+          'requestedAt',
+          'requestedBy',
+          'scope',
+          'status',
+          'tool',
+        ].sort(),
+      );
+      expect(await store.listPending(AGENT_SCOPES)).toEqual([]);
+      expect(await store.listPending(new Set())).toEqual([]);
+      expect((await store.listPending('all')).length).toBe(2);
+    });
+
+    it('an approval that has expired is no longer listed', async () => {
+      store = await open();
+      await store.request(refund());
+      clock.advance(15 * MINUTE);
+      expect(await store.listPending(FINANCE_SCOPES)).toEqual([]);
+    });
+
+    it('the requester cannot approve its own call, even holding the scope', async () => {
+      store = await open();
+      const { approval } = await store.request(refund());
+      const both = new Set([...AGENT_SCOPES, ...FINANCE_SCOPES]);
+      expect(await store.decide(approval.id, 'approve', AGENT, both)).toEqual({
+        kind: 'refused',
+        reason: 'own-request',
+        message: 'cannot approve your own call',
+      });
+      expect((await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).kind).toBe(
+        'pending',
+      );
+    });
+
+    it('a decider without the scope is refused and the approval stays pending', async () => {
+      store = await open();
+      const { approval } = await store.request(refund());
+      const out = await store.decide(approval.id, 'approve', 'intern', AGENT_SCOPES);
+      expect(out).toMatchObject({ kind: 'refused', reason: 'missing-scope' });
+      expect((await store.listPending(FINANCE_SCOPES)).map((a) => a.id)).toEqual([approval.id]);
+    });
+
+    it('a declined approval makes the repeat declined once, and the next repeat starts over', async () => {
+      store = await open();
+      const { approval } = await store.request(refund());
+      const decided = await store.decide(approval.id, 'decline', FINANCE, FINANCE_SCOPES);
+      expect(decided).toMatchObject({
+        kind: 'decided',
+        approval: { id: approval.id, status: 'declined', decidedBy: FINANCE },
+      });
+      expect(await store.listPending(FINANCE_SCOPES)).toEqual([]);
+      const consumed = await store.consume(AGENT, 'create_refund', refund().argumentsDigest);
+      expect(consumed).toMatchObject({ kind: 'declined', approval: { id: approval.id } });
+      expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
+        kind: 'none',
+      });
+    });
+
+    it('an approval past its expiry is expired for the caller and cannot be decided', async () => {
+      store = await open();
+      const { approval } = await store.request(refund());
+      clock.advance(15 * MINUTE);
+      expect(await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES)).toMatchObject({
+        kind: 'refused',
+        reason: 'expired',
+      });
+      expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
+        kind: 'expired',
+      });
+      const fresh = await store.request(refund({ expiresAt: clock.t + 15 * MINUTE }));
+      expect(fresh.kind === 'pending' && fresh.created).toBe(true);
+      expect(fresh.approval.id).not.toBe(approval.id);
+    });
+
+    it('an approved call that lapses unused is expired, not run', async () => {
+      store = await open();
+      const { approval } = await store.request(refund());
+      await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES);
+      clock.advance(15 * MINUTE);
+      expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
+        kind: 'expired',
+      });
+    });
+
+    it('an approved call runs exactly once, and then there is nothing on record', async () => {
+      store = await open();
+      const { approval } = await store.request(refund());
+      const decided = await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES);
+      expect(decided).toMatchObject({
+        kind: 'decided',
+        approval: { status: 'approved', decidedBy: FINANCE },
+      });
+      // Other arguments are not what was approved.
+      expect(await store.consume(AGENT, 'create_refund', 'digest-of-amount-9000')).toEqual({
+        kind: 'none',
+      });
+      expect(await store.consume('other-agent', 'create_refund', refund().argumentsDigest)).toEqual(
+        { kind: 'none' },
+      );
+      const run = await store.consume(AGENT, 'create_refund', refund().argumentsDigest);
+      expect(run).toMatchObject({ kind: 'run', approval: { id: approval.id, status: 'approved' } });
+      expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
+        kind: 'none',
+      });
+    });
+
+    it('a request repeated after approval reports the decision instead of a new approval', async () => {
+      store = await open();
+      const { approval } = await store.request(refund());
+      await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES);
+      expect(await store.request(refund())).toMatchObject({
+        kind: 'decided',
+        approval: { id: approval.id, status: 'approved' },
+      });
+    });
+
+    it('a guessed id, a malformed id, a second decision and a spent id are all refused', async () => {
+      store = await open();
+      expect(await store.decide(newApprovalId(), 'approve', FINANCE, FINANCE_SCOPES)).toMatchObject(
+        { kind: 'refused', reason: 'unknown' },
+      );
+      expect(await store.decide('../../etc', 'approve', FINANCE, FINANCE_SCOPES)).toMatchObject({
+        kind: 'refused',
+        reason: 'unknown',
+      });
+      const { approval } = await store.request(refund());
+      expect((await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES)).kind).toBe(
+        'decided',
+      );
+      expect(await store.decide(approval.id, 'decline', 'cfo', FINANCE_SCOPES)).toMatchObject({
+        kind: 'refused',
+        reason: 'already-decided',
+      });
+      expect((await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).kind).toBe(
+        'run',
+      );
+      expect(await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES)).toMatchObject({
+        kind: 'refused',
+        reason: 'unknown',
+      });
+    });
+  });
+}
+
+describe.skipIf(
+  skipBecause(
+    NO_SHARED_REDIS !== undefined,
+    `consent-approvals.test.ts, Redis: ${NO_SHARED_REDIS}`,
+  ),
+)('approvals shared through one real Redis', () => {
+  const clock = new TestClock();
+  const openReplica = async (prefix: string): Promise<ApprovalStore> => {
+    const s = await createRedisApprovalStore(SHARED_REDIS!, { now: clock.now, prefix });
+    opened.push(s);
+    return s;
+  };
+
+  it('two replicas consuming one approval at once get exactly one run between them', async () => {
+    const prefix = freshPrefix();
+    const [a, b] = await Promise.all([openReplica(prefix), openReplica(prefix)]);
+    for (let round = 0; round < 20; round++) {
+      const req = refund({ argumentsDigest: `race-${round}` });
+      const { approval } = await a.request(req);
+      expect((await b.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES)).kind).toBe(
+        'decided',
+      );
+      const outcomes = await Promise.all(
+        [a, b, a, b].map((s) => s.consume(AGENT, req.tool, req.argumentsDigest)),
+      );
+      expect(outcomes.filter((o) => o.kind === 'run')).toHaveLength(1);
+      expect(outcomes.filter((o) => o.kind === 'none')).toHaveLength(3);
+    }
+  });
+
+  it('two replicas requesting the same call at once park one approval between them', async () => {
+    const prefix = freshPrefix();
+    const [a, b] = await Promise.all([openReplica(prefix), openReplica(prefix)]);
+    const outs = await Promise.all([a, b, a, b].map((s) => s.request(refund())));
+    expect(new Set(outs.map((o) => o.approval.id)).size).toBe(1);
+    expect(outs.filter((o) => o.kind === 'pending' && o.created)).toHaveLength(1);
+  });
+
+  it('a new store instance on the same Redis (a restart) still sees the pending approval and its decision', async () => {
+    const prefix = freshPrefix();
+    const before = await openReplica(prefix);
+    const { approval } = await before.request(refund());
+    await before.close();
+    const after = await openReplica(prefix);
+    expect((await after.listPending(FINANCE_SCOPES)).map((x) => x.id)).toEqual([approval.id]);
+    expect(await after.request(refund())).toMatchObject({
+      kind: 'pending',
+      created: false,
+      approval: { id: approval.id },
+    });
+    await after.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES);
+    await after.close();
+    const again = await openReplica(prefix);
+    expect((await again.consume(AGENT, 'create_refund', refund().argumentsDigest)).kind).toBe(
+      'run',
+    );
+  });
+});
+
+describe('approvals when Redis does not answer', () => {
+  it('every operation rejects instead of answering, so no call runs unapproved', async () => {
+    // Port 1 on loopback refuses at once: nothing listens there.
+    const store = await createRedisApprovalStore('redis://127.0.0.1:1', { connectTimeoutMs: 200 });
+    opened.push(store);
+    await expect(store.consume(AGENT, 'create_refund', 'd')).rejects.toThrow();
+    await expect(store.request(refund())).rejects.toThrow();
+    await expect(
+      store.decide(newApprovalId(), 'approve', FINANCE, FINANCE_SCOPES),
+    ).rejects.toThrow();
+  });
+});
