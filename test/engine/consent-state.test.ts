@@ -1,5 +1,5 @@
 /**
- * Confirmation request states (spec-language.md, "Confirmation and approval"): sealed,
+ * Confirmation request states (issue 29, "Confirmation and approval", not yet in the docs): sealed,
  * bound to caller, tool and arguments, expiring, refused as values when bad, and spent
  * once — in memory, and in the run's real Redis (test/helpers/test-services.ts) under a
  * prefix unique to this run, shared by two store instances as two replicas would be.
