@@ -1,5 +1,6 @@
 /**
- * The approval store (issue 29, not yet in docs/spec-language.md: `approve "<message>" by="<scope>" expires="…"`):
+ * The approval store (issue 29, not yet in docs/spec-language.md:
+ * `approve "<message>" by="<scope>" expires="…"`):
  * one case table run against the in-memory store and the Redis store, then what only
  * the Redis store promises: two instances (two replicas) racing one approval get one
  * 'run' between them, and a new instance (a restart) still sees what was pending.
