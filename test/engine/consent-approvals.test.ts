@@ -55,7 +55,8 @@ function refund(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
 
 interface Flavour {
   readonly name: string;
-  readonly skip: boolean;
+  /** Why this store cannot run here, or undefined when it can. */
+  readonly unavailable: string | undefined;
   open(opts: ApprovalStoreOptions, prefix: string): Promise<ApprovalStore>;
 }
 
@@ -63,13 +64,14 @@ let prefixCount = 0;
 const freshPrefix = (): string => `${RUN_PREFIX}${++prefixCount}:`;
 
 const FLAVOURS: readonly Flavour[] = [
-  { name: 'the in-memory store', skip: false, open: async (o) => createMemoryApprovalStore(o) },
+  {
+    name: 'the in-memory store',
+    unavailable: undefined,
+    open: async (o) => createMemoryApprovalStore(o),
+  },
   {
     name: 'the Redis store',
-    skip: skipBecause(
-      NO_SHARED_REDIS !== undefined,
-      `consent-approvals.test.ts, Redis: ${NO_SHARED_REDIS}`,
-    ),
+    unavailable: NO_SHARED_REDIS && `consent-approvals.test.ts, Redis: ${NO_SHARED_REDIS}`,
     open: (o, prefix) => createRedisApprovalStore(SHARED_REDIS!, { ...o, prefix }),
   },
 ];
@@ -86,212 +88,218 @@ afterAll(async () => {
 });
 
 for (const flavour of FLAVOURS) {
-  describe.skipIf(flavour.skip)(`approvals in ${flavour.name}`, () => {
-    let clock: TestClock;
-    let store: ApprovalStore;
+  describe.skipIf(skipBecause(flavour.unavailable !== undefined, flavour.unavailable ?? ''))(
+    `approvals in ${flavour.name}`,
+    () => {
+      let clock: TestClock;
+      let store: ApprovalStore;
 
-    const open = async (): Promise<ApprovalStore> => {
-      clock = new TestClock();
-      const s = await flavour.open({ now: clock.now }, freshPrefix());
-      opened.push(s);
-      return s;
-    };
+      const open = async (): Promise<ApprovalStore> => {
+        clock = new TestClock();
+        const s = await flavour.open({ now: clock.now }, freshPrefix());
+        opened.push(s);
+        return s;
+      };
 
-    it('a request is pending with an unguessable base64url id, and repeating it returns the same approval', async () => {
-      store = await open();
-      const first = await store.request(refund());
-      expect(first.kind).toBe('pending');
-      if (first.kind !== 'pending') return;
-      expect(first.created).toBe(true);
-      expect(first.approval.id).toMatch(/^[A-Za-z0-9_-]{22}$/);
-      expect(first.approval).toMatchObject({
-        tool: 'create_refund',
-        message: 'Refund 500 cents on payment 7',
-        scope: 'payments:approve',
-        requestedBy: AGENT,
-        requestedAt: T0,
-        expiresAt: T0 + 15 * MINUTE,
-        status: 'pending',
+      it('a request is pending with an unguessable base64url id, and repeating it returns the same approval', async () => {
+        store = await open();
+        const first = await store.request(refund());
+        expect(first.kind).toBe('pending');
+        if (first.kind !== 'pending') return;
+        expect(first.created).toBe(true);
+        expect(first.approval.id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+        expect(first.approval).toMatchObject({
+          tool: 'create_refund',
+          message: 'Refund 500 cents on payment 7',
+          scope: 'payments:approve',
+          requestedBy: AGENT,
+          requestedAt: T0,
+          expiresAt: T0 + 15 * MINUTE,
+          status: 'pending',
+        });
+        clock.advance(MINUTE);
+        const again = await store.request(refund());
+        expect(again).toEqual({ kind: 'pending', approval: first.approval, created: false });
+        expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
+          kind: 'pending',
+          approval: first.approval,
+        });
       });
-      clock.advance(MINUTE);
-      const again = await store.request(refund());
-      expect(again).toEqual({ kind: 'pending', approval: first.approval, created: false });
-      expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
-        kind: 'pending',
-        approval: first.approval,
-      });
-    });
 
-    it('other arguments, another tool or another caller make separate approvals', async () => {
-      store = await open();
-      const ids = new Set<string>();
-      for (const r of [
-        refund(),
-        refund({ argumentsDigest: 'digest-of-amount-900-payment-7' }),
-        refund({ tool: 'create_chargeback' }),
-        refund({ callerId: 'other-agent' }),
-      ]) {
-        const out = await store.request(r);
-        expect(out.kind).toBe('pending');
-        if (out.kind === 'pending') ids.add(out.approval.id);
-      }
-      expect(ids.size).toBe(4);
-    });
+      it('other arguments, another tool or another caller make separate approvals', async () => {
+        store = await open();
+        const ids = new Set<string>();
+        for (const r of [
+          refund(),
+          refund({ argumentsDigest: 'digest-of-amount-900-payment-7' }),
+          refund({ tool: 'create_chargeback' }),
+          refund({ callerId: 'other-agent' }),
+        ]) {
+          const out = await store.request(r);
+          expect(out.kind).toBe('pending');
+          if (out.kind === 'pending') ids.add(out.approval.id);
+        }
+        expect(ids.size).toBe(4);
+      });
 
-    it('the pending list shows only the approvals whose scope the caller holds, and never argument values', async () => {
-      store = await open();
-      const pay = await store.request(refund());
-      await store.request(
-        refund({ tool: 'delete_user', scope: 'users:admin', argumentsDigest: 'd-user-3' }),
-      );
-      const listed = await store.listPending(FINANCE_SCOPES);
-      expect(listed.map((a) => a.id)).toEqual([pay.approval.id]);
-      expect(Object.keys(listed[0]!).sort()).toEqual(
-        [
-          'expiresAt',
-          'id',
-          'message',
-          'requestedAt',
-          'requestedBy',
-          'scope',
-          'status',
-          'tool',
-        ].sort(),
-      );
-      expect(await store.listPending(AGENT_SCOPES)).toEqual([]);
-      expect(await store.listPending(new Set())).toEqual([]);
-      expect((await store.listPending('all')).length).toBe(2);
-    });
+      it('the pending list shows only the approvals whose scope the caller holds, and never argument values', async () => {
+        store = await open();
+        const pay = await store.request(refund());
+        await store.request(
+          refund({ tool: 'delete_user', scope: 'users:admin', argumentsDigest: 'd-user-3' }),
+        );
+        const listed = await store.listPending(FINANCE_SCOPES);
+        expect(listed.map((a) => a.id)).toEqual([pay.approval.id]);
+        expect(Object.keys(listed[0]!).sort()).toEqual(
+          [
+            'expiresAt',
+            'id',
+            'message',
+            'requestedAt',
+            'requestedBy',
+            'scope',
+            'status',
+            'tool',
+          ].sort(),
+        );
+        expect(await store.listPending(AGENT_SCOPES)).toEqual([]);
+        expect(await store.listPending(new Set())).toEqual([]);
+        expect((await store.listPending('all')).length).toBe(2);
+      });
 
-    it('an approval that has expired is no longer listed', async () => {
-      store = await open();
-      await store.request(refund());
-      clock.advance(15 * MINUTE);
-      expect(await store.listPending(FINANCE_SCOPES)).toEqual([]);
-    });
+      it('an approval that has expired is no longer listed', async () => {
+        store = await open();
+        await store.request(refund());
+        clock.advance(15 * MINUTE);
+        expect(await store.listPending(FINANCE_SCOPES)).toEqual([]);
+      });
 
-    it('the requester cannot approve its own call, even holding the scope', async () => {
-      store = await open();
-      const { approval } = await store.request(refund());
-      const both = new Set([...AGENT_SCOPES, ...FINANCE_SCOPES]);
-      expect(await store.decide(approval.id, 'approve', AGENT, both)).toEqual({
-        kind: 'refused',
-        reason: 'own-request',
-        message: 'cannot approve your own call',
+      it('the requester cannot approve its own call, even holding the scope', async () => {
+        store = await open();
+        const { approval } = await store.request(refund());
+        const both = new Set([...AGENT_SCOPES, ...FINANCE_SCOPES]);
+        expect(await store.decide(approval.id, 'approve', AGENT, both)).toEqual({
+          kind: 'refused',
+          reason: 'own-request',
+          message: 'cannot approve your own call',
+        });
+        expect((await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).kind).toBe(
+          'pending',
+        );
       });
-      expect((await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).kind).toBe(
-        'pending',
-      );
-    });
 
-    it('a decider without the scope is refused and the approval stays pending', async () => {
-      store = await open();
-      const { approval } = await store.request(refund());
-      const out = await store.decide(approval.id, 'approve', 'intern', AGENT_SCOPES);
-      expect(out).toMatchObject({ kind: 'refused', reason: 'missing-scope' });
-      expect((await store.listPending(FINANCE_SCOPES)).map((a) => a.id)).toEqual([approval.id]);
-    });
+      it('a decider without the scope is refused and the approval stays pending', async () => {
+        store = await open();
+        const { approval } = await store.request(refund());
+        const out = await store.decide(approval.id, 'approve', 'intern', AGENT_SCOPES);
+        expect(out).toMatchObject({ kind: 'refused', reason: 'missing-scope' });
+        expect((await store.listPending(FINANCE_SCOPES)).map((a) => a.id)).toEqual([approval.id]);
+      });
 
-    it('a declined approval makes the repeat declined once, and the next repeat starts over', async () => {
-      store = await open();
-      const { approval } = await store.request(refund());
-      const decided = await store.decide(approval.id, 'decline', FINANCE, FINANCE_SCOPES);
-      expect(decided).toMatchObject({
-        kind: 'decided',
-        approval: { id: approval.id, status: 'declined', decidedBy: FINANCE },
+      it('a declined approval makes the repeat declined once, and the next repeat starts over', async () => {
+        store = await open();
+        const { approval } = await store.request(refund());
+        const decided = await store.decide(approval.id, 'decline', FINANCE, FINANCE_SCOPES);
+        expect(decided).toMatchObject({
+          kind: 'decided',
+          approval: { id: approval.id, status: 'declined', decidedBy: FINANCE },
+        });
+        expect(await store.listPending(FINANCE_SCOPES)).toEqual([]);
+        const consumed = await store.consume(AGENT, 'create_refund', refund().argumentsDigest);
+        expect(consumed).toMatchObject({ kind: 'declined', approval: { id: approval.id } });
+        expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
+          kind: 'none',
+        });
       });
-      expect(await store.listPending(FINANCE_SCOPES)).toEqual([]);
-      const consumed = await store.consume(AGENT, 'create_refund', refund().argumentsDigest);
-      expect(consumed).toMatchObject({ kind: 'declined', approval: { id: approval.id } });
-      expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
-        kind: 'none',
-      });
-    });
 
-    it('an approval past its expiry is expired for the caller and cannot be decided', async () => {
-      store = await open();
-      const { approval } = await store.request(refund());
-      clock.advance(15 * MINUTE);
-      expect(await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES)).toMatchObject({
-        kind: 'refused',
-        reason: 'expired',
+      it('an approval past its expiry is expired for the caller and cannot be decided', async () => {
+        store = await open();
+        const { approval } = await store.request(refund());
+        clock.advance(15 * MINUTE);
+        expect(await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES)).toMatchObject({
+          kind: 'refused',
+          reason: 'expired',
+        });
+        expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
+          kind: 'expired',
+        });
+        const fresh = await store.request(refund({ expiresAt: clock.t + 15 * MINUTE }));
+        expect(fresh.kind === 'pending' && fresh.created).toBe(true);
+        expect(fresh.approval.id).not.toBe(approval.id);
       });
-      expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
-        kind: 'expired',
-      });
-      const fresh = await store.request(refund({ expiresAt: clock.t + 15 * MINUTE }));
-      expect(fresh.kind === 'pending' && fresh.created).toBe(true);
-      expect(fresh.approval.id).not.toBe(approval.id);
-    });
 
-    it('an approved call that lapses unused is expired, not run', async () => {
-      store = await open();
-      const { approval } = await store.request(refund());
-      await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES);
-      clock.advance(15 * MINUTE);
-      expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
-        kind: 'expired',
+      it('an approved call that lapses unused is expired, not run', async () => {
+        store = await open();
+        const { approval } = await store.request(refund());
+        await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES);
+        clock.advance(15 * MINUTE);
+        expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
+          kind: 'expired',
+        });
       });
-    });
 
-    it('an approved call runs exactly once, and then there is nothing on record', async () => {
-      store = await open();
-      const { approval } = await store.request(refund());
-      const decided = await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES);
-      expect(decided).toMatchObject({
-        kind: 'decided',
-        approval: { status: 'approved', decidedBy: FINANCE },
+      it('an approved call runs exactly once, and then there is nothing on record', async () => {
+        store = await open();
+        const { approval } = await store.request(refund());
+        const decided = await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES);
+        expect(decided).toMatchObject({
+          kind: 'decided',
+          approval: { status: 'approved', decidedBy: FINANCE },
+        });
+        // Other arguments are not what was approved.
+        expect(await store.consume(AGENT, 'create_refund', 'digest-of-amount-9000')).toEqual({
+          kind: 'none',
+        });
+        expect(
+          await store.consume('other-agent', 'create_refund', refund().argumentsDigest),
+        ).toEqual({ kind: 'none' });
+        const run = await store.consume(AGENT, 'create_refund', refund().argumentsDigest);
+        expect(run).toMatchObject({
+          kind: 'run',
+          approval: { id: approval.id, status: 'approved' },
+        });
+        expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
+          kind: 'none',
+        });
       });
-      // Other arguments are not what was approved.
-      expect(await store.consume(AGENT, 'create_refund', 'digest-of-amount-9000')).toEqual({
-        kind: 'none',
-      });
-      expect(await store.consume('other-agent', 'create_refund', refund().argumentsDigest)).toEqual(
-        { kind: 'none' },
-      );
-      const run = await store.consume(AGENT, 'create_refund', refund().argumentsDigest);
-      expect(run).toMatchObject({ kind: 'run', approval: { id: approval.id, status: 'approved' } });
-      expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
-        kind: 'none',
-      });
-    });
 
-    it('a request repeated after approval reports the decision instead of a new approval', async () => {
-      store = await open();
-      const { approval } = await store.request(refund());
-      await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES);
-      expect(await store.request(refund())).toMatchObject({
-        kind: 'decided',
-        approval: { id: approval.id, status: 'approved' },
+      it('a request repeated after approval reports the decision instead of a new approval', async () => {
+        store = await open();
+        const { approval } = await store.request(refund());
+        await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES);
+        expect(await store.request(refund())).toMatchObject({
+          kind: 'decided',
+          approval: { id: approval.id, status: 'approved' },
+        });
       });
-    });
 
-    it('a guessed id, a malformed id, a second decision and a spent id are all refused', async () => {
-      store = await open();
-      expect(await store.decide(newApprovalId(), 'approve', FINANCE, FINANCE_SCOPES)).toMatchObject(
-        { kind: 'refused', reason: 'unknown' },
-      );
-      expect(await store.decide('../../etc', 'approve', FINANCE, FINANCE_SCOPES)).toMatchObject({
-        kind: 'refused',
-        reason: 'unknown',
+      it('a guessed id, a malformed id, a second decision and a spent id are all refused', async () => {
+        store = await open();
+        expect(
+          await store.decide(newApprovalId(), 'approve', FINANCE, FINANCE_SCOPES),
+        ).toMatchObject({ kind: 'refused', reason: 'unknown' });
+        expect(await store.decide('../../etc', 'approve', FINANCE, FINANCE_SCOPES)).toMatchObject({
+          kind: 'refused',
+          reason: 'unknown',
+        });
+        const { approval } = await store.request(refund());
+        expect((await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES)).kind).toBe(
+          'decided',
+        );
+        expect(await store.decide(approval.id, 'decline', 'cfo', FINANCE_SCOPES)).toMatchObject({
+          kind: 'refused',
+          reason: 'already-decided',
+        });
+        expect((await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).kind).toBe(
+          'run',
+        );
+        expect(await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES)).toMatchObject({
+          kind: 'refused',
+          reason: 'unknown',
+        });
       });
-      const { approval } = await store.request(refund());
-      expect((await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES)).kind).toBe(
-        'decided',
-      );
-      expect(await store.decide(approval.id, 'decline', 'cfo', FINANCE_SCOPES)).toMatchObject({
-        kind: 'refused',
-        reason: 'already-decided',
-      });
-      expect((await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).kind).toBe(
-        'run',
-      );
-      expect(await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES)).toMatchObject({
-        kind: 'refused',
-        reason: 'unknown',
-      });
-    });
-  });
+    },
+  );
 }
 
 describe.skipIf(
