@@ -19,8 +19,8 @@
  * Unlike the rate limiter there is no fallback: a Redis that does not answer makes the
  * operation reject, and the call is refused (an approval is never granted by default).
  */
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { failFastRedis } from '../redis-client.js';
 import {
   DEFAULT_RETAIN_MS,
   holdsScope,
@@ -146,43 +146,21 @@ export async function createRedisApprovalStore(
   const prefix = opts.prefix ?? 'mcpb:ap:';
   const now = opts.now ?? Date.now;
   const retainMs = opts.retainMs ?? DEFAULT_RETAIN_MS;
-  const connectTimeout = opts.connectTimeoutMs ?? 500;
-  const client = new Redis(url, {
-    connectTimeout,
-    commandTimeout: opts.commandTimeoutMs ?? 300,
-    // No queue while disconnected and no retries: an operation rejects at once (fail closed).
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    autoResendUnfulfilledCommands: false,
-    retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 2_000),
-    lazyConnect: false,
-  });
+  // No queue while disconnected and no retries: an operation rejects at once (fail closed).
+  const redis = failFastRedis(url, opts);
+  const { client } = redis;
+  const connectTimeout = redis.connectTimeoutMs;
   client.defineCommand('mcpbApprovalRequest', { numberOfKeys: 1, lua: REQUEST_SCRIPT });
   client.defineCommand('mcpbApprovalDecide', { numberOfKeys: 1, lua: DECIDE_SCRIPT });
   client.defineCommand('mcpbApprovalConsume', { numberOfKeys: 1, lua: CONSUME_SCRIPT });
   const cmd = client as unknown as ApprovalCommands;
 
-  let lastError: string | undefined;
-  // Without a listener an 'error' event would throw; the reason is kept for the log line.
-  client.on('error', (err: Error) => {
-    lastError = err.message;
-  });
-  await new Promise<void>((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      client.off('ready', done);
-      client.off('error', done);
-      resolve();
-    };
-    const timer = setTimeout(done, connectTimeout + 100);
-    client.once('ready', done);
-    client.once('error', done);
-  });
+  await redis.firstConnection();
   if (client.status !== 'ready')
     opts.log?.warn(
       {
         approvals: 'unavailable',
-        reason: lastError ?? `not connected within ${connectTimeout} ms`,
+        reason: redis.lastError() ?? `not connected within ${connectTimeout} ms`,
       },
       'Redis is unreachable: calls needing approval are refused until it answers',
     );

@@ -8,8 +8,8 @@
  * replayed on another replica, so while Redis cannot answer every spend is refused
  * (false), and the switch is logged once each way.
  */
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { failFastRedis } from '../redis-client.js';
 import type { SpentStates } from './spent-states.js';
 
 export interface RedisSpentStatesOptions {
@@ -33,21 +33,13 @@ export async function createRedisSpentStates(
   const prefix = opts.prefix ?? 'mcpb:consent:';
   const now = opts.now ?? Date.now;
   const skew = opts.clockSkewMs ?? 60_000;
-  const connectTimeout = opts.connectTimeoutMs ?? 500;
-  const client = new Redis(url, {
-    connectTimeout,
-    commandTimeout: opts.commandTimeoutMs ?? 300,
-    // No queue while disconnected and no retries: a spend is refused at once, never waits.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    autoResendUnfulfilledCommands: false,
-    retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 2_000),
-    lazyConnect: false,
-  });
+  // No queue while disconnected and no retries: a spend is refused at once, never waits.
+  const redis = failFastRedis(url, opts);
+  const { client } = redis;
+  const connectTimeout = redis.connectTimeoutMs;
 
   let down = false;
   let closing = false;
-  let lastError: string | undefined;
   const setDown = (on: boolean, reason?: string): void => {
     if (on === down || closing) return;
     down = on;
@@ -58,33 +50,19 @@ export async function createRedisSpentStates(
       );
     else opts.log?.info({ consent: 'shared' }, 'Redis answers again: confirmations are accepted');
   };
-  // Without a listener an 'error' event would throw; the reason is kept for the log line.
-  client.on('error', (err: Error) => {
-    lastError = err.message;
-  });
   client.on('ready', () => setDown(false));
-  client.on('close', () => setDown(true, lastError ?? 'connection closed'));
+  client.on('close', () => setDown(true, redis.lastError() ?? 'connection closed'));
 
-  await new Promise<void>((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      client.off('ready', done);
-      client.off('error', done);
-      resolve();
-    };
-    const timer = setTimeout(done, connectTimeout + 100);
-    client.once('ready', done);
-    client.once('error', done);
-  });
+  await redis.firstConnection();
   if (client.status !== 'ready')
-    setDown(true, lastError ?? `not connected within ${connectTimeout} ms`);
+    setDown(true, redis.lastError() ?? `not connected within ${connectTimeout} ms`);
 
   return {
     async markSpent(nonce, expiresAt) {
       const ttl = expiresAt - now();
       if (ttl <= 0) return false;
       if (client.status !== 'ready') {
-        setDown(true, lastError ?? `connection ${client.status}`);
+        setDown(true, redis.lastError() ?? `connection ${client.status}`);
         return false;
       }
       try {
@@ -92,8 +70,7 @@ export async function createRedisSpentStates(
         setDown(false);
         return answer === 'OK';
       } catch (err) {
-        lastError = (err as Error).message;
-        setDown(true, lastError);
+        setDown(true, (err as Error).message);
         return false;
       }
     },

@@ -8,8 +8,8 @@
  * instead, and the switch is logged and reported once (`onFallback(true)`); the first
  * answer from Redis afterwards switches back (`onFallback(false)`).
  */
-import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { failFastRedis } from '../redis-client.js';
 import type { RateDecision, RateLimit, RateLimiter } from './rate-limiter.js';
 
 /** KEYS[1] the counter; ARGV[1] the window in ms. Returns {count, ms left in the window}. */
@@ -44,24 +44,15 @@ export async function createRedisLimiter(
   opts: RedisLimiterOptions,
 ): Promise<RateLimiter> {
   const prefix = opts.prefix ?? 'mcpb:rl:';
-  const connectTimeout = opts.connectTimeoutMs ?? 500;
-  const client = new Redis(url, {
-    connectTimeout,
-    commandTimeout: opts.commandTimeoutMs ?? 300,
-    // No queue while disconnected and no retries: a call falls back at once, never waits.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    autoResendUnfulfilledCommands: false,
-    // Keep reconnecting, backing off to one try every 2 s.
-    retryStrategy: (times) => Math.min(100 * 2 ** Math.min(times, 5), 2_000),
-    lazyConnect: false,
-  });
+  // No queue while disconnected and no retries: a call falls back at once, never waits.
+  const redis = failFastRedis(url, opts);
+  const { client } = redis;
+  const connectTimeout = redis.connectTimeoutMs;
   client.defineCommand('mcpbRateHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   const hitCommand = client as unknown as HitCommand;
 
   let active = false;
   let closing = false;
-  let lastError: string | undefined;
   const setFallback = (on: boolean, reason?: string): void => {
     if (on === active || closing) return;
     active = on;
@@ -77,32 +68,18 @@ export async function createRedisLimiter(
       // A reporting hook never breaks counting.
     }
   };
-  // Without a listener an 'error' event would throw; the reason is kept for the log line.
-  client.on('error', (err: Error) => {
-    lastError = err.message;
-  });
   client.on('ready', () => setFallback(false));
-  client.on('close', () => setFallback(true, lastError ?? 'connection closed'));
+  client.on('close', () => setFallback(true, redis.lastError() ?? 'connection closed'));
 
   // Give the first connection a moment, so the first calls are shared when Redis is up.
-  await new Promise<void>((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      client.off('ready', done);
-      client.off('error', done);
-      resolve();
-    };
-    const timer = setTimeout(done, connectTimeout + 100);
-    client.once('ready', done);
-    client.once('error', done);
-  });
+  await redis.firstConnection();
   if (client.status !== 'ready')
-    setFallback(true, lastError ?? `not connected within ${connectTimeout} ms`);
+    setFallback(true, redis.lastError() ?? `not connected within ${connectTimeout} ms`);
 
   return {
     async hit(key: string, limit: RateLimit): Promise<RateDecision> {
       if (client.status !== 'ready') {
-        setFallback(true, lastError ?? `connection ${client.status}`);
+        setFallback(true, redis.lastError() ?? `connection ${client.status}`);
         return opts.fallback.hit(key, limit);
       }
       try {
@@ -114,8 +91,7 @@ export async function createRedisLimiter(
         const allowed = Number(count) <= limit.count;
         return { allowed, retryAfterMs: allowed ? 0 : Math.max(1, Number(ttl)) };
       } catch (err) {
-        lastError = (err as Error).message;
-        setFallback(true, lastError);
+        setFallback(true, (err as Error).message);
         return opts.fallback.hit(key, limit);
       }
     },
