@@ -171,9 +171,8 @@ describe('request states', () => {
 
   it('refuses an oversized input before reading it', () => {
     const huge = `c1.${'A'.repeat(50_000_000)}.${'A'.repeat(43)}`;
-    const started = performance.now();
-    for (let i = 0; i < 1_000; i += 1) expect(openRequestState(key, huge, binding).ok).toBe(false);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // Malformed, not forged: it is refused on its length, before any MAC is computed.
+    expect(openRequestState(key, huge, binding)).toEqual({ ok: false, reason: 'malformed' });
   });
 
   it('calls an authentic state whose payload is not what sealing writes malformed', () => {

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { McpUpstream } from '../../src/engine/backends/mcp/mcp-upstream.js';
 import { openMcpUpstream } from '../../src/engine/backends/mcp/mcp-upstream.js';
 import { HOSTILE, NODE, open, until } from './upstream-helpers.js';
+import { isAlive } from '../../bench/lib/proc.mjs';
 
 const FAST_RESTART = { firstMs: 200, maxMs: 1_600 };
 let opened: McpUpstream[] = [];
@@ -116,9 +117,8 @@ describe('a hostile stdio child', () => {
       },
     });
     expect(upstream.state()).toBe('down');
-    const started = performance.now();
+    // Refused at once, saying the child is not running (not a deadline waited out).
     const meanwhile = await upstream.callTool('echo', { n: 1 });
-    expect(performance.now() - started).toBeLessThan(100);
     expect(meanwhile).toMatchObject({ ok: false, error: { kind: 'unavailable' } });
     expect(!meanwhile.ok && meanwhile.error.message).toMatch(
       /is not running .* it restarts in \d+ ms/,
@@ -145,11 +145,14 @@ describe('a hostile stdio child', () => {
   it('that ignores SIGTERM is killed with SIGKILL after the grace period on stop', async () => {
     const { upstream } = hostile({ args: ['--ignore-sigterm'], killAfterMs: 300 });
     await echoWorks(upstream);
+    const pid = upstream.pid();
+    expect(pid).toBeDefined();
     const started = performance.now();
     await upstream.close();
-    const took = performance.now() - started;
-    expect(took).toBeGreaterThanOrEqual(250);
-    expect(took).toBeLessThan(3_000);
+    // The child ignored SIGTERM, so stop waited the grace period (a lower bound, which a
+    // busy machine only makes longer), then killed it: the process is gone.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+    expect(isAlive(pid!)).toBe(false);
     expect(await upstream.callTool('echo', {})).toMatchObject({
       ok: false,
       error: { kind: 'unavailable', message: 'mcp-server hostile is stopped' },
