@@ -179,7 +179,32 @@ export interface ToolDescriptor {
   readonly backend: HttpBackend | SqlBackend | McpBackend;
   /** Absent for grants that pass the result on whole. */
   readonly shape?: ShapeDescriptor;
+  /** `confirm` and `approve`: a person says yes before the call runs; absent for most grants. */
+  readonly consent?: ConsentDescriptor;
   readonly source: SourceRef;
+}
+
+/**
+ * A grant's `confirm` and `approve` (spec-language.md, "Confirmation and approval").
+ * At least one of the two is present when the descriptor has this object.
+ */
+export interface ConsentDescriptor {
+  /** `confirm "<message>"`: the caller's own user confirms, through an MCP elicitation. */
+  readonly confirm?: { readonly message: ConsentMessage };
+  /** `approve "<message>" by="<scope>" expires="<duration>"`: someone else holding `scope` approves. */
+  readonly approve?: {
+    readonly message: ConsentMessage;
+    readonly scope: string;
+    /** How long a requested approval waits, and an approval given stays usable. */
+    readonly expiresMs: number;
+  };
+}
+
+/** A confirm/approve message: its text as written and split at its `{arg}` placeholders. */
+export interface ConsentMessage {
+  readonly text: string;
+  /** Every `argument` part names a declared argument of the grant (checked at load). */
+  readonly parts: readonly PromptTextPart[];
 }
 
 /** `60/m`: calls per window. */
@@ -206,6 +231,8 @@ export interface AccessDescriptor {
   readonly apiKeys: readonly { readonly env: string; readonly scopes: readonly string[] }[];
   readonly oauth?: { readonly issuer: string; readonly audience: string; readonly jwksUri: string };
   readonly allowOrigins: readonly string[];
+  /** `access confirm-key-env="V"`: the variable holding the key that seals confirmation states. */
+  readonly confirmKeyEnv?: string;
 }
 
 /** A template variable of a `from=` resource: the grant argument it fills, typed. */
