@@ -27,6 +27,8 @@ export interface AccessControl {
   scopeChallenge(req: FastifyRequest, required: readonly string[]): string;
   /** RFC 9728 metadata URL of the MCP endpoint, as seen by this request. */
   metadataUrl(req: FastifyRequest): string;
+  /** The gateway's base URL as this request reaches it (--public-url when set). */
+  baseUrl(req: FastifyRequest): string;
 }
 
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
@@ -52,8 +54,9 @@ export async function createAccessControl(
   access: AccessDescriptor | undefined,
   opts: AccessOptions,
 ): Promise<AccessControl> {
+  const baseUrl = (req: FastifyRequest): string => publicBase(req, opts.publicUrl);
   const metadataUrl = (req: FastifyRequest): string =>
-    `${publicBase(req, opts.publicUrl)}${METADATA_PATH}${opts.mcpPath}`;
+    `${baseUrl(req)}${METADATA_PATH}${opts.mcpPath}`;
   // The metadata is served only with an authorization server to name (metadata-routes.ts):
   // without one, a challenge pointing at it would point at a 404.
   const withMetadata = (req: FastifyRequest, params: readonly string[]): string => {
@@ -73,6 +76,7 @@ export async function createAccessControl(
       resolve: (req) => ({ ok: true, caller: { ...ANONYMOUS, id: `ip:${req.ip}` } }),
       scopeChallenge,
       metadataUrl,
+      baseUrl,
     };
   }
   const keys: ApiKeys | undefined =
@@ -114,5 +118,6 @@ export async function createAccessControl(
     },
     scopeChallenge,
     metadataUrl,
+    baseUrl,
   };
 }

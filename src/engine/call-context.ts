@@ -11,6 +11,8 @@ export interface CallContext {
   /** The trace this call belongs to, for the audit line. */
   readonly traceId?: string;
   readonly origin?: CallOrigin;
+  /** The catalog page's view of one approval, as this request reaches the gateway. */
+  readonly approvalUrl?: (id: string) => string;
 }
 
 /**

@@ -5,15 +5,15 @@
 import type { Caller } from './caller.js';
 import type { CallContext } from './call-context.js';
 import type { ErrorCode } from './error-catalogue.js';
-import type { Outcome } from './execute.js';
+import type { Asked, Outcome } from './execute.js';
 
 export interface CallEvent {
   readonly tool: string;
   readonly caller: string;
   readonly origin?: CallContext['origin'];
   readonly traceId?: string;
-  /** 'ok' or the catalogue code of the failure. */
-  readonly outcome: 'ok' | ErrorCode;
+  /** 'ok', 'input_required' (the caller's user is asked first), or the catalogue code of the failure. */
+  readonly outcome: 'ok' | 'input_required' | ErrorCode;
   readonly durationMs: number;
   readonly bytes?: number;
   readonly truncated?: boolean;
@@ -28,18 +28,18 @@ export function callEvent(
   tool: string,
   caller: Caller,
   ctx: CallContext,
-  out: Outcome,
+  out: Outcome | Asked,
   durationMs: number,
 ): CallEvent {
   const upstream = out.ok
     ? out.upstreamStatus
-    : (out.error.details as { status?: unknown } | undefined)?.status;
+    : (out.error?.details as { status?: unknown } | undefined)?.status;
   return {
     tool,
     caller: caller.id,
     ...(ctx.origin && { origin: ctx.origin }),
     ...(ctx.traceId && { traceId: ctx.traceId }),
-    outcome: out.ok ? 'ok' : out.error.code,
+    outcome: out.ok ? 'ok' : (out.error?.code ?? 'input_required'),
     durationMs,
     ...(out.ok && {
       bytes: out.envelope.envelope.coverage.bytes,

@@ -23,6 +23,11 @@ export interface ToolErrorEntry extends EntryCommon {
   readonly mcp: 'tool-error';
   /** The JSON-RPC code when it arises outside a call (INTERNAL: the route itself failed). */
   readonly rpc?: number;
+  /**
+   * 2026-07-28 answers it as this JSON-RPC error instead of a result: the request did not
+   * declare a capability the call needs (CONFIRMATION_UNAVAILABLE: -32021).
+   */
+  readonly modernRpc?: number;
 }
 
 /** A refused message: MCP answers it as a JSON-RPC error. */
@@ -56,6 +61,8 @@ export const RPC = {
   INTERNAL_ERROR: -32603,
   /** 2026-07-28: a mirrored header disagrees with the body, or is missing. */
   HEADER_MISMATCH: -32020,
+  /** 2026-07-28: the request lacks a client capability the call needs (`data.requiredCapabilities`). */
+  MISSING_CAPABILITY: -32021,
   /** 2026-07-28: the protocol version is not one this endpoint serves. */
   UNSUPPORTED_VERSION: -32022,
 } as const;
@@ -273,6 +280,70 @@ export const ERROR_CATALOGUE = {
     mcp: 'tool-error',
     summary:
       "The caller has used the grant's rate-limit for the current window; retry after Retry-After (the seconds left in the window).",
+  },
+  // Confirmation and approval (spec-language.md, "Confirmation and approval"): every code
+  // but CONFIRMATION_UNAVAILABLE in 2026-07-28 is a tool result the model can act on.
+  CONFIRMATION_UNAVAILABLE: {
+    status: 428,
+    mcp: 'tool-error',
+    modernRpc: RPC.MISSING_CAPABILITY,
+    summary:
+      "The grant asks the caller's user to confirm, and this client cannot be asked: a 2026-07-28 request without the elicitation capability (-32021 with data.requiredCapabilities), a 2025-era request or REST.",
+  },
+  CONFIRMATION_DECLINED: {
+    status: 403,
+    mcp: 'tool-error',
+    summary:
+      'The user declined the confirmation (or accepted with confirm: false); nothing was sent.',
+  },
+  CONFIRMATION_CANCELLED: {
+    status: 409,
+    mcp: 'tool-error',
+    summary:
+      'The user dismissed the confirmation without answering; nothing was sent. The call may be made again.',
+  },
+  CONFIRMATION_INVALID: {
+    status: 400,
+    mcp: 'tool-error',
+    summary:
+      "The retry's requestState is forged, expired, already used, or bound to another caller, tool or arguments, or the retry carries no state or answer; nothing was sent.",
+  },
+  APPROVAL_REQUIRED: {
+    status: 202,
+    mcp: 'tool-error',
+    summary:
+      'The call waits for someone holding the approving scope; details.approval gives its id, url, message and expires_at. Repeat the same call once it is approved.',
+  },
+  APPROVAL_DECLINED: {
+    status: 403,
+    mcp: 'tool-error',
+    summary:
+      'The approver declined the call; nothing was sent. Repeating it asks for a new approval.',
+  },
+  APPROVAL_EXPIRED: {
+    status: 410,
+    mcp: 'tool-error',
+    summary:
+      'The approval lapsed before it was used (or before anyone decided it); nothing was sent. Repeating the call asks again.',
+  },
+  CONSENT_UNAVAILABLE: {
+    status: 503,
+    mcp: 'tool-error',
+    summary:
+      'The store of confirmations and approvals (Redis, with limits redis-env) does not answer; nothing was sent, and nothing is approved by default. Retry shortly.',
+  },
+  APPROVAL_OWN_CALL: {
+    status: 403,
+    mcp: 'http',
+    restOnly: true,
+    summary:
+      'POST /api/approvals/<id>: a caller cannot decide an approval of its own call, even holding the scope.',
+  },
+  APPROVAL_DECIDED: {
+    status: 409,
+    mcp: 'http',
+    restOnly: true,
+    summary: 'POST /api/approvals/<id>: the approval was already approved or declined.',
   },
   OVERLOADED: {
     status: 503,

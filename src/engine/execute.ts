@@ -8,6 +8,11 @@
  * Scopes run first, ahead of the order in the engine issue: a caller who may not
  * call a grant learns nothing about its arguments or allowlists from its errors. The rate
  * limit comes right after, so such a caller spends no quota either.
+ *
+ * A grant with `confirm` or `approve` runs its consent step (consent/consent-step.ts) on
+ * the checked arguments after claims, and counts its rate limit only after that step
+ * (docs/spec-language.md, "Confirmation and approval"): asking, answering and waiting
+ * for a person are round trips, not calls, and a call the step stops sends nothing.
  */
 import { buildEnvelope, type BuiltEnvelope } from '../envelope/envelope.js';
 import type { CallContext } from './call-context.js';
@@ -18,10 +23,18 @@ import { gatePathValues } from './guards/metachar.js';
 import { checkScopes } from './guards/scopes.js';
 import { withoutPrototypes } from './null-prototype.js';
 import type { Operation } from './operation.js';
+import type { ConsentChannel, InputRequired } from './consent/consent-step.js';
 
 export type Outcome =
   | { readonly ok: true; readonly envelope: BuiltEnvelope; readonly upstreamStatus?: number }
   | { readonly ok: false; readonly error: EngineError };
+
+/** The call is waiting on the caller's user (an MRTR `input_required`); only a 2026-07-28 request with a channel gets it. */
+export interface Asked {
+  readonly ok: false;
+  readonly asked: InputRequired;
+  readonly error?: undefined;
+}
 
 function fail(error: EngineError): Outcome {
   return { ok: false, error };
@@ -32,11 +45,12 @@ export async function execute(
   input: CallArguments,
   caller: Caller,
   ctx: CallContext,
-): Promise<Outcome> {
+  channel?: ConsentChannel,
+): Promise<Outcome | Asked> {
   const d = op.descriptor;
   const denied = checkScopes(op.name, d.scopes, caller);
   if (denied) return fail(denied);
-  if (op.rateLimit) {
+  if (op.rateLimit && !op.consent) {
     const limited = await op.rateLimit(caller);
     if (limited) return fail(limited);
   }
@@ -67,6 +81,14 @@ export async function execute(
     if (claimGated) return fail(claimGated);
     const claimRestricted = op.restrict?.(args);
     if (claimRestricted) return fail(claimRestricted);
+  }
+  if (op.consent) {
+    const verdict = await op.consent(args, caller, ctx, channel);
+    if (verdict) return 'ask' in verdict ? { ok: false, asked: verdict.ask } : fail(verdict.error);
+    if (op.rateLimit) {
+      const limited = await op.rateLimit(caller);
+      if (limited) return fail(limited);
+    }
   }
   const out = await op.backend.invoke(call, ctx);
   if (!out.ok) return out;

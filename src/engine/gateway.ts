@@ -16,7 +16,13 @@ import type { Caller } from './caller.js';
 import { complete, type Completion, type CompletionRef } from './completion.js';
 import type { Env } from './env.js';
 import type { EngineError } from './error-catalogue.js';
-import { execute, type Outcome } from './execute.js';
+import { execute, type Asked, type Outcome } from './execute.js';
+import {
+  createConsentServices,
+  hasConsent,
+  type OwnedConsentServices,
+} from './consent/consent-services.js';
+import type { ConsentChannel, ConsentServices } from './consent/consent-step.js';
 import type { Operation } from './operation.js';
 import { prepareOperations } from './prepare-operation.js';
 import { preparePrompts, type PromptCatalog, type PromptGet } from './prompts.js';
@@ -40,6 +46,11 @@ export interface GatewayOptions {
    * a spec with rate limits gets a per-gateway in-process limiter.
    */
   readonly rateLimiter?: RateLimiter;
+  /**
+   * The key and stores of `confirm` / `approve`; the server passes ones that outlive
+   * reloads. Without them a spec with such grants gets in-process ones of its own.
+   */
+  readonly consent?: ConsentServices;
 }
 
 export class Gateway {
@@ -56,6 +67,9 @@ export class Gateway {
     private readonly admission: Admission,
     private readonly observer: CallObserver | undefined,
     private readonly ownedLimiter?: RateLimiter,
+    private readonly ownedConsent?: OwnedConsentServices,
+    /** The approvals store calls of this spec park in, when a grant has `approve`. */
+    readonly consent?: ConsentServices,
   ) {
     this.visible = prepareVisibility([...operations.values()], spec.resources, spec.prompts);
     this.resources = prepareResources(
@@ -74,7 +88,14 @@ export class Gateway {
         : undefined;
     const limiter = opts.rateLimiter ?? ownedLimiter;
     let kinds: OpenKinds | undefined;
+    let ownedConsent: OwnedConsentServices | undefined;
     try {
+      if (opts.consent === undefined && hasConsent(spec))
+        ownedConsent = await createConsentServices(spec, {
+          env: opts.env ?? process.env,
+          ...(opts.log && { log: opts.log }),
+        });
+      const consent = opts.consent ?? ownedConsent;
       // Only the kinds the spec has grants of are loaded and opened.
       kinds = await openKinds(spec, {
         env: opts.env ?? process.env,
@@ -87,7 +108,7 @@ export class Gateway {
         [...kinds.secrets(), ...(opts.extraSecrets ?? [])],
         kinds.sentValues(),
       );
-      const operations = prepareOperations(spec.tools, kinds.prepareAll(redact), limiter);
+      const operations = prepareOperations(spec.tools, kinds.prepareAll(redact), limiter, consent);
       return new Gateway(
         spec,
         operations,
@@ -96,10 +117,13 @@ export class Gateway {
         new Admission(opts.maxInFlight ?? 1024),
         opts.observer,
         ownedLimiter,
+        ownedConsent,
+        consent,
       );
     } catch (err) {
       await kinds?.close();
       await ownedLimiter?.close();
+      await ownedConsent?.close();
       throw err;
     }
   }
@@ -148,17 +172,46 @@ export class Gateway {
     return complete(this.prompts, this.resources, ref, argument, prefix, caller);
   }
 
-  async call(
+  /** A call from a surface that cannot ask the caller's user anything (REST, 2025 eras, reads). */
+  call(
     op: Operation,
     input: CallArguments,
     caller: Caller,
     ctx: CallContext = {},
   ): Promise<Outcome> {
+    // Without a channel the consent step never asks: it refuses or parks instead.
+    return this.run(op, input, caller, ctx, undefined) as Promise<Outcome>;
+  }
+
+  /**
+   * A 2026-07-28 tools/call: a grant with `confirm` may answer that it needs the user's
+   * answer first (an MRTR input_required), and `channel` carries the retry's answer.
+   */
+  callAsking(
+    op: Operation,
+    input: CallArguments,
+    caller: Caller,
+    ctx: CallContext,
+    channel: ConsentChannel,
+  ): Promise<Outcome | Asked> {
+    return this.run(op, input, caller, ctx, channel);
+  }
+
+  private async run(
+    op: Operation,
+    input: CallArguments,
+    caller: Caller,
+    ctx: CallContext,
+    channel: ConsentChannel | undefined,
+  ): Promise<Outcome | Asked> {
     const started = performance.now();
-    const ran = await this.admission.run(() => execute(op, input, caller, ctx));
+    const ran = await this.admission.run(() => execute(op, input, caller, ctx, channel));
     // Errors are redacted once more where they leave for both surfaces: a message may quote
     // anything (an upstream header, a database error), whatever built it.
-    const out = ran.ok ? ran : { ok: false as const, error: redactError(this.redact, ran.error) };
+    const out =
+      ran.ok || ran.error === undefined
+        ? ran
+        : { ok: false as const, error: redactError(this.redact, ran.error) };
     this.observer?.(callEvent(op.name, caller, ctx, out, performance.now() - started));
     return out;
   }
@@ -198,6 +251,7 @@ export class Gateway {
     this.admission.stop();
     await this.kinds.close();
     await this.ownedLimiter?.close();
+    await this.ownedConsent?.close();
   }
 }
 

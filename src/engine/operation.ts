@@ -5,6 +5,7 @@
 import type { Shaper } from '../envelope/shape.js';
 import type { ToolDescriptor } from '../compiler/descriptor.js';
 import type { PreparedBackend } from './backends/kind.js';
+import type { ConsentCheck } from './consent/consent-step.js';
 import type { ClaimBinder } from './guards/claims.js';
 import type { MixedSegment } from './guards/metachar.js';
 import type { ExclusiveCheck } from './guards/exclusive.js';
@@ -36,6 +37,8 @@ export interface Operation {
   readonly bindClaims?: ClaimBinder;
   /** Path arguments bound from claims: they pass the metachar gate after binding. */
   readonly claimPathArgs: readonly string[];
+  /** The grant's `confirm` / `approve`, run after the guards and before the rate limit. */
+  readonly consent?: ConsentCheck;
   readonly backend: PreparedBackend;
   /** The grant's pick/omit, applied to the backend's result before the envelope. */
   readonly shape?: Shaper;

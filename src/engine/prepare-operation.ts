@@ -8,6 +8,7 @@ import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ToolDescriptor } from '../compiler/descriptor.js';
 import { prepareShaper } from '../envelope/shape.js';
 import type { PreparedBackend } from './backends/kind.js';
+import { prepareConsent, type ConsentServices } from './consent/consent-step.js';
 import { prepareClaims } from './guards/claims.js';
 import { prepareExactNumbers } from './guards/exact-numbers.js';
 import { prepareExclusive } from './guards/exclusive.js';
@@ -26,6 +27,8 @@ export interface OperationParts {
   readonly fullAjv: Ajv2020;
   /** Counts `rate-limit` grants; absent when the spec has none. */
   readonly limiter?: RateLimiter;
+  /** The key and stores of `confirm` / `approve`; absent when no grant has either. */
+  readonly consent?: ConsentServices;
 }
 
 /** Every grant of `tools` prepared on its backend, by name (a Map: `__proto__` finds nothing). */
@@ -33,11 +36,13 @@ export function prepareOperations(
   tools: readonly ToolDescriptor[],
   backends: ReadonlyMap<string, PreparedBackend>,
   limiter: RateLimiter | undefined,
+  consent?: ConsentServices,
 ): ReadonlyMap<string, Operation> {
   const parts: OperationParts = {
     fastAjv: createAjv(false, { metaCheck: false }),
     fullAjv: createAjv(true, { metaCheck: false }),
     ...(limiter && { limiter }),
+    ...(consent && { consent }),
   };
   return new Map(tools.map((d) => [d.name, prepareOperation(d, backends.get(d.name)!, parts)]));
 }
@@ -45,8 +50,11 @@ export function prepareOperations(
 export function prepareOperation(
   d: ToolDescriptor,
   backend: PreparedBackend,
-  { fastAjv, fullAjv, limiter }: OperationParts,
+  { fastAjv, fullAjv, limiter, consent: services }: OperationParts,
 ): Operation {
+  const consent = services && prepareConsent(d, services);
+  if (d.consent && !consent)
+    throw new Error(`grant ${d.name} has confirm/approve but no consent services`);
   const restrict = prepareRestrict(d.restrict);
   const exclusive = prepareExclusive(d.exclusive);
   const stripNulls = prepareNullStripper(d.inputSchema);
@@ -74,6 +82,7 @@ export function prepareOperation(
     claimPathArgs: d.arguments
       .filter((a) => a.in === 'path' && a.fromClaim !== undefined)
       .map((a) => a.name),
+    ...(consent && { consent }),
     backend,
     ...(d.shape && { shape: prepareShaper(d.shape) }),
   };

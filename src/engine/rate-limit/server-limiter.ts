@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Env } from '../env.js';
-import { StartupError } from '../startup-error.js';
+import { redisUrlFrom } from '../redis-url.js';
 import type { CompiledSpec } from '../../compiler/descriptor.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import type { RateLimiter } from './rate-limiter.js';
@@ -22,22 +22,7 @@ export async function createServerLimiter(
 ): Promise<RateLimiter> {
   const variable = spec.redisEnv;
   if (variable === undefined) return createMemoryLimiter();
-  const url = opts.env[variable];
-  if (url === undefined || url === '')
-    throw new StartupError(
-      `limits redis-env="${variable}": the variable ${variable} is not set; set it to a redis:// URL, or remove redis-env to count rate limits per pod`,
-    );
-  let scheme: string | undefined;
-  try {
-    scheme = new URL(url).protocol;
-  } catch {
-    scheme = undefined;
-  }
-  // The value is never echoed: a Redis URL may hold a password.
-  if (scheme !== 'redis:' && scheme !== 'rediss:')
-    throw new StartupError(
-      `limits redis-env="${variable}": ${variable} does not hold a redis:// or rediss:// URL`,
-    );
+  const url = redisUrlFrom(variable, opts.env, 'to count rate limits per pod');
   // Loaded only here: ioredis costs about 20 MB of RSS and 100 ms of start-up to every
   // process that imports it, and most specs count per pod.
   const { createRedisLimiter } = await import('./redis-limiter.js');

@@ -8,6 +8,11 @@ import { callContextOf, callRefusal } from './method-support.js';
 import { getPrompt, listPrompts } from './prompt-methods.js';
 import { listResources, listTemplates, readResource } from './resource-methods.js';
 import { toolResultText } from './tool-result.js';
+import {
+  consentChannelOf,
+  inputRequiredText,
+  missingCapabilityReply,
+} from './consent-round-trip.js';
 import { isLegacyVersion, LEGACY_VERSIONS } from './versions.js';
 
 type Handler = (req: RpcRequest, deps: McpDeps, era: Era) => RpcReply | Promise<RpcReply>;
@@ -87,9 +92,21 @@ async function callTool(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcRe
   });
   if (!args.ok)
     return rpcError('INVALID_PARAMS', req.id, 'tools/call params.arguments must be an object');
-  const out = await deps.gateway.call(op, args.args, deps.caller, callContextOf(req, deps, era));
-  // The catalogue says which failures refuse the call itself (a missing scope: HTTP 403
-  // with its challenge) rather than answer it with a tool result.
-  if (!out.ok && isRpcError(out.error.code)) return callRefusal(req, deps, era, out.error);
+  const ctx = callContextOf(req, deps, era);
+  // Only a grant with confirm/approve, called in 2026-07-28, can be answered with a question.
+  const out =
+    op.consent && era === 'modern'
+      ? await deps.gateway.callAsking(op, args.args, deps.caller, ctx, consentChannelOf(req))
+      : await deps.gateway.call(op, args.args, deps.caller, ctx);
+  if ('asked' in out) return ok(req, inputRequiredText(out.asked, deps.payloads.modernMeta));
+  if (!out.ok) {
+    // The catalogue says which failures refuse the call itself (a missing scope: HTTP 403
+    // with its challenge) rather than answer it with a tool result.
+    if (isRpcError(out.error.code)) return callRefusal(req, deps, era, out.error);
+    if (era === 'modern') {
+      const missing = missingCapabilityReply(req, out.error);
+      if (missing) return missing;
+    }
+  }
   return ok(req, toolResultText(out, resultTail(deps, era)));
 }

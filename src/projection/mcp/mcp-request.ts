@@ -24,6 +24,8 @@ export interface McpDeps {
   readonly challenge: (e: EngineError) => string | undefined;
   /** The caller's cancellation, made on first use (only tools/call asks for it). */
   readonly callerCancel: () => Cancellation;
+  /** The catalog page's view of one approval, as this request reaches the gateway. */
+  readonly approvalUrl: (id: string) => string;
   /** The HTTP `traceparent` header, used when the body carries none. */
   readonly traceparentHeader?: string;
   readonly requestId?: string;

@@ -22,6 +22,7 @@ import {
   type EngineError,
 } from '../../engine/error-catalogue.js';
 import { clientWentAway } from '../client-went-away.js';
+import { approvalPageUrl } from '../approval-url.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -73,6 +74,7 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
         caller,
         challenge: (e) => challengeOf(access, req, e),
         callerCancel: lazyCancellation(reply),
+        approvalUrl: (id) => approvalPageUrl(access.baseUrl(req), id),
         requestId: req.id,
         traceparentHeader:
           typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,

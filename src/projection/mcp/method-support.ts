@@ -95,5 +95,6 @@ export function callContextOf(req: RpcRequest, deps: McpDeps, era: Era): CallCon
     traceparent: trace.traceparent,
     traceId: trace.traceId,
     origin: { surface: 'mcp', era, ...(deps.requestId && { requestId: deps.requestId }) },
+    approvalUrl: deps.approvalUrl,
   };
 }
