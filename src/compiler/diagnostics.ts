@@ -53,7 +53,8 @@ export const SPEC_ERROR_CODES = {
   SPEC_DUPLICATE_PROMPT: 'two prompts share a name',
   SPEC_PROMPT_MESSAGE:
     'a message role other than user or assistant, or neither or both of text and resource=',
-  SPEC_PLACEHOLDER: 'a {placeholder} that names no declared prompt argument',
+  SPEC_PLACEHOLDER:
+    'a {placeholder} that names no declared argument of its prompt, or of its grant in confirm or approve',
   SPEC_PROMPT_RESOURCE: 'a resource= message that matches no declared resource or template',
   SPEC_MCP_SERVER_NAME: 'an mcp-server name outside ^[a-z][a-z0-9-]{0,31}$',
   SPEC_DUPLICATE_MCP_SERVER: 'two mcp-server nodes share a name',
@@ -65,6 +66,8 @@ export const SPEC_ERROR_CODES = {
 export const SPEC_WARNING_CODES = {
   SPEC_NO_DESCRIBE: 'a grant without describe: agents choose tools by their description',
   SPEC_RESTRICT_UNUSED: 'a restrict entry that no grant has an argument for',
+  SPEC_NO_APPROVER:
+    'an approve whose by= scope no api-key holds, without oauth: nobody could approve',
 } as const;
 
 /**

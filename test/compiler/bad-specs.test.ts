@@ -2539,6 +2539,183 @@ const BAD: readonly BadSpec[] = [
       },
     ],
   },
+  // ---- confirm and approve (issue 29) -------------------------------------------------
+  {
+    name: 'refuses a confirm or approve placeholder that names no declared argument, with the likely one',
+    text: http`
+      access {
+          api-key env="K" scopes="payments:approve"
+      }
+      can create refund {
+          path "/payments/{payment}/refunds" { payment "string" }
+          body {
+              amount "integer" min=1
+          }
+          confirm "Refund {ammount} cents on {payment}? {who}"
+          approve "Refund {amount} on {paymnt}" by="payments:approve"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PLACEHOLDER',
+        line: 11,
+        column: 13,
+        says: 'grant create_refund: confirm: placeholder {ammount} is not a declared argument; did you mean {amount}? (declared: payment, amount)',
+      },
+      {
+        code: 'SPEC_PLACEHOLDER',
+        line: 11,
+        column: 13,
+        says: 'grant create_refund: confirm: placeholder {who} is not a declared argument (declared: payment, amount)',
+      },
+      {
+        code: 'SPEC_PLACEHOLDER',
+        line: 12,
+        column: 13,
+        says: 'grant create_refund: approve: placeholder {paymnt} is not a declared argument; did you mean {payment}?',
+      },
+    ],
+  },
+  {
+    name: 'refuses a placeholder in a sql grant that names no param',
+    text: sql`
+      can delete order {
+          sql "DELETE FROM orders WHERE id = $1"
+          params {
+              id "integer"
+          }
+          confirm "Delete order {order}?"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PLACEHOLDER',
+        line: 8,
+        column: 13,
+        says: 'grant delete_order: confirm: placeholder {order} is not a declared argument (declared: id)',
+      },
+    ],
+  },
+  {
+    name: 'refuses an empty confirm or approve message, and either given twice',
+    text: http`
+      access {
+          api-key env="K" scopes="s"
+      }
+      can delete order {
+          path "/orders/{id}" { id "integer" }
+          confirm " "
+          confirm "Delete order {id}?"
+          approve "" by="s"
+          approve "Delete order {id}" by="s"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_MISSING',
+        line: 8,
+        column: 13,
+        says: 'grant delete_order: `confirm` needs a message saying what is about to happen; this one is empty',
+      },
+      {
+        code: 'SPEC_DUPLICATE',
+        line: 9,
+        column: 5,
+        says: 'grant delete_order: `confirm` is given twice (first at line 8)',
+      },
+      {
+        code: 'SPEC_MISSING',
+        line: 10,
+        column: 13,
+        says: 'grant delete_order: `approve` needs a message',
+      },
+      {
+        code: 'SPEC_DUPLICATE',
+        line: 11,
+        column: 5,
+        says: 'grant delete_order: `approve` is given twice (first at line 10)',
+      },
+    ],
+  },
+  {
+    name: 'refuses approve without an access block: the approver could not be told apart from the caller',
+    text: http`
+      can delete order {
+          path "/orders/{id}" { id "integer" }
+          approve "Delete order {id}" by="orders:approve"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_MISSING',
+        line: 5,
+        column: 5,
+        says: 'grant delete_order: approve: approve needs an `access` block: without caller identities the approver cannot be told apart from the caller',
+      },
+    ],
+  },
+  {
+    name: 'refuses approve without by=, with a by= of several scopes, and an expiry that is no duration or out of bounds',
+    text: http`
+      access {
+          api-key env="K" scopes="s"
+      }
+      can delete order {
+          path "/orders/{id}" { id "integer" }
+          approve "Delete order {id}"
+      }
+      can delete invoice {
+          path "/invoices/{id}" { id "integer" }
+          approve "Delete invoice {id}" by="s t" expires="soon"
+      }
+      can delete payment {
+          path "/payments/{id}" { id "integer" }
+          approve "Delete payment {id}" by="s" expires="59s"
+      }
+      can delete refund {
+          path "/refunds/{id}" { id "integer" }
+          approve "Delete refund {id}" by="" expires="169h"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_MISSING',
+        line: 8,
+        column: 5,
+        says: 'grant delete_order: `approve` needs by=',
+      },
+      {
+        code: 'SPEC_VALUE_TYPE',
+        line: 12,
+        column: 35,
+        says: 'grant delete_invoice: by="s t" must be one scope name, without spaces',
+      },
+      {
+        code: 'SPEC_DURATION',
+        line: 12,
+        column: 44,
+        says: 'grant delete_invoice: expires="soon" is not a duration like 15m, 1h or 24h',
+      },
+      {
+        code: 'SPEC_VALUE_TYPE',
+        line: 16,
+        column: 42,
+        says: 'grant delete_payment: expires="59s" must be at least 1m and at most 168h (7 days)',
+      },
+      {
+        code: 'SPEC_MISSING',
+        line: 20,
+        column: 34,
+        says: 'grant delete_refund: `approve` needs by="<scope>", a scope name',
+      },
+      {
+        code: 'SPEC_VALUE_TYPE',
+        line: 20,
+        column: 40,
+        says: 'grant delete_refund: expires="169h" must be at least 1m and at most 168h (7 days)',
+      },
+    ],
+  },
 ];
 
 // Near misses of the rows above that the manual allows: they must load without errors.

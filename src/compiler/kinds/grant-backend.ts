@@ -7,11 +7,18 @@
  */
 import type { Claims } from '../claims.js';
 import type { Diagnostics, Located, Position, Subject } from '../diagnostics.js';
-import type { JsonSchema, RateLimit, ToolDescriptor, UpstreamAuth } from '../descriptor.js';
+import type {
+  AccessDescriptor,
+  JsonSchema,
+  RateLimit,
+  ToolDescriptor,
+  UpstreamAuth,
+} from '../descriptor.js';
 import type { FieldSpec } from '../field-types.js';
 import type { Built, TableRow } from '../kdl-reader.js';
 import type { Placement } from '../placement.js';
 import type { HttpMethod } from '../verbs.js';
+import type { ApproveSpec, ConfirmSpec } from './consent.js';
 import type { FieldLabel } from './field.js';
 import type { RestrictSpec } from './restrict.js';
 
@@ -33,6 +40,9 @@ export interface GrantSpec {
   readonly timeoutMs?: number;
   readonly maxBytes?: number;
   readonly budgetBytes?: number;
+  /** `confirm` and `approve` (kinds/consent.ts). */
+  readonly confirm?: ConfirmSpec;
+  readonly approve?: ApproveSpec;
   /** The children some backend owns, as built: the grant's backend reads its own. */
   readonly parts: readonly Built[];
 }
@@ -57,6 +67,8 @@ export interface GrantContext {
   /** The top-level `timeout`. */
   readonly timeoutMs?: number;
   readonly hasOauth: boolean;
+  /** The `access` block: who could approve an `approve` (kinds/consent.ts). */
+  readonly access?: AccessDescriptor;
   readonly rateLimit?: RateLimit;
   readonly limits: { readonly maxBytes?: number; readonly budgetBytes?: number };
   readonly restrict: readonly Located<RestrictSpec>[];

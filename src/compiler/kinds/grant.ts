@@ -38,6 +38,7 @@ import {
   type Behaviour,
   type HttpMethod,
 } from '../verbs.js';
+import { APPROVE, checkConsent, CONFIRM, lowerConsent } from './consent.js';
 import { checkBounds } from './field.js';
 import type { CheckedBackend, GrantBackend, GrantContext, GrantSpec } from './grant-backend.js';
 import { HTTP_GRANT } from './http-grant.js';
@@ -86,6 +87,8 @@ const GRANT_TABLE: Table = {
     timeout: once(TIMEOUT),
     'max-bytes': once(count('max-bytes', MIN_MAX_BYTES)),
     'budget-bytes': once(count('budget-bytes')),
+    confirm: once(CONFIRM),
+    approve: once(APPROVE),
   },
   where: 'in a grant',
   twice: 'is given twice',
@@ -124,6 +127,8 @@ export const GRANT: NodeKind<GrantSpec> = {
       timeoutMs: childNamed(c, 'timeout'),
       maxBytes: childNamed<Located<number>>(c, 'max-bytes')?.value,
       budgetBytes: childNamed<Located<number>>(c, 'budget-bytes')?.value,
+      confirm: childNamed(c, 'confirm'),
+      approve: childNamed(c, 'approve'),
       parts: c.filter((child) => OWNER.has(child.name)),
     };
   },
@@ -255,6 +260,13 @@ function checkGrant(g: GrantSpec, ctx: GrantContext): CheckedGrant {
   const checked = kind.check(g, ctx, subject, claims);
   if (!checked.ok) ok = false;
   const shape = checkShape(g, diag, subject);
+  checkConsent(
+    g,
+    checked.placements.map((p) => p.argument.name),
+    ctx.access,
+    diag,
+    subject,
+  );
   for (const r of ctx.restrict) checkRestrict(r, claims, diag, ctx.restrictUsed, subject);
   for (const f of claims.fieldOf.values()) {
     if (f.fromClaim && !ctx.hasOauth)
@@ -351,6 +363,7 @@ export function lowerGrant(c: CheckedGrant, ctx: GrantContext): ToolDescriptor {
   const shape = c.shape?.descriptor;
   const description = shape ? withShape(g.describe, shape) : g.describe;
   const restrict = lowerRestrict(ctx.restrict, new Set(placements.map((p) => p.argument.name)));
+  const consent = lowerConsent(g);
   return deepFreeze<ToolDescriptor>({
     name: c.name,
     verb,
@@ -379,6 +392,7 @@ export function lowerGrant(c: CheckedGrant, ctx: GrantContext): ToolDescriptor {
     },
     backend: checked.lower({ method: c.method, readOnly: behaviour.readOnly }),
     ...(shape && { shape }),
+    ...(consent && { consent }),
     source: { file: ctx.file, line: g.at.line, column: g.at.column },
   });
 }

@@ -193,6 +193,7 @@ const ACCESS_TABLE: Table = {
 };
 
 const ACCESS: NodeKind<AccessDescriptor> = {
+  props: { 'confirm-key-env': STRING },
   children: ACCESS_TABLE,
   inner: () => ['access'],
   build(n, { diag }) {
@@ -202,10 +203,12 @@ const ACCESS: NodeKind<AccessDescriptor> = {
       if (oauth) diag.error('SPEC_DUPLICATE', c.at, ['access'], '`oauth` is given twice');
       else if (given.complete) oauth = given.oauth;
     }
+    const confirmKeyEnv = prop<string>(n, 'confirm-key-env');
     return {
       apiKeys: childrenNamed(n.children, 'api-key'),
       ...(oauth && { oauth }),
       allowOrigins: childrenNamed<string[]>(n.children, 'allow-origin').flat(),
+      ...(confirmKeyEnv !== undefined && { confirmKeyEnv }),
     };
   },
 };
@@ -298,6 +301,7 @@ export function checkTop(
     statementTimeoutMs: spec.database?.statementTimeoutMs ?? DATABASE_DEFAULTS.statementTimeoutMs,
     ...(spec.timeoutMs !== undefined && { timeoutMs: spec.timeoutMs }),
     hasOauth: spec.access?.oauth !== undefined,
+    ...(spec.access && { access: spec.access }),
     ...(spec.rateLimit && { rateLimit: spec.rateLimit }),
     limits: spec.limits,
     restrict: spec.restrict,
