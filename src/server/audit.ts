@@ -3,6 +3,7 @@
  * outcome, duration, bytes, truncation, trace id) — never the argument values — and
  * the same event into the metrics.
  */
+import type { ConsentAudit } from '../engine/consent/consent-step.js';
 import type { Logger } from 'pino';
 import type { CallObserver } from '../engine/call-event.js';
 import type { Metrics } from './metrics.js';
@@ -29,6 +30,30 @@ export function createCallObserver(log: Logger | false, metrics: Metrics): CallO
         ...(e.traceId && { traceId: e.traceId }),
       },
       'tool call',
+    );
+  };
+}
+
+/**
+ * The audit line of every step of a confirmation or approval (docs/spec-language.md,
+ * "Confirmation and approval"): who, which tool, the digest of the arguments and the
+ * approval's id, never the arguments or the message filled from them.
+ */
+export function createConsentAudit(log: Logger | false): ConsentAudit {
+  return (line) => {
+    if (!log) return;
+    log.info(
+      {
+        audit: 'consent',
+        event: line.event,
+        tool: line.tool,
+        caller: line.caller,
+        argumentsDigest: line.argumentsDigest,
+        approvalId: line.approvalId,
+        decidedBy: line.decidedBy,
+        reason: line.reason,
+      },
+      line.event.replace('_', ' '),
     );
   };
 }

@@ -8,6 +8,7 @@ import { createAccessControl } from '../access/access-control.js';
 import type { Env } from '../engine/env.js';
 import type { CallObserver } from '../engine/call-event.js';
 import { Gateway } from '../engine/gateway.js';
+import type { ConsentServices } from '../engine/consent/consent-step.js';
 import type { RateLimiter } from '../engine/rate-limit/rate-limiter.js';
 import { MCP_PATH, type McpRuntime } from '../projection/mcp/mcp-routes.js';
 import { buildPayloads } from '../projection/mcp/payloads.js';
@@ -32,6 +33,8 @@ export interface RuntimeOptions {
   readonly observer?: CallObserver;
   /** One per server process, so rate-limit counts survive reloads. */
   readonly rateLimiter?: RateLimiter;
+  /** One per server process, so pending approvals and spent states survive reloads. */
+  readonly consent?: ConsentServices;
 }
 
 export async function buildRuntime(
@@ -52,6 +55,7 @@ export async function buildRuntime(
     ...(opts.maxInFlight && { maxInFlight: opts.maxInFlight }),
     ...(opts.observer && { observer: opts.observer }),
     ...(opts.rateLimiter && { rateLimiter: opts.rateLimiter }),
+    ...(opts.consent && { consent: opts.consent }),
   });
   // Validators compile in the background: readiness does not wait for a large spec.
   void gateway.warmUp((tool, message) =>

@@ -15,7 +15,8 @@ import { formatDiagnostic, type Diagnostic } from '../compiler/diagnostics.js';
 import { compileSpecFile } from '../compiler/load-spec.js';
 import { composeRedactors } from '../engine/redact.js';
 import { buildApp } from './app.js';
-import { createCallObserver } from './audit.js';
+import { createCallObserver, createConsentAudit } from './audit.js';
+import { createConsentServices, hasConsent } from '../engine/consent/consent-services.js';
 import type { ListenAddress } from './listen-address.js';
 import { redactLogLines } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -104,6 +105,25 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     onFallback: (active) => metrics.rateLimitFallback(active),
     ...(logger && { log: logger }),
   });
+  // The key and stores of confirm/approve, for the process like the limiter: pending
+  // approvals and spent states outlive a reload.
+  let consent;
+  try {
+    consent = hasConsent(spec)
+      ? await createConsentServices(spec, {
+          env,
+          audit: createConsentAudit(logger),
+          ...(logger && { log: logger }),
+        })
+      : undefined;
+  } catch (err) {
+    await rateLimiter.close();
+    throw err;
+  }
+  const closeShared = async (): Promise<void> => {
+    await rateLimiter.close();
+    await consent?.close();
+  };
   const runtimeOptions: RuntimeOptions = {
     env,
     allowedHosts: opts.allowedHosts ?? [],
@@ -113,12 +133,13 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     ...(opts.maxInFlight && { maxInFlight: opts.maxInFlight }),
     ...(logger && { log: logger }),
     rateLimiter,
+    ...(consent && { consent }),
   };
   let current: Runtime;
   try {
     current = await buildRuntime(spec, 1, runtimeOptions);
   } catch (err) {
-    await rateLimiter.close();
+    await closeShared();
     throw err;
   }
   /** Replaced runtimes still finishing their calls; shutdown closes them too. */
@@ -142,7 +163,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     await app.listen({ host: listen.host, port: listen.port, backlog: LISTEN_BACKLOG });
   } catch (err) {
     await current.gateway.close();
-    await rateLimiter.close();
+    await closeShared();
     throw new StartupError(
       `cannot listen on ${listen.host}:${listen.port}: ${(err as Error).message}`,
     );
@@ -154,7 +175,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     } catch (err) {
       await app.close();
       await current.gateway.close();
-      await rateLimiter.close();
+      await closeShared();
       const { host: mh, port: mp } = opts.metricsListen;
       throw new StartupError(`cannot listen for metrics on ${mh}:${mp}: ${(err as Error).message}`);
     }
@@ -262,7 +283,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
           current.gateway.close(),
           ...[...retiring].map((r) => r.gateway.close()),
         ]);
-        await rateLimiter.close();
+        await closeShared();
         // Last: the drain itself stays observable.
         await metricsListener?.close();
       })();

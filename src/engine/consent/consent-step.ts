@@ -52,7 +52,8 @@ export interface ConsentAuditLine {
   readonly event: ConsentAuditEvent;
   readonly tool: string;
   readonly caller: string;
-  readonly argumentsDigest: string;
+  /** Absent on a decision, which is taken on the approval, not on the call's arguments. */
+  readonly argumentsDigest?: string;
   readonly approvalId?: string;
   readonly decidedBy?: string;
   /** Why a state was refused: forged, expired, mismatch, malformed, spent, missing. */

@@ -18,6 +18,8 @@ import { callArguments } from '../../engine/call-arguments.js';
 import type { ExactJson } from '../../engine/number-text.js';
 import { prepareResourcePromptListing } from './resource-prompt-listing.js';
 import { registerResourcePromptRoutes } from './resource-prompt-routes.js';
+import { registerApprovalRoutes } from './approval-routes.js';
+import { approvalPageUrl } from '../approval-url.js';
 import { readRestBodies } from './rest-body.js';
 import { callContextOf } from './rest-call-context.js';
 import type { RestListing, RestRuntime } from './rest-runtime.js';
@@ -121,6 +123,7 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
   });
 
   registerResourcePromptRoutes(scope, gate);
+  registerApprovalRoutes(scope, gate);
 
   scope.post<{ Params: { tool: string } }>(
     '/api/:tool',
@@ -140,7 +143,8 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
       // An empty body is a call with no arguments; what else may be is the engine's decision.
       const input = callArguments(op.name, req.body as ExactJson | undefined);
       if (!input.ok) return sendRestError(reply, input.error);
-      const out = await gateway.call(op, input.args, caller, callContextOf(req, reply));
+      const ctx = callContextOf(req, reply, (id) => approvalPageUrl(access.baseUrl(req), id));
+      const out = await gateway.call(op, input.args, caller, ctx);
       if (!out.ok) return sendRestError(reply, out.error, challengeOf(access, req, out.error));
       return reply.code(200).type('application/json; charset=utf-8').send(out.envelope.json);
     },

@@ -1,0 +1,112 @@
+/**
+ * `GET /api/approvals` and `POST /api/approvals/<id>` (docs/spec-language.md,
+ * "Confirmation and approval"): the pending approvals of the scopes the caller holds,
+ * and a decision on one. The store decides who may decide (the scope, never one's own
+ * call); these routes only translate. A browser cannot be made to decide for its user:
+ * the credential travels in a header a page cannot make another site's browser send,
+ * the body must be JSON (a cross-site form cannot send it without a preflight), and the
+ * caller gate refuses foreign Origins.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { CallerGate, GatedRuntime } from '../../access/authenticate.js';
+import { challengeOf } from '../../access/challenge.js';
+import type { Approval, DecideRefusal } from '../../engine/consent/approvals.js';
+import { engineError, type ErrorCode } from '../../engine/error-catalogue.js';
+import { approvalPageUrl } from '../approval-url.js';
+import { sendRestError } from './rest-error.js';
+import type { RestRuntime } from './rest-runtime.js';
+
+export const APPROVALS_API_PATH = '/api/approvals';
+
+const REFUSAL_CODES: Readonly<Record<DecideRefusal, ErrorCode>> = {
+  unknown: 'NOT_FOUND',
+  'missing-scope': 'INSUFFICIENT_SCOPE',
+  'own-request': 'APPROVAL_OWN_CALL',
+  expired: 'APPROVAL_EXPIRED',
+  'already-decided': 'APPROVAL_DECIDED',
+};
+
+/** One approval as the API and the page show it: never the arguments, only their message. */
+function approvalJson(a: Approval, base: string, callerId: string): Record<string, unknown> {
+  return {
+    id: a.id,
+    tool: a.tool,
+    message: a.message,
+    scope: a.scope,
+    status: a.status,
+    requested_by: a.requestedBy,
+    requested_at: new Date(a.requestedAt).toISOString(),
+    expires_at: new Date(a.expiresAt).toISOString(),
+    url: approvalPageUrl(base, a.id),
+    // The page offers no buttons on the caller's own calls: the store would refuse them.
+    own: a.requestedBy === callerId,
+    ...(a.decidedBy !== undefined && { decided_by: a.decidedBy }),
+  };
+}
+
+export function registerApprovalRoutes<R extends RestRuntime & GatedRuntime>(
+  scope: FastifyInstance,
+  gate: CallerGate<R>,
+): void {
+  const { hooks } = gate;
+  const base = (runtime: R, req: FastifyRequest): string => runtime.access.baseUrl(req);
+
+  scope.get(APPROVALS_API_PATH, hooks, async function listApprovals(req, reply) {
+    const { runtime, caller } = gate.served(req);
+    const store = runtime.gateway.consent?.approvals;
+    const pending = store ? await store.listPending(caller.scopes) : [];
+    const at = base(runtime, req);
+    return reply
+      .header('cache-control', 'no-store')
+      .type('application/json; charset=utf-8')
+      .send(JSON.stringify({ approvals: pending.map((a) => approvalJson(a, at, caller.id)) }));
+  });
+
+  scope.post<{ Params: { id: string } }>(
+    `${APPROVALS_API_PATH}/:id`,
+    hooks,
+    async function decideApproval(req, reply) {
+      const { runtime, caller } = gate.served(req);
+      const body = (req.body as { value?: unknown } | undefined)?.value;
+      const decision =
+        body !== null && typeof body === 'object' && !Array.isArray(body)
+          ? (body as Record<string, unknown>).decision
+          : undefined;
+      if (decision !== 'approve' && decision !== 'decline')
+        return sendRestError(
+          reply,
+          engineError(
+            'INVALID_ARGUMENTS',
+            'send {"decision":"approve"} or {"decision":"decline"}',
+            {
+              details: [{ field: '/decision', message: 'must be "approve" or "decline"' }],
+            },
+          ),
+        );
+      const consent = runtime.gateway.consent;
+      if (!consent) return sendRestError(reply, engineError('NOT_FOUND', 'no such approval'));
+      const decided = await consent.approvals.decide(
+        req.params.id,
+        decision,
+        caller.id,
+        caller.scopes,
+      );
+      if (decided.kind === 'refused') {
+        const e = engineError(REFUSAL_CODES[decided.reason], decided.message);
+        return sendRestError(reply, e, challengeOf(runtime.access, req, e));
+      }
+      const a = decided.approval;
+      consent.audit?.({
+        event: decision === 'approve' ? 'approval_approved' : 'approval_declined',
+        tool: a.tool,
+        caller: a.requestedBy,
+        decidedBy: caller.id,
+        approvalId: a.id,
+      });
+      return reply
+        .header('cache-control', 'no-store')
+        .type('application/json; charset=utf-8')
+        .send(JSON.stringify({ approval: approvalJson(a, base(runtime, req), caller.id) }));
+    },
+  );
+}
