@@ -6,7 +6,7 @@
 // bounded. Writes bench/results/<timestamp>.json and prints a markdown table.
 //
 //   node bench/run.mjs [--duration S] [--connections N] [--reps N] [--no-pin] [--quick]
-//                      [--only tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream]
+//                      [--only tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream,consent]
 //                      [--profile DIR]
 //                      [--gateway PATH/TO/dist/cli/main.js]   (another build, for before/after)
 //   node bench/run.mjs --only mcp-upstream [--mcp-subjects bridges]
@@ -39,6 +39,7 @@ import { envelopeSizeSection } from './sections/envelope-size.mjs';
 import { httpCallSection } from './sections/http-call.mjs';
 import { listBytesSection } from './sections/list-bytes.mjs';
 import { mcpUpstreamSection } from './sections/mcp-upstream.mjs';
+import { consentSection } from './sections/consent.mjs';
 import { redactSection } from './sections/redact.mjs';
 import { sqlCallSection } from './sections/sql-call.mjs';
 import { startupSection } from './sections/startup.mjs';
@@ -60,6 +61,7 @@ const SECTIONS = [
   redactSection,
   listBytesSection,
   mcpUpstreamSection,
+  consentSection,
 ];
 
 const { values: opts } = parseArgs({
