@@ -12,7 +12,7 @@ import { compileSpecText } from '../../src/compiler/load-spec.js';
 import type { CompiledSpec } from '../../src/compiler/descriptor.js';
 
 const ASSETS = { script: '/catalog.js?v=s', style: '/catalog.css?v=c', icon: '/catalog.svg?v=i' };
-const OPEN: CatalogOptions = { mcpPath: '/mcp', access: false, assets: ASSETS };
+const OPEN: CatalogOptions = { mcpPath: '/mcp', access: false, view: 'tools', assets: ASSETS };
 const ACCESS: CatalogOptions = { ...OPEN, access: true };
 
 function spec(text: string): CompiledSpec {
@@ -76,6 +76,17 @@ describe('the catalog page template', () => {
     expect(withAccess).not.toContain('items:');
     expect(withAccess).toContain('id="bearer-token"');
     expect(render(SCOPED, OPEN)).not.toContain('id="bearer-token"');
+  });
+
+  it('names its view for the script, and offers the approvals tab only with access', () => {
+    expect(render(SCOPED, OPEN)).toContain('data-view="tools"');
+    expect(render(SCOPED, { ...ACCESS, view: 'approvals' })).toContain('data-view="approvals"');
+    expect(render(SCOPED, ACCESS)).toContain('<a href="/approvals" id="view-approvals">');
+    expect(render(SCOPED, OPEN)).not.toContain('id="view-approvals"');
+    // Without access no call can wait: the view says so instead of asking for a token.
+    const open = render(SCOPED, { ...OPEN, view: 'approvals' });
+    expect(open).toContain('This gateway has no access block');
+    expect(open).not.toContain('Approvals appear once a token is entered');
   });
 
   it('refuses at boot a template naming an unknown slot or flag, or a block left open', () => {

@@ -6,67 +6,25 @@
  * Screenshots are written to test-output/catalog.png, catalog-access.png and
  * catalog-access-401.png.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../src/compiler/field-schema.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startHelpdeskGateway } from '../helpers/helpdesk-gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { skipBecause } from '../helpers/skip-reason.js';
+import {
+  BROWSER_FOUND,
+  CHROMIUM,
+  INSTALL_HINT,
+  launchChromium,
+  skipBrowserTests,
+} from '../helpers/chromium.js';
 
-/** Debian's Chromium, or another build named by MCP_BEAVER_CHROMIUM. */
-const CHROMIUM = process.env.MCP_BEAVER_CHROMIUM || '/usr/bin/chromium';
-const INSTALL_HINT =
-  'apt-get install -y --no-install-recommends chromium fonts-liberation, or point MCP_BEAVER_CHROMIUM at a Chromium binary';
-/**
- * A fresh machine may lack a browser: then the browser tests are skipped, and say why.
- * CI sets MCP_BEAVER_REQUIRE_BROWSER=1, which turns a missing browser into a failure so
- * that CI never skips them.
- */
-const BROWSER_FOUND = existsSync(CHROMIUM);
-const BROWSER_REQUIRED = process.env.MCP_BEAVER_REQUIRE_BROWSER === '1';
-const SKIP_BROWSER = skipBecause(
-  !BROWSER_FOUND && !BROWSER_REQUIRED,
-  `catalog.test.ts: the headless Chromium tests: no browser at ${CHROMIUM} (${INSTALL_HINT}; set MCP_BEAVER_REQUIRE_BROWSER=1 to make this a failure)`,
-);
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
-/**
- * Headless Chromium in a fresh profile folder, which the caller removes after closing the
- * context; a launch that fails removes the folder itself (the caller never learns its name).
- */
-async function launchChromium(): Promise<{ context: BrowserContext; profile: string }> {
-  const profile = mkdtempSync(join(tmpdir(), 'mcp-beaver-chromium-'));
-  try {
-    const context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      // A bound, not a measure: a cold Chromium on a loaded 2-core machine has been
-      // seen to take over 15 s to start (CI, with the rest of the suite running).
-      timeout: 60_000,
-      viewport: { width: 1000, height: 800 },
-    });
-    context.setDefaultTimeout(8_000);
-    return { context, profile };
-  } catch (err) {
-    rmSync(profile, { recursive: true, force: true });
-    throw err;
-  }
-}
+const SKIP_BROWSER = skipBrowserTests('catalog.test.ts');
 const OUTPUT_DIR = fileURLToPath(new URL('../../test-output/', import.meta.url));
 const CSP = "default-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
 /** May call every tool. */
@@ -151,6 +109,8 @@ describe('catalog page over HTTP', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(r.headers.get('content-security-policy')).toBe(CSP);
+    // frame-ancestors, again for browsers too old to read it.
+    expect(r.headers.get('x-frame-options')).toBe('DENY');
     expect(r.headers.get('x-content-type-options')).toBe('nosniff');
     expect(r.headers.get('referrer-policy')).toBe('no-referrer');
     expect(r.headers.get('cache-control')).toBe('no-cache');

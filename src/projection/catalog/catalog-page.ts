@@ -1,6 +1,6 @@
 /**
- * The catalog page (`GET /`): assets/catalog.html with the served spec's server strings
- * filled in, each HTML-escaped. It names no tool: the script lists them from `GET /api`,
+ * The catalog page (`GET /`, and `GET /approvals` in its approvals view):
+ * assets/catalog.html with the served spec's server strings filled in, each HTML-escaped. It names no tool: the script lists them from `GET /api`,
  * which shows each caller only what its scopes allow (with access on, only once a token is
  * entered). Without access everyone sees every tool, so the page also carries the scopes
  * each tool needs, which `GET /api` does not list.
@@ -24,9 +24,13 @@ export interface CatalogOptions {
   readonly mcpPath: string;
   /** Inbound access is on: show the bearer-token field, and the tools only for a token. */
   readonly access: boolean;
+  /** Which view the script opens: the tools, or the approvals waiting for a decision. */
+  readonly view: CatalogView;
   /** Versioned URLs of the script, stylesheet and icon (a query busts caches on upgrade). */
   readonly assets: { readonly script: string; readonly style: string; readonly icon: string };
 }
+
+export type CatalogView = 'tools' | 'approvals';
 
 const SLOTS = [
   'heading',
@@ -35,6 +39,7 @@ const SLOTS = [
   'instructions',
   'mcp-path',
   'access',
+  'view',
   'scopes',
   'icon',
   'style',
@@ -82,6 +87,7 @@ export function prepareCatalogPage(template: string): CatalogPage {
       instructions: server.instructions ?? '',
       'mcp-path': opts.mcpPath,
       access: opts.access ? 'on' : 'off',
+      view: opts.view,
       scopes,
       ...opts.assets,
     };

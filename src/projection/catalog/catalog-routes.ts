@@ -1,17 +1,20 @@
 /**
  * The catalog projection: `GET /` is a small HTML page listing the tools of the spec
  * served now, with the MCP URL to copy and a try-it form per tool that calls
- * `POST /api/<tool>`. Its page, script, stylesheet and icon are the files of assets/,
+ * `POST /api/<tool>`; `GET /approvals` and `GET /approvals/<id>` (the URL an approval's
+ * answer names) are the same page in its approvals view, which lists and decides them
+ * through `/api/approvals`. Its page, script, stylesheet and icon are the files of assets/,
  * read once at boot and served same-origin, so a strict Content-Security-Policy (no
  * inline code at all) holds.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CompiledSpec } from '../../compiler/descriptor.js';
+import { APPROVALS_PAGE_PATH } from '../approval-url.js';
 import { MCP_PATH } from '../mcp/mcp-routes.js';
 import { restErrorHandler } from '../rest/rest-error.js';
 import { CATALOG_FILES } from './catalog-assets.js';
-import { prepareCatalogPage, type CatalogOptions } from './catalog-page.js';
+import { prepareCatalogPage, type CatalogOptions, type CatalogView } from './catalog-page.js';
 
 /** What the catalog needs from the runtime serving now (it changes on reload). */
 export interface CatalogRuntime {
@@ -24,6 +27,9 @@ export const CATALOG_CSP =
 
 const SECURITY_HEADERS = {
   'content-security-policy': CATALOG_CSP,
+  // frame-ancestors for browsers too old to read it: an approval page in a frame could be
+  // clicked through by the framing site.
+  'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
 };
@@ -77,30 +83,42 @@ export async function catalogProjection(
 ): Promise<void> {
   const { current } = opts;
   scope.setErrorHandler(restErrorHandler(opts.bodyLimit));
-  // Rendered once per loaded spec; a reload brings a new spec object.
-  const pages = new WeakMap<CompiledSpec, { access: boolean; html: string }>();
-  const pageFor = (rt: CatalogRuntime): string => {
-    const cached = pages.get(rt.spec);
-    if (cached && cached.access === rt.access.enabled) return cached.html;
-    const html = renderCatalog(rt.spec, {
-      mcpPath: MCP_PATH,
-      access: rt.access.enabled,
-      assets: ASSETS,
-    });
-    pages.set(rt.spec, { access: rt.access.enabled, html });
+  // Rendered once per loaded spec and view; a reload brings a new spec object.
+  const pages = new WeakMap<CompiledSpec, { access: boolean; html: Map<CatalogView, string> }>();
+  const pageFor = (rt: CatalogRuntime, view: CatalogView): string => {
+    let cached = pages.get(rt.spec);
+    if (!cached || cached.access !== rt.access.enabled) {
+      cached = { access: rt.access.enabled, html: new Map() };
+      pages.set(rt.spec, cached);
+    }
+    let html = cached.html.get(view);
+    if (html === undefined) {
+      html = renderCatalog(rt.spec, {
+        mcpPath: MCP_PATH,
+        access: rt.access.enabled,
+        view,
+        assets: ASSETS,
+      });
+      cached.html.set(view, html);
+    }
     return html;
   };
+  const servePage = (view: CatalogView) =>
+    async function servePage(_req: FastifyRequest, reply: FastifyReply) {
+      return (
+        reply
+          .headers(SECURITY_HEADERS)
+          // The spec may be reloaded at any time: always revalidate.
+          .header('cache-control', 'no-cache')
+          .type('text/html; charset=utf-8')
+          .send(pageFor(current(), view))
+      );
+    };
 
-  scope.get('/', async function servePage(_req, reply) {
-    return (
-      reply
-        .headers(SECURITY_HEADERS)
-        // The spec may be reloaded at any time: always revalidate.
-        .header('cache-control', 'no-cache')
-        .type('text/html; charset=utf-8')
-        .send(pageFor(current()))
-    );
-  });
+  scope.get('/', servePage('tools'));
+  // The script reads the approval's id from the address: the page itself names none.
+  scope.get(APPROVALS_PAGE_PATH, servePage('approvals'));
+  scope.get(`${APPROVALS_PAGE_PATH}/:id`, servePage('approvals'));
 
   for (const asset of [SCRIPT, STYLE, ICON]) {
     scope.get(asset.path, async function serveAsset(req: FastifyRequest, reply: FastifyReply) {

@@ -5,7 +5,10 @@
  * `GET /api` (the caller's: with access, those of the token in the field) as cards built
  * from text nodes only, never markup from the spec, and turns each try-it form into a
  * `fetch` POST (to /api/<tool>, /api/resources/read or /api/prompts/get) whose status and
- * answer it shows.
+ * answer it shows. In its approvals view (`/approvals`, `/approvals/<id>`) it lists instead
+ * the calls waiting for approval from `GET /api/approvals`, highlights the one the address
+ * names, and decides them with `POST /api/approvals/<id>`; their messages are filled from
+ * the arguments an agent sent, so they too are only ever text nodes.
  *
  * A classic script (the page loads it with `defer`), so everything lives in one function.
  */
@@ -15,6 +18,8 @@
   const TOKEN_KEY = 'mcp-beaver:bearer-token';
   const TOOLS_HINT =
     'Tools appear once a token is entered: each token sees the tools its scopes allow.';
+  const APPROVALS_HINT =
+    'Approvals appear once a token is entered: each token sees those of the scopes it holds, and never decides its own calls.';
 
   /** The annotation badges, in the order a card shows them; the label is also the class. */
   const BADGES = [
@@ -50,6 +55,8 @@
   };
 
   const body = document.body;
+  /** The view the gateway served: the tools (`/`) or the approvals (`/approvals…`). */
+  const view = body.getAttribute('data-view') === 'approvals' ? 'approvals' : 'tools';
   const byId = (id) => document.getElementById(id);
   const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
   const has = (o, key) => Object.prototype.hasOwnProperty.call(o, key);
@@ -115,18 +122,18 @@
       else store.removeItem(TOKEN_KEY);
     });
     // A token is taken on Enter, on leaving the field changed, or with the button.
-    tokenInput.addEventListener('change', () => loadTools(false));
+    tokenInput.addEventListener('change', () => loadView(false));
     tokenInput.addEventListener('keydown', (event) => {
       if (event.key === 'Enter') {
         event.preventDefault();
-        loadTools(true);
+        loadView(true);
       }
     });
-    byId('use-token').addEventListener('click', () => loadTools(true));
+    byId('use-token').addEventListener('click', () => loadView(true));
     byId('forget-token').addEventListener('click', () => {
       tokenInput.value = '';
       if (store) store.removeItem(TOKEN_KEY);
-      loadTools(true);
+      loadView(true);
       tokenInput.focus();
     });
   }
@@ -671,19 +678,27 @@
     }
   }
 
-  function listingError(res, text) {
-    let message = '';
+  /** The `{error: {code, message}}` of a refusal, each '' when the answer has none. */
+  function refusalOf(text) {
     try {
       const parsed = JSON.parse(text);
-      if (isObject(parsed) && isObject(parsed.error) && typeof parsed.error.message === 'string')
-        message = parsed.error.message;
+      if (isObject(parsed) && isObject(parsed.error))
+        return {
+          code: typeof parsed.error.code === 'string' ? parsed.error.code : '',
+          message: typeof parsed.error.message === 'string' ? parsed.error.message : '',
+        };
     } catch {
-      message = '';
+      // Not JSON: nothing to add to the status.
     }
+    return { code: '', message: '' };
+  }
+
+  function listingError(res, text, what) {
+    const { message } = refusalOf(text);
     const lead =
       res.status === 401
         ? `The gateway did not accept this token (${httpLabel(res)})`
-        : `The tools could not be listed (${httpLabel(res)})`;
+        : `The ${what} could not be listed (${httpLabel(res)})`;
     return lead + (message ? `: ${message}` : '.');
   }
 
@@ -726,7 +741,7 @@
         res.text().then((text) => {
           if (!done()) return;
           if (!res.ok) {
-            toolsNotice('error', listingError(res, text));
+            toolsNotice('error', listingError(res, text, 'tools'));
             return;
           }
           let listing;
@@ -752,7 +767,252 @@
       });
   }
 
-  // Without access the page lists every tool at once; with access, a token kept from earlier
-  // in this tab lists its tools straight away.
-  if (!tokenInput || currentToken()) loadTools(true);
+  // --- The approvals view: the calls waiting for a decision, from GET /api/approvals. ---
+
+  const approvalsSection = byId('approvals');
+  const approvalList = byId('approval-list');
+  const approvalsStatus = byId('approvals-status');
+  const approvalCount = byId('approval-count');
+  const approvalOutcome = byId('approval-outcome');
+
+  /** The approval the address names (`/approvals/<id>`), or '' on `/approvals`. */
+  const namedApproval = (() => {
+    const m = /^\/approvals\/([^/]+)\/?$/.exec(window.location.pathname);
+    if (!m) return '';
+    try {
+      return decodeURIComponent(m[1]);
+    } catch {
+      return '';
+    }
+  })();
+
+  function approvalsNotice(state, text) {
+    approvalsStatus.className = `notice${state ? ` ${state}` : ''}`;
+    approvalsStatus.textContent = text;
+    approvalsStatus.hidden = text === '';
+  }
+
+  /** What the last decision came to; it stays while the list is refreshed under it. */
+  function outcome(state, text) {
+    approvalOutcome.className = `notice${state ? ` ${state}` : ''}`;
+    approvalOutcome.textContent = text;
+    approvalOutcome.hidden = text === '';
+  }
+
+  /** A moment as this browser's reader says it, the exact instant in its `datetime`. */
+  function moment(iso) {
+    const t = el('time');
+    const date = new Date(iso);
+    t.textContent = Number.isNaN(date.getTime()) ? String(iso) : date.toLocaleString();
+    t.dateTime = String(iso);
+    return t;
+  }
+
+  function approvalCard(a) {
+    const id = `approval-${a.id}`;
+    const article = el('article', 'tool approval');
+    article.id = id;
+    article.setAttribute('aria-labelledby', `${id}-name`);
+    if (a.id === namedApproval) {
+      article.classList.add('named');
+      article.setAttribute('aria-current', 'true');
+    }
+    const header = el('header', 'tool-header');
+    const h3 = el('h3');
+    h3.id = `${id}-name`;
+    h3.append(el('code', 'tool-name', a.tool));
+    header.append(h3);
+    const ul = el('ul', 'badges');
+    ul.setAttribute('aria-label', 'Scope');
+    const scope = el('li', 'badge badge-scope', a.scope);
+    scope.title = 'Whoever holds this scope may decide.';
+    ul.append(scope);
+    header.append(ul);
+    article.append(header);
+    // Filled from the arguments the agent sent: text, whatever it spells.
+    article.append(el('p', 'approval-message', a.message));
+
+    const facts = el('dl', 'facts');
+    const fact = (term, value) => {
+      const dd = el('dd');
+      dd.append(value);
+      facts.append(el('dt', '', term), dd);
+    };
+    fact('Requested by', el('code', '', a.requested_by));
+    fact('Requested', moment(a.requested_at));
+    fact('Expires', moment(a.expires_at));
+    article.append(facts);
+
+    if (a.own === true) {
+      // The gateway would refuse it (APPROVAL_OWN_CALL): no button that can only fail.
+      article.append(el('p', 'own', 'Your own call: someone else must decide.'));
+      return article;
+    }
+    const actions = el('div', 'actions');
+    const approve = el('button', 'approve', 'Approve');
+    const decline = el('button', 'decline', 'Decline');
+    approve.type = 'button';
+    decline.type = 'button';
+    approve.addEventListener('click', () => decide(a, 'approve', [approve, decline]));
+    decline.addEventListener('click', () => decide(a, 'decline', [approve, decline]));
+    actions.append(approve, decline);
+    article.append(actions);
+    return article;
+  }
+
+  const DECIDED = {
+    approve: (a) => `Approved ${a.tool}: the caller's repeat of the same call now runs it, once.`,
+    decline: (a) => `Declined ${a.tool}: the caller's repeat of the call is refused.`,
+  };
+
+  /** POSTs the decision with the token, says what came of it, and lists the rest again. */
+  function decide(a, decision, buttons) {
+    const headers = { 'content-type': 'application/json', accept: 'application/json' };
+    const token = currentToken();
+    if (token) headers.authorization = `Bearer ${token}`;
+    for (const b of buttons) b.disabled = true;
+    outcome('pending', `${decision === 'approve' ? 'Approving' : 'Declining'} ${a.tool}…`);
+    fetch('/api/approvals/' + encodeURIComponent(a.id), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ decision }),
+      credentials: 'omit',
+      cache: 'no-store',
+      redirect: 'error',
+    })
+      .then((res) =>
+        res.text().then((text) => {
+          if (res.ok) {
+            outcome('ok', DECIDED[decision](a));
+            return;
+          }
+          const { code, message } = refusalOf(text);
+          const said = [code, message].filter((x) => x).join(': ');
+          outcome('error', `Not ${decision}d (${httpLabel(res)})${said ? `: ${said}` : '.'}`);
+        }),
+      )
+      .catch((e) => outcome('error', `The decision did not reach the gateway: ${errorText(e)}`))
+      .then(() => loadApprovals(true));
+  }
+
+  function showApprovals(approvals) {
+    approvalList.replaceChildren(...approvals.map(approvalCard));
+    approvalCount.textContent = String(approvals.length);
+    let note = approvals.length === 0 ? 'No call waits for a decision this token may take.' : '';
+    if (namedApproval && !approvals.some((a) => a.id === namedApproval))
+      note =
+        'The approval this address names is not waiting for this token: it was decided, it expired, or it needs a scope this token lacks.' +
+        (approvals.length > 0 ? ' Others are listed below.' : '');
+    approvalsNotice('', note);
+    const named = approvalList.querySelector('.approval.named');
+    if (named) named.scrollIntoView({ block: 'nearest' });
+  }
+
+  // The token of the approvals asked for last; an older answer is dropped.
+  const askedApprovals = { seq: 0, token: null, pending: false, shownFor: null };
+
+  // As loadTools, for GET /api/approvals: again only when asked to.
+  function loadApprovals(again) {
+    const token = currentToken();
+    if (token === askedApprovals.token && (askedApprovals.pending || !again)) return;
+    const seq = ++askedApprovals.seq;
+    askedApprovals.token = token;
+    if (token !== askedApprovals.shownFor) {
+      approvalList.replaceChildren();
+      approvalCount.textContent = '';
+    }
+    if (tokenInput && !token) {
+      askedApprovals.pending = false;
+      askedApprovals.shownFor = token;
+      approvalsNotice('', APPROVALS_HINT);
+      return;
+    }
+    if (!tokenInput) return; // no access: the page already says why nothing can wait
+    askedApprovals.pending = true;
+    approvalList.setAttribute('aria-busy', 'true');
+    const done = () => {
+      if (seq !== askedApprovals.seq) return false;
+      askedApprovals.pending = false;
+      askedApprovals.shownFor = token;
+      approvalList.removeAttribute('aria-busy');
+      return true;
+    };
+    fetch('/api/approvals', {
+      method: 'GET',
+      headers: { accept: 'application/json', authorization: `Bearer ${token}` },
+      credentials: 'omit',
+      cache: 'no-store',
+      redirect: 'error',
+    })
+      .then((res) =>
+        res.text().then((text) => {
+          if (!done()) return;
+          if (!res.ok) {
+            approvalList.replaceChildren();
+            approvalCount.textContent = '';
+            approvalsNotice('error', listingError(res, text, 'approvals'));
+            return;
+          }
+          let listing;
+          try {
+            listing = JSON.parse(text);
+          } catch {
+            listing = null;
+          }
+          if (!isObject(listing) || !Array.isArray(listing.approvals)) {
+            approvalsNotice(
+              'error',
+              'The gateway answered GET /api/approvals with something other than a list.',
+            );
+            return;
+          }
+          showApprovals(
+            listing.approvals.filter(
+              (a) => isObject(a) && typeof a.id === 'string' && typeof a.tool === 'string',
+            ),
+          );
+        }),
+      )
+      .catch((e) => {
+        if (!done()) return;
+        approvalsNotice('error', `The approvals could not be listed: ${errorText(e)}`);
+      });
+  }
+
+  /** What the token field's buttons and keys list in this view. */
+  function loadView(again) {
+    if (view === 'approvals') loadApprovals(again);
+    else loadTools(again);
+  }
+
+  // The tabs, and in the approvals view the page's other sections out of the way.
+  const tab = byId(view === 'approvals' ? 'view-approvals' : 'view-tools');
+  if (tab) tab.setAttribute('aria-current', 'page');
+  if (view === 'approvals') {
+    document.title = document.title.replace(/tool catalog$/, 'approvals');
+    byId('connect').hidden = true;
+    byId('tools').hidden = true;
+    approvalsSection.hidden = false;
+    if (tokenInput) {
+      byId('use-token').textContent = 'Show approvals';
+      byId('token-hint').hidden = true;
+      byId('token-hint-approvals').hidden = false;
+      tokenInput.setAttribute('aria-describedby', 'token-hint-approvals');
+    }
+    const refresh = byId('refresh-approvals');
+    // Without access nothing can wait, so there is nothing to refresh.
+    refresh.hidden = !tokenInput;
+    refresh.addEventListener('click', () => {
+      outcome('', '');
+      loadApprovals(true);
+    });
+    // A token kept from earlier in this tab lists its approvals straight away.
+    if (!tokenInput || currentToken()) loadApprovals(true);
+    else approvalsNotice('', APPROVALS_HINT);
+    if (tokenInput && !currentToken()) tokenInput.focus();
+  } else if (!tokenInput || currentToken()) {
+    // Without access the page lists every tool at once; with access, a token kept from
+    // earlier in this tab lists its tools straight away.
+    loadTools(true);
+  }
 })();

@@ -1,0 +1,65 @@
+/**
+ * Headless Chromium for the catalog page's browser tests, one launch for every file that
+ * drives the page: where the browser is, why its tests are skipped without one, and how it
+ * is started.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+import { skipBecause } from './skip-reason.js';
+
+/** Debian's Chromium, or another build named by MCP_BEAVER_CHROMIUM. */
+export const CHROMIUM = process.env.MCP_BEAVER_CHROMIUM || '/usr/bin/chromium';
+export const INSTALL_HINT =
+  'apt-get install -y --no-install-recommends chromium fonts-liberation, or point MCP_BEAVER_CHROMIUM at a Chromium binary';
+/**
+ * A fresh machine may lack a browser: then the browser tests are skipped, and say why.
+ * CI sets MCP_BEAVER_REQUIRE_BROWSER=1, which turns a missing browser into a failure so
+ * that CI never skips them.
+ */
+export const BROWSER_FOUND = existsSync(CHROMIUM);
+const BROWSER_REQUIRED = process.env.MCP_BEAVER_REQUIRE_BROWSER === '1';
+
+/** Whether `file`'s browser tests are skipped (saying why when they are). */
+export function skipBrowserTests(file: string): boolean {
+  return skipBecause(
+    !BROWSER_FOUND && !BROWSER_REQUIRED,
+    `${file}: the headless Chromium tests: no browser at ${CHROMIUM} (${INSTALL_HINT}; set MCP_BEAVER_REQUIRE_BROWSER=1 to make this a failure)`,
+  );
+}
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+/**
+ * Headless Chromium in a fresh profile folder, which the caller removes after closing the
+ * context; a launch that fails removes the folder itself (the caller never learns its name).
+ */
+export async function launchChromium(): Promise<{ context: BrowserContext; profile: string }> {
+  const profile = mkdtempSync(join(tmpdir(), 'mcp-beaver-chromium-'));
+  try {
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      // A bound, not a measure: a cold Chromium on a loaded 2-core machine has been
+      // seen to take over 15 s to start (CI, with the rest of the suite running).
+      timeout: 60_000,
+      viewport: { width: 1000, height: 800 },
+    });
+    context.setDefaultTimeout(8_000);
+    return { context, profile };
+  } catch (err) {
+    rmSync(profile, { recursive: true, force: true });
+    throw err;
+  }
+}
