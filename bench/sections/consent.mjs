@@ -3,7 +3,7 @@
 // same grant on a gateway whose spec also has a confirm and an approve grant (the
 // step must cost an ordinary call nothing), the first leg of a confirmed call (the
 // input_required answer: a sealed state, nothing sent upstream) and the repeat of a
-// call whose approval is pending (an approval-store lookup). Then, sequentially, a whole
+// call whose approval is pending (an approval-store lookup, answered as a tool result). Then, sequentially, a whole
 // confirmed call (ask + retry, two requests) against a plain call, per call.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -186,14 +186,16 @@ async function run(ctx, { work }) {
           reference: true,
         },
         {
-          name: 'approve grant, repeat while pending (REST 202)',
+          name: 'approve grant, repeat while pending (tools/call)',
           pid: consentGw.child.pid,
-          request: {
-            url: `${consentGw.url}/api/archive_item`,
-            method: 'POST',
-            headers: { 'content-type': 'application/json', ...AUTH },
-            body: '{"id":42}',
-          },
+          request: withAuth(
+            modernRequest(
+              consentGw.url,
+              'tools/call',
+              { name: 'archive_item', arguments: { id: 42 } },
+              'archive_item',
+            ),
+          ),
           expect: /APPROVAL_REQUIRED/,
           reference: true,
         },
