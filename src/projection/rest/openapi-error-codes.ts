@@ -34,6 +34,19 @@ const APPLIES: Partial<Record<ErrorCode, (d: ToolDescriptor, spec: CompiledSpec)
   SQL_ERROR: (d) => d.backend.kind === 'sql',
   POOL_EXHAUSTED: (d) => d.backend.kind === 'sql',
   DATABASE_UNAVAILABLE: (d) => d.backend.kind === 'sql',
+  // Confirmation and approval: REST cannot be asked to confirm, so of the confirmation
+  // codes only "unavailable" reaches it, and only where no approval takes over.
+  CONFIRMATION_UNAVAILABLE: (d) => d.consent?.confirm !== undefined && !d.consent.approve,
+  CONFIRMATION_DECLINED: () => false,
+  CONFIRMATION_CANCELLED: () => false,
+  CONFIRMATION_INVALID: () => false,
+  APPROVAL_REQUIRED: (d) => d.consent?.approve !== undefined,
+  APPROVAL_DECLINED: (d) => d.consent?.approve !== undefined,
+  APPROVAL_EXPIRED: (d) => d.consent?.approve !== undefined,
+  CONSENT_UNAVAILABLE: (d) => d.consent !== undefined,
+  // Answers of /api/approvals/<id>, not of a grant's route.
+  APPROVAL_OWN_CALL: () => false,
+  APPROVAL_DECIDED: () => false,
   // The server's own answers, before any grant is involved: not part of a call.
   NOT_FOUND: () => false,
   METHOD_NOT_ALLOWED: () => false,
