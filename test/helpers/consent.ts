@@ -23,12 +23,15 @@ export const KEYS_ENV = {
   BOTH_KEY,
 };
 
-/** The spec; `extra` goes at the top level (a `limits` node), `keyEnv` names the sealing key. */
+/**
+ * The spec; `extra` goes at the top level (a `limits` node), `keyEnv` names the sealing
+ * key's variable (false: none, the key is then random per process).
+ */
 export function consentSpec(
   upstream: string,
-  { extra = '', keyEnv = 'CONFIRM_KEY' }: { extra?: string; keyEnv?: string | undefined } = {},
+  { extra = '', keyEnv = 'CONFIRM_KEY' }: { extra?: string; keyEnv?: string | false } = {},
 ): string {
-  const key = keyEnv === undefined ? '' : ` confirm-key-env="${keyEnv}"`;
+  const key = keyEnv === false ? '' : ` confirm-key-env="${keyEnv}"`;
   return `
 wrap "consent-approve" version="1.0.0"
 base-url "${upstream}"
