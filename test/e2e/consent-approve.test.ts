@@ -372,6 +372,41 @@ describe('a grant with both confirm and approve', () => {
     ]);
   });
 
+  it('has a client with form and URL elicitation confirm, then open the approval’s URL; approved meanwhile, the SDK’s retry runs once', async () => {
+    const seen: Record<string, unknown>[] = [];
+    const client = await modernClient(
+      gw.url,
+      AGENT_KEY,
+      { elicitation: { form: {}, url: {} } },
+      async (params) => {
+        seen.push(params);
+        if (params.mode === 'form') return { action: 'accept', content: { confirm: true } };
+        const decided = await decide(
+          gw.url,
+          FINANCE_KEY,
+          approvalIdIn(String(params.url)),
+          'approve',
+        );
+        if (decided.status !== 200) throw new Error(`approve: ${decided.text}`);
+        return { action: 'accept' };
+      },
+    );
+    try {
+      const result = (await client.callTool({
+        name: 'update_payment',
+        arguments: { payment: 404 },
+      })) as TextResult;
+      expect(result.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    expect(seen.map((p) => p.mode)).toEqual(['form', 'url']);
+    expect(seen[1]).toMatchObject({ message: expect.stringContaining('Void payment 404') });
+    expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'PATCH /payments/404/void',
+    ]);
+  });
+
   it('sends nothing and requests no approval when the user declines the confirmation', async () => {
     const client = await modernClient(gw.url, AGENT_KEY, FORM_CAPS, async () => ({
       action: 'decline',
