@@ -143,6 +143,28 @@ describe('requestState attacks', () => {
     expect(upstream.requests).toHaveLength(1);
   });
 
+  it('another caller replaying an approval’s URL retry is CONFIRMATION_INVALID and does not take the approved call', async () => {
+    const args = { payment: 22, amount: 4 };
+    const asked = inputRequiredOf(
+      (await postModernCall(gw.url, AGENT_KEY, 'create_refund', args, { capabilities: URL_CAPS }))
+        .json,
+    );
+    const url = String(asked.inputRequests.approve!.params.url);
+    expect(
+      (await decide(gw.url, FINANCE_KEY, url.slice(url.lastIndexOf('/') + 1), 'approve')).status,
+    ).toBe(200);
+    const retry = (key: string) =>
+      postModernCall(gw.url, key, 'create_refund', args, {
+        capabilities: URL_CAPS,
+        inputResponses: { approve: { action: 'accept' } },
+        requestState: asked.requestState,
+      });
+    await expectInvalid(await retry(OTHER_AGENT_KEY));
+    expect(upstream.requests).toEqual([]);
+    expect(resultText((await retry(AGENT_KEY)).json).isError).toBeFalsy();
+    expect(upstream.requests).toHaveLength(1);
+  });
+
   it('a retry with changed arguments is CONFIRMATION_INVALID, nothing sent', async () => {
     const state = await confirmState(16);
     await expectInvalid(await confirmRetry(17, state));
@@ -304,6 +326,13 @@ describe('approvals API attacks', () => {
     expect(res.status).toBe(403);
     expect(res.json).toMatchObject({ error: { code: 'FORBIDDEN_ORIGIN' } });
     expect(await stillPending(id)).toBe(true);
+  });
+
+  it('a decision from the gateway’s own page (its Origin) is taken: the Origin check refuses only foreign ones', async () => {
+    const id = await pendingRefund(AGENT_KEY, 38);
+    const res = await decide(gw.url, FINANCE_KEY, id, 'approve', { origin: gw.url });
+    expect(res.status).toBe(200);
+    expect(await stillPending(id)).toBe(false);
   });
 
   it('a decision other than approve or decline is 400 INVALID_ARGUMENTS', async () => {
