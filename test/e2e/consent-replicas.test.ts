@@ -19,6 +19,7 @@ import {
   ACCEPT_CONFIRM,
   AGENT_KEY,
   approvalOf,
+  bearer,
   CONFIRM_KEY,
   consentSpec,
   decide,
@@ -35,11 +36,18 @@ import {
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { serveProcess, type GatewayProcess } from '../helpers/gateway-process.js';
 import { redisSkipReason, redisUrl } from '../helpers/needs-services.js';
+import {
+  findRedisServer,
+  NO_REDIS_SERVER,
+  startRedisServer,
+  type RedisServer,
+} from '../helpers/redis-server.js';
 import { skipBecause } from '../helpers/skip-reason.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
 const SHARED_REDIS = redisUrl();
 const NO_SHARED_REDIS = redisSkipReason();
+const NO_REDIS_BINARY = findRedisServer() ? undefined : NO_REDIS_SERVER;
 const LIMITS = 'limits redis-env="REDIS_URL"';
 
 let upstream: Upstream;
@@ -153,6 +161,51 @@ describe.skipIf(
     expect(sent()).toEqual(['POST /payments/503/refunds']);
   });
 
+  it('runs once when the same confirmation retry reaches A and B at the same time', async () => {
+    const asked = inputRequiredOf(
+      (
+        await postModernCall(
+          a.url,
+          AGENT_KEY,
+          'delete_payment',
+          { payment: 506 },
+          {
+            capabilities: FORM_CAPS,
+          },
+        )
+      ).json,
+    );
+    const retry = (url: string) =>
+      postModernCall(
+        url,
+        AGENT_KEY,
+        'delete_payment',
+        { payment: 506 },
+        {
+          capabilities: FORM_CAPS,
+          inputResponses: ACCEPT_CONFIRM,
+          requestState: asked.requestState,
+        },
+      );
+    const answers = (await Promise.all([retry(a.url), retry(b.url)])).map((r) =>
+      resultText(r.json),
+    );
+    expect(answers.filter((x) => !x.isError)).toHaveLength(1);
+    expect(answers.filter((x) => /^CONFIRMATION_INVALID: /.test(x.text))).toHaveLength(1);
+    expect(sent()).toEqual(['DELETE /payments/506']);
+  });
+
+  it('runs an approved call once when its repeat reaches A and B at the same time', async () => {
+    const args = { payment: 507, amount: 45 };
+    const { id } = approvalOf((await restRefund(a.url, AGENT_KEY, args)).json);
+    expect((await decide(b.url, FINANCE_KEY, id, 'approve')).status).toBe(200);
+    const statuses = (
+      await Promise.all([restRefund(a.url, AGENT_KEY, args), restRefund(b.url, AGENT_KEY, args)])
+    ).map((r) => r.status);
+    expect(statuses.sort()).toEqual([200, 202]);
+    expect(sent()).toEqual(['POST /payments/507/refunds']);
+  });
+
   it('keeps a pending approval through a restart: asked on C, C restarted, approved and run on the new C', async () => {
     const args = { payment: 504, amount: 42 };
     const c = await startGateway(spec(), { env: env() });
@@ -251,5 +304,74 @@ describe.skipIf(
     expect((await decide(b.url, FINANCE_KEY, id, 'approve')).status).toBe(200);
     expect((await restRefund(b.url, AGENT_KEY, args)).status).toBe(200);
     expect(sent()).toEqual(['POST /payments/602/refunds']);
+  });
+});
+
+describe.skipIf(
+  skipBecause(
+    NO_REDIS_BINARY !== undefined,
+    `consent-replicas.test.ts, Redis stopped: ${NO_REDIS_BINARY}`,
+  ),
+)('a gateway whose Redis has stopped', () => {
+  let redis: RedisServer | undefined;
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    // A private server of this test's own: it is the only one stopped.
+    redis = await startRedisServer();
+    gw = await startGateway(consentSpec(upstream.url, { extra: LIMITS }), {
+      env: { ...KEYS_ENV, CONFIRM_KEY, REDIS_URL: redis.url },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await gw?.close();
+    await redis?.stop();
+  });
+
+  it('fails closed: an approved call, a confirmed retry and the approvals API are CONSENT_UNAVAILABLE (503), and nothing is sent', async () => {
+    const args = { payment: 701, amount: 46 };
+    const { id } = approvalOf((await restRefund(gw.url, AGENT_KEY, args)).json);
+    expect((await decide(gw.url, FINANCE_KEY, id, 'approve')).status).toBe(200);
+    await redis!.stop();
+
+    const res = await restRefund(gw.url, AGENT_KEY, args);
+    expect(res.status).toBe(503);
+    expect(res.json).toMatchObject({ error: { code: 'CONSENT_UNAVAILABLE' } });
+    // A confirmation is asked without the store, but its yes cannot be spent: refused too.
+    const asked = inputRequiredOf(
+      (
+        await postModernCall(
+          gw.url,
+          AGENT_KEY,
+          'delete_payment',
+          { payment: 702 },
+          {
+            capabilities: FORM_CAPS,
+          },
+        )
+      ).json,
+    );
+    const confirm = await postModernCall(
+      gw.url,
+      AGENT_KEY,
+      'delete_payment',
+      { payment: 702 },
+      {
+        capabilities: FORM_CAPS,
+        inputResponses: ACCEPT_CONFIRM,
+        requestState: asked.requestState,
+      },
+    );
+    expect(resultText(confirm.json).text).toMatch(/^CONSENT_UNAVAILABLE: /);
+
+    // The approvals API says the same, not an internal error.
+    const listing = await fetch(`${gw.url}/api/approvals`, { headers: bearer(FINANCE_KEY) });
+    expect(listing.status).toBe(503);
+    expect(await listing.json()).toMatchObject({ error: { code: 'CONSENT_UNAVAILABLE' } });
+    const decision = await decide(gw.url, FINANCE_KEY, id, 'decline');
+    expect(decision.status).toBe(503);
+    expect(decision.headers.get('retry-after')).toBe('1');
+    expect(decision.json).toMatchObject({ error: { code: 'CONSENT_UNAVAILABLE' } });
+    expect(upstream.requests).toEqual([]);
   });
 });
