@@ -367,7 +367,7 @@ describe.skipIf(skipBecause(!REDIS, `consent-state.test.ts, Redis: ${NO_REDIS}`)
       expect(await b.markSpent(opened.state.nonce, opened.state.expiresAt)).toBe(false);
     });
 
-    it('refuses every spend while Redis cannot be reached, and says so once', async () => {
+    it('refuses every spend while Redis cannot be reached (rejecting: not "already used"), and says so once', async () => {
       const warnings: unknown[] = [];
       const log = { warn: (o: unknown) => warnings.push(o), info: () => undefined };
       // Port 1 on the loopback: nothing listens there.
@@ -377,8 +377,8 @@ describe.skipIf(skipBecause(!REDIS, `consent-state.test.ts, Redis: ${NO_REDIS}`)
         connectTimeoutMs: 200,
       });
       stores.push(down);
-      expect(await down.markSpent('x', Date.now() + 60_000)).toBe(false);
-      expect(await down.markSpent('y', Date.now() + 60_000)).toBe(false);
+      await expect(down.markSpent('x', Date.now() + 60_000)).rejects.toThrow(/Redis cannot record/);
+      await expect(down.markSpent('y', Date.now() + 60_000)).rejects.toThrow(/Redis cannot record/);
       expect(warnings).toHaveLength(1);
     });
   },

@@ -204,11 +204,13 @@ export function prepareConsent(
       approve !== undefined &&
       (confirm === undefined || Object.hasOwn(responses ?? {}, 'approve'));
 
-    // An approval waiting, or a URL request's retry: when it is pending it is asked again.
+    // An approval waiting. A client declaring URL mode is handed its link, unless this is
+    // already the retry of that link (then it is APPROVAL_REQUIRED, not asked in a loop);
+    // the retry of a confirmation (grants with both) is asked too: the approval is new.
     const pending = (a: Approval, created: boolean): ConsentVerdict => {
       const url = approvalUrl(a.id);
       audit(created ? 'approval_requested' : 'approval_pending', { approvalId: a.id });
-      if (channel?.elicitUrl && !isRetry) {
+      if (channel?.elicitUrl && !approveRetry) {
         const sealed = sealRequestState(
           services.key,
           { caller: caller.id, tool: approveBinding, args },

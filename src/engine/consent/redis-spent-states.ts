@@ -5,8 +5,11 @@
  * retries, a short command timeout, reconnecting in the background.
  *
  * Unlike the limiter there is no per-pod fallback: a spend Redis did not record could be
- * replayed on another replica, so while Redis cannot answer every spend is refused
- * (false), and the switch is logged once each way.
+ * replayed on another replica, so while Redis cannot answer every spend is refused, and
+ * the switch is logged once each way. Refused by rejecting, not by false: false says the
+ * state was used already, and the step answers that CONFIRMATION_INVALID ("make the call
+ * again", which would ask the user anew and fail again), where a store that does not
+ * answer is CONSENT_UNAVAILABLE ("retry shortly", the same retry then succeeding).
  */
 import type { Logger } from 'pino';
 import { failFastRedis } from '../redis-client.js';
@@ -62,17 +65,21 @@ export async function createRedisSpentStates(
       const ttl = expiresAt - now();
       if (ttl <= 0) return false;
       if (client.status !== 'ready') {
-        setDown(true, redis.lastError() ?? `connection ${client.status}`);
-        return false;
+        const reason = redis.lastError() ?? `connection ${client.status}`;
+        setDown(true, reason);
+        throw new Error(`Redis cannot record the spend: ${reason}`);
       }
+      let answer: string | null;
       try {
-        const answer = await client.set(`${prefix}${nonce}`, '1', 'PX', ttl + skew, 'NX');
-        setDown(false);
-        return answer === 'OK';
+        answer = await client.set(`${prefix}${nonce}`, '1', 'PX', ttl + skew, 'NX');
       } catch (err) {
         setDown(true, (err as Error).message);
-        return false;
+        throw new Error(`Redis cannot record the spend: ${(err as Error).message}`, {
+          cause: err,
+        });
       }
+      setDown(false);
+      return answer === 'OK';
     },
     async close() {
       closing = true;

@@ -11,7 +11,8 @@ export interface SpentStates {
   /**
    * Records `nonce` as spent until `expiresAt` (epoch ms; after it the state is refused as
    * expired, so nothing needs remembering). True the first time, false after — and false
-   * when the spend cannot be recorded: a state that might be replayed is refused.
+   * when the spend cannot be recorded: a state that might be replayed is refused. Rejects
+   * when the store does not answer (Redis down): the step then says CONSENT_UNAVAILABLE.
    */
   markSpent(nonce: string, expiresAt: number): Promise<boolean>;
   close(): Promise<void>;

@@ -26,6 +26,14 @@ const REFUSAL_CODES: Readonly<Record<DecideRefusal, ErrorCode>> = {
   'already-decided': 'APPROVAL_DECIDED',
 };
 
+/** What a store that does not answer (Redis down) is: refused, never an INTERNAL error. */
+const storeDown = (): ReturnType<typeof engineError> =>
+  engineError(
+    'CONSENT_UNAVAILABLE',
+    'the store of approvals does not answer; nothing was listed or decided. Retry shortly',
+    { retryAfter: 1 },
+  );
+
 /** One approval as the API and the page show it: never the arguments, only their message. */
 function approvalJson(a: Approval, base: string, callerId: string): Record<string, unknown> {
   return {
@@ -54,7 +62,12 @@ export function registerApprovalRoutes<R extends RestRuntime & GatedRuntime>(
   scope.get(APPROVALS_API_PATH, hooks, async function listApprovals(req, reply) {
     const { runtime, caller } = gate.served(req);
     const store = runtime.gateway.consent?.approvals;
-    const pending = store ? await store.listPending(caller.scopes) : [];
+    let pending: readonly Approval[];
+    try {
+      pending = store ? await store.listPending(caller.scopes) : [];
+    } catch {
+      return sendRestError(reply, storeDown());
+    }
     const at = base(runtime, req);
     return reply
       .header('cache-control', 'no-store')
@@ -85,12 +98,12 @@ export function registerApprovalRoutes<R extends RestRuntime & GatedRuntime>(
         );
       const consent = runtime.gateway.consent;
       if (!consent) return sendRestError(reply, engineError('NOT_FOUND', 'no such approval'));
-      const decided = await consent.approvals.decide(
-        req.params.id,
-        decision,
-        caller.id,
-        caller.scopes,
-      );
+      let decided: Awaited<ReturnType<typeof consent.approvals.decide>>;
+      try {
+        decided = await consent.approvals.decide(req.params.id, decision, caller.id, caller.scopes);
+      } catch {
+        return sendRestError(reply, storeDown());
+      }
       if (decided.kind === 'refused') {
         const e = engineError(REFUSAL_CODES[decided.reason], decided.message);
         return sendRestError(reply, e, challengeOf(runtime.access, req, e));
