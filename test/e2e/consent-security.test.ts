@@ -215,7 +215,7 @@ describe('requestState attacks', () => {
     expect(upstream.requests).toEqual([]);
   });
 
-  it('an approval’s URL retry replayed after it ran asks for a new approval, sending nothing more', async () => {
+  it('an approval’s URL retry replayed after it ran is CONFIRMATION_INVALID, parking no new approval and sending nothing more', async () => {
     const args = { payment: 21, amount: 2 };
     const asked = inputRequiredOf(
       (await postModernCall(gw.url, AGENT_KEY, 'create_refund', args, { capabilities: URL_CAPS }))
@@ -231,10 +231,11 @@ describe('requestState attacks', () => {
         requestState: asked.requestState,
       });
     expect(resultText((await retry()).json).isError).toBeFalsy();
+    const before = (await listApprovals(gw.url, FINANCE_KEY)).length;
     const replay = resultText((await retry()).json);
     expect(replay.isError).toBe(true);
-    expect(replay.text).toMatch(/^APPROVAL_REQUIRED: /);
-    expect(replay.text).not.toContain(id);
+    expect(replay.text).toMatch(/^CONFIRMATION_INVALID: .*used or is gone/);
+    expect((await listApprovals(gw.url, FINANCE_KEY)).length).toBe(before);
     expect(upstream.requests).toHaveLength(1);
   });
 });

@@ -280,6 +280,13 @@ export function prepareConsent(
             ),
           );
         case 'none':
+          // The state outlived its approval (run, or gone): a replay must not park a new
+          // request each time it is sent, filling the approvers' queue.
+          if (approveRetry)
+            return invalid(
+              'spent',
+              'the approval this requestState belongs to has been used or is gone; make the call again, without the state, to ask anew',
+            );
           break;
       }
     }
