@@ -83,21 +83,37 @@ writeFileSync(
   demoSpec.slice(0, demoSpec.indexOf('can list customers')).replace(/^database .*$/m, ''),
 );
 
+// The demo spec has an `access` block: both subjects get its variables (`serve` reads
+// them from the environment, the demo would make them up), and send the agent's key.
+const AGENT_KEY = 'bench-agent-key';
+const DEMO_ENV = {
+  DEMO_API_TOKEN: 'bench-token',
+  DEMO_AGENT_KEY: AGENT_KEY,
+  DEMO_APPROVER_KEY: 'bench-approver-key',
+  DEMO_CONFIRM_KEY: 'ab'.repeat(32),
+};
+const asAgent = (request) => ({
+  ...request,
+  headers: { ...request.headers, authorization: `Bearer ${AGENT_KEY}` },
+});
+
 async function once(argv, { sql }) {
-  const started = await launchOnPort(argv, { env: { DEMO_API_TOKEN: 'bench-token' } });
+  const started = await launchOnPort(argv, { env: DEMO_ENV });
   const { child, url, startedAt: t0 } = started;
   try {
-    await waitAnswer(modernRequest(url, 'tools/list'), t0, child, {
+    await waitAnswer(asAgent(modernRequest(url, 'tools/list')), t0, child, {
       expect: /"tools":\[/,
       timeoutMs: 180_000,
     });
     if (sql)
       await waitAnswer(
-        modernRequest(
-          url,
-          'tools/call',
-          { name: 'list_customers', arguments: {} },
-          'list_customers',
+        asAgent(
+          modernRequest(
+            url,
+            'tools/call',
+            { name: 'list_customers', arguments: {} },
+            'list_customers',
+          ),
         ),
         t0,
         child,

@@ -28,10 +28,16 @@ function mcpCell(e: CatalogueEntry): string {
     return e.restOnly
       ? 'never on /mcp: the REST routes alone answer it'
       : 'the REST answer, on every path (no message was read)';
-  if (e.mcp === 'tool-error')
-    return e.rpc === undefined
-      ? 'tool result, `isError: true`'
-      : `tool result, \`isError: true\`; outside a call, JSON-RPC error \`${e.rpc}\``;
+  if (e.mcp === 'tool-error') {
+    const base =
+      e.rpc === undefined
+        ? 'tool result, `isError: true`'
+        : `tool result, \`isError: true\`; outside a call, JSON-RPC error \`${e.rpc}\``;
+    // A 2026-07-28 request lacking a capability the call needs is told so as a JSON-RPC error.
+    return e.modernRpc === undefined
+      ? base
+      : `${base}; in 2026-07-28, JSON-RPC error \`${e.modernRpc}\`, HTTP 400`;
+  }
   const status = e.mcpStatus !== undefined ? `, HTTP ${e.mcpStatus}` : '';
   return `JSON-RPC error \`${e.rpc}\`${status}`;
 }

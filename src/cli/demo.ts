@@ -1,7 +1,10 @@
 /**
  * `mcp-beaver demo` (and `npm start`): the one-minute tour. Starts the bundled helpdesk
  * API on 127.0.0.1, serves specs/demo.mcp.kdl against it and an embedded Postgres,
- * and prints how to reach it from an MCP client and from curl.
+ * and prints how to reach it from an MCP client and from curl. The spec's `access` has
+ * two callers (an agent, and an approver for `cancel_order`): their keys and the key
+ * sealing confirmations are random per run unless the environment already holds them,
+ * and the banner prints them, since nothing can be called without one.
  */
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +32,12 @@ export async function runDemo(argv: string[]): Promise<number> {
   if (typeof listen === 'string') return badValue(listen);
   const say = (line = ''): boolean => process.stdout.write(`${line}\n`);
   const token = process.env.DEMO_API_TOKEN ?? `demo-${randomBytes(12).toString('hex')}`;
+  const keys = {
+    DEMO_AGENT_KEY: process.env.DEMO_AGENT_KEY ?? `agent-${randomBytes(12).toString('hex')}`,
+    DEMO_APPROVER_KEY:
+      process.env.DEMO_APPROVER_KEY ?? `approver-${randomBytes(12).toString('hex')}`,
+    DEMO_CONFIRM_KEY: process.env.DEMO_CONFIRM_KEY ?? randomBytes(32).toString('hex'),
+  };
   say('mcp-beaver demo: starting the helpdesk API and an embedded Postgres (a few seconds)…');
   const api = await startDemoApi({ token });
   const compiled = await compileSpecFile(DEMO_SPEC, { baseUrl: `${api.url}/api` });
@@ -43,7 +52,7 @@ export async function runDemo(argv: string[]): Promise<number> {
       spec: compiled.compiled,
       listen,
       logger: createLogger(values['log-level']),
-      env: { ...process.env, DEMO_API_TOKEN: token },
+      env: { ...process.env, DEMO_API_TOKEN: token, ...keys },
       insecureNoAuth: false,
     });
   } catch (err) {
@@ -66,19 +75,42 @@ export async function runDemo(argv: string[]): Promise<number> {
   say(`    REST:                                             ${server.url}/api`);
   say(`    Catalog page (browse and try each tool):          ${server.url}/`);
   say();
+  const agent = `-H 'authorization: Bearer ${keys.DEMO_AGENT_KEY}'`;
+  const approver = `-H 'authorization: Bearer ${keys.DEMO_APPROVER_KEY}'`;
+  const json = `-H 'content-type: application/json'`;
+  say(`  Callers (random per run; set DEMO_AGENT_KEY and DEMO_APPROVER_KEY to choose them):`);
+  say(`    agent key:     ${keys.DEMO_AGENT_KEY}   (every tool)`);
+  say(`    approver key:  ${keys.DEMO_APPROVER_KEY}   (approves cancel_order)`);
+  say();
   say('  Try it with curl:');
+  say(`    curl -s ${server.url}/api/list_tickets ${agent} ${json} -d '{"status":"open"}'`);
+  say(`    curl -s ${server.url}/api/list_customers ${agent} ${json} -d '{}'`);
+  say();
+  say('  Two tools need a person first:');
   say(
-    `    curl -s ${server.url}/api/list_tickets -H 'content-type: application/json' -d '{"status":"open"}'`,
+    "    delete_ticket asks the caller's user to confirm (a 2026-07-28 client with elicitation; others are refused).",
   );
-  say(`    curl -s ${server.url}/api/list_customers -H 'content-type: application/json' -d '{}'`);
+  say(
+    '    cancel_order waits for the approver: the call answers APPROVAL_REQUIRED with an approval id and URL;',
+  );
+  say('    the approver decides, and the same call repeated then runs once:');
+  say(`    curl -s ${server.url}/api/cancel_order ${agent} ${json} -d '{"id":2}'`);
+  say(`    curl -s ${server.url}/api/approvals ${approver}`);
+  say(
+    `    curl -s ${server.url}/api/approvals/<id> ${approver} ${json} -d '{"decision":"approve"}'`,
+  );
   say();
   say('  Or from an MCP client (MCP Inspector: transport "Streamable HTTP", URL above), e.g.');
-  say(`    npx @modelcontextprotocol/inspector --cli ${mcp} --transport http --method tools/list`);
   say(
-    `    npx @modelcontextprotocol/inspector --cli ${mcp} --transport http --method prompts/get --prompt-name triage-ticket --prompt-args id=1`,
+    `    npx @modelcontextprotocol/inspector --cli ${mcp} --transport http --header "Authorization: Bearer ${keys.DEMO_AGENT_KEY}" --method tools/list`,
+  );
+  say(
+    `    npx @modelcontextprotocol/inspector --cli ${mcp} --transport http --header "Authorization: Bearer ${keys.DEMO_AGENT_KEY}" --method prompts/get --prompt-name triage-ticket --prompt-args id=1`,
   );
   say('  Client configuration (Claude Desktop, Cursor, any Streamable HTTP client):');
-  say(`    { "mcpServers": { "helpdesk-demo": { "type": "http", "url": "${mcp}" } } }`);
+  say(
+    `    { "mcpServers": { "helpdesk-demo": { "type": "http", "url": "${mcp}", "headers": { "Authorization": "Bearer ${keys.DEMO_AGENT_KEY}" } } } }`,
+  );
   say();
   say('  Press Ctrl-C to stop.');
 

@@ -10,10 +10,18 @@ const exec = promisify(execFile);
 let child: ChildProcess;
 let base: string;
 let output = '';
+// The demo's two callers, chosen here so the test can call as each (the demo prints them).
+const AGENT = 'demo-test-agent-key';
+const APPROVER = 'demo-test-approver-key';
+const asAgent = { authorization: `Bearer ${AGENT}` };
+const asApprover = { authorization: `Bearer ${APPROVER}` };
+const agentTransport = (url: URL) =>
+  new StreamableHTTPClientTransport(url, { requestInit: { headers: asAgent } });
 
 // `npm start` runs exactly this command; the demo prints its URLs once it is ready.
 beforeAll(async () => {
   child = spawn(process.execPath, [BIN, 'demo', '--http', '127.0.0.1:0'], {
+    env: { ...process.env, DEMO_AGENT_KEY: AGENT, DEMO_APPROVER_KEY: APPROVER },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (b: Buffer) => (output += b.toString()));
@@ -41,22 +49,22 @@ afterAll(async () => {
 });
 
 describe('the demo (npm start)', () => {
-  it('prints the MCP URL, the catalog page, a curl line and a client configuration snippet', () => {
+  it('prints the MCP URL, the catalog page, the keys, curl lines and a client configuration snippet', () => {
     expect(output).toContain(`${base}/mcp`);
     expect(output).toContain(`Catalog page (browse and try each tool):          ${base}/\n`);
-    expect(output).toContain(`curl -s ${base}/api/list_tickets`);
+    expect(output).toContain(`agent key:     ${AGENT}`);
+    expect(output).toContain(`approver key:  ${APPROVER}`);
+    expect(output).toContain(
+      `curl -s ${base}/api/list_tickets -H 'authorization: Bearer ${AGENT}'`,
+    );
+    expect(output).toContain(`"Authorization": "Bearer ${AGENT}"`);
     expect(output).toContain('"mcpServers"');
   });
 
   it('answers the curl line it prints with an envelope from the demo API', async () => {
-    const { stdout } = await exec('curl', [
-      '-s',
-      `${base}/api/list_tickets`,
-      '-H',
-      'content-type: application/json',
-      '-d',
-      '{"status":"open"}',
-    ]);
+    const line = /^ {4}(curl -s \S+\/api\/list_tickets .*)$/m.exec(output)?.[1];
+    expect(line, 'the list_tickets curl line').toBeDefined();
+    const { stdout } = await exec('bash', ['-c', line!]);
     const body = JSON.parse(stdout) as {
       coverage: { truncated: boolean };
       result: { items: { status: string }[]; total: number };
@@ -71,7 +79,7 @@ describe('the demo (npm start)', () => {
       { name: 'demo-test', version: '1.0.0' },
       { versionNegotiation: { mode: 'auto' } },
     );
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+    await client.connect(agentTransport(new URL(`${base}/mcp`)));
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       const { tools } = await client.listTools();
@@ -85,6 +93,7 @@ describe('the demo (npm start)', () => {
         'list_customers',
         'query_open_orders',
         'count_orders_by_status',
+        'cancel_order',
         'read_order_note',
       ]);
       // The upstream MCP grant: the demo's own stdio server, its structured content.
@@ -152,7 +161,7 @@ describe('the demo (npm start)', () => {
       { name: 'demo-test', version: '1.0.0' },
       { versionNegotiation: { mode: 'auto' } },
     );
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
+    await client.connect(agentTransport(new URL(`${base}/mcp`)));
     try {
       const { resources } = await client.listResources();
       expect(resources.map((r) => r.uri)).toEqual([
@@ -193,7 +202,7 @@ describe('the demo (npm start)', () => {
   it('sends form-encoded feedback with the fixed server-side value merged in', async () => {
     const res = await fetch(`${base}/api/send_feedback`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', ...asAgent },
       body: JSON.stringify({ rating: 4, comment: 'quick & helpful' }),
     });
     const body = (await res.json()) as { result: { received: Record<string, string> } };
@@ -211,7 +220,9 @@ describe('the demo (npm start)', () => {
     const block = /```sh\n(curl [^`]*?)```/.exec(section)?.[1];
     expect(block, 'a curl block in the Protocol eras section').toBeDefined();
     const script = block!.replaceAll('http://127.0.0.1:8080', base);
-    const { stdout } = await exec('bash', ['-c', script]);
+    const { stdout } = await exec('bash', ['-c', script], {
+      env: { ...process.env, DEMO_AGENT_KEY: AGENT },
+    });
     const reply = JSON.parse(stdout) as {
       result: {
         isError?: boolean;
@@ -224,5 +235,71 @@ describe('the demo (npm start)', () => {
     const items = reply.result.structuredContent.result.items;
     expect(items.length).toBeGreaterThan(0);
     expect(items.every((t) => t.status === 'open')).toBe(true);
+  });
+
+  it('refuses a call without a key, and serves a refusal to confirm deleting a ticket over REST', async () => {
+    const anonymous = await fetch(`${base}/api/list_tickets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(anonymous.status).toBe(401);
+    // REST cannot ask anyone: the confirmation is refused, and the ticket is still there.
+    const del = await fetch(`${base}/api/delete_ticket`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...asAgent },
+      body: '{"id":3}',
+    });
+    expect(del.status).toBe(428);
+    expect(((await del.json()) as { error: { code: string } }).error.code).toBe(
+      'CONFIRMATION_UNAVAILABLE',
+    );
+    const got = await fetch(`${base}/api/get_ticket`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...asAgent },
+      body: '{"id":3}',
+    });
+    expect(got.status).toBe(200);
+  });
+
+  it('cancels an order once the approver approves it, as the printed curl lines say', async () => {
+    const cancel = () =>
+      fetch(`${base}/api/cancel_order`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...asAgent },
+        body: '{"id":4}',
+      });
+    const asked = await cancel();
+    expect(asked.status).toBe(202);
+    const { error } = (await asked.json()) as {
+      error: { code: string; details: { approval: { id: string; url: string } } };
+    };
+    expect(error.code).toBe('APPROVAL_REQUIRED');
+    const { id, url } = error.details.approval;
+    expect(url).toBe(`${base}/approvals/${id}`);
+    const listed = (await (
+      await fetch(`${base}/api/approvals`, { headers: asApprover })
+    ).json()) as { approvals: { id: string; message: string }[] };
+    expect(listed.approvals.find((a) => a.id === id)?.message).toBe(
+      'Cancel order 4 and refund its total to the customer',
+    );
+    // The agent holds no orders:approve, so it cannot decide; the approver can.
+    const own = await fetch(`${base}/api/approvals/${id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...asAgent },
+      body: '{"decision":"approve"}',
+    });
+    expect(own.status).toBe(403);
+    const decided = await fetch(`${base}/api/approvals/${id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...asApprover },
+      body: '{"decision":"approve"}',
+    });
+    expect(decided.status).toBe(200);
+    const ran = await cancel();
+    expect(ran.status).toBe(200);
+    expect(((await ran.json()) as { result: unknown[] }).result).toEqual([
+      { id: 4, status: 'cancelled', total_cents: 25000 },
+    ]);
   });
 });

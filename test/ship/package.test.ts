@@ -253,7 +253,7 @@ describe('the npm package (npm pack, then npm install --omit=dev of the tarball)
   it('runs the demo (npx mcp-beaver demo): its REST API answers from the installed package', async () => {
     const child = spawn(process.execPath, [bin(), 'demo', '--http', '127.0.0.1:0'], {
       cwd: app,
-      env: userEnv(),
+      env: { ...userEnv(), DEMO_AGENT_KEY: 'package-test-agent' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -268,15 +268,16 @@ describe('the npm package (npm pack, then npm install --omit=dev of the tarball)
         });
         void exited.then((code) => reject(new Error(`demo exited with ${code}:\n${output}`)));
       });
+      const asAgent = { authorization: 'Bearer package-test-agent' };
       const tickets = await fetch(`${base}/api/list_tickets`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...asAgent },
         body: '{"status":"open"}',
       });
       expect(tickets.status, output).toBe(200);
       const orders = await fetch(`${base}/api/list_customers`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...asAgent },
         body: '{}',
       });
       expect(orders.status, `${await orders.clone().text()}\n${output}`).toBe(200);

@@ -1,6 +1,6 @@
 /**
  * The consent children of a grant: `confirm "<message>"` and `approve "<message>"
- * by="<scope>" expires="<duration>"` (spec-language.md, "Children of `can`"; issue 29).
+ * by="<scope>" expires="<duration>"` (docs/spec-language.md, "Confirmation and approval").
  * Their rows read each node alone (an empty message, a scope no caller could hold, an
  * expiry out of bounds); the check, once the grant's arguments are placed, holds every
  * `{arg}` of a message to a declared argument and an `approve` to an `access` block that

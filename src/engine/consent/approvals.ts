@@ -1,5 +1,5 @@
 /**
- * Approvals (issue 29, not yet in docs/spec-language.md:
+ * Approvals (docs/spec-language.md, "Confirmation and approval":
  * `approve "<message>" by="<scope>" expires="<duration>"`):
  * a call that needs someone else's approval is parked here until a person holding the
  * scope approves or declines it; the same caller repeating the same call (same tool,

@@ -1,8 +1,8 @@
 /**
- * The key that seals confirmation request states (issue 29, "Confirmation and
- * approval", not yet in the docs: `access confirm-key-env="<V>"`). The variable holds
- * at least 32 random bytes, written as hex or base64; without it each process draws its own key, and a retry then
- * has to reach the replica that asked.
+ * The key that seals confirmation request states (docs/spec-language.md, "Confirmation
+ * and approval": `access confirm-key-env="<V>"`). The variable holds at least 32 random
+ * bytes, written as hex or base64; without it each process draws its own key, and a
+ * retry then has to reach the replica that asked.
  */
 import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 

@@ -1,5 +1,5 @@
 /**
- * The `requestState` of a confirmation (issue 29, "Confirmation and approval", not yet in the docs):
+ * The `requestState` of a confirmation (docs/spec-language.md, "Confirmation and approval"):
  * the gateway is stateless between the call that asks and the retry that answers, so
  * the state carries what the retry must match — the caller, the tool, a digest of the
  * validated arguments — with a nonce (for single use: spent-states.ts) and an expiry,

@@ -1,6 +1,6 @@
 /**
- * Single use of confirmation request states (issue 29, "Confirmation and
- * approval", not yet in the docs: a state "is used once, whatever the answer"). The engine spends a state's
+ * Single use of confirmation request states (docs/spec-language.md, "Confirmation and
+ * approval": a state is used once, whatever the answer). The engine spends a state's
  * nonce after opening it and before acting on the answer; only the first spend wins.
  *
  * In memory by default; in Redis (redis-spent-states.ts) when `limits redis-env` is set,
