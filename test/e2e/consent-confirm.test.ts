@@ -34,7 +34,7 @@ can list orders {
 `;
 }
 
-type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, boolean> };
 
 /** A 2026-07-28 SDK v2 client whose user answers every elicitation with `answer`. */
 async function modernClient(
