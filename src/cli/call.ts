@@ -53,7 +53,9 @@ export async function runCall(argv: string[]): Promise<number> {
       options,
       async (c) => {
         const given = args ?? typedArguments(splitWords(argTexts), await propertiesOf(c, tool));
-        return c.client.callTool({ name: tool, arguments: given }, c.request);
+        // --timeout bounds each request, not the flow: the SDK's maxTotalTimeout would
+        // count the time a person takes to answer the confirmation as well.
+        return c.client.callTool({ name: tool, arguments: given }, { timeout: c.request.timeout });
       },
       (params) => answerElicitation(params, io),
     )) as CallResult;

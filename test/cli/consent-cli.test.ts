@@ -39,6 +39,9 @@ can create refund {
 `;
 }
 
+/** Each case runs the CLI up to seven times, a child process each: above the default bound. */
+const SEVERAL_RUNS = { timeout: 60_000 };
+
 let upstream: Upstream;
 let gw: TestGateway;
 let mcpUrl: string;
@@ -74,7 +77,7 @@ beforeEach(() => {
   upstream.requests.length = 0;
 });
 
-describe('call of a grant with confirm', () => {
+describe('call of a grant with confirm', SEVERAL_RUNS, () => {
   it('runs the call once with --yes, saying what it confirmed', async () => {
     const r = await cli([
       'call',
@@ -102,7 +105,7 @@ describe('call of a grant with confirm', () => {
   });
 });
 
-describe('call of a grant with approve, and mcp-beaver approvals', () => {
+describe('call of a grant with approve, and mcp-beaver approvals', SEVERAL_RUNS, () => {
   it('exits 3 with the approval page; once approved, the same call runs once', async () => {
     const args = ['call', mcpUrl, 'create_refund', 'payment=pay_1', 'amount=500'];
     const first = await cli([...args, '--bearer-env', 'AGENT_KEY']);
