@@ -8,6 +8,11 @@ import { parseCommand } from './flags.js';
 import { commandMessages } from './output.js';
 import { argumentsOf, isJsonArgument, splitWords, typedArguments } from './word-arguments.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
+import { answerElicitation } from '../client/elicitation.js';
+import { approvalRequired } from '../client/approval-result.js';
+
+/** The exit code of a call that waits for someone's approval: repeat it once approved. */
+export const APPROVAL_EXIT = 3;
 
 const { usage, badValue } = commandMessages(CALL_COMMAND);
 
@@ -34,12 +39,26 @@ export async function runCall(argv: string[]): Promise<number> {
     if (err instanceof UsageError) return badValue(err.message);
     throw err;
   }
+  // A question of the server (confirm, approval) is asked on the terminal: stdin and
+  // stderr, so that stdout keeps only the result.
+  const io = {
+    input: process.stdin,
+    output: process.stderr,
+    interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
+    yes: values.yes === true,
+  };
   let result: CallResult;
   try {
-    result = (await withConnection(options, async (c) => {
-      const given = args ?? typedArguments(splitWords(argTexts), await propertiesOf(c, tool));
-      return c.client.callTool({ name: tool, arguments: given }, c.request);
-    })) as CallResult;
+    result = (await withConnection(
+      options,
+      async (c) => {
+        const given = args ?? typedArguments(splitWords(argTexts), await propertiesOf(c, tool));
+        // --timeout bounds each request, not the flow: the SDK's maxTotalTimeout would
+        // count the time a person takes to answer the confirmation as well.
+        return c.client.callTool({ name: tool, arguments: given }, { timeout: c.request.timeout });
+      },
+      (params) => answerElicitation(params, io),
+    )) as CallResult;
   } catch (err) {
     if (err instanceof UsageError) return badValue(err.message);
     process.stderr.write(`${clientErrorLine(options.url, err, options.timeoutMs)}\n`);
@@ -53,6 +72,14 @@ export async function runCall(argv: string[]): Promise<number> {
     (result.isError ? process.stderr : process.stdout).write(
       escapeTerminalControls(formatCallResult(result)),
     );
+  const approval = approvalRequired(result);
+  if (approval) {
+    process.stderr.write(
+      `\nWaiting for approval by someone else. It is at:\n  ${escapeTerminalControls(approval.url)}\n` +
+        `Run the same command again once it is approved (exit ${APPROVAL_EXIT} until then).\n`,
+    );
+    return APPROVAL_EXIT;
+  }
   return result.isError ? 1 : 0;
 }
 

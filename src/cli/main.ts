@@ -19,6 +19,7 @@ const COMMANDS: Record<string, Command> = {
   read: async (argv) => (await import('./read.js')).runRead(argv),
   prompt: async (argv) => (await import('./prompt.js')).runPrompt(argv),
   discover: async (argv) => (await import('./discover.js')).runDiscover(argv),
+  approvals: async (argv) => (await import('./approvals.js')).runApprovals(argv),
   openapi: async (argv) => (await import('./openapi.js')).runOpenApi(argv),
   import: async (argv) => (await import('./import.js')).runImport(argv),
   serve: async (argv) => (await import('./serve.js')).runServe(argv),

@@ -11,7 +11,12 @@
  * the initialize result as sent, for `discover`.
  */
 import { readFile } from 'node:fs/promises';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type ElicitRequestParams,
+  type ElicitResult,
+} from '@modelcontextprotocol/client';
 import { MODERN_VERSION, type RemoteOptions } from './options.js';
 
 export interface Connection {
@@ -25,7 +30,10 @@ export interface Connection {
   close(): Promise<void>;
 }
 
-export async function connect(o: RemoteOptions): Promise<Connection> {
+/** Answers the server's questions to the user (`call`); without it none is declared. */
+export type Elicit = (params: ElicitRequestParams) => Promise<ElicitResult>;
+
+export async function connect(o: RemoteOptions, elicit?: Elicit): Promise<Connection> {
   const transport = new StreamableHTTPClientTransport(o.url, {
     requestInit: { headers: o.headers },
     fetch: deadlineFetch(o.timeoutMs),
@@ -45,8 +53,12 @@ export async function connect(o: RemoteOptions): Promise<Connection> {
         mode: o.era === 'modern' ? { pin: MODERN_VERSION } : o.era,
         probe: { timeoutMs: o.timeoutMs },
       },
+      // Declared only by a command that can answer: a gateway asks such a client to
+      // confirm (form) or shows it the approval (URL) instead of refusing the call.
+      ...(elicit && { capabilities: { elicitation: { form: {}, url: {} } } }),
     },
   );
+  if (elicit) client.setRequestHandler('elicitation/create', async (req) => elicit(req.params));
   // Transport errors also reject the request they belong to; nothing to add here.
   client.onerror = () => {};
   const request = { timeout: o.timeoutMs, maxTotalTimeout: o.timeoutMs };
@@ -81,8 +93,9 @@ export async function connect(o: RemoteOptions): Promise<Connection> {
 export async function withConnection<T>(
   o: RemoteOptions,
   use: (c: Connection) => Promise<T>,
+  elicit?: Elicit,
 ): Promise<T> {
-  const c = await connect(o);
+  const c = await connect(o, elicit);
   try {
     return await use(c);
   } finally {

@@ -88,6 +88,7 @@ const COMMANDS: [command: string[], valueFlag: string | undefined][] = [
   [['openapi', 'specs/demo.mcp.kdl'], '--server-url'],
   [['call', 'http://127.0.0.1:9/mcp', 'some_tool'], '--timeout'],
   [['discover', 'http://127.0.0.1:9/mcp'], '--header'],
+  [['approvals', 'http://127.0.0.1:9'], '--bearer-env'],
   [['import', 'openapi', 'test/fixtures/openapi/shop/openapi.yaml'], '--tag'],
 ];
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { APPROVALS_COMMAND } from '../../src/cli/commands/approvals.js';
 import { CALL_COMMAND } from '../../src/cli/commands/call.js';
 import { CHECK_COMMAND } from '../../src/cli/commands/check.js';
 import { DEMO_COMMAND } from '../../src/cli/commands/demo.js';
@@ -20,6 +21,7 @@ import {
 import { renderHelp } from '../../src/cli/render-help.js';
 
 const COMMANDS: CommandSpec<FlagTable>[] = [
+  APPROVALS_COMMAND,
   CALL_COMMAND,
   CHECK_COMMAND,
   DEMO_COMMAND,

@@ -51,6 +51,8 @@ export function mainHelp(build: { binary: boolean } = { binary: false }): string
     '  prompt <url> <name> [args]',
     '                         Get one prompt and print its messages',
     '  discover <url>         Print server/discover (or the initialize result)',
+    '  approvals <url> [approve|decline <id>]',
+    '                         List the calls waiting for approval on a gateway, or decide one',
     '',
     'Options:',
     renderOptions(MAIN_FLAGS, COLUMN),
