@@ -99,6 +99,10 @@ export async function runDemo(argv: string[]): Promise<number> {
   say(
     `    curl -s ${server.url}/api/approvals/<id> ${approver} ${json} -d '{"decision":"approve"}'`,
   );
+  say(`    (or in the browser: ${server.url}/approvals with the approver key; or from a shell:`);
+  say(
+    `     DEMO_APPROVER_KEY=${keys.DEMO_APPROVER_KEY} npx mcp-beaver approvals ${server.url} --bearer-env DEMO_APPROVER_KEY)`,
+  );
   say();
   say('  Or from an MCP client (MCP Inspector: transport "Streamable HTTP", URL above), e.g.');
   say(

@@ -58,6 +58,8 @@ describe('the demo (npm start)', () => {
       `curl -s ${base}/api/list_tickets -H 'authorization: Bearer ${AGENT}'`,
     );
     expect(output).toContain(`"Authorization": "Bearer ${AGENT}"`);
+    expect(output).toContain(`in the browser: ${base}/approvals with the approver key`);
+    expect(output).toContain(`npx mcp-beaver approvals ${base} --bearer-env DEMO_APPROVER_KEY`);
     expect(output).toContain('"mcpServers"');
   });
 
