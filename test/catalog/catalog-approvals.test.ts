@@ -10,18 +10,19 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
+import { skipBecause } from '../helpers/skip-reason.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BROWSER_FOUND,
   CHROMIUM,
   INSTALL_HINT,
   launchChromium,
-  skipBrowserTests,
+  browserSkip,
 } from '../helpers/chromium.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
-const SKIP_BROWSER = skipBrowserTests('catalog-approvals.test.ts');
+const SKIP_BROWSER = skipBecause(...browserSkip('catalog-approvals.test.ts'));
 const OUTPUT_DIR = fileURLToPath(new URL('../../test-output/', import.meta.url));
 const CSP = "default-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
 /** Asks for refunds; it holds the approving scope too, which never lets it approve its own. */

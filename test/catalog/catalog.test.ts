@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import type { BrowserContext, Page } from 'playwright-core';
+import { skipBecause } from '../helpers/skip-reason.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../src/compiler/field-schema.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
@@ -21,10 +22,10 @@ import {
   CHROMIUM,
   INSTALL_HINT,
   launchChromium,
-  skipBrowserTests,
+  browserSkip,
 } from '../helpers/chromium.js';
 
-const SKIP_BROWSER = skipBrowserTests('catalog.test.ts');
+const SKIP_BROWSER = skipBecause(...browserSkip('catalog.test.ts'));
 const OUTPUT_DIR = fileURLToPath(new URL('../../test-output/', import.meta.url));
 const CSP = "default-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
 /** May call every tool. */

@@ -7,7 +7,6 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { skipBecause } from './skip-reason.js';
 
 /** Debian's Chromium, or another build named by MCP_BEAVER_CHROMIUM. */
 export const CHROMIUM = process.env.MCP_BEAVER_CHROMIUM || '/usr/bin/chromium';
@@ -21,12 +20,15 @@ export const INSTALL_HINT =
 export const BROWSER_FOUND = existsSync(CHROMIUM);
 const BROWSER_REQUIRED = process.env.MCP_BEAVER_REQUIRE_BROWSER === '1';
 
-/** Whether `file`'s browser tests are skipped (saying why when they are). */
-export function skipBrowserTests(file: string): boolean {
-  return skipBecause(
+/**
+ * Whether `file`'s browser tests are skipped, and why: the arguments of `skipBecause`,
+ * called in the test file itself (the skip-reasons check reads it there).
+ */
+export function browserSkip(file: string): [boolean, string] {
+  return [
     !BROWSER_FOUND && !BROWSER_REQUIRED,
     `${file}: the headless Chromium tests: no browser at ${CHROMIUM} (${INSTALL_HINT}; set MCP_BEAVER_REQUIRE_BROWSER=1 to make this a failure)`,
-  );
+  ];
 }
 
 const CHROMIUM_ARGS = [
