@@ -186,7 +186,7 @@ describe('call of a grant with approve, and mcp-beaver approvals', SEVERAL_RUNS,
       'BOSS_KEY',
     ];
     expect((await cli(call)).code).toBe(3);
-    const [mine] = await pending('BOSS_KEY');
+    const mine = (await pending('BOSS_KEY')).find((a) => a.message.includes('pay_3'));
     expect(mine).toMatchObject({ own: true });
     const table = await cli(['approvals', gw.url, '--bearer-env', 'BOSS_KEY']);
     expect(table.stdout).toContain('(yours)');

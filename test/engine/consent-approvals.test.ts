@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
+  isApprovalIdShape,
   newApprovalId,
   type ApprovalRequest,
   type ApprovalStore,
@@ -371,5 +372,15 @@ describe('approvals when Redis does not answer', () => {
     await expect(
       store.decide(newApprovalId(), 'approve', FINANCE, FINANCE_SCOPES),
     ).rejects.toThrow();
+  });
+});
+
+describe('approval ids', () => {
+  it('never start with - or _, so an id pasted on a command line is never read as an option', () => {
+    const ids = Array.from({ length: 2000 }, () => newApprovalId());
+    expect(ids.filter((id) => /^[-_]/.test(id))).toEqual([]);
+    for (const id of ids.slice(0, 50)) expect(isApprovalIdShape(id)).toBe(true);
+    expect(isApprovalIdShape('-g9DuF6AI10jBRNOdSlTig')).toBe(false);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });

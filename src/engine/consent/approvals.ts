@@ -101,14 +101,22 @@ export interface ApprovalStoreOptions {
 
 export const DEFAULT_RETAIN_MS = 60 * 60 * 1000;
 
-/** 128 random bits, base64url (22 characters). */
+/**
+ * 128 random bits, base64url (22 characters), never starting with `-` or `_`: an id is
+ * pasted onto command lines (`mcp-beaver approvals <url> approve <id>`), where a leading
+ * `-` reads as an option. Drawing again in that case (1 time in 32) keeps every id
+ * equally likely among those allowed.
+ */
 export function newApprovalId(): string {
-  return randomBytes(16).toString('base64url');
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (id[0] !== '-' && id[0] !== '_') return id;
+  }
 }
 
 /** Ids this store could have made; anything else is unknown without a lookup. */
 export function isApprovalIdShape(id: string): boolean {
-  return /^[A-Za-z0-9_-]{22}$/.test(id);
+  return /^[A-Za-z0-9][A-Za-z0-9_-]{21}$/.test(id);
 }
 
 /** One key per caller, tool and argument digest (hashed: caller ids may be long or odd). */
