@@ -24,12 +24,17 @@ export const KEYS_ENV = {
 };
 
 /**
- * The spec; `extra` goes at the top level (a `limits` node), `keyEnv` names the sealing
- * key's variable (false: none, the key is then random per process).
+ * The spec; `extra` goes at the top level (a `limits` node, a `timeout`), `tools` after
+ * the three grants, `keyEnv` names the sealing key's variable (false: none, the key is
+ * then random per process).
  */
 export function consentSpec(
   upstream: string,
-  { extra = '', keyEnv = 'CONFIRM_KEY' }: { extra?: string; keyEnv?: string | false } = {},
+  {
+    extra = '',
+    tools = '',
+    keyEnv = 'CONFIRM_KEY',
+  }: { extra?: string; tools?: string; keyEnv?: string | false } = {},
 ): string {
   const key = keyEnv === false ? '' : ` confirm-key-env="${keyEnv}"`;
   return `
@@ -59,6 +64,7 @@ can update payment {
     confirm "Void payment {payment}?"
     approve "Void payment {payment}" by="payments:approve" expires="1h"
 }
+${tools}
 `;
 }
 
