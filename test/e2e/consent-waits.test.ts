@@ -9,9 +9,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   AGENT_KEY,
   approvalOf,
+  askDeleteConfirm,
   CONFIRM_KEY,
   consentSpec,
   decide,
+  deleteConfirmedRetry,
   FINANCE_KEY,
   FORM_CAPS,
   inputRequiredOf,
@@ -73,29 +75,9 @@ describe('a person’s wait is no call’s wait', () => {
   });
 
   it('runs a call confirmed after longer than the upstream timeout', async () => {
-    const asked = inputRequiredOf(
-      (
-        await postModernCall(
-          gw.url,
-          AGENT_KEY,
-          'delete_payment',
-          { payment: 8 },
-          { capabilities: FORM_CAPS },
-        )
-      ).json,
-    );
+    const state = await askDeleteConfirm(gw.url, AGENT_KEY, 8);
     await sleep(PERSON_THINKS_MS);
-    const retry = await postModernCall(
-      gw.url,
-      AGENT_KEY,
-      'delete_payment',
-      { payment: 8 },
-      {
-        capabilities: FORM_CAPS,
-        inputResponses: confirmAnswer(true),
-        requestState: asked.requestState,
-      },
-    );
+    const retry = await deleteConfirmedRetry(gw.url, AGENT_KEY, 8, state);
     expect(resultText(retry.json).isError).toBe(false);
     expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /payments/8']);
   });
