@@ -42,7 +42,7 @@ import {
   type RedisServer,
 } from '../helpers/redis-server.js';
 import { skipBecause } from '../helpers/skip-reason.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
 
 const SHARED_REDIS = redisUrl();
 const NO_SHARED_REDIS = redisSkipReason();
@@ -52,10 +52,7 @@ const LIMITS = 'limits redis-env="REDIS_URL"';
 let upstream: Upstream;
 
 beforeAll(async () => {
-  upstream = await startUpstream((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end('{"ok":true}');
-  });
+  upstream = await startUpstream(okJson);
 });
 afterAll(async () => {
   await upstream?.close();

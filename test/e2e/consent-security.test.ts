@@ -30,16 +30,13 @@ import {
   URL_CAPS,
 } from '../helpers/consent.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
 
 let upstream: Upstream;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  upstream = await startUpstream((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end('{"ok":true}');
-  });
+  upstream = await startUpstream(okJson);
   gw = await startGateway(consentSpec(upstream.url), { env: { ...KEYS_ENV, CONFIRM_KEY } });
 });
 afterAll(async () => {

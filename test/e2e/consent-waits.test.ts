@@ -23,7 +23,7 @@ import {
   resultText,
 } from '../helpers/consent.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
 
 /** Longer than the grants' upstream timeout of 1 s. */
 const PERSON_THINKS_MS = 1_300;
@@ -47,10 +47,7 @@ describe('a person’s wait is no call’s wait', () => {
   let gw: TestGateway;
 
   beforeAll(async () => {
-    upstream = await startUpstream((_req, res) => {
-      res.setHeader('content-type', 'application/json');
-      res.end('{"ok":true}');
-    });
+    upstream = await startUpstream(okJson);
     gw = await startGateway(consentSpec(upstream.url, { extra: 'timeout "1s"', tools: DISPUTE }), {
       env: { ...KEYS_ENV, CONFIRM_KEY },
     });
