@@ -45,8 +45,15 @@ const CHROMIUM_ARGS = [
 /**
  * Headless Chromium in a fresh profile folder, which the caller removes after closing the
  * context; a launch that fails removes the folder itself (the caller never learns its name).
+ * Without a browser (reached only when MCP_BEAVER_REQUIRE_BROWSER=1 kept the tests from
+ * being skipped) it fails saying what to install.
  */
 export async function launchChromium(): Promise<{ context: BrowserContext; profile: string }> {
+  if (!BROWSER_FOUND) {
+    throw new Error(
+      `${CHROMIUM} is missing and MCP_BEAVER_REQUIRE_BROWSER=1: the browser tests need Chromium (${INSTALL_HINT})`,
+    );
+  }
   const profile = mkdtempSync(join(tmpdir(), 'mcp-beaver-chromium-'));
   try {
     const context = await chromium.launchPersistentContext(profile, {
