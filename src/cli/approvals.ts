@@ -2,7 +2,7 @@
  * `mcp-beaver approvals <url> [approve|decline <id>]`: the gateway's pending approvals
  * (issue 29), listed and decided through its REST API, with the approver's key.
  */
-import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
+import { isRemoteTarget, remoteOptionsOr } from '../client/options.js';
 import { clientErrorLine, catalogueCode } from '../client/errors.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
 import { APPROVALS_COMMAND } from './commands/approvals.js';
@@ -35,13 +35,8 @@ export async function runApprovals(argv: string[]): Promise<number> {
     return usage(`${decision}: name the approval's id (as the list shows it)`);
   if (extra.length > 0)
     return usage(`one approval at a time; ${JSON.stringify(extra[0])} is extra`);
-  let options;
-  try {
-    options = remoteOptions(target, values);
-  } catch (err) {
-    if (err instanceof UsageError) return badValue(err.message);
-    throw err;
-  }
+  const options = remoteOptionsOr(target, values, badValue);
+  if (typeof options === 'number') return options;
   const base = gatewayBase(options.url);
   const url =
     decision === undefined ? base + API_PATH : `${base}${API_PATH}/${encodeURIComponent(id!)}`;

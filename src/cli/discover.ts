@@ -1,6 +1,6 @@
 /** `mcp-beaver discover <url>`: what a remote MCP server says about itself. */
 import { withConnection } from '../client/connect.js';
-import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
+import { isRemoteTarget, remoteOptionsOr } from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
 import { DISCOVER_COMMAND } from './commands/discover.js';
 import { parseCommand } from './flags.js';
@@ -16,13 +16,8 @@ export async function runDiscover(argv: string[]): Promise<number> {
   const target = positionals[0];
   if (target === undefined || positionals.length > 1) return usage('name exactly one server URL');
   if (!isRemoteTarget(target)) return usage(`${JSON.stringify(target)} is not an http(s) URL`);
-  let options;
-  try {
-    options = remoteOptions(target, values);
-  } catch (err) {
-    if (err instanceof UsageError) return badValue(err.message);
-    throw err;
-  }
+  const options = remoteOptionsOr(target, values, badValue);
+  if (typeof options === 'number') return options;
   let result: unknown;
   try {
     result = await withConnection(options, async (c) => c.handshake());

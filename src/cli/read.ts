@@ -1,5 +1,5 @@
 /** `mcp-beaver read <url> <uri>`: read one resource of a remote MCP server. */
-import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
+import { isRemoteTarget, remoteOptionsOr } from '../client/options.js';
 import { readOutput } from '../client/print-resources-prompts.js';
 import { READ_COMMAND } from './commands/read.js';
 import { parseCommand } from './flags.js';
@@ -17,13 +17,8 @@ export async function runRead(argv: string[]): Promise<number> {
   if (target === undefined || uri === undefined || extra.length > 0)
     return usage('name a server URL and one resource URI');
   if (!isRemoteTarget(target)) return usage(`${JSON.stringify(target)} is not an http(s) URL`);
-  let options;
-  try {
-    options = remoteOptions(target, values);
-  } catch (err) {
-    if (err instanceof UsageError) return badValue(err.message);
-    throw err;
-  }
+  const options = remoteOptionsOr(target, values, badValue);
+  if (typeof options === 'number') return options;
   const asked = await requestOrExit(options, (c) =>
     // A read is fetched each time: a CLI run has no earlier answer worth serving.
     c.client.readResource({ uri }, { ...c.request, cacheMode: 'bypass' }),

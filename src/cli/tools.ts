@@ -2,12 +2,7 @@
  * `mcp-beaver tools <spec>`: the tool list as tools/list will serve it.
  * `mcp-beaver tools <url>`: the tool list a running MCP server serves.
  */
-import {
-  UsageError,
-  isRemoteTarget,
-  remoteOptions,
-  type RemoteArgValues,
-} from '../client/options.js';
+import { isRemoteTarget, remoteOptionsOr, type RemoteArgValues } from '../client/options.js';
 import { toolList } from '../projection/mcp/tool-definition.js';
 import { formatToolBlocks } from '../client/print-tools.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
@@ -48,13 +43,8 @@ async function remoteTools(
   values: RemoteArgValues,
   json: boolean,
 ): Promise<number> {
-  let options;
-  try {
-    options = remoteOptions(target, values);
-  } catch (err) {
-    if (err instanceof UsageError) return badValue(err.message);
-    throw err;
-  }
+  const options = remoteOptionsOr(target, values, badValue);
+  if (typeof options === 'number') return options;
   // Loaded here, so that the spec commands do not load the MCP client.
   const [
     { withConnection },

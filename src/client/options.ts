@@ -84,3 +84,20 @@ export function remoteOptions(
   }
   return { url, headers, era, timeoutMs };
 }
+
+/**
+ * `remoteOptions` for a command that reads nothing else from its flags: a bad flag value
+ * is handed to `badValue`, whose exit code is returned instead.
+ */
+export function remoteOptionsOr(
+  target: string,
+  values: RemoteArgValues,
+  badValue: (message: string) => number,
+): RemoteOptions | number {
+  try {
+    return remoteOptions(target, values);
+  } catch (err) {
+    if (err instanceof UsageError) return badValue(err.message);
+    throw err;
+  }
+}

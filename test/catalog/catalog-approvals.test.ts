@@ -6,19 +6,13 @@
  * refused; the agent's own key sees its call with no buttons. Screenshots are written to
  * test-output/catalog-approvals.png and catalog-approvals-own.png.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BrowserContext, Page } from 'playwright-core';
 import { skipBecause } from '../helpers/skip-reason.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  BROWSER_FOUND,
-  CHROMIUM,
-  INSTALL_HINT,
-  launchChromium,
-  browserSkip,
-} from '../helpers/chromium.js';
+import { closeChromium, launchChromium, openPage, browserSkip } from '../helpers/chromium.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
@@ -117,40 +111,16 @@ describe.skipIf(SKIP_BROWSER)('the approvals view in headless Chromium', () => {
   let profile: string;
 
   beforeAll(async () => {
-    if (!BROWSER_FOUND) throw new Error(`${CHROMIUM} is missing (${INSTALL_HINT})`);
     upstream = await startUpstream();
     gw = await startGateway(spec(upstream.url), { env: ENV });
     ({ context, profile } = await launchChromium());
   }, 90_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await closeChromium(context, profile);
     await gw?.close();
     await upstream?.close();
   });
-
-  /** A new page that records console errors, uncaught errors and CSP violations. */
-  async function openPage(url: string): Promise<{ page: Page; problems: string[] }> {
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
-    page.on('response', (r) => {
-      if (r.status() >= 400) problems.push(`HTTP ${r.status()} ${r.url()}`);
-    });
-    // Injected by the browser tooling, so the page's own CSP does not stop it.
-    await page.addInitScript(
-      "document.addEventListener('securitypolicyviolation', function (e) {" +
-        " console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI); });",
-    );
-    const res = await page.goto(url, { waitUntil: 'load' });
-    expect(res?.status()).toBe(200);
-    return { page, problems };
-  }
 
   const useKey = async (page: Page, key: string) => {
     await page.fill('#bearer-token', key);
@@ -161,7 +131,7 @@ describe.skipIf(SKIP_BROWSER)('the approvals view in headless Chromium', () => {
     upstream.requests.length = 0;
     const first = await askApproval(gw, 500);
     expect(first.message).toBe(`Refund 500 cents on payment ${PAYMENT}`);
-    const { page, problems } = await openPage(first.url);
+    const { page, problems } = await openPage(context, first.url);
     expect(await page.title()).toBe('approvals-demo · approvals');
     const cards = page.locator('article.approval');
     const outcome = page.locator('#approval-outcome');
@@ -267,7 +237,7 @@ describe.skipIf(SKIP_BROWSER)('the approvals view in headless Chromium', () => {
   it('shows the agent its own call with no button: someone else must decide', async () => {
     const asked = await askApproval(gw, 1100);
     expect((await listed(AGENT_KEY)).find((a) => a.id === asked.id)?.own).toBe(true);
-    const { page, problems } = await openPage(asked.url);
+    const { page, problems } = await openPage(context, asked.url);
     await useKey(page, AGENT_KEY);
     const card = page.locator(`article[id="approval-${asked.id}"]`);
     await expect.poll(() => card.count()).toBe(1);

@@ -6,24 +6,18 @@
  * Screenshots are written to test-output/catalog.png, catalog-access.png and
  * catalog-access-401.png.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { skipBecause } from '../helpers/skip-reason.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonSchema } from '../../src/compiler/field-schema.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startHelpdeskGateway } from '../helpers/helpdesk-gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import {
-  BROWSER_FOUND,
-  CHROMIUM,
-  INSTALL_HINT,
-  launchChromium,
-  browserSkip,
-} from '../helpers/chromium.js';
+import { closeChromium, launchChromium, openPage, browserSkip } from '../helpers/chromium.js';
 
 const SKIP_BROWSER = skipBecause(...browserSkip('catalog.test.ts'));
 const OUTPUT_DIR = fileURLToPath(new URL('../../test-output/', import.meta.url));
@@ -219,11 +213,6 @@ describe.skipIf(SKIP_BROWSER)('catalog page in headless Chromium', () => {
   let profile: string;
 
   beforeAll(async () => {
-    if (!BROWSER_FOUND) {
-      throw new Error(
-        `${CHROMIUM} is missing and MCP_BEAVER_REQUIRE_BROWSER=1: the catalog browser test needs Chromium (${INSTALL_HINT})`,
-      );
-    }
     upstream = await startUpstream();
     gw = await startGateway(catalogSpec(upstream.url));
     gwAccess = await startGateway(catalogSpec(upstream.url, { access: true }), {
@@ -233,38 +222,15 @@ describe.skipIf(SKIP_BROWSER)('catalog page in headless Chromium', () => {
   }, 90_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await closeChromium(context, profile);
     await gw?.close();
     await gwAccess?.close();
     await upstream?.close();
   });
 
-  /** A new page that records console errors, uncaught errors and CSP violations. */
-  async function openPage(url: string): Promise<{ page: Page; problems: string[] }> {
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
-    page.on('response', (r) => {
-      if (r.status() >= 400) problems.push(`HTTP ${r.status()} ${r.url()}`);
-    });
-    // Injected by the browser tooling, so the page's own CSP does not stop it.
-    await page.addInitScript(
-      "document.addEventListener('securitypolicyviolation', function (e) {" +
-        " console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI); });",
-    );
-    const res = await page.goto(url, { waitUntil: 'load' });
-    expect(res?.status()).toBe(200);
-    return { page, problems };
-  }
-
   it('lists the tools, calls one from its try-it form and shows the envelope', async () => {
     upstream.requests.length = 0;
-    const { page, problems } = await openPage(`${gw.url}/`);
+    const { page, problems } = await openPage(context, `${gw.url}/`);
     expect(await page.title()).toBe('Catalog <demo> & friends · tool catalog');
     await expect.poll(() => page.locator('article.tool').count()).toBe(3);
     const names = await page.locator('article.tool .tool-name').allTextContents();
@@ -351,7 +317,7 @@ describe.skipIf(SKIP_BROWSER)('catalog page in headless Chromium', () => {
 
   it('with access, a token lists exactly the tools it may call, and calls them', async () => {
     upstream.requests.length = 0;
-    const { page, problems } = await openPage(`${gwAccess.url}/`);
+    const { page, problems } = await openPage(context, `${gwAccess.url}/`);
     const cards = page.locator('article.tool');
     const status = page.locator('#tools-status');
     const names = () => page.locator('article.tool .tool-name').allTextContents();
@@ -454,7 +420,6 @@ describe.skipIf(SKIP_BROWSER)('catalog page in headless Chromium: resources and 
   let profile: string;
 
   beforeAll(async () => {
-    if (!BROWSER_FOUND) throw new Error(`${CHROMIUM} is missing (${INSTALL_HINT})`);
     upstream = await startUpstream();
     // A helpdesk with a document, a scoped note, a ticket template and a prompt, behind two keys.
     gw = await startHelpdeskGateway(
@@ -469,24 +434,14 @@ describe.skipIf(SKIP_BROWSER)('catalog page in headless Chromium: resources and 
   }, 90_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await closeChromium(context, profile);
     await gw?.close();
     await upstream?.close();
   });
 
   it('shows each token the resources and prompts it may use, and reads and gets them', async () => {
     upstream.requests.length = 0;
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    page.on('response', (r) => {
-      if (r.status() >= 400) problems.push(`HTTP ${r.status()} ${r.url()}`);
-    });
-    expect((await page.goto(`${gw.url}/`, { waitUntil: 'load' }))?.status()).toBe(200);
+    const { page, problems } = await openPage(context, `${gw.url}/`);
     // Without a token nothing is listed, resources and prompts included.
     expect(await page.locator('#resources').isHidden()).toBe(true);
     expect(await page.locator('#prompts').isHidden()).toBe(true);

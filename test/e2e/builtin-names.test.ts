@@ -11,7 +11,7 @@ import { withoutNumberTexts } from '../../src/engine/number-text.js';
 import { compileSpecText } from '../../src/compiler/load-spec.js';
 import { callTool } from '../helpers/call-tool.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
 
 const NAMES = [
   'toString',
@@ -97,10 +97,7 @@ let upstream: Upstream;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  upstream = await startUpstream((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end('{"ok":true}');
-  });
+  upstream = await startUpstream(okJson);
   gw = await startGateway(spec(upstream.url));
 }, 60_000);
 

@@ -16,22 +16,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  ACCEPT_CONFIRM,
   AGENT_KEY,
   approvalOf,
+  askDeleteConfirm,
+  askRefundByUrl,
   bearer,
   CONFIRM_KEY,
   consentSpec,
   decide,
+  deleteConfirmedRetry,
   FINANCE_KEY,
-  FORM_CAPS,
-  inputRequiredOf,
   KEYS_ENV,
   listApprovals,
-  postModernCall,
+  refundUrlRetry,
   restRefund,
   resultText,
-  URL_CAPS,
 } from '../helpers/consent.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { serveProcess, type GatewayProcess } from '../helpers/gateway-process.js';
@@ -43,7 +42,7 @@ import {
   type RedisServer,
 } from '../helpers/redis-server.js';
 import { skipBecause } from '../helpers/skip-reason.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
 
 const SHARED_REDIS = redisUrl();
 const NO_SHARED_REDIS = redisSkipReason();
@@ -53,10 +52,7 @@ const LIMITS = 'limits redis-env="REDIS_URL"';
 let upstream: Upstream;
 
 beforeAll(async () => {
-  upstream = await startUpstream((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end('{"ok":true}');
-  });
+  upstream = await startUpstream(okJson);
 });
 afterAll(async () => {
   await upstream?.close();
@@ -90,29 +86,8 @@ describe.skipIf(
   });
 
   it('runs once a confirmation asked on A and answered on B; the same retry on A is then spent', async () => {
-    const asked = inputRequiredOf(
-      (
-        await postModernCall(
-          a.url,
-          AGENT_KEY,
-          'delete_payment',
-          { payment: 501 },
-          { capabilities: FORM_CAPS },
-        )
-      ).json,
-    );
-    const retry = (url: string) =>
-      postModernCall(
-        url,
-        AGENT_KEY,
-        'delete_payment',
-        { payment: 501 },
-        {
-          capabilities: FORM_CAPS,
-          inputResponses: ACCEPT_CONFIRM,
-          requestState: asked.requestState,
-        },
-      );
+    const state = await askDeleteConfirm(a.url, AGENT_KEY, 501);
+    const retry = (url: string) => deleteConfirmedRetry(url, AGENT_KEY, 501, state);
     expect(resultText((await retry(b.url)).json).isError).toBeFalsy();
     const replay = resultText((await retry(a.url)).json);
     expect(replay.isError).toBe(true);
@@ -144,49 +119,16 @@ describe.skipIf(
 
   it('takes on B the URL retry of an approval asked on A and approved there', async () => {
     const args = { payment: 503, amount: 41 };
-    const asked = inputRequiredOf(
-      (await postModernCall(a.url, AGENT_KEY, 'create_refund', args, { capabilities: URL_CAPS }))
-        .json,
-    );
-    const url = String(asked.inputRequests.approve!.params.url);
-    expect(
-      (await decide(a.url, FINANCE_KEY, url.slice(url.lastIndexOf('/') + 1), 'approve')).status,
-    ).toBe(200);
-    const retry = await postModernCall(b.url, AGENT_KEY, 'create_refund', args, {
-      capabilities: URL_CAPS,
-      inputResponses: { approve: { action: 'accept' } },
-      requestState: asked.requestState,
-    });
+    const asked = await askRefundByUrl(a.url, AGENT_KEY, args);
+    expect((await decide(a.url, FINANCE_KEY, asked.id, 'approve')).status).toBe(200);
+    const retry = await refundUrlRetry(b.url, AGENT_KEY, args, asked.requestState);
     expect(resultText(retry.json).isError).toBeFalsy();
     expect(sent()).toEqual(['POST /payments/503/refunds']);
   });
 
   it('runs once when the same confirmation retry reaches A and B at the same time', async () => {
-    const asked = inputRequiredOf(
-      (
-        await postModernCall(
-          a.url,
-          AGENT_KEY,
-          'delete_payment',
-          { payment: 506 },
-          {
-            capabilities: FORM_CAPS,
-          },
-        )
-      ).json,
-    );
-    const retry = (url: string) =>
-      postModernCall(
-        url,
-        AGENT_KEY,
-        'delete_payment',
-        { payment: 506 },
-        {
-          capabilities: FORM_CAPS,
-          inputResponses: ACCEPT_CONFIRM,
-          requestState: asked.requestState,
-        },
-      );
+    const state = await askDeleteConfirm(a.url, AGENT_KEY, 506);
+    const retry = (url: string) => deleteConfirmedRetry(url, AGENT_KEY, 506, state);
     const answers = (await Promise.all([retry(a.url), retry(b.url)])).map((r) =>
       resultText(r.json),
     );
@@ -266,27 +208,9 @@ describe.skipIf(
   });
 
   it('refuses on B a confirmation state sealed by A (CONFIRMATION_INVALID, nothing sent), which A itself takes; both logs say why', async () => {
-    const ask = () =>
-      postModernCall(
-        a.url,
-        AGENT_KEY,
-        'delete_payment',
-        { payment: 601 },
-        { capabilities: FORM_CAPS },
-      );
     const retry = (url: string, requestState: string) =>
-      postModernCall(
-        url,
-        AGENT_KEY,
-        'delete_payment',
-        { payment: 601 },
-        {
-          capabilities: FORM_CAPS,
-          inputResponses: ACCEPT_CONFIRM,
-          requestState,
-        },
-      );
-    const state = inputRequiredOf((await ask()).json).requestState;
+      deleteConfirmedRetry(url, AGENT_KEY, 601, requestState);
+    const state = await askDeleteConfirm(a.url, AGENT_KEY, 601);
     const onB = resultText((await retry(b.url, state)).json);
     expect(onB.isError).toBe(true);
     expect(onB.text).toMatch(/^CONFIRMATION_INVALID: .*not sealed by this gateway/);
@@ -338,30 +262,8 @@ describe.skipIf(
     expect(res.status).toBe(503);
     expect(res.json).toMatchObject({ error: { code: 'CONSENT_UNAVAILABLE' } });
     // A confirmation is asked without the store, but its yes cannot be spent: refused too.
-    const asked = inputRequiredOf(
-      (
-        await postModernCall(
-          gw.url,
-          AGENT_KEY,
-          'delete_payment',
-          { payment: 702 },
-          {
-            capabilities: FORM_CAPS,
-          },
-        )
-      ).json,
-    );
-    const confirm = await postModernCall(
-      gw.url,
-      AGENT_KEY,
-      'delete_payment',
-      { payment: 702 },
-      {
-        capabilities: FORM_CAPS,
-        inputResponses: ACCEPT_CONFIRM,
-        requestState: asked.requestState,
-      },
-    );
+    const state = await askDeleteConfirm(gw.url, AGENT_KEY, 702);
+    const confirm = await deleteConfirmedRetry(gw.url, AGENT_KEY, 702, state);
     expect(resultText(confirm.json).text).toMatch(/^CONSENT_UNAVAILABLE: /);
 
     // The approvals API says the same, not an internal error.

@@ -11,6 +11,7 @@ import {
   ACCEPT_CONFIRM,
   AGENT_KEY,
   approvalOf,
+  askRefundByUrl,
   BOTH_KEY,
   bearer,
   CONFIRM_KEY,
@@ -23,21 +24,19 @@ import {
   listApprovals,
   OTHER_AGENT_KEY,
   postModernCall,
+  refundUrlRetry,
   restRefund,
   resultText,
   URL_CAPS,
 } from '../helpers/consent.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
 
 let upstream: Upstream;
 let gw: TestGateway;
 
 beforeAll(async () => {
-  upstream = await startUpstream((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end('{"ok":true}');
-  });
+  upstream = await startUpstream(okJson);
   gw = await startGateway(consentSpec(upstream.url), { env: { ...KEYS_ENV, CONFIRM_KEY } });
 });
 afterAll(async () => {
@@ -145,20 +144,9 @@ describe('requestState attacks', () => {
 
   it('another caller replaying an approval’s URL retry is CONFIRMATION_INVALID and does not take the approved call', async () => {
     const args = { payment: 22, amount: 4 };
-    const asked = inputRequiredOf(
-      (await postModernCall(gw.url, AGENT_KEY, 'create_refund', args, { capabilities: URL_CAPS }))
-        .json,
-    );
-    const url = String(asked.inputRequests.approve!.params.url);
-    expect(
-      (await decide(gw.url, FINANCE_KEY, url.slice(url.lastIndexOf('/') + 1), 'approve')).status,
-    ).toBe(200);
-    const retry = (key: string) =>
-      postModernCall(gw.url, key, 'create_refund', args, {
-        capabilities: URL_CAPS,
-        inputResponses: { approve: { action: 'accept' } },
-        requestState: asked.requestState,
-      });
+    const asked = await askRefundByUrl(gw.url, AGENT_KEY, args);
+    expect((await decide(gw.url, FINANCE_KEY, asked.id, 'approve')).status).toBe(200);
+    const retry = (key: string) => refundUrlRetry(gw.url, key, args, asked.requestState);
     await expectInvalid(await retry(OTHER_AGENT_KEY));
     expect(upstream.requests).toEqual([]);
     expect(resultText((await retry(AGENT_KEY)).json).isError).toBeFalsy();
@@ -217,19 +205,9 @@ describe('requestState attacks', () => {
 
   it('an approval’s URL retry replayed after it ran is CONFIRMATION_INVALID, parking no new approval and sending nothing more', async () => {
     const args = { payment: 21, amount: 2 };
-    const asked = inputRequiredOf(
-      (await postModernCall(gw.url, AGENT_KEY, 'create_refund', args, { capabilities: URL_CAPS }))
-        .json,
-    );
-    const url = String(asked.inputRequests.approve!.params.url);
-    const id = url.slice(url.lastIndexOf('/') + 1);
-    expect((await decide(gw.url, FINANCE_KEY, id, 'approve')).status).toBe(200);
-    const retry = () =>
-      postModernCall(gw.url, AGENT_KEY, 'create_refund', args, {
-        capabilities: URL_CAPS,
-        inputResponses: { approve: { action: 'accept' } },
-        requestState: asked.requestState,
-      });
+    const asked = await askRefundByUrl(gw.url, AGENT_KEY, args);
+    expect((await decide(gw.url, FINANCE_KEY, asked.id, 'approve')).status).toBe(200);
+    const retry = () => refundUrlRetry(gw.url, AGENT_KEY, args, asked.requestState);
     expect(resultText((await retry()).json).isError).toBeFalsy();
     const before = (await listApprovals(gw.url, FINANCE_KEY)).length;
     const replay = resultText((await retry()).json);

@@ -8,49 +8,35 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   AGENT_KEY,
+  approvalOf,
+  askDeleteConfirm,
+  CONFIRM_KEY,
+  consentSpec,
   decide,
+  deleteConfirmedRetry,
   FINANCE_KEY,
   FORM_CAPS,
   inputRequiredOf,
+  KEYS_ENV,
   postModernCall,
   restRefund,
   resultText,
 } from '../helpers/consent.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
 
 /** Longer than the grants' upstream timeout of 1 s. */
 const PERSON_THINKS_MS = 1_300;
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-function spec(upstream: string): string {
-  return `
-wrap "consent-waits" version="1.0.0"
-base-url "${upstream}"
-timeout "1s"
-access confirm-key-env="CONFIRM_KEY" {
-    api-key env="AGENT_KEY" scopes="payments:write"
-    api-key env="FINANCE_KEY" scopes="payments:approve"
-}
-can create refund {
-    describe "Refund part of a payment."
-    path "/payments/{payment}/refunds" { payment "integer" min=1 }
-    body { amount "integer" required=#true min=1 }
-    approve "Refund {amount} cents on payment {payment}" by="payments:approve" expires="15m"
-}
-can delete payment {
-    describe "Delete a payment."
-    path "/payments/{payment}" { payment "integer" min=1 }
-    confirm "Delete payment {payment}?"
-}
-can update payment {
+/** A confirmed grant with a rate limit of one call a minute, beside the shared three. */
+const DISPUTE = `
+can update dispute {
     describe "Mark a payment disputed."
-    path "/payments/{payment}" { payment "integer" min=1 }
+    path "/payments/{payment}/dispute" { payment "integer" min=1 }
     confirm "Mark payment {payment} disputed?"
     rate-limit "1/m"
-}
-`;
-}
+}`;
 
 const confirmAnswer = (yes: boolean) => ({
   confirm: yes ? { action: 'accept', content: { confirm: true } } : { action: 'decline' },
@@ -61,12 +47,9 @@ describe('a person’s wait is no call’s wait', () => {
   let gw: TestGateway;
 
   beforeAll(async () => {
-    upstream = await startUpstream((_req, res) => {
-      res.setHeader('content-type', 'application/json');
-      res.end('{"ok":true}');
-    });
-    gw = await startGateway(spec(upstream.url), {
-      env: { AGENT_KEY, FINANCE_KEY, CONFIRM_KEY: 'e4'.repeat(32) },
+    upstream = await startUpstream(okJson);
+    gw = await startGateway(consentSpec(upstream.url, { extra: 'timeout "1s"', tools: DISPUTE }), {
+      env: { ...KEYS_ENV, CONFIRM_KEY },
     });
   });
   afterAll(async () => {
@@ -80,8 +63,7 @@ describe('a person’s wait is no call’s wait', () => {
   it('runs a call approved after longer than the upstream timeout, once', async () => {
     const parked = await restRefund(gw.url, AGENT_KEY, { payment: 5, amount: 100 });
     expect(parked.status).toBe(202);
-    const id = (parked.json as { error: { details: { approval: { id: string } } } }).error.details
-      .approval.id;
+    const { id } = approvalOf(parked.json);
     await sleep(PERSON_THINKS_MS);
     expect((await decide(gw.url, FINANCE_KEY, id, 'approve')).status).toBe(200);
     const ran = await restRefund(gw.url, AGENT_KEY, { payment: 5, amount: 100 });
@@ -90,36 +72,16 @@ describe('a person’s wait is no call’s wait', () => {
   });
 
   it('runs a call confirmed after longer than the upstream timeout', async () => {
-    const asked = inputRequiredOf(
-      (
-        await postModernCall(
-          gw.url,
-          AGENT_KEY,
-          'delete_payment',
-          { payment: 8 },
-          { capabilities: FORM_CAPS },
-        )
-      ).json,
-    );
+    const state = await askDeleteConfirm(gw.url, AGENT_KEY, 8);
     await sleep(PERSON_THINKS_MS);
-    const retry = await postModernCall(
-      gw.url,
-      AGENT_KEY,
-      'delete_payment',
-      { payment: 8 },
-      {
-        capabilities: FORM_CAPS,
-        inputResponses: confirmAnswer(true),
-        requestState: asked.requestState,
-      },
-    );
+    const retry = await deleteConfirmedRetry(gw.url, AGENT_KEY, 8, state);
     expect(resultText(retry.json).isError).toBe(false);
     expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /payments/8']);
   });
 
   it('counts the rate limit only on calls that pass the step: questions and declines are free', async () => {
     const call = (extra: Parameters<typeof postModernCall>[4]) =>
-      postModernCall(gw.url, AGENT_KEY, 'update_payment', { payment: 9 }, extra);
+      postModernCall(gw.url, AGENT_KEY, 'update_dispute', { payment: 9 }, extra);
     const ask = async () => inputRequiredOf((await call({ capabilities: FORM_CAPS })).json);
     const answer = async (yes: boolean) =>
       resultText(
@@ -137,6 +99,8 @@ describe('a person’s wait is no call’s wait', () => {
     expect((await answer(true)).isError).toBe(false);
     // The next yes is over the 1/m; a question before it was still answered.
     expect((await answer(true)).text).toMatch(/^RATE_LIMITED: /);
-    expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['PATCH /payments/9']);
+    expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'PATCH /payments/9/dispute',
+    ]);
   });
 });

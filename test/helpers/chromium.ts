@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /** Debian's Chromium, or another build named by MCP_BEAVER_CHROMIUM. */
 export const CHROMIUM = process.env.MCP_BEAVER_CHROMIUM || '/usr/bin/chromium';
@@ -45,8 +45,15 @@ const CHROMIUM_ARGS = [
 /**
  * Headless Chromium in a fresh profile folder, which the caller removes after closing the
  * context; a launch that fails removes the folder itself (the caller never learns its name).
+ * Without a browser (reached only when MCP_BEAVER_REQUIRE_BROWSER=1 kept the tests from
+ * being skipped) it fails saying what to install.
  */
 export async function launchChromium(): Promise<{ context: BrowserContext; profile: string }> {
+  if (!BROWSER_FOUND) {
+    throw new Error(
+      `${CHROMIUM} is missing and MCP_BEAVER_REQUIRE_BROWSER=1: the browser tests need Chromium (${INSTALL_HINT})`,
+    );
+  }
   const profile = mkdtempSync(join(tmpdir(), 'mcp-beaver-chromium-'));
   try {
     const context = await chromium.launchPersistentContext(profile, {
@@ -64,4 +71,38 @@ export async function launchChromium(): Promise<{ context: BrowserContext; profi
     rmSync(profile, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** Closes what `launchChromium` started and removes its profile; either may be missing. */
+export async function closeChromium(context?: BrowserContext, profile?: string): Promise<void> {
+  await context?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+}
+
+/**
+ * A new page at `url` that records console errors, uncaught errors, failed requests,
+ * HTTP errors and CSP violations in `problems`, for the test to say which it expects.
+ */
+export async function openPage(
+  context: BrowserContext,
+  url: string,
+): Promise<{ page: Page; problems: string[] }> {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()} ${r.url()}`);
+  });
+  // Injected by the browser tooling, so the page's own CSP does not stop it.
+  await page.addInitScript(
+    "document.addEventListener('securitypolicyviolation', function (e) {" +
+      " console.error('CSP violation: ' + e.violatedDirective + ' ' + e.blockedURI); });",
+  );
+  const res = await page.goto(url, { waitUntil: 'load' });
+  if (res?.status() !== 200) throw new Error(`${url} answered ${res?.status()}, not 200`);
+  return { page, problems };
 }

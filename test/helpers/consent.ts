@@ -24,12 +24,17 @@ export const KEYS_ENV = {
 };
 
 /**
- * The spec; `extra` goes at the top level (a `limits` node), `keyEnv` names the sealing
- * key's variable (false: none, the key is then random per process).
+ * The spec; `extra` goes at the top level (a `limits` node, a `timeout`), `tools` after
+ * the three grants, `keyEnv` names the sealing key's variable (false: none, the key is
+ * then random per process).
  */
 export function consentSpec(
   upstream: string,
-  { extra = '', keyEnv = 'CONFIRM_KEY' }: { extra?: string; keyEnv?: string | false } = {},
+  {
+    extra = '',
+    tools = '',
+    keyEnv = 'CONFIRM_KEY',
+  }: { extra?: string; tools?: string; keyEnv?: string | false } = {},
 ): string {
   const key = keyEnv === false ? '' : ` confirm-key-env="${keyEnv}"`;
   return `
@@ -59,6 +64,7 @@ can update payment {
     confirm "Void payment {payment}?"
     approve "Void payment {payment}" by="payments:approve" expires="1h"
 }
+${tools}
 `;
 }
 
@@ -184,6 +190,73 @@ export function resultText(json: unknown): { isError: boolean | undefined; text:
 export const ACCEPT_CONFIRM = { confirm: { action: 'accept', content: { confirm: true } } };
 export const FORM_CAPS = { elicitation: { form: {} } };
 export const URL_CAPS = { elicitation: { url: {} } };
+
+/** The requestState of the confirmation `key` is asked when deleting `payment`. */
+export async function askDeleteConfirm(url: string, key: string, payment: number): Promise<string> {
+  const asked = await postModernCall(
+    url,
+    key,
+    'delete_payment',
+    { payment },
+    {
+      capabilities: FORM_CAPS,
+    },
+  );
+  return inputRequiredOf(asked.json).requestState;
+}
+
+/** The retry of that confirmation, answered yes. */
+export function deleteConfirmedRetry(
+  url: string,
+  key: string,
+  payment: number,
+  requestState: string,
+): ReturnType<typeof postJson> {
+  return postModernCall(
+    url,
+    key,
+    'delete_payment',
+    { payment },
+    {
+      capabilities: FORM_CAPS,
+      inputResponses: ACCEPT_CONFIRM,
+      requestState,
+    },
+  );
+}
+
+/**
+ * A refund asked by a client that takes URL elicitation: its requestState and the id of
+ * the approval the elicitation's URL names (its last path segment).
+ */
+export async function askRefundByUrl(
+  url: string,
+  key: string,
+  args: { payment: number; amount: number },
+): Promise<{ requestState: string; id: string }> {
+  const asked = inputRequiredOf(
+    (await postModernCall(url, key, 'create_refund', args, { capabilities: URL_CAPS })).json,
+  );
+  const approveUrl = String(asked.inputRequests.approve!.params.url);
+  return {
+    requestState: asked.requestState,
+    id: approveUrl.slice(approveUrl.lastIndexOf('/') + 1),
+  };
+}
+
+/** The retry of that refund once someone has decided: the client says the URL step is done. */
+export function refundUrlRetry(
+  url: string,
+  key: string,
+  args: { payment: number; amount: number },
+  requestState: string,
+): ReturnType<typeof postJson> {
+  return postModernCall(url, key, 'create_refund', args, {
+    capabilities: URL_CAPS,
+    inputResponses: { approve: { action: 'accept' } },
+    requestState,
+  });
+}
 
 /** An SDK v2 client at 2026-07-28 with the given elicitation capability and handler. */
 export async function modernClient(

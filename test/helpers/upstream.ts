@@ -31,6 +31,12 @@ export const echoJson: UpstreamHandler = (req, res) => {
   res.end(JSON.stringify({ ok: true, method: req.method, path: req.path }));
 };
 
+/** The same small answer to every request, for tests that only count what reached the upstream. */
+export const okJson: UpstreamHandler = (_req, res) => {
+  res.setHeader('content-type', 'application/json');
+  res.end('{"ok":true}');
+};
+
 export async function startUpstream(handler: UpstreamHandler = echoJson): Promise<Upstream> {
   const requests: RecordedRequest[] = [];
   let current = handler;

@@ -10,7 +10,6 @@
  * run, so it never touches anyone else's keys. The fallback test kills only a
  * redis-server it started itself on a free port.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,7 +30,7 @@ import { createServerLimiter } from '../../src/engine/rate-limit/server-limiter.
 import { StartupError } from '../../src/engine/startup-error.js';
 import { compileSpecText } from '../../src/compiler/load-spec.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { BIN } from '../helpers/run-cli.js';
+import { serveProcess, type GatewayProcess } from '../helpers/gateway-process.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { callTool } from '../helpers/call-tool.js';
 import { redisSkipReason, redisUrl } from '../helpers/needs-services.js';
@@ -270,14 +269,6 @@ can get status {
   });
 });
 
-/** A `mcp-beaver serve` child process, its log, and its URL once it listens. */
-interface GatewayProcess {
-  readonly url: string;
-  readonly child: ChildProcess;
-  log(): string;
-  stop(): Promise<void>;
-}
-
 function waitFor(
   what: string,
   timeoutMs: number,
@@ -292,45 +283,6 @@ function waitFor(
       await new Promise((r) => setTimeout(r, 50));
     }
   })();
-}
-
-function stopChild(child: ChildProcess, timeoutMs = 5_000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
-}
-
-async function serve(specFile: string, env: Record<string, string>): Promise<GatewayProcess> {
-  const child = spawn(
-    process.execPath,
-    [BIN, 'serve', specFile, '--http', '127.0.0.1:0', '--no-watch', '--log-level', 'debug'],
-    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  let url: string | undefined;
-  try {
-    await waitFor('the "mcp-beaver listening" line', 30_000, () => {
-      if (child.exitCode !== null) throw new Error(`mcp-beaver serve exited early:\n${out}`);
-      for (const line of out.split('\n')) {
-        if (!line.includes('"mcp-beaver listening"')) continue;
-        url = (JSON.parse(line) as { url: string }).url;
-        return true;
-      }
-      return false;
-    });
-  } catch (err) {
-    await stopChild(child);
-    throw err;
-  }
-  return { url: url!, child, log: () => out, stop: () => stopChild(child) };
 }
 
 function writeSpec(tool: string, redisEnv: string): string {
@@ -433,7 +385,7 @@ describe.skipIf(
     expect(await redis.ping()).toBe('PONG');
     const spec = writeSpec(tool, 'RL_REDIS_URL');
     gws.push(
-      ...(await Promise.all([1, 2].map(() => serve(spec, { RL_REDIS_URL: SHARED_REDIS! })))),
+      ...(await Promise.all([1, 2].map(() => serveProcess(spec, { RL_REDIS_URL: SHARED_REDIS! })))),
     );
   }, 60_000);
 
@@ -483,7 +435,7 @@ describe.skipIf(
     redis = await startRedisServer(port);
     const spec = writeSpec(tool, 'RL_PRIVATE_REDIS');
     const env = { RL_PRIVATE_REDIS: `redis://127.0.0.1:${port}` };
-    gws.push(...(await Promise.all([1, 2].map(() => serve(spec, env)))));
+    gws.push(...(await Promise.all([1, 2].map(() => serveProcess(spec, env)))));
   }, 60_000);
 
   afterAll(async () => {

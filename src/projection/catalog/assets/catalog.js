@@ -702,6 +702,49 @@
     return lead + (message ? `: ${message}` : '.');
   }
 
+  /**
+   * GETs one of the gateway's lists (`/api`, `/api/approvals`) as `token` sees it, never an
+   * answer cached for another token, and hands `show` the parsed answer when `holds` accepts
+   * it. A refusal (then `refused` is true), an answer of another shape or a failed request
+   * reaches `fail` as the sentence to show. `done` says whether this answer is still the one
+   * the page waits for; a later one drops it.
+   */
+  function getListing({ path, token, what, holds, shape, done, fail, show }) {
+    const headers = { accept: 'application/json' };
+    if (token) headers.authorization = `Bearer ${token}`;
+    fetch(path, {
+      method: 'GET',
+      headers,
+      credentials: 'omit',
+      cache: 'no-store',
+      redirect: 'error',
+    })
+      .then((res) =>
+        res.text().then((text) => {
+          if (!done()) return;
+          if (!res.ok) {
+            fail(listingError(res, text, what), true);
+            return;
+          }
+          let listing;
+          try {
+            listing = JSON.parse(text);
+          } catch {
+            listing = null;
+          }
+          if (!isObject(listing) || !holds(listing)) {
+            fail(`The gateway answered GET ${path} with something other than ${shape}.`, false);
+            return;
+          }
+          show(listing);
+        }),
+      )
+      .catch((e) => {
+        if (!done()) return;
+        fail(`The ${what} could not be listed: ${errorText(e)}`, false);
+      });
+  }
+
   // The token of the listing asked for last; an older answer is dropped.
   const asked = { seq: 0, token: null, pending: false };
 
@@ -727,44 +770,19 @@
       toolList.removeAttribute('aria-busy');
       return true;
     };
-    const headers = { accept: 'application/json' };
-    if (token) headers.authorization = `Bearer ${token}`;
-    fetch('/api', {
-      method: 'GET',
-      headers,
-      credentials: 'omit',
-      // Each token sees its own list: never an answer cached for another.
-      cache: 'no-store',
-      redirect: 'error',
-    })
-      .then((res) =>
-        res.text().then((text) => {
-          if (!done()) return;
-          if (!res.ok) {
-            toolsNotice('error', listingError(res, text, 'tools'));
-            return;
-          }
-          let listing;
-          try {
-            listing = JSON.parse(text);
-          } catch {
-            listing = null;
-          }
-          if (!isObject(listing) || !Array.isArray(listing.tools)) {
-            toolsNotice(
-              'error',
-              'The gateway answered GET /api with something other than a tool list.',
-            );
-            return;
-          }
-          showTools(listing.tools.filter((t) => isObject(t) && typeof t.name === 'string'));
-          showResourcesAndPrompts(listing);
-        }),
-      )
-      .catch((e) => {
-        if (!done()) return;
-        toolsNotice('error', `The tools could not be listed: ${errorText(e)}`);
-      });
+    getListing({
+      path: '/api',
+      token,
+      what: 'tools',
+      holds: (listing) => Array.isArray(listing.tools),
+      shape: 'a tool list',
+      done,
+      fail: (text) => toolsNotice('error', text),
+      show: (listing) => {
+        showTools(listing.tools.filter((t) => isObject(t) && typeof t.name === 'string'));
+        showResourcesAndPrompts(listing);
+      },
+    });
   }
 
   // --- The approvals view: the calls waiting for a decision, from GET /api/approvals. ---
@@ -937,46 +955,27 @@
       approvalList.removeAttribute('aria-busy');
       return true;
     };
-    fetch('/api/approvals', {
-      method: 'GET',
-      headers: { accept: 'application/json', authorization: `Bearer ${token}` },
-      credentials: 'omit',
-      cache: 'no-store',
-      redirect: 'error',
-    })
-      .then((res) =>
-        res.text().then((text) => {
-          if (!done()) return;
-          if (!res.ok) {
-            approvalList.replaceChildren();
-            approvalCount.textContent = '';
-            approvalsNotice('error', listingError(res, text, 'approvals'));
-            return;
-          }
-          let listing;
-          try {
-            listing = JSON.parse(text);
-          } catch {
-            listing = null;
-          }
-          if (!isObject(listing) || !Array.isArray(listing.approvals)) {
-            approvalsNotice(
-              'error',
-              'The gateway answered GET /api/approvals with something other than a list.',
-            );
-            return;
-          }
-          showApprovals(
-            listing.approvals.filter(
-              (a) => isObject(a) && typeof a.id === 'string' && typeof a.tool === 'string',
-            ),
-          );
-        }),
-      )
-      .catch((e) => {
-        if (!done()) return;
-        approvalsNotice('error', `The approvals could not be listed: ${errorText(e)}`);
-      });
+    getListing({
+      path: '/api/approvals',
+      token,
+      what: 'approvals',
+      holds: (listing) => Array.isArray(listing.approvals),
+      shape: 'a list',
+      done,
+      fail: (text, refused) => {
+        if (refused) {
+          approvalList.replaceChildren();
+          approvalCount.textContent = '';
+        }
+        approvalsNotice('error', text);
+      },
+      show: (listing) =>
+        showApprovals(
+          listing.approvals.filter(
+            (a) => isObject(a) && typeof a.id === 'string' && typeof a.tool === 'string',
+          ),
+        ),
+    });
   }
 
   /** What the token field's buttons and keys list in this view. */
