@@ -178,3 +178,34 @@ describe('a collector that is down', () => {
     await receiver.start();
   });
 });
+
+describe.each(['http/protobuf', 'http/json'] as const)('metrics over %s', (protocol) => {
+  it('exports what the metric producer collects, with its points’ attributes', async () => {
+    // A real SDK meter read by hand stands for the prom-client registry's producer.
+    const { MeterProvider, MetricReader } = await import('@opentelemetry/sdk-metrics');
+    class ReadByHand extends MetricReader {
+      protected onShutdown(): Promise<void> {
+        return Promise.resolve();
+      }
+      protected onForceFlush(): Promise<void> {
+        return Promise.resolve();
+      }
+    }
+    const producer = new ReadByHand();
+    const meters = new MeterProvider({ readers: [producer] });
+    meters
+      .getMeter('test')
+      .createHistogram('mcp.server.operation.duration', { unit: 's' })
+      .record(0.05, { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'list_issues' });
+    const config = telemetryConfigFrom({ OTEL_EXPORTER_OTLP_PROTOCOL: protocol }, receiver.url);
+    if (!config) throw new Error('telemetry should be on');
+    telemetry = await createOtelTelemetry(config, { metricProducer: producer });
+    await telemetry.shutdown();
+    await meters.shutdown();
+    const metric = receiver.metrics.find((m) => m.name === 'mcp.server.operation.duration');
+    expect(metric?.points).toEqual([
+      { attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'list_issues' } },
+    ]);
+    expect(receiver.requests.some((r) => r.path === '/v1/metrics')).toBe(true);
+  });
+});
