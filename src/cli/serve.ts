@@ -55,6 +55,7 @@ export async function runServe(argv: string[]): Promise<number> {
       maxInFlight,
       ...(values['public-url'] !== undefined && { publicUrl: values['public-url'] }),
       ...(metricsListen && { metricsListen }),
+      ...(values.otlp !== undefined && { otlp: values.otlp }),
     });
   } catch (err) {
     if (err instanceof StartupError) {

@@ -27,6 +27,7 @@ import type { Metrics } from './metrics.js';
 import { metricsRoute } from './metrics-route.js';
 import { answerClientError } from './client-errors.js';
 import { lazyRequestLogger } from './request-logger.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 
 export const BODY_LIMIT = 4 * 1024 * 1024;
 /** Slowloris: the whole header block of a request must arrive within this. */
@@ -53,6 +54,8 @@ export interface AppOptions {
    * listener of their own). With `access`, reading them here needs the metrics:read scope.
    */
   readonly metricsHere: boolean;
+  /** The server's telemetry (TELEMETRY_OFF when absent), for the request spans. */
+  readonly telemetry?: Telemetry;
 }
 
 export function buildApp(opts: AppOptions): FastifyInstance {

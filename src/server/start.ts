@@ -22,6 +22,8 @@ import { redactLogLines } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 import { buildRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
+import { loadTelemetry } from '../telemetry/load-telemetry.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 
 export interface StartOptions {
   readonly spec: CompiledSpec;
@@ -39,6 +41,10 @@ export interface StartOptions {
   readonly overrides?: SpecOverrides;
   /** `--metrics-http`: serve GET /metrics here, and not on the gateway's own port. */
   readonly metricsListen?: ListenAddress;
+  /** `--otlp <url>`: export traces and metrics there (as OTEL_EXPORTER_OTLP_ENDPOINT would). */
+  readonly otlp?: string;
+  /** Telemetry made by the caller; else it comes from `env` and `otlp` (load-telemetry.ts). */
+  readonly telemetry?: Telemetry;
 }
 
 export type ReloadResult =
@@ -51,6 +57,8 @@ export interface RunningServer {
   readonly gateway: Gateway;
   readonly runtime: Runtime;
   readonly metrics: Metrics;
+  /** TELEMETRY_OFF unless OTLP export is on; shut down with the server. */
+  readonly telemetry: Telemetry;
   /** http://host:port of the bound socket. */
   readonly url: string;
   /** http://host:port of the metrics listener, with --metrics-http. */
@@ -99,11 +107,17 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   }
   const metrics = createMetrics();
   const env = opts.env ?? process.env;
+  // Before anything opens: a bad OTEL_* value stops start-up with nothing to close.
+  const telemetry =
+    opts.telemetry ?? (await loadTelemetry(env, opts.otlp, logger || undefined, metrics.registry));
   // One limiter for the process: reloads keep it, so counts (and Redis) survive them.
   const rateLimiter = await createServerLimiter(spec, {
     env,
     onFallback: (active) => metrics.rateLimitFallback(active),
     ...(logger && { log: logger }),
+  }).catch(async (err: unknown) => {
+    await telemetry.shutdown();
+    throw err;
   });
   // The key and stores of confirm/approve, for the process like the limiter: pending
   // approvals and spent states outlive a reload.
@@ -118,11 +132,14 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       : undefined;
   } catch (err) {
     await rateLimiter.close();
+    await telemetry.shutdown();
     throw err;
   }
   const closeShared = async (): Promise<void> => {
     await rateLimiter.close();
     await consent?.close();
+    // After the drain: the spans of the last calls are flushed (bounded) before exit.
+    await telemetry.shutdown();
   };
   const runtimeOptions: RuntimeOptions = {
     env,
@@ -134,6 +151,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     ...(logger && { log: logger }),
     rateLimiter,
     ...(consent && { consent }),
+    telemetry,
   };
   let current: Runtime;
   try {
@@ -157,6 +175,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     logger: logger ? (logger as unknown as FastifyBaseLogger) : false,
     longestCallMs: longestCallMs(spec),
     metricsHere: opts.metricsListen === undefined,
+    telemetry,
     ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
   });
   try {
@@ -257,6 +276,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   return {
     app,
     metrics,
+    telemetry,
     get gateway() {
       return current.gateway;
     },

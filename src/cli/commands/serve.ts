@@ -62,6 +62,12 @@ Serves every grant of the spec from one process:
       help: "Serve GET /metrics on this listener only, not on the gateway's port",
       note: 'For example ":9090", for a Prometheus scraping pod IPs.',
     },
+    otlp: {
+      type: 'string',
+      value: 'URL',
+      help: 'Export OpenTelemetry traces and metrics to this OTLP/HTTP collector',
+      note: 'A base URL like OTEL_EXPORTER_OTLP_ENDPOINT: /v1/traces and /v1/metrics are appended.',
+    },
     'no-watch': {
       type: 'boolean',
       help: 'Do not reload when the spec file changes (SIGHUP still reloads)',
@@ -85,6 +91,18 @@ GET /metrics serves Prometheus metrics: on the --metrics-http listener when give
 the gateway's port, where with \`access\` it needs a key or token holding the scope
 metrics:read (they name every tool). Logs carry one access line per request and one
 audit line per tool call (no argument values).
+
+OpenTelemetry export is off unless --otlp or OTEL_EXPORTER_OTLP_ENDPOINT (or
+OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) is set; off, no
+OpenTelemetry code is loaded. The standard variables are honoured:
+OTEL_EXPORTER_OTLP_HEADERS (and _TRACES_/_METRICS_HEADERS, key=value,...),
+OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, the default, or http/json), OTEL_SERVICE_NAME
+(default mcp-beaver), OTEL_TRACES_SAMPLER (parentbased_always_on, the default;
+always_on, always_off, traceidratio, parentbased_traceidratio) with
+OTEL_TRACES_SAMPLER_ARG, OTEL_METRIC_EXPORT_INTERVAL, OTEL_BSP_MAX_QUEUE_SIZE,
+OTEL_BSP_MAX_EXPORT_BATCH_SIZE, OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_EXPORT_TIMEOUT,
+OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER=none and OTEL_SDK_DISABLED=true. Export is
+batched; a collector that is down loses telemetry, never a call, and is logged once.
 
 Example:
   GITHUB_TOKEN=... mcp-beaver serve specs/github-issues.mcp.kdl --http :8080`,

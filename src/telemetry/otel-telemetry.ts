@@ -1,0 +1,283 @@
+/**
+ * Telemetry made by the OpenTelemetry SDK (issue 30): the one module that imports it,
+ * and only load-telemetry.ts imports this one, when OTLP export is on. Spans are made
+ * by our code, never by auto-instrumentation (which cannot see the single binary's
+ * bundled modules); the parent of a server span is the caller's W3C traceparent,
+ * passed in, not an ambient context, so no context manager is installed.
+ *
+ * Export is batched and bounded (BatchSpanProcessor's queue drops beyond its size), and
+ * a collector that is down costs the telemetry, never a call: the exporters are watched,
+ * and the log says once per signal when export starts failing and once when it is back.
+ */
+import {
+  ROOT_CONTEXT,
+  SpanKind as OtelSpanKind,
+  SpanStatusCode,
+  defaultTextMapGetter,
+  trace,
+  type Context,
+  type Span as OtelSpan,
+  type Tracer,
+} from '@opentelemetry/api';
+import {
+  ExportResultCode,
+  W3CTraceContextPropagator,
+  type ExportResult,
+} from '@opentelemetry/core';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type Sampler,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace';
+import {
+  MeterProvider,
+  PeriodicExportingMetricReader,
+  type MetricProducer,
+  type PushMetricExporter,
+} from '@opentelemetry/sdk-metrics';
+import type { Logger } from 'pino';
+import { NO_SPAN, type Attributes, type AttributeValue, type Span, type SpanKind } from './span.js';
+import type { Telemetry, TraceParent } from './telemetry.js';
+import type { SamplerConfig, SignalExport, TelemetryConfig } from './telemetry-config.js';
+
+export type TelemetryLog = Pick<Logger, 'info' | 'warn'>;
+
+export interface OtelTelemetryOptions {
+  readonly log?: TelemetryLog;
+  /**
+   * Where OTLP metrics come from: the prom-client registry read as OTel data, so
+   * /metrics and OTLP show the same histograms with no second bookkeeping. Without
+   * one, no metric reader is started (the gateway records no OTel instruments of its own).
+   */
+  readonly metricProducer?: MetricProducer;
+}
+
+/** How long shutdown waits for the last batch: a collector that is down loses it. */
+const SHUTDOWN_BOUND_MS = 2_000;
+
+const SCOPE = 'mcp-beaver';
+
+const KINDS: Readonly<Record<SpanKind, OtelSpanKind>> = {
+  server: OtelSpanKind.SERVER,
+  client: OtelSpanKind.CLIENT,
+  internal: OtelSpanKind.INTERNAL,
+};
+
+function defined(attributes: Attributes | undefined): Record<string, AttributeValue> | undefined {
+  if (!attributes) return undefined;
+  const out: Record<string, AttributeValue> = {};
+  for (const [key, value] of Object.entries(attributes)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+/** One OTel span behind the gateway's Span. */
+class SdkSpan implements Span {
+  readonly recording: boolean;
+  constructor(
+    private readonly tracer: Tracer,
+    private readonly span: OtelSpan,
+  ) {
+    this.recording = span.isRecording();
+  }
+  setAttribute(key: string, value: AttributeValue | undefined): void {
+    if (value !== undefined) this.span.setAttribute(key, value);
+  }
+  setAttributes(attributes: Attributes): void {
+    const set = defined(attributes);
+    if (set) this.span.setAttributes(set);
+  }
+  fail(errorType: string): void {
+    this.span.setAttribute('error.type', errorType);
+    this.span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  child(name: string, kind: SpanKind, attributes?: Attributes): Span {
+    const parent: Context = trace.setSpan(ROOT_CONTEXT, this.span);
+    const attrs = defined(attributes);
+    return new SdkSpan(
+      this.tracer,
+      this.tracer.startSpan(
+        name,
+        { kind: KINDS[kind], ...(attrs && { attributes: attrs }) },
+        parent,
+      ),
+    );
+  }
+  /**
+   * Also for a span sampled out: the trace goes on upstream with its flags saying so,
+   * as W3C trace context asks of an intermediary.
+   */
+  traceparent(): string | undefined {
+    const { traceId, spanId, traceFlags } = this.span.spanContext();
+    return `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`;
+  }
+  tracestate(): string | undefined {
+    return this.span.spanContext().traceState?.serialize() || undefined;
+  }
+  end(): void {
+    this.span.end();
+  }
+}
+
+function sampler(config: SamplerConfig): Sampler {
+  const root =
+    config.root === 'always_off'
+      ? new AlwaysOffSampler()
+      : config.root === 'traceidratio'
+        ? new TraceIdRatioBasedSampler(config.ratio)
+        : new AlwaysOnSampler();
+  return config.parentBased ? new ParentBasedSampler({ root }) : root;
+}
+
+interface Exporter<T> {
+  export(items: T, done: (result: ExportResult) => void): void;
+}
+
+/**
+ * Logs the transitions of a signal's export, not each export: the first failure
+ * (telemetry is being dropped), and the first success after failures.
+ */
+function watchExports<T, E extends Exporter<T>>(
+  exporter: E,
+  signal: 'traces' | 'metrics',
+  url: string,
+  log: TelemetryLog | undefined,
+): E {
+  let failing = false;
+  const original = exporter.export.bind(exporter);
+  exporter.export = (items: T, done: (result: ExportResult) => void) =>
+    original(items, (result) => {
+      const ok = result.code === ExportResultCode.SUCCESS;
+      if (!ok && !failing) {
+        failing = true;
+        // The error says what failed (a status, a refused connection); never the headers.
+        log?.warn(
+          { otlp: signal, url, err: result.error?.message },
+          `OTLP ${signal} export failing: ${signal} are dropped until the collector answers`,
+        );
+      } else if (ok && failing) {
+        failing = false;
+        log?.info({ otlp: signal, url }, `OTLP ${signal} export recovered`);
+      }
+      done(result);
+    });
+  return exporter;
+}
+
+function exporterConfig(signal: SignalExport): {
+  url: string;
+  headers: Record<string, string>;
+  timeoutMillis: number;
+} {
+  return { url: signal.url, headers: { ...signal.headers }, timeoutMillis: signal.timeoutMs };
+}
+
+// Only the exporters of the configured protocol are loaded.
+async function traceExporter(signal: SignalExport): Promise<SpanExporter> {
+  const { OTLPTraceExporter } =
+    signal.protocol === 'http/json'
+      ? await import('@opentelemetry/exporter-trace-otlp-http')
+      : await import('@opentelemetry/exporter-trace-otlp-proto');
+  return new OTLPTraceExporter(exporterConfig(signal));
+}
+
+async function metricExporter(signal: SignalExport): Promise<PushMetricExporter> {
+  const { OTLPMetricExporter } =
+    signal.protocol === 'http/json'
+      ? await import('@opentelemetry/exporter-metrics-otlp-http')
+      : await import('@opentelemetry/exporter-metrics-otlp-proto');
+  return new OTLPMetricExporter(exporterConfig(signal));
+}
+
+export async function createOtelTelemetry(
+  config: TelemetryConfig,
+  opts: OtelTelemetryOptions = {},
+): Promise<Telemetry> {
+  const resource = resourceFromAttributes({ 'service.name': config.serviceName });
+  const propagator = new W3CTraceContextPropagator();
+
+  let tracerProvider: TracerProvider | undefined;
+  if (config.traces) {
+    const exporter = watchExports(
+      await traceExporter(config.traces),
+      'traces',
+      config.traces.url,
+      opts.log,
+    );
+    tracerProvider = new TracerProvider({
+      resource,
+      sampler: sampler(config.sampler),
+      spanProcessors: [
+        new BatchSpanProcessor({
+          exporter,
+          maxQueueSize: config.batch.maxQueueSize,
+          maxExportBatchSize: config.batch.maxExportBatchSize,
+          scheduledDelayMillis: config.batch.scheduledDelayMs,
+          exportTimeoutMillis: config.batch.exportTimeoutMs,
+        }),
+      ],
+    });
+  }
+
+  let meterProvider: MeterProvider | undefined;
+  if (config.metrics && opts.metricProducer) {
+    const exporter = watchExports(
+      await metricExporter(config.metrics),
+      'metrics',
+      config.metrics.url,
+      opts.log,
+    );
+    meterProvider = new MeterProvider({
+      resource,
+      readers: [
+        new PeriodicExportingMetricReader({
+          exporter,
+          exportIntervalMillis: config.metricIntervalMs,
+          exportTimeoutMillis: config.metricTimeoutMs,
+          metricProducers: [opts.metricProducer],
+        }),
+      ],
+    });
+  }
+
+  const tracer = tracerProvider?.getTracer(SCOPE);
+  let stopped: Promise<void> | undefined;
+  return {
+    on: true,
+    serverSpan(name: string, parent: TraceParent, attributes?: Attributes): Span {
+      // Metrics only (no traces endpoint): requests carry the span that does nothing.
+      if (!tracer) return NO_SPAN;
+      // An absent or malformed traceparent extracts nothing: the span starts a new trace.
+      const carrier: Record<string, string> = {};
+      if (parent.traceparent !== undefined) carrier.traceparent = parent.traceparent;
+      if (parent.tracestate !== undefined) carrier.tracestate = parent.tracestate;
+      const context = propagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
+      const attrs = defined(attributes);
+      return new SdkSpan(
+        tracer,
+        tracer.startSpan(
+          name,
+          { kind: OtelSpanKind.SERVER, ...(attrs && { attributes: attrs }) },
+          context,
+        ),
+      );
+    },
+    shutdown(): Promise<void> {
+      stopped ??= (async () => {
+        const bound = new Promise<void>((resolve) =>
+          setTimeout(resolve, SHUTDOWN_BOUND_MS).unref(),
+        );
+        await Promise.race([
+          Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown()]),
+          bound,
+        ]);
+      })();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,227 @@
+/**
+ * Whether OTLP export is on, and how, from the standard OpenTelemetry variables and
+ * `serve --otlp <url>` (issue 30). A pure function of the environment: no SDK is
+ * loaded to read it (load-telemetry.ts), and a bad value stops start-up with the
+ * variable's name. Header values are never echoed: they hold collector credentials.
+ */
+import type { Env } from '../engine/env.js';
+import { StartupError } from '../engine/startup-error.js';
+
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+
+/** Where one signal goes. */
+export interface SignalExport {
+  /** The full URL the exporter POSTs to (…/v1/traces, …/v1/metrics). */
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly protocol: OtlpProtocol;
+  readonly timeoutMs: number;
+}
+
+export interface SamplerConfig {
+  readonly root: 'always_on' | 'always_off' | 'traceidratio';
+  /** parentbased_*: a sampled parent is followed, an unsampled one too. */
+  readonly parentBased: boolean;
+  /** For traceidratio: the fraction of root traces kept, 0..1. */
+  readonly ratio: number;
+}
+
+export interface BatchConfig {
+  readonly maxQueueSize: number;
+  readonly maxExportBatchSize: number;
+  readonly scheduledDelayMs: number;
+  readonly exportTimeoutMs: number;
+}
+
+export interface TelemetryConfig {
+  readonly serviceName: string;
+  /** Absent: this signal is not exported (no endpoint for it, or its exporter is `none`). */
+  readonly traces?: SignalExport;
+  readonly metrics?: SignalExport;
+  readonly sampler: SamplerConfig;
+  readonly batch: BatchConfig;
+  readonly metricIntervalMs: number;
+  readonly metricTimeoutMs: number;
+}
+
+const DEFAULT_SERVICE_NAME = 'mcp-beaver';
+
+type Signal = 'traces' | 'metrics';
+
+function bad(variable: string, why: string): StartupError {
+  return new StartupError(`${variable} ${why}`);
+}
+
+function nonEmpty(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+function httpUrl(value: string, variable: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    // The value itself is not repeated: a URL may carry userinfo.
+    throw bad(variable, 'is not a URL (expected something like http://collector:4318)');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw bad(variable, `must be an http:// or https:// URL, not ${url.protocol}`);
+  return url;
+}
+
+/** The base endpoint + the signal path, as the OTLP exporter specification appends it. */
+function withSignalPath(base: string, variable: string, signal: Signal): string {
+  const url = httpUrl(base, variable);
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}/v1/${signal}`;
+  return url.toString();
+}
+
+/** `key=value,key2=value2`, values percent-encoded (the W3C baggage form the spec uses). */
+function parseHeaders(value: string | undefined, variable: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (value === undefined) return headers;
+  const entries = value.split(',');
+  entries.forEach((entry, i) => {
+    if (entry.trim() === '') return;
+    const eq = entry.indexOf('=');
+    const key = eq > 0 ? entry.slice(0, eq).trim() : '';
+    // A header name is a token; the value is not shown, whatever is wrong.
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(key))
+      throw bad(variable, `entry ${i + 1} is not key=value with a header name as the key`);
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(entry.slice(eq + 1).trim());
+    } catch {
+      throw bad(variable, `the value of ${key} is not valid percent-encoding`);
+    }
+    headers[key.toLowerCase()] = decoded;
+  });
+  return headers;
+}
+
+function parseProtocol(value: string | undefined, variable: string): OtlpProtocol | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'http/protobuf' || value === 'http/json') return value;
+  if (value === 'grpc')
+    throw bad(
+      variable,
+      'is grpc, which mcp-beaver does not export: use http/protobuf or http/json',
+    );
+  throw bad(variable, `is ${JSON.stringify(value)}: use http/protobuf or http/json`);
+}
+
+function parseCount(
+  env: Env,
+  variable: string,
+  fallback: number,
+  { min }: { min: number } = { min: 1 },
+): number {
+  const raw = nonEmpty(env, variable);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min)
+    throw bad(
+      variable,
+      `is ${JSON.stringify(raw)}: expected a whole number${min > 0 ? ` ≥ ${min}` : ''}`,
+    );
+  return n;
+}
+
+function parseSampler(env: Env): SamplerConfig {
+  const name = nonEmpty(env, 'OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on';
+  const parentBased = name.startsWith('parentbased_');
+  const root = parentBased ? name.slice('parentbased_'.length) : name;
+  if (root !== 'always_on' && root !== 'always_off' && root !== 'traceidratio')
+    throw bad(
+      'OTEL_TRACES_SAMPLER',
+      `is ${JSON.stringify(name)}: use always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio`,
+    );
+  let ratio = 1;
+  const arg = nonEmpty(env, 'OTEL_TRACES_SAMPLER_ARG');
+  if (root === 'traceidratio' && arg !== undefined) {
+    ratio = Number(arg);
+    if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1)
+      throw bad('OTEL_TRACES_SAMPLER_ARG', `is ${JSON.stringify(arg)}: expected a ratio 0..1`);
+  }
+  return { root, parentBased, ratio };
+}
+
+function signalExport(
+  env: Env,
+  signal: Signal,
+  otlpFlag: string | undefined,
+): SignalExport | undefined {
+  const SIGNAL = signal.toUpperCase();
+  const exporter = nonEmpty(env, `OTEL_${SIGNAL}_EXPORTER`);
+  if (exporter === 'none') return undefined;
+  const specific = nonEmpty(env, `OTEL_EXPORTER_OTLP_${SIGNAL}_ENDPOINT`);
+  const base = nonEmpty(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  // The signal's own variable is the most specific; then the flag; then the shared base.
+  const url = specific
+    ? httpUrl(specific, `OTEL_EXPORTER_OTLP_${SIGNAL}_ENDPOINT`).toString()
+    : otlpFlag !== undefined
+      ? withSignalPath(otlpFlag, '--otlp', signal)
+      : base
+        ? withSignalPath(base, 'OTEL_EXPORTER_OTLP_ENDPOINT', signal)
+        : undefined;
+  if (url === undefined) return undefined;
+  const protocol =
+    parseProtocol(
+      nonEmpty(env, `OTEL_EXPORTER_OTLP_${SIGNAL}_PROTOCOL`),
+      `OTEL_EXPORTER_OTLP_${SIGNAL}_PROTOCOL`,
+    ) ??
+    parseProtocol(nonEmpty(env, 'OTEL_EXPORTER_OTLP_PROTOCOL'), 'OTEL_EXPORTER_OTLP_PROTOCOL') ??
+    'http/protobuf';
+  const headers = {
+    ...parseHeaders(env.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS'),
+    ...parseHeaders(
+      env[`OTEL_EXPORTER_OTLP_${SIGNAL}_HEADERS`],
+      `OTEL_EXPORTER_OTLP_${SIGNAL}_HEADERS`,
+    ),
+  };
+  const timeoutMs = parseCount(
+    env,
+    `OTEL_EXPORTER_OTLP_${SIGNAL}_TIMEOUT`,
+    parseCount(env, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000),
+  );
+  return { url, headers, protocol, timeoutMs };
+}
+
+/**
+ * The export configuration, or undefined when telemetry is off: no endpoint variable
+ * and no `--otlp`, or `OTEL_SDK_DISABLED=true`. Throws a StartupError naming the
+ * variable whose value is wrong.
+ */
+export function telemetryConfigFrom(env: Env, otlpFlag?: string): TelemetryConfig | undefined {
+  if (nonEmpty(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return undefined;
+  const traces = signalExport(env, 'traces', otlpFlag);
+  const metrics = signalExport(env, 'metrics', otlpFlag);
+  if (!traces && !metrics) return undefined;
+  const maxQueueSize = parseCount(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 2048);
+  const maxExportBatchSize = parseCount(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512);
+  if (maxExportBatchSize > maxQueueSize)
+    throw bad(
+      'OTEL_BSP_MAX_EXPORT_BATCH_SIZE',
+      `(${maxExportBatchSize}) must not exceed OTEL_BSP_MAX_QUEUE_SIZE (${maxQueueSize})`,
+    );
+  const metricIntervalMs = parseCount(env, 'OTEL_METRIC_EXPORT_INTERVAL', 60_000);
+  return {
+    serviceName: nonEmpty(env, 'OTEL_SERVICE_NAME') ?? DEFAULT_SERVICE_NAME,
+    ...(traces && { traces }),
+    ...(metrics && { metrics }),
+    sampler: parseSampler(env),
+    batch: {
+      maxQueueSize,
+      maxExportBatchSize,
+      scheduledDelayMs: parseCount(env, 'OTEL_BSP_SCHEDULE_DELAY', 5_000, { min: 0 }),
+      exportTimeoutMs: parseCount(env, 'OTEL_BSP_EXPORT_TIMEOUT', 30_000),
+    },
+    metricIntervalMs,
+    // The reader refuses a timeout longer than its interval: the export must end first.
+    metricTimeoutMs: Math.min(
+      metricIntervalMs,
+      parseCount(env, 'OTEL_METRIC_EXPORT_TIMEOUT', 30_000),
+    ),
+  };
+}
