@@ -15,6 +15,7 @@ import { buildPayloads } from '../projection/mcp/payloads.js';
 import { prepareRestListing, type RestRuntime } from '../projection/rest/rest-routes.js';
 import type { CompiledSpec } from '../compiler/descriptor.js';
 import { prepareRequestGuard, type RequestGuard } from './request-guards.js';
+import { TELEMETRY_OFF, type Telemetry } from '../telemetry/telemetry.js';
 
 export interface Runtime extends RestRuntime, McpRuntime {
   readonly spec: CompiledSpec;
@@ -35,6 +36,8 @@ export interface RuntimeOptions {
   readonly rateLimiter?: RateLimiter;
   /** One per server process, so pending approvals and spent states survive reloads. */
   readonly consent?: ConsentServices;
+  /** One per server process: spans for requests (issue 30); TELEMETRY_OFF when absent. */
+  readonly telemetry?: Telemetry;
 }
 
 export async function buildRuntime(
@@ -69,6 +72,7 @@ export async function buildRuntime(
     generation,
     gateway,
     access,
+    telemetry: opts.telemetry ?? TELEMETRY_OFF,
     restListing: prepareRestListing(gateway),
     mcpPayloads: buildPayloads(gateway, access.enabled),
     guard: prepareRequestGuard({

@@ -22,6 +22,7 @@ import { redactLogLines } from './logger.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 import { buildRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
+import type { Telemetry } from '../telemetry/telemetry.js';
 
 export interface StartOptions {
   readonly spec: CompiledSpec;
@@ -39,6 +40,8 @@ export interface StartOptions {
   readonly overrides?: SpecOverrides;
   /** `--metrics-http`: serve GET /metrics here, and not on the gateway's own port. */
   readonly metricsListen?: ListenAddress;
+  /** Spans for requests (issue 30); TELEMETRY_OFF when absent. */
+  readonly telemetry?: Telemetry;
 }
 
 export type ReloadResult =
@@ -134,6 +137,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     ...(logger && { log: logger }),
     rateLimiter,
     ...(consent && { consent }),
+    ...(opts.telemetry && { telemetry: opts.telemetry }),
   };
   let current: Runtime;
   try {

@@ -10,7 +10,7 @@ import type { NumberTexts } from '../../number-text.js';
 import { HttpChannel } from './http-channel.js';
 import type { RpcChannel, UpstreamNotification } from './rpc-channel.js';
 import { startStdioChild, type UpstreamLog } from './stdio-supervisor.js';
-import { callTool, listTools, type UpstreamTool } from './upstream-tools.js';
+import { callTool, listTools, type TraceMeta, type UpstreamTool } from './upstream-tools.js';
 import {
   UpstreamSession,
   type Handshake,
@@ -63,6 +63,8 @@ export interface CallOptions {
   readonly retryOnNewSession?: boolean;
   /** The caller's text of numbers inside a call's arguments (number-text.ts), sent as written. */
   readonly argumentTexts?: NumberTexts | undefined;
+  /** The call's trace, sent in the request's `_meta` (W3C Trace Context in MCP). */
+  readonly trace?: TraceMeta | undefined;
 }
 
 export interface McpUpstream {
@@ -143,6 +145,7 @@ export function openMcpUpstream(
           cancel: c?.cancel,
           retryOnNewSession: c?.retryOnNewSession ?? false,
           texts: c?.argumentTexts,
+          trace: c?.trace,
         },
         o.redact,
       ),
