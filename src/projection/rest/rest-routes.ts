@@ -132,7 +132,8 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
   scope.post<{ Params: { tool: string } }>(
     '/api/:tool',
     hooks,
-    async function callTool(req, reply) {
+    // Not async: the answer's own promise is the handler's, so off costs no second one.
+    function callTool(req, reply) {
       const { runtime, caller } = gate.served(req);
       // A span per call only with telemetry on (issue 30); off, NO_SPAN's calls are free.
       const { telemetry } = runtime;

@@ -116,11 +116,9 @@ function prepareMcpGrant(
         cancel: ctx.cancel,
         retryOnNewSession: b.retryOnNewSession,
         argumentTexts: texts,
-        trace: {
-          traceparent: client.recording ? client.traceparent() : ctx.traceparent,
-          tracestate: client.recording ? client.tracestate() : undefined,
-          baggage: ctx.baggage,
-        },
+        traceparent: client.recording ? client.traceparent() : ctx.traceparent,
+        tracestate: client.recording ? client.tracestate() : undefined,
+        baggage: ctx.baggage,
       });
       const outcome: BackendOutcome = out.ok
         ? mapUpstreamValue(out.value, redact, shaped)

@@ -10,7 +10,7 @@ import type { NumberTexts } from '../../number-text.js';
 import { HttpChannel } from './http-channel.js';
 import type { RpcChannel, UpstreamNotification } from './rpc-channel.js';
 import { startStdioChild, type UpstreamLog } from './stdio-supervisor.js';
-import { callTool, listTools, type TraceMeta, type UpstreamTool } from './upstream-tools.js';
+import { callTool, listTools, type UpstreamTool } from './upstream-tools.js';
 import {
   UpstreamSession,
   type Handshake,
@@ -64,7 +64,9 @@ export interface CallOptions {
   /** The caller's text of numbers inside a call's arguments (number-text.ts), sent as written. */
   readonly argumentTexts?: NumberTexts | undefined;
   /** The call's trace, sent in the request's `_meta` (W3C Trace Context in MCP). */
-  readonly trace?: TraceMeta | undefined;
+  readonly traceparent?: string | undefined;
+  readonly tracestate?: string | undefined;
+  readonly baggage?: string | undefined;
 }
 
 export interface McpUpstream {
@@ -145,7 +147,9 @@ export function openMcpUpstream(
           cancel: c?.cancel,
           retryOnNewSession: c?.retryOnNewSession ?? false,
           texts: c?.argumentTexts,
-          trace: c?.trace,
+          traceparent: c?.traceparent,
+          tracestate: c?.tracestate,
+          baggage: c?.baggage,
         },
         o.redact,
       ),

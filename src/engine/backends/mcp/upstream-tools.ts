@@ -36,17 +36,16 @@ export async function callTool(
   session: UpstreamSession,
   tool: string,
   args: Record<string, unknown>,
-  o: {
+  o: TraceMeta & {
     timeoutMs: number;
     cancel?: Cancellation | undefined;
     retryOnNewSession?: boolean;
     /** The caller's number texts inside `args`. */
     texts?: NumberTexts | undefined;
-    trace?: TraceMeta | undefined;
   },
   redact: (text: string) => string,
 ): Promise<UpstreamOutcome<unknown>> {
-  const meta = o.trace && metaOf(o.trace);
+  const meta = metaOf(o);
   const out = await session.request(
     'tools/call',
     meta ? { name: tool, arguments: args, _meta: meta } : { name: tool, arguments: args },
