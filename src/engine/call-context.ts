@@ -1,3 +1,5 @@
+import type { Span } from '../telemetry/span.js';
+
 /**
  * What travels with one call from a surface through the engine to its backend: where
  * it came from, its trace, and the caller's cancellation. Made by the projections,
@@ -10,6 +12,13 @@ export interface CallContext {
   readonly traceparent?: string;
   /** The trace this call belongs to, for the audit line. */
   readonly traceId?: string;
+  /** W3C baggage as the caller sent it (`_meta.baggage` or the header), passed on unchanged. */
+  readonly baggage?: string;
+  /**
+   * The request's server span (issue 30): a backend makes its upstream call a child of
+   * it. NO_SPAN (or absent) with telemetry off; then `traceparent` is what goes upstream.
+   */
+  readonly span?: Span;
   readonly origin?: CallOrigin;
   /** The catalog page's view of one approval, as this request reaches the gateway. */
   readonly approvalUrl?: (id: string) => string;

@@ -15,7 +15,7 @@ import { buildPayloads } from '../projection/mcp/payloads.js';
 import { prepareRestListing, type RestRuntime } from '../projection/rest/rest-routes.js';
 import type { CompiledSpec } from '../compiler/descriptor.js';
 import { prepareRequestGuard, type RequestGuard } from './request-guards.js';
-import type { Telemetry } from '../telemetry/telemetry.js';
+import { TELEMETRY_OFF, type Telemetry } from '../telemetry/telemetry.js';
 
 export interface Runtime extends RestRuntime, McpRuntime {
   readonly spec: CompiledSpec;
@@ -72,6 +72,7 @@ export async function buildRuntime(
     generation,
     gateway,
     access,
+    telemetry: opts.telemetry ?? TELEMETRY_OFF,
     restListing: prepareRestListing(gateway),
     mcpPayloads: buildPayloads(gateway, access.enabled),
     guard: prepareRequestGuard({

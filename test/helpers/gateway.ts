@@ -7,6 +7,7 @@ import { compileSpecText } from '../../src/compiler/load-spec.js';
 import { formatDiagnostic } from '../../src/compiler/diagnostics.js';
 import { createLogger } from '../../src/server/logger.js';
 import { startServer, type RunningServer } from '../../src/server/start.js';
+import type { Telemetry } from '../../src/telemetry/telemetry.js';
 
 export interface TestGateway extends RunningServer {
   /** Every log line written so far. */
@@ -23,6 +24,8 @@ export async function startGateway(
     specFile?: string;
     /** Serve /metrics on a listener of its own on 127.0.0.1:0 (`--metrics-http`). */
     metricsListener?: boolean;
+    /** Spans for requests (issue 30): test/helpers/recording-telemetry.ts records them. */
+    telemetry?: Telemetry;
   } = {},
 ): Promise<TestGateway> {
   // `file` places the spec (relative paths in it, like an embedded seed, resolve from there).
@@ -46,6 +49,7 @@ export async function startGateway(
     ...(opts.metricsListener && {
       metricsListen: { host: '127.0.0.1', port: 0, loopback: true },
     }),
+    ...(opts.telemetry && { telemetry: opts.telemetry }),
   });
   // The server's getters (gateway, runtime) must stay live across reloads: inherit, do not copy.
   const gw = Object.create(server) as TestGateway;

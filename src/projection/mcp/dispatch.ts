@@ -14,6 +14,7 @@ import {
   missingCapabilityReply,
 } from './consent-round-trip.js';
 import { isLegacyVersion, LEGACY_VERSIONS } from './versions.js';
+import { recordCall } from '../../telemetry/call-span.js';
 
 type Handler = (req: RpcRequest, deps: McpDeps, era: Era) => RpcReply | Promise<RpcReply>;
 
@@ -98,6 +99,7 @@ async function callTool(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcRe
     op.consent && era === 'modern'
       ? await deps.gateway.callAsking(op, args.args, deps.caller, ctx, consentChannelOf(req))
       : await deps.gateway.call(op, args.args, deps.caller, ctx);
+  if (deps.span?.recording) recordCall(deps.span, op.name, out);
   if ('asked' in out) return ok(req, inputRequiredText(out.asked, deps.payloads.modernMeta));
   if (!out.ok) {
     // The catalogue says which failures refuse the call itself (a missing scope: HTTP 403

@@ -10,6 +10,7 @@ import { ACCEPTED, isValidId, rpcError, type RpcReply } from './jsonrpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
 import { checkMirroredHeaders, singleHeaderValue } from './mirrored-headers.js';
 import { dispatchLegacy, dispatchModern } from './dispatch.js';
+import { answerTraced } from './request-span.js';
 import {
   ALL_VERSIONS,
   isLegacyVersion,
@@ -96,8 +97,24 @@ export function handleMessage(
     params: msg.params,
     paramsTexts: parsed.texts?.at('params'),
   };
-
   const meta = isObject(req.params?._meta) ? req.params._meta : undefined;
+  // One server span per request (issue 30), made only with telemetry on: off, this is a
+  // property read and the same call as before.
+  if (deps.telemetry.on && !isNotification)
+    return answerTraced(req, meta, headers, deps, answerRequest);
+  return answerRequest(req, meta, headers, deps);
+}
+
+/** A checked JSON-RPC request answered in the era its body declares. */
+function answerRequest(
+  req: RpcRequest,
+  meta: Record<string, unknown> | undefined,
+  headers: Headers,
+  deps: McpDeps,
+): RpcReply | Promise<RpcReply> {
+  const { id } = req;
+  // A request's id is never null (isValidId): null is a notification's.
+  const isNotification = id === null;
   const claim = meta?.[META_PROTOCOL_VERSION];
   const headerVersion = singleHeaderValue(headers['mcp-protocol-version']);
 

@@ -11,6 +11,11 @@ export interface RpcReply {
   readonly status: number;
   readonly body: string | Buffer;
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * A JSON-RPC error's catalogue code (or the protocol code's name): the request span's
+   * `error.type`. A constant string, so keeping it costs the reply nothing.
+   */
+  readonly errorType?: string;
 }
 
 export function resultText(id: RpcId, resultJson: string): string {
@@ -51,8 +56,8 @@ export function rpcError(
   const framing = rpcFraming(code, opts.legacy ?? false);
   const body = errorText(id, framing.rpc, message, opts.data);
   return opts.headers
-    ? { status: framing.status, body, headers: opts.headers }
-    : { status: framing.status, body };
+    ? { status: framing.status, body, headers: opts.headers, errorType: code }
+    : { status: framing.status, body, errorType: code };
 }
 
 export const ACCEPTED: RpcReply = { status: 202, body: '' };

@@ -11,6 +11,8 @@ import type { Gateway } from '../../engine/gateway.js';
 import type { NumberTexts } from '../../engine/number-text.js';
 import type { RpcId } from './jsonrpc.js';
 import type { Payloads } from './payloads.js';
+import type { Span } from '../../telemetry/span.js';
+import type { Telemetry } from '../../telemetry/telemetry.js';
 
 /** The protocol era a message belongs to, decided from its body (protocol.md). */
 export type Era = 'modern' | 'legacy';
@@ -28,7 +30,13 @@ export interface McpDeps {
   readonly approvalUrl: (id: string) => string;
   /** The HTTP `traceparent` header, used when the body carries none. */
   readonly traceparentHeader?: string;
+  /** The HTTP `baggage` header, passed on upstream when the body carries none. */
+  readonly baggageHeader?: string;
   readonly requestId?: string;
+  /** Whether requests get spans (issue 30); TELEMETRY_OFF unless OTLP export is on. */
+  readonly telemetry: Telemetry;
+  /** The request's server span, once request-span.ts made one (telemetry on only). */
+  readonly span?: Span;
 }
 
 export interface RpcRequest {

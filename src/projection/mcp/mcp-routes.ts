@@ -23,6 +23,7 @@ import {
 } from '../../engine/error-catalogue.js';
 import { clientWentAway } from '../client-went-away.js';
 import { approvalPageUrl } from '../approval-url.js';
+import { TELEMETRY_OFF, type Telemetry } from '../../telemetry/telemetry.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -31,6 +32,8 @@ export interface McpRuntime {
   readonly gateway: Gateway;
   readonly access: AccessControl;
   readonly mcpPayloads: Payloads;
+  /** Spans for requests (issue 30); TELEMETRY_OFF when absent. */
+  readonly telemetry?: Telemetry;
 }
 
 export interface McpOptions {
@@ -78,6 +81,8 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
         requestId: req.id,
         traceparentHeader:
           typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
+        baggageHeader: typeof req.headers.baggage === 'string' ? req.headers.baggage : undefined,
+        telemetry: runtime.telemetry ?? TELEMETRY_OFF,
       });
       const out = handled instanceof Promise ? await handled : handled;
       return sendRpcReply(reply, out, req);

@@ -6,6 +6,7 @@
 import type { CallContext } from '../../engine/call-context.js';
 import { isRpcError, statusOf, RPC, type EngineError } from '../../engine/error-catalogue.js';
 import { continueTrace } from '../trace-context.js';
+import { NO_SPAN } from '../../telemetry/span.js';
 import { errorText, rpcError, type RpcReply } from './jsonrpc.js';
 import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
 
@@ -35,6 +36,7 @@ export function engineErrorReply(
       ? {
           status: 200,
           body: errorText(req.id, LEGACY_RESOURCE_NOT_FOUND, message, { code: e.code, uri }),
+          errorType: e.code,
         }
       : rpcError(e.code, req.id, message, { data: { uri } });
   }
@@ -46,7 +48,7 @@ export function engineErrorReply(
   };
   if (isRpcError(e.code)) return rpcError(e.code, req.id, e.message, { data, legacy });
   const code = statusOf(e.code) >= 500 ? RPC.INTERNAL_ERROR : RPC.INVALID_PARAMS;
-  return { status: 200, body: errorText(req.id, code, e.message, data) };
+  return { status: 200, body: errorText(req.id, code, e.message, data), errorType: e.code };
 }
 
 /**
@@ -83,17 +85,24 @@ export function notServed(req: RpcRequest, era: Era): RpcReply {
 
 /** The context of a call into the engine: tools/call, and the `from=` read of a resource or prompt. */
 export function callContextOf(req: RpcRequest, deps: McpDeps, era: Era): CallContext {
-  // 2026-07-28 carries the trace in the request's _meta; older clients use the header.
+  // The trace is in the request's _meta in either era (clients of both send it there),
+  // else in the header. With a span, the call continues the span's trace: its trace id
+  // is the span's, whether or not the caller's parent was valid.
   const meta = req.params?._meta as Record<string, unknown> | undefined;
+  const span = deps.span ?? NO_SPAN;
   const trace = continueTrace(
-    era === 'modern' && typeof meta?.traceparent === 'string'
-      ? meta.traceparent
-      : deps.traceparentHeader,
+    span.recording
+      ? span.traceparent()
+      : typeof meta?.traceparent === 'string'
+        ? meta.traceparent
+        : deps.traceparentHeader,
   );
   return {
     cancel: deps.callerCancel(),
     traceparent: trace.traceparent,
     traceId: trace.traceId,
+    baggage: typeof meta?.baggage === 'string' ? meta.baggage : deps.baggageHeader,
+    span,
     origin: { surface: 'mcp', era, ...(deps.requestId && { requestId: deps.requestId }) },
     approvalUrl: deps.approvalUrl,
   };

@@ -5,7 +5,7 @@
  * translates HTTP to an engine call and back; every decision (validation, allowlists,
  * scopes) is the engine's.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { METADATA_PATH, type AccessControl } from '../../access/access-control.js';
 import { engineError } from '../../engine/error-catalogue.js';
 import type { Gateway } from '../../engine/gateway.js';
@@ -23,6 +23,10 @@ import { approvalPageUrl } from '../approval-url.js';
 import { readRestBodies } from './rest-body.js';
 import { callContextOf } from './rest-call-context.js';
 import type { RestListing, RestRuntime } from './rest-runtime.js';
+import type { Caller } from '../../engine/caller.js';
+import { NO_SPAN, type Span } from '../../telemetry/span.js';
+import { recordCall } from '../../telemetry/call-span.js';
+import { traceRestCall } from './rest-call-span.js';
 
 export type { RestListing, RestRuntime } from './rest-runtime.js';
 
@@ -128,27 +132,50 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
   scope.post<{ Params: { tool: string } }>(
     '/api/:tool',
     hooks,
-    async function callTool(req, reply) {
+    // Not async: the answer's own promise is the handler's, so off costs no second one.
+    function callTool(req, reply) {
       const { runtime, caller } = gate.served(req);
-      const { gateway, access } = runtime;
-      const op = gateway.operation(req.params.tool);
-      if (!op)
-        return sendRestError(
-          reply,
-          engineError(
-            'UNKNOWN_TOOL',
-            `no tool named ${JSON.stringify(req.params.tool)}; GET /api lists the tools`,
-          ),
+      // A span per call only with telemetry on (issue 30); off, NO_SPAN's calls are free.
+      const { telemetry } = runtime;
+      if (telemetry?.on)
+        return traceRestCall(telemetry, req, reply, (span) =>
+          answerCall(req, reply, runtime, caller, span),
         );
-      // An empty body is a call with no arguments; what else may be is the engine's decision.
-      const input = callArguments(op.name, req.body as ExactJson | undefined);
-      if (!input.ok) return sendRestError(reply, input.error);
-      const ctx = callContextOf(req, reply, (id) => approvalPageUrl(access.baseUrl(req), id));
-      const out = await gateway.call(op, input.args, caller, ctx);
-      if (!out.ok) return sendRestError(reply, out.error, challengeOf(access, req, out.error));
-      return reply.code(200).type('application/json; charset=utf-8').send(out.envelope.json);
+      return answerCall(req, reply, runtime, caller, NO_SPAN);
     },
   );
+
+  async function answerCall(
+    req: FastifyRequest<{ Params: { tool: string } }>,
+    reply: FastifyReply,
+    runtime: RestRuntime,
+    caller: Caller,
+    span: Span,
+  ): Promise<FastifyReply> {
+    const { gateway, access } = runtime;
+    const op = gateway.operation(req.params.tool);
+    if (!op) {
+      span.fail('UNKNOWN_TOOL');
+      return sendRestError(
+        reply,
+        engineError(
+          'UNKNOWN_TOOL',
+          `no tool named ${JSON.stringify(req.params.tool)}; GET /api lists the tools`,
+        ),
+      );
+    }
+    // An empty body is a call with no arguments; what else may be is the engine's decision.
+    const input = callArguments(op.name, req.body as ExactJson | undefined);
+    if (!input.ok) {
+      span.fail(input.error.code);
+      return sendRestError(reply, input.error);
+    }
+    const ctx = callContextOf(req, reply, (id) => approvalPageUrl(access.baseUrl(req), id), span);
+    const out = await gateway.call(op, input.args, caller, ctx);
+    if (span.recording) recordCall(span, op.name, out);
+    if (!out.ok) return sendRestError(reply, out.error, challengeOf(access, req, out.error));
+    return reply.code(200).type('application/json; charset=utf-8').send(out.envelope.json);
+  }
 
   // A tool is called with POST; any name gets the same answer, so it tells no stranger
   // which tools exist (HEAD comes with GET).

@@ -7,6 +7,7 @@ import type { AccessControl } from '../../access/access-control.js';
 import type { Caller } from '../../engine/caller.js';
 import type { Gateway } from '../../engine/gateway.js';
 import type { ResourcePromptListing } from './resource-prompt-listing.js';
+import type { Telemetry } from '../../telemetry/telemetry.js';
 
 /** The listing of GET /api, prepared once per loaded spec. */
 export interface RestListing {
@@ -19,4 +20,6 @@ export interface RestRuntime {
   readonly gateway: Gateway;
   readonly access: AccessControl;
   readonly restListing: RestListing;
+  /** Spans for calls (issue 30); TELEMETRY_OFF when absent. */
+  readonly telemetry?: Telemetry;
 }

@@ -23,9 +23,12 @@ import { decodeUtf8Prefix } from './utf8-prefix.js';
 import { buildTarget, planUrl, targetEscapes } from './url.js';
 import { interpretBody } from './response-body.js';
 import { classifyFailure, upstreamStatusError } from './upstream-errors.js';
-import { EXCERPT_BYTES, exchange } from './exchange.js';
+import { EXCERPT_BYTES, exchange, type Exchange } from './exchange.js';
 import { ADMITTED, ConnectionGate, type GateRefusal } from '../connection-gate.js';
 import { readCapFor } from '../read-cap.js';
+import { NO_SPAN, type Span } from '../../../telemetry/span.js';
+import { ClientSpans, CONNECTION_WAIT, traceWait } from '../../../telemetry/client-span.js';
+import { httpClientAttributes, httpClientSpanName } from '../../../telemetry/conventions.js';
 
 const USER_AGENT = 'mcp-beaver/0.1';
 // Bodies are read up to a multiple of max-bytes (read-cap.ts), shared with MCP grants.
@@ -98,6 +101,11 @@ function prepareHttpGrant(
   const readCap = readCapFor(d.limits.maxBytes);
   const timeoutMs = backend.timeoutMs;
   const shaped = d.shape !== undefined;
+  // Its name and attributes are the grant's, built on the first call that records.
+  const spans = new ClientSpans(
+    () => httpClientSpanName(backend.method, backend.pathTemplate),
+    () => httpClientAttributes(backend.method, backend.baseUrl, backend.pathTemplate),
+  );
 
   return {
     async invoke(args: CallArguments, ctx: CallContext): Promise<BackendOutcome> {
@@ -108,16 +116,28 @@ function prepareHttpGrant(
       const payload = body ? buildBody(body, args) : undefined;
       if (payload && 'refused' in payload)
         return { ok: false, error: engineError('INVALID_ARGUMENTS', payload.refused) };
-      const reqHeaders = payload || ctx.traceparent ? { ...headers } : headers;
-      if (payload) reqHeaders['content-type'] = payload.contentType;
-      if (ctx.traceparent) reqHeaders.traceparent = ctx.traceparent;
 
       // The deadline covers the wait for a connection too: a call that waited starts
       // with what is left of it.
       const arrived = performance.now();
       let entry = gate.enter({ budgetMs: timeoutMs, mustFinish: true, cancel: ctx.cancel });
-      if (entry instanceof Promise) entry = await entry;
+      if (entry instanceof Promise)
+        entry = ctx.span?.recording
+          ? await traceWait(ctx.span, CONNECTION_WAIT, entry)
+          : await entry;
       if (entry !== ADMITTED) return { ok: false, error: refusalError(entry, timeoutMs) };
+
+      // With telemetry on the upstream request is a client span of its own, and the
+      // traceparent sent names it; off, the child id the projection made goes.
+      const client = ctx.span?.recording ? spans.start(ctx.span) : NO_SPAN;
+      const traceparent = client.recording ? client.traceparent() : ctx.traceparent;
+      const tracestate = client.recording ? client.tracestate() : undefined;
+      const { baggage } = ctx;
+      const reqHeaders = payload || traceparent || baggage ? { ...headers } : headers;
+      if (payload) reqHeaders['content-type'] = payload.contentType;
+      if (traceparent) reqHeaders.traceparent = traceparent;
+      if (tracestate) reqHeaders.tracestate = tracestate;
+      if (baggage) reqHeaders.baggage = baggage;
       const started = performance.now();
       const leftMs = Math.max(1, timeoutMs - (started - arrived));
       const read = await exchange(
@@ -137,33 +157,52 @@ function prepareHttpGrant(
         // The connection goes back on every path. A call its caller cancelled says
         // nothing about how fast the upstream serves.
       ).finally(() => gate.leave(ctx.cancel?.cancelled ? undefined : performance.now() - started));
+      let out: BackendOutcome;
       switch (read.kind) {
         case 'failed':
-          return { ok: false, error: failure(read.err, read.timedOut, timeoutMs, ctx.cancel) };
+          out = { ok: false, error: failure(read.err, read.timedOut, timeoutMs, ctx.cancel) };
+          break;
         case 'status': {
           // A shaped grant's error quotes nothing of the body: it may hold omitted fields.
-          if (shaped) return { ok: false, error: upstreamStatusError(read.status) };
+          if (shaped) {
+            out = { ok: false, error: upstreamStatusError(read.status) };
+            break;
+          }
           // An excerpt at the cap may end inside a spelling of a secret: cutText.
           const text = decodeUtf8Prefix(read.excerpt);
           const clean =
             read.excerpt.length >= EXCERPT_BYTES ? redact.cutText(text) : redact.text(text);
-          return { ok: false, error: upstreamStatusError(read.status, clean) };
+          out = { ok: false, error: upstreamStatusError(read.status, clean) };
+          break;
         }
         case 'encoded':
-          return {
+          out = {
             ok: false,
             error: engineError(
               'UPSTREAM_BAD_RESPONSE',
               `upstream sent a ${read.encoding}-encoded body although the gateway asked for identity`,
             ),
           };
+          break;
         default: {
-          const out = interpretBody(read, readCap, redact, shaped);
-          return out.ok ? { ok: true, value: { ...out.value, upstreamStatus: read.status } } : out;
+          const body = interpretBody(read, readCap, redact, shaped);
+          out = body.ok
+            ? { ok: true, value: { ...body.value, upstreamStatus: read.status } }
+            : body;
         }
       }
+      if (client.recording) endClientSpan(client, read, out);
+      return out;
     },
   };
+}
+
+/** The upstream call's span ends with the status it answered, failed with our code if it failed. */
+function endClientSpan(span: Span, read: Exchange, out: BackendOutcome): void {
+  if (read.kind === 'status' || read.kind === 'body')
+    span.setAttribute('http.response.status_code', read.status);
+  if (!out.ok) span.fail(out.error.code);
+  span.end();
 }
 
 function refusalError(refusal: GateRefusal, timeoutMs: number): EngineError {

@@ -19,6 +19,9 @@ import { mapUpstreamFailure, mapUpstreamValue } from './mcp-outcome.js';
 import { openServers, type OpenedServer } from './open-servers.js';
 import type { UpstreamLog } from './stdio-supervisor.js';
 import { driftLine, toolDrift } from './tool-drift.js';
+import { NO_SPAN } from '../../../telemetry/span.js';
+import { ClientSpans } from '../../../telemetry/client-span.js';
+import { mcpClientAttributes, mcpClientSpanName } from '../../../telemetry/conventions.js';
 
 /** Drift is looked for again at most this often without a list_changed. */
 export const DRIFT_INTERVAL_MS = 10 * 60_000;
@@ -98,18 +101,33 @@ function prepareMcpGrant(
   const plan = planObject(b.fields, d.arguments, b.setArgs, (a) => a.in !== 'projection');
   const shaped = d.shape !== undefined;
   const { upstream } = server;
+  const spans = new ClientSpans(
+    () => mcpClientSpanName(b.tool),
+    () => mcpClientAttributes(b.tool),
+  );
   return {
     async invoke(args, ctx): Promise<BackendOutcome> {
       const { value, texts } = buildObject(plan, args);
+      // The upstream continues the call's trace from `_meta.traceparent`: the client
+      // span's with telemetry on, else the child id the projection made (as HTTP sends).
+      const client = ctx.span?.recording ? spans.start(ctx.span) : NO_SPAN;
       const out = await upstream.callTool(b.tool, value, {
         timeoutMs: b.timeoutMs,
         cancel: ctx.cancel,
         retryOnNewSession: b.retryOnNewSession,
         argumentTexts: texts,
+        traceparent: client.recording ? client.traceparent() : ctx.traceparent,
+        tracestate: client.recording ? client.tracestate() : undefined,
+        baggage: ctx.baggage,
       });
-      return out.ok
+      const outcome: BackendOutcome = out.ok
         ? mapUpstreamValue(out.value, redact, shaped)
         : { ok: false, error: mapUpstreamFailure(out.error, server.descriptor.name, b, shaped) };
+      if (client.recording) {
+        if (!outcome.ok) client.fail(outcome.error.code);
+        client.end();
+      }
+      return outcome;
     },
   };
 }

@@ -63,6 +63,10 @@ export interface CallOptions {
   readonly retryOnNewSession?: boolean;
   /** The caller's text of numbers inside a call's arguments (number-text.ts), sent as written. */
   readonly argumentTexts?: NumberTexts | undefined;
+  /** The call's trace, sent in the request's `_meta` (W3C Trace Context in MCP). */
+  readonly traceparent?: string | undefined;
+  readonly tracestate?: string | undefined;
+  readonly baggage?: string | undefined;
 }
 
 export interface McpUpstream {
@@ -143,6 +147,9 @@ export function openMcpUpstream(
           cancel: c?.cancel,
           retryOnNewSession: c?.retryOnNewSession ?? false,
           texts: c?.argumentTexts,
+          traceparent: c?.traceparent,
+          tracestate: c?.tracestate,
+          baggage: c?.baggage,
         },
         o.redact,
       ),

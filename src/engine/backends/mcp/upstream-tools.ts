@@ -22,6 +22,13 @@ export interface UpstreamTool {
   readonly [key: string]: unknown;
 }
 
+/** What of a call's trace goes upstream in `params._meta`: W3C names, as received or made. */
+export interface TraceMeta {
+  readonly traceparent?: string | undefined;
+  readonly tracestate?: string | undefined;
+  readonly baggage?: string | undefined;
+}
+
 /** A `tools/list` that pages on past this is taken as a loop. */
 const MAX_PAGES = 100;
 
@@ -29,7 +36,7 @@ export async function callTool(
   session: UpstreamSession,
   tool: string,
   args: Record<string, unknown>,
-  o: {
+  o: TraceMeta & {
     timeoutMs: number;
     cancel?: Cancellation | undefined;
     retryOnNewSession?: boolean;
@@ -38,14 +45,25 @@ export async function callTool(
   },
   redact: (text: string) => string,
 ): Promise<UpstreamOutcome<unknown>> {
+  const meta = metaOf(o);
   const out = await session.request(
     'tools/call',
-    { name: tool, arguments: args },
+    meta ? { name: tool, arguments: args, _meta: meta } : { name: tool, arguments: args },
     { ...o, texts: NumberTexts.withMember(undefined, 'arguments', o.texts) },
   );
   return out.ok
     ? mapToolResult(out.value, redact)
     : { ok: false, error: finish(out.error, redact) };
+}
+
+/** The trace's members that are set, or nothing when none is. */
+function metaOf(t: TraceMeta): Record<string, string> | undefined {
+  if (!t.traceparent && !t.baggage) return undefined;
+  const meta: Record<string, string> = {};
+  if (t.traceparent) meta.traceparent = t.traceparent;
+  if (t.tracestate) meta.tracestate = t.tracestate;
+  if (t.baggage) meta.baggage = t.baggage;
+  return meta;
 }
 
 /**

@@ -15,6 +15,10 @@ import type {
 import { bindValue } from './pg-values.js';
 import type { SqlExecutor } from './sql-executor.js';
 import type { Redactor } from '../../redact.js';
+import type { CallArguments } from '../../call-arguments.js';
+import { NO_SPAN, type Span } from '../../../telemetry/span.js';
+import { ClientSpans } from '../../../telemetry/client-span.js';
+import { sqlClientAttributes, sqlClientSpanName } from '../../../telemetry/conventions.js';
 
 export async function createSqlKind({
   env,
@@ -65,36 +69,56 @@ function prepareSqlGrant(
     .sort((a, b) => a.position! - b.position!);
   // One prepared statement per grant and connection; the hash keeps names unique and short.
   const name = `mcpb_${createHash('sha1').update(`${d.name}\0${statement}`).digest('hex').slice(0, 16)}`;
+  // The statement's span: its name and attributes are the spec's text, never a value.
+  const spans = new ClientSpans(
+    () => sqlClientSpanName(statement),
+    () => sqlClientAttributes(statement),
+  );
   return {
-    async invoke(args): Promise<BackendOutcome> {
-      const values = params.map((p) =>
-        bindValue(
-          p.type,
-          Object.hasOwn(args.value, p.name) ? args.value[p.name] : undefined,
-          args.texts?.at(p.name),
-        ),
-      );
-      const out = await executor.run({
-        name,
-        text: statement,
-        values,
-        readOnly,
-        timeoutMs,
-        maxRows,
-        // pick/omit: an error must not quote a row value the shaping would remove.
-        ...(d.shape && { quietErrors: true }),
-      });
-      if (!out.ok) return out;
-      const { run } = out;
-      if (!run.returnsRows) return { ok: true, value: { result: { rowCount: run.rowCount ?? 0 } } };
-      const rows = { rows: run.total, alreadyTruncated: run.total > run.rows.length };
-      if (!redact.active) return { ok: true, value: { result: run.rows, ...rows } };
-      // A row may hold a credential the gateway knows (an API key stored in a table): the
-      // JSON that leaves is searched once, and serves the envelope too.
-      const json = JSON.stringify(run.rows);
-      if (!redact.found(json))
-        return { ok: true, value: { result: run.rows, resultJson: json, ...rows } };
-      return { ok: true, value: { result: redact.value(run.rows), ...rows } };
-    },
+    // Off, the statement runs as it did: no span, no second promise.
+    invoke: (args, ctx) =>
+      ctx.span?.recording ? traced(args, spans.start(ctx.span)) : run(args, NO_SPAN),
   };
+
+  async function traced(args: CallArguments, span: Span): Promise<BackendOutcome> {
+    try {
+      const out = await run(args, span);
+      if (!out.ok) span.fail(out.error.code);
+      return out;
+    } finally {
+      span.end();
+    }
+  }
+
+  async function run(args: CallArguments, span: Span): Promise<BackendOutcome> {
+    const values = params.map((p) =>
+      bindValue(
+        p.type,
+        Object.hasOwn(args.value, p.name) ? args.value[p.name] : undefined,
+        args.texts?.at(p.name),
+      ),
+    );
+    const out = await executor.run({
+      name,
+      text: statement,
+      values,
+      readOnly,
+      timeoutMs,
+      maxRows,
+      span,
+      // pick/omit: an error must not quote a row value the shaping would remove.
+      ...(d.shape && { quietErrors: true }),
+    });
+    if (!out.ok) return out;
+    const { run } = out;
+    if (!run.returnsRows) return { ok: true, value: { result: { rowCount: run.rowCount ?? 0 } } };
+    const rows = { rows: run.total, alreadyTruncated: run.total > run.rows.length };
+    if (!redact.active) return { ok: true, value: { result: run.rows, ...rows } };
+    // A row may hold a credential the gateway knows (an API key stored in a table): the
+    // JSON that leaves is searched once, and serves the envelope too.
+    const json = JSON.stringify(run.rows);
+    if (!redact.found(json))
+      return { ok: true, value: { result: run.rows, resultJson: json, ...rows } };
+    return { ok: true, value: { result: redact.value(run.rows), ...rows } };
+  }
 }

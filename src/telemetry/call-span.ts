@@ -1,0 +1,21 @@
+/**
+ * What a request's server span says of the engine's answer to a call (issue 30): the
+ * grant, and either the envelope's coverage or the catalogue code with the guard that
+ * refused it. Both surfaces call it, only when their span is recording.
+ */
+import type { Asked, Outcome } from '../engine/execute.js';
+import { coverageAttributes, refusedBy } from './conventions.js';
+import type { Span } from './span.js';
+
+export function recordCall(span: Span, grant: string, out: Outcome | Asked): void {
+  if (out.ok) {
+    span.setAttributes(coverageAttributes(grant, out.envelope.envelope.coverage));
+    return;
+  }
+  span.setAttribute('mcp_beaver.grant', grant);
+  // A question to the caller's user (input_required) is an answer, not a failure.
+  if (out.error === undefined) return;
+  // `error.type` is the code itself (Span.fail); the guard is ours.
+  span.setAttribute('mcp_beaver.refused_by', refusedBy(out.error.code));
+  span.fail(out.error.code);
+}

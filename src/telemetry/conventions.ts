@@ -1,0 +1,188 @@
+/**
+ * Span names and attributes in the names of the OpenTelemetry MCP semantic conventions
+ * (issue 30), plus the gateway's own `mcp_beaver.*`. Pure functions: the projections and
+ * backends call them only when their span is recording, so none of these strings or
+ * objects is built with telemetry off. Nothing here takes an argument value, a result or
+ * a credential: a span never carries them.
+ */
+import type { Coverage } from '../envelope/envelope.js';
+import type { ErrorCode, RpcErrorCode } from '../engine/error-catalogue.js';
+import type { Attributes } from './span.js';
+
+/** What the server span of one MCP request is named after. */
+export interface McpRequestFacts {
+  readonly method: string;
+  /** The tool of a tools/call, the prompt of a prompts/get. */
+  readonly target?: string;
+  readonly protocolVersion?: string;
+  readonly requestId?: string | number | null;
+}
+
+/** `{mcp.method.name} {target}`: `tools/call list_issues`, `prompts/get triage`, `tools/list`. */
+export function mcpServerSpanName(method: string, target: string | undefined): string {
+  return target === undefined ? method : `${method} ${target}`;
+}
+
+/** The target the span name carries: a tools/call's tool, a prompts/get's prompt; else none. */
+export function mcpTargetOf(
+  method: string,
+  params: Record<string, unknown> | undefined,
+): string | undefined {
+  if (method !== 'tools/call' && method !== 'prompts/get') return undefined;
+  const name = params?.name;
+  return typeof name === 'string' ? name : undefined;
+}
+
+export function mcpServerAttributes(f: McpRequestFacts): Attributes {
+  const call = f.method === 'tools/call';
+  return {
+    'mcp.method.name': f.method,
+    'mcp.protocol.version': f.protocolVersion,
+    'gen_ai.tool.name': call ? f.target : undefined,
+    'gen_ai.prompt.name': f.method === 'prompts/get' ? f.target : undefined,
+    'gen_ai.operation.name': call ? 'execute_tool' : undefined,
+    'jsonrpc.request.id':
+      f.requestId === null || f.requestId === undefined ? undefined : String(f.requestId),
+    'network.transport': 'tcp',
+  };
+}
+
+/** The REST route a call's span is named after, literally: one name for every tool. */
+export const REST_ROUTE = '/api/:tool';
+export const REST_SPAN_NAME = 'POST /api/{tool}';
+
+export function restServerAttributes(tool: string): Attributes {
+  return {
+    'http.request.method': 'POST',
+    'http.route': REST_ROUTE,
+    'gen_ai.tool.name': tool,
+  };
+}
+
+/**
+ * An upstream HTTP call's span: `{method} {path template}` (`GET /repos/{owner}/issues`),
+ * low-cardinality as the HTTP client conventions ask. `url.template` is the base URL and
+ * the path template, never the URL sent: that carries argument values.
+ */
+export function httpClientSpanName(method: string, pathTemplate: string): string {
+  return `${method} ${pathTemplate}`;
+}
+
+export function httpClientAttributes(
+  method: string,
+  baseUrl: string,
+  pathTemplate: string,
+): Attributes {
+  return {
+    'http.request.method': method,
+    'server.address': hostOf(baseUrl),
+    'url.template': baseUrl + pathTemplate,
+  };
+}
+
+function hostOf(baseUrl: string): string | undefined {
+  try {
+    return new URL(baseUrl).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The statement's first keyword, upper-cased (`SELECT`, `WITH`, `INSERT`). */
+export function sqlOperationName(statement: string): string | undefined {
+  const m = /^\s*(?:--[^\n]*\n\s*|\/\*[\s\S]*?\*\/\s*)*([A-Za-z]+)/.exec(statement);
+  return m ? m[1]!.toUpperCase() : undefined;
+}
+
+/** `{db.operation.name}` alone: the statement text is an attribute, not a name. */
+export function sqlClientSpanName(statement: string): string {
+  return sqlOperationName(statement) ?? 'postgresql';
+}
+
+/** The spec's statement as written: its values are bound parameters, never in the text. */
+export function sqlClientAttributes(statement: string): Attributes {
+  return {
+    'db.system.name': 'postgresql',
+    'db.operation.name': sqlOperationName(statement),
+    'db.query.text': statement,
+  };
+}
+
+export function mcpClientSpanName(tool: string): string {
+  return `tools/call ${tool}`;
+}
+
+export function mcpClientAttributes(tool: string): Attributes {
+  return {
+    'mcp.method.name': 'tools/call',
+    'gen_ai.tool.name': tool,
+    'gen_ai.operation.name': 'execute_tool',
+  };
+}
+
+/** What the envelope says of a successful call's result. */
+export function coverageAttributes(grant: string, c: Coverage): Attributes {
+  return {
+    'mcp_beaver.grant': grant,
+    'mcp_beaver.coverage.truncated': c.truncated,
+    'mcp_beaver.coverage.bytes': c.bytes,
+    'mcp_beaver.coverage.items_omitted': c.items_omitted,
+  };
+}
+
+/** Which guard refused a call, by the catalogue code it answered with; undefined when none did. */
+export type Guard =
+  | 'scope'
+  | 'rate_limit'
+  | 'path_gate'
+  | 'restrict'
+  | 'validate'
+  | 'exclusive'
+  | 'claims'
+  | 'consent'
+  | 'auth'
+  | 'admission'
+  | 'upstream';
+
+const GUARDS: Partial<Record<ErrorCode, Guard>> = {
+  INSUFFICIENT_SCOPE: 'scope',
+  RATE_LIMITED: 'rate_limit',
+  PATH_VALUE_REJECTED: 'path_gate',
+  DENIED_BY_RESTRICT: 'restrict',
+  INVALID_ARGUMENTS: 'validate',
+  EXCLUSIVE_ARGUMENTS: 'exclusive',
+  MISSING_CLAIM: 'claims',
+  CONFIRMATION_UNAVAILABLE: 'consent',
+  CONFIRMATION_DECLINED: 'consent',
+  CONFIRMATION_CANCELLED: 'consent',
+  CONFIRMATION_INVALID: 'consent',
+  APPROVAL_REQUIRED: 'consent',
+  APPROVAL_DECLINED: 'consent',
+  APPROVAL_EXPIRED: 'consent',
+  APPROVAL_OWN_CALL: 'consent',
+  APPROVAL_DECIDED: 'consent',
+  CONSENT_UNAVAILABLE: 'consent',
+  UNAUTHENTICATED: 'auth',
+  FORBIDDEN_ORIGIN: 'auth',
+  OVERLOADED: 'admission',
+  DRAINING: 'admission',
+  POOL_EXHAUSTED: 'admission',
+  UPSTREAM_STATUS: 'upstream',
+  UPSTREAM_UNREACHABLE: 'upstream',
+  UPSTREAM_BAD_RESPONSE: 'upstream',
+  UPSTREAM_TIMEOUT: 'upstream',
+  UPSTREAM_TOOL_ERROR: 'upstream',
+  UPSTREAM_ERROR: 'upstream',
+  UPSTREAM_UNAVAILABLE: 'upstream',
+  UPSTREAM_PROTOCOL: 'upstream',
+  SQL_TIMEOUT: 'upstream',
+  SQL_CONFLICT: 'upstream',
+  SQL_CONSTRAINT: 'upstream',
+  SQL_DATA: 'upstream',
+  SQL_ERROR: 'upstream',
+  DATABASE_UNAVAILABLE: 'upstream',
+};
+
+export function refusedBy(code: ErrorCode | RpcErrorCode | string): Guard | undefined {
+  return Object.hasOwn(GUARDS, code) ? GUARDS[code as ErrorCode] : undefined;
+}

@@ -1,0 +1,134 @@
+/** The span names and attributes of issue 30, as the MCP semantic conventions spell them. */
+import { describe, expect, it } from 'vitest';
+import {
+  coverageAttributes,
+  httpClientAttributes,
+  mcpClientSpanName,
+  mcpServerAttributes,
+  mcpServerSpanName,
+  mcpTargetOf,
+  refusedBy,
+  sqlClientAttributes,
+  sqlOperationName,
+} from '../../src/telemetry/conventions.js';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../src/engine/error-catalogue.js';
+
+describe('MCP server spans', () => {
+  it('are named after the method and the tool or prompt it targets', () => {
+    expect(
+      mcpServerSpanName('tools/call', mcpTargetOf('tools/call', { name: 'list_issues' })),
+    ).toBe('tools/call list_issues');
+    expect(mcpServerSpanName('prompts/get', mcpTargetOf('prompts/get', { name: 'triage' }))).toBe(
+      'prompts/get triage',
+    );
+    // A resource's URI would carry values: the read is named after its method alone.
+    expect(
+      mcpServerSpanName('resources/read', mcpTargetOf('resources/read', { uri: 'x://1' })),
+    ).toBe('resources/read');
+    expect(mcpServerSpanName('tools/list', mcpTargetOf('tools/list', undefined))).toBe(
+      'tools/list',
+    );
+    expect(mcpTargetOf('tools/call', { name: 42 })).toBeUndefined();
+  });
+
+  it('carry the tool, the operation and the request id of a call', () => {
+    expect(
+      mcpServerAttributes({
+        method: 'tools/call',
+        target: 'list_issues',
+        protocolVersion: '2026-07-28',
+        requestId: 3,
+      }),
+    ).toEqual({
+      'mcp.method.name': 'tools/call',
+      'mcp.protocol.version': '2026-07-28',
+      'gen_ai.tool.name': 'list_issues',
+      'gen_ai.prompt.name': undefined,
+      'gen_ai.operation.name': 'execute_tool',
+      'jsonrpc.request.id': '3',
+      'network.transport': 'tcp',
+    });
+  });
+
+  it('name a prompt as a prompt, not a tool', () => {
+    const a = mcpServerAttributes({ method: 'prompts/get', target: 'triage', requestId: 'a' });
+    expect(a['gen_ai.prompt.name']).toBe('triage');
+    expect(a['gen_ai.tool.name']).toBeUndefined();
+    expect(a['gen_ai.operation.name']).toBeUndefined();
+  });
+});
+
+describe('client spans', () => {
+  it('template the upstream URL from the base URL and the path template, never a value', () => {
+    expect(
+      httpClientAttributes('GET', 'https://api.example.com/v3', '/repos/{owner}/issues'),
+    ).toEqual({
+      'http.request.method': 'GET',
+      'server.address': 'api.example.com',
+      'url.template': 'https://api.example.com/v3/repos/{owner}/issues',
+    });
+  });
+
+  it('name a statement’s operation by its first keyword, past comments', () => {
+    expect(sqlOperationName('select * from t')).toBe('SELECT');
+    expect(sqlOperationName('  -- the newest\n  WITH x AS (SELECT 1) SELECT * FROM x')).toBe(
+      'WITH',
+    );
+    expect(sqlOperationName('/* audit */ insert into t values ($1)')).toBe('INSERT');
+    expect(sqlOperationName('(')).toBeUndefined();
+    expect(sqlClientAttributes('DELETE FROM t WHERE id = $1')).toEqual({
+      'db.system.name': 'postgresql',
+      'db.operation.name': 'DELETE',
+      'db.query.text': 'DELETE FROM t WHERE id = $1',
+    });
+  });
+
+  it('name an upstream MCP call after its tool', () => {
+    expect(mcpClientSpanName('search_issues')).toBe('tools/call search_issues');
+  });
+});
+
+describe('our own attributes', () => {
+  it('report the envelope’s coverage', () => {
+    expect(
+      coverageAttributes('list_issues', {
+        truncated: true,
+        bytes: 900,
+        over_budget: false,
+        items: [],
+        items_omitted: 4,
+      }),
+    ).toEqual({
+      'mcp_beaver.grant': 'list_issues',
+      'mcp_beaver.coverage.truncated': true,
+      'mcp_beaver.coverage.bytes': 900,
+      'mcp_beaver.coverage.items_omitted': 4,
+    });
+  });
+
+  it('name the guard that refused a call by its catalogue code', () => {
+    expect(refusedBy('DENIED_BY_RESTRICT')).toBe('restrict');
+    expect(refusedBy('INVALID_ARGUMENTS')).toBe('validate');
+    expect(refusedBy('INSUFFICIENT_SCOPE')).toBe('scope');
+    expect(refusedBy('RATE_LIMITED')).toBe('rate_limit');
+    expect(refusedBy('PATH_VALUE_REJECTED')).toBe('path_gate');
+    expect(refusedBy('EXCLUSIVE_ARGUMENTS')).toBe('exclusive');
+    expect(refusedBy('MISSING_CLAIM')).toBe('claims');
+    expect(refusedBy('APPROVAL_DECLINED')).toBe('consent');
+    expect(refusedBy('UNAUTHENTICATED')).toBe('auth');
+    expect(refusedBy('OVERLOADED')).toBe('admission');
+    expect(refusedBy('UPSTREAM_TIMEOUT')).toBe('upstream');
+    expect(refusedBy('SQL_CONSTRAINT')).toBe('upstream');
+    // Not a guard: the protocol's own refusals, a bug, or a name from outside.
+    expect(refusedBy('METHOD_NOT_FOUND')).toBeUndefined();
+    expect(refusedBy('INTERNAL')).toBeUndefined();
+    expect(refusedBy('toString')).toBeUndefined();
+  });
+
+  it('name a guard for every catalogue code a guard, consent or an upstream answers with', () => {
+    const family = /^(UPSTREAM_|SQL_|CONFIRMATION_|APPROVAL_)/;
+    const codes = (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).filter((c) => family.test(c));
+    expect(codes.length).toBeGreaterThan(10);
+    for (const code of codes) expect(refusedBy(code), code).toBeDefined();
+  });
+});
