@@ -50,5 +50,9 @@ export function missingCapabilityReply(req: RpcRequest, e: EngineError): RpcRepl
   const row: CatalogueEntry = ERROR_CATALOGUE[e.code];
   if (row.mcp !== 'tool-error' || row.modernRpc === undefined) return undefined;
   const data = { ...(isObject(e.details) ? e.details : {}), code: e.code };
-  return { status: 400, body: errorText(req.id, row.modernRpc, e.message, data) };
+  return {
+    status: 400,
+    body: errorText(req.id, row.modernRpc, e.message, data),
+    errorType: e.code,
+  };
 }

@@ -2,7 +2,7 @@
  * JSON-RPC 2.0 framing, written as text: result payloads are often precompiled JSON.
  * Error replies take their HTTP status and JSON-RPC code from the error catalogue.
  */
-import { rpcFraming, type RpcErrorCode } from '../../engine/error-catalogue.js';
+import { rpcFraming, type ErrorCode, type RpcErrorCode } from '../../engine/error-catalogue.js';
 
 export type RpcId = string | number | null;
 
@@ -11,6 +11,11 @@ export interface RpcReply {
   readonly status: number;
   readonly body: string | Buffer;
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * The code a refusal or failure answered with (a JSON-RPC error's, an isError result's):
+   * `error.type` of the operation histogram (server/operation-histograms.ts).
+   */
+  readonly errorType?: ErrorCode | RpcErrorCode;
 }
 
 export function resultText(id: RpcId, resultJson: string): string {
@@ -51,8 +56,8 @@ export function rpcError(
   const framing = rpcFraming(code, opts.legacy ?? false);
   const body = errorText(id, framing.rpc, message, opts.data);
   return opts.headers
-    ? { status: framing.status, body, headers: opts.headers }
-    : { status: framing.status, body };
+    ? { status: framing.status, body, headers: opts.headers, errorType: code }
+    : { status: framing.status, body, errorType: code };
 }
 
 export const ACCEPTED: RpcReply = { status: 202, body: '' };

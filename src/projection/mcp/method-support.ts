@@ -35,6 +35,7 @@ export function engineErrorReply(
       ? {
           status: 200,
           body: errorText(req.id, LEGACY_RESOURCE_NOT_FOUND, message, { code: e.code, uri }),
+          errorType: e.code,
         }
       : rpcError(e.code, req.id, message, { data: { uri } });
   }
@@ -46,7 +47,7 @@ export function engineErrorReply(
   };
   if (isRpcError(e.code)) return rpcError(e.code, req.id, e.message, { data, legacy });
   const code = statusOf(e.code) >= 500 ? RPC.INTERNAL_ERROR : RPC.INVALID_PARAMS;
-  return { status: 200, body: errorText(req.id, code, e.message, data) };
+  return { status: 200, body: errorText(req.id, code, e.message, data), errorType: e.code };
 }
 
 /**

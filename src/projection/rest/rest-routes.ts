@@ -5,7 +5,7 @@
  * translates HTTP to an engine call and back; every decision (validation, allowlists,
  * scopes) is the engine's.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { METADATA_PATH, type AccessControl } from '../../access/access-control.js';
 import { engineError } from '../../engine/error-catalogue.js';
 import type { Gateway } from '../../engine/gateway.js';
@@ -23,6 +23,8 @@ import { approvalPageUrl } from '../approval-url.js';
 import { readRestBodies } from './rest-body.js';
 import { callContextOf } from './rest-call-context.js';
 import type { RestListing, RestRuntime } from './rest-runtime.js';
+import type { ErrorCode } from '../../engine/error-catalogue.js';
+import type { OperationHistograms } from '../../server/operation-histograms.js';
 
 export type { RestListing, RestRuntime } from './rest-runtime.js';
 
@@ -70,7 +72,15 @@ export interface RestOptions {
   /** The runtime serving now; a reload replaces what this returns. */
   readonly current: () => RestRuntime;
   readonly bodyLimit: number;
+  /** Where each tool call's duration goes (`http_server_request_duration_seconds`). */
+  readonly metrics?: Pick<OperationHistograms, 'observeHttpServer'>;
 }
+
+/**
+ * The route of a tool call as `http.route` has it: the template in the conventions' form,
+ * the same text as the call's span name (`POST /api/{tool}`), not fastify's `:tool`.
+ */
+export const TOOL_ROUTE = '/api/{tool}';
 
 /**
  * The REST projection as a fastify plugin: its body parser, its error handler and its
@@ -129,24 +139,46 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
     '/api/:tool',
     hooks,
     async function callTool(req, reply) {
+      const started = performance.now();
+      const answered = (errorType?: ErrorCode): FastifyReply => {
+        opts.metrics?.observeHttpServer(
+          {
+            method: 'POST',
+            route: TOOL_ROUTE,
+            status: reply.statusCode,
+            ...(errorType !== undefined && { errorType }),
+          },
+          (performance.now() - started) / 1000,
+        );
+        return reply;
+      };
       const { runtime, caller } = gate.served(req);
       const { gateway, access } = runtime;
       const op = gateway.operation(req.params.tool);
-      if (!op)
-        return sendRestError(
+      if (!op) {
+        void sendRestError(
           reply,
           engineError(
             'UNKNOWN_TOOL',
             `no tool named ${JSON.stringify(req.params.tool)}; GET /api lists the tools`,
           ),
         );
+        return answered('UNKNOWN_TOOL');
+      }
       // An empty body is a call with no arguments; what else may be is the engine's decision.
       const input = callArguments(op.name, req.body as ExactJson | undefined);
-      if (!input.ok) return sendRestError(reply, input.error);
+      if (!input.ok) {
+        void sendRestError(reply, input.error);
+        return answered(input.error.code);
+      }
       const ctx = callContextOf(req, reply, (id) => approvalPageUrl(access.baseUrl(req), id));
       const out = await gateway.call(op, input.args, caller, ctx);
-      if (!out.ok) return sendRestError(reply, out.error, challengeOf(access, req, out.error));
-      return reply.code(200).type('application/json; charset=utf-8').send(out.envelope.json);
+      if (!out.ok) {
+        void sendRestError(reply, out.error, challengeOf(access, req, out.error));
+        return answered(out.error.code);
+      }
+      void reply.code(200).type('application/json; charset=utf-8').send(out.envelope.json);
+      return answered();
     },
   );
 

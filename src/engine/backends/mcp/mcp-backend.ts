@@ -12,6 +12,7 @@ import type {
   BackendOutcome,
   KindContext,
   PreparedBackend,
+  UpstreamCallObserver,
 } from '../kind.js';
 import { makeRedactor, type Redactor } from '../../redact.js';
 import { buildObject, planObject } from '../http/body.js';
@@ -28,6 +29,7 @@ export async function createMcpKind({
   grants,
   spec,
   log,
+  onUpstreamCall,
 }: KindContext<'mcp'>): Promise<BackendKind<'mcp'>> {
   const say: UpstreamLog = (level, message) => log?.[level](message);
   // Until the gateway's redactor exists (prepare), the kind's own secrets are redacted.
@@ -71,7 +73,7 @@ export async function createMcpKind({
   return {
     prepare(d, gatewayRedact) {
       redactor = gatewayRedact;
-      return prepareMcpGrant(d, byName.get(d.backend.server)!, gatewayRedact);
+      return prepareMcpGrant(d, byName.get(d.backend.server)!, gatewayRedact, onUpstreamCall);
     },
     secrets: () => opened.secrets,
     sentValues: () => opened.sent,
@@ -92,6 +94,7 @@ function prepareMcpGrant(
   d: GrantOf<'mcp'>,
   server: OpenedServer,
   redact: Redactor,
+  observe?: UpstreamCallObserver,
 ): PreparedBackend {
   const b = d.backend;
   // Every declared field fills the arguments object (`arg=` projections at their paths).
@@ -101,15 +104,27 @@ function prepareMcpGrant(
   return {
     async invoke(args, ctx): Promise<BackendOutcome> {
       const { value, texts } = buildObject(plan, args);
+      const started = performance.now();
       const out = await upstream.callTool(b.tool, value, {
         timeoutMs: b.timeoutMs,
         cancel: ctx.cancel,
         retryOnNewSession: b.retryOnNewSession,
         argumentTexts: texts,
       });
-      return out.ok
+      const mapped: BackendOutcome = out.ok
         ? mapUpstreamValue(out.value, redact, shaped)
         : { ok: false, error: mapUpstreamFailure(out.error, server.descriptor.name, b, shaped) };
+      // The upstream's tool name is the spec's (`tool=`), so the label is bounded by it.
+      observe?.(
+        {
+          server: server.descriptor.name,
+          method: 'tools/call',
+          tool: b.tool,
+          ...(!mapped.ok && { errorType: mapped.error.code }),
+        },
+        (performance.now() - started) / 1000,
+      );
+      return mapped;
     },
   };
 }
