@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { CompiledSpec } from '../compiler/descriptor.js';
 import { Admission } from './admission.js';
 import { openKinds, type OpenKinds } from './backends/registry.js';
+import type { UpstreamCallObserver } from './backends/kind.js';
 import type { CallArguments } from './call-arguments.js';
 import type { CallContext } from './call-context.js';
 import { callEvent, type CallObserver } from './call-event.js';
@@ -41,6 +42,8 @@ export interface GatewayOptions {
   /** Credentials held outside the backends (inbound API keys), redacted like the rest. */
   readonly extraSecrets?: readonly string[];
   readonly observer?: CallObserver;
+  /** Told of each call a backend makes to an upstream MCP server. */
+  readonly onUpstreamCall?: UpstreamCallObserver;
   /**
    * Counts `rate-limit` grants; the server passes one that outlives reloads. Without it
    * a spec with rate limits gets a per-gateway in-process limiter.
@@ -101,6 +104,7 @@ export class Gateway {
         env: opts.env ?? process.env,
         spec,
         ...(opts.log && { log: opts.log }),
+        ...(opts.onUpstreamCall && { onUpstreamCall: opts.onUpstreamCall }),
       });
       // One matcher for every secret of every kind and the inbound API keys, built before
       // any grant is prepared: backends redact with it where upstream bytes become text.

@@ -147,8 +147,8 @@ export function buildApp(opts: AppOptions): FastifyInstance {
 
   if (opts.metricsHere)
     void app.register(metricsRoute, { current, metrics: opts.metrics, bodyLimit });
-  void app.register(restProjection, { current, bodyLimit });
-  void app.register(mcpProjection, { current, bodyLimit });
+  void app.register(restProjection, { current, bodyLimit, metrics: opts.metrics });
+  void app.register(mcpProjection, { current, bodyLimit, metrics: opts.metrics });
   void app.register(catalogProjection, { current, bodyLimit });
   registerMetadataRoutes(app, () => current().spec, MCP_PATH, opts.publicUrl);
 

@@ -2,10 +2,18 @@
  * Prometheus metrics (`GET /metrics`): per tool and surface — calls, outcomes by code,
  * latency, upstream status classes, result bytes, truncations, over-budget results —
  * plus process and event-loop metrics and spec reloads. One registry per server, so
- * several servers in one process (tests) never share counters.
+ * several servers in one process (tests) never share counters. The operation histograms
+ * of the OpenTelemetry MCP and HTTP conventions are here too, in Prometheus naming
+ * (operation-histograms.ts); OTLP export reads them from this registry when it is on.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { CallEvent } from '../engine/call-event.js';
+import {
+  createOperationHistograms,
+  type HttpServerRequest,
+  type McpClientOperation,
+  type McpOperation,
+} from './operation-histograms.js';
 
 /** The scope that reads /metrics on the main port when the spec has `access`. */
 export const METRICS_SCOPE = 'metrics:read';
@@ -17,6 +25,12 @@ export interface Metrics {
   rateLimitFallback(active: boolean): void;
   /** Sampled at scrape time. */
   setInFlight(read: () => number): void;
+  /** One MCP request answered (`mcp_server_operation_duration_seconds`). */
+  observeMcpOperation(op: McpOperation, seconds: number): void;
+  /** One tools/call to an upstream MCP server (`mcp_client_operation_duration_seconds`). */
+  observeMcpClientOperation(op: McpClientOperation, seconds: number): void;
+  /** One REST tool call (`http_server_request_duration_seconds`). */
+  observeHttpServer(req: HttpServerRequest, seconds: number): void;
 }
 
 export function createMetrics(): Metrics {
@@ -93,8 +107,12 @@ export function createMetrics(): Metrics {
   lastReload.set(1);
   generation.set(1);
   fallback.set(0);
+  const operations = createOperationHistograms(registry);
   return {
     registry,
+    observeMcpOperation: operations.observeMcpOperation,
+    observeMcpClientOperation: operations.observeMcpClientOperation,
+    observeHttpServer: operations.observeHttpServer,
     observeCall(e) {
       const surface = e.origin?.surface ?? 'unknown';
       calls.inc({ tool: e.tool, surface, outcome: e.outcome });

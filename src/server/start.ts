@@ -146,6 +146,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     allowedHosts: opts.allowedHosts ?? [],
     loopbackOnly: listen.loopback,
     observer: createCallObserver(logger, metrics),
+    onUpstreamCall: metrics.observeMcpClientOperation,
     ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
     ...(opts.maxInFlight && { maxInFlight: opts.maxInFlight }),
     ...(logger && { log: logger }),

@@ -27,11 +27,16 @@ export async function loadTelemetry(
 ): Promise<Telemetry> {
   const config = telemetryConfigFrom(env, otlpFlag);
   if (!config) return TELEMETRY_OFF;
-  const { createOtelTelemetry } = await import('./otel-telemetry.js');
-  // TODO(issue 30): once prom-metric-producer.ts is on main, pass
-  // `metricProducer: createPromMetricProducer(registry)` so OTLP metrics read the registry.
-  void registry;
-  const telemetry = await createOtelTelemetry(config, { ...(log && { log }) });
+  // Both import the SDK: loaded here, only when on.
+  const [{ createOtelTelemetry }, { createPromMetricProducer }] = await Promise.all([
+    import('./otel-telemetry.js'),
+    import('./prom-metric-producer.js'),
+  ]);
+  // OTLP metrics read the one registry /metrics serves: no second bookkeeping.
+  const telemetry = await createOtelTelemetry(config, {
+    ...(log && { log }),
+    ...(registry && { metricProducer: createPromMetricProducer(registry) }),
+  });
   log?.info(
     {
       otlp: {

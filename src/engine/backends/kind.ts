@@ -10,7 +10,7 @@ import type { EnvelopeInput } from '../../envelope/envelope.js';
 import type { CallArguments } from '../call-arguments.js';
 import type { CallContext } from '../call-context.js';
 import type { Env } from '../env.js';
-import type { EngineError } from '../error-catalogue.js';
+import type { EngineError, ErrorCode } from '../error-catalogue.js';
 import type { Redactor } from '../redact.js';
 
 export type KindName = ToolDescriptor['backend']['kind'];
@@ -50,12 +50,26 @@ export interface BackendKind<K extends KindName> extends KindResources {
   prepare(grant: GrantOf<K>, redact: Redactor): PreparedBackend;
 }
 
+/** One request a backend made of an upstream MCP server, answered or failed. */
+export interface UpstreamCall {
+  /** The spec's `mcp-server` name. */
+  readonly server: string;
+  readonly method: string;
+  readonly tool?: string;
+  /** The catalogue code of the grant's outcome when it failed. */
+  readonly errorType?: ErrorCode;
+}
+
+/** Told of each upstream call and its seconds (`mcp_client_operation_duration_seconds`). */
+export type UpstreamCallObserver = (call: UpstreamCall, seconds: number) => void;
+
 export interface KindContext<K extends KindName> {
   readonly env: Env;
   /** The spec's grants of this kind, in spec order. */
   readonly grants: readonly GrantOf<K>[];
   readonly spec: CompiledSpec;
   readonly log?: Pick<Logger, 'warn' | 'info'>;
+  readonly onUpstreamCall?: UpstreamCallObserver;
 }
 
 /** What a kind's module exports: opens the kind for a spec's grants of it. */

@@ -110,5 +110,6 @@ async function callTool(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcRe
       if (missing) return missing;
     }
   }
-  return ok(req, toolResultText(out, resultTail(deps, era)));
+  const body = resultText(req.id, toolResultText(out, resultTail(deps, era)));
+  return out.ok ? { status: 200, body } : { status: 200, body, errorType: out.error.code };
 }

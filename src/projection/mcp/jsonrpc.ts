@@ -2,7 +2,7 @@
  * JSON-RPC 2.0 framing, written as text: result payloads are often precompiled JSON.
  * Error replies take their HTTP status and JSON-RPC code from the error catalogue.
  */
-import { rpcFraming, type RpcErrorCode } from '../../engine/error-catalogue.js';
+import { rpcFraming, type ErrorCode, type RpcErrorCode } from '../../engine/error-catalogue.js';
 
 export type RpcId = string | number | null;
 
@@ -12,8 +12,9 @@ export interface RpcReply {
   readonly body: string | Buffer;
   readonly headers?: Readonly<Record<string, string>>;
   /**
-   * A JSON-RPC error's catalogue code (or the protocol code's name): the request span's
-   * `error.type`. A constant string, so keeping it costs the reply nothing.
+   * A refusal's or failure's code (a JSON-RPC error's catalogue or protocol code, an
+   * isError result's catalogue code): the request span's `error.type` and the operation
+   * histogram's (server/operation-histograms.ts). A constant string, so it costs the reply nothing.
    */
   readonly errorType?: string;
 }

@@ -24,6 +24,8 @@ import {
 import { clientWentAway } from '../client-went-away.js';
 import { approvalPageUrl } from '../approval-url.js';
 import { TELEMETRY_OFF, type Telemetry } from '../../telemetry/telemetry.js';
+import type { OperationHistograms } from '../../server/operation-histograms.js';
+import { operationOf } from './operation-of.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -40,6 +42,8 @@ export interface McpOptions {
   /** The runtime serving now; a reload replaces what this returns. */
   readonly current: () => McpRuntime;
   readonly bodyLimit: number;
+  /** Where each answered request's duration goes (`mcp_server_operation_duration_seconds`). */
+  readonly metrics?: Pick<OperationHistograms, 'observeMcpOperation'>;
 }
 
 /**
@@ -48,7 +52,7 @@ export interface McpOptions {
  * only (fastify's encapsulation), so nothing outside it knows which URL is MCP's.
  */
 export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): Promise<void> {
-  const { bodyLimit } = opts;
+  const { bodyLimit, metrics } = opts;
   scope.removeAllContentTypeParsers();
   // The same parser under its usual media type too: fastify caches its lookup by the
   // Content-Type header only for a named type, while the catch-all parsed the header
@@ -64,6 +68,7 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
     MCP_PATH,
     gate.hooks,
     async function answerMessage(req, reply) {
+      const started = performance.now();
       // One runtime for the whole call: a reload meanwhile does not change its grant.
       const { runtime, caller } = gate.served(req);
       const { gateway, access, mcpPayloads: payloads } = runtime;
@@ -85,6 +90,12 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
         telemetry: runtime.telemetry ?? TELEMETRY_OFF,
       });
       const out = handled instanceof Promise ? await handled : handled;
+      // A notification (202) is not an operation answered; everything else is.
+      if (metrics && out.status !== 202)
+        metrics.observeMcpOperation(
+          operationOf(read, req.headers, gateway, out),
+          (performance.now() - started) / 1000,
+        );
       return sendRpcReply(reply, out, req);
     },
   );

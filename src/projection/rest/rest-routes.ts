@@ -27,6 +27,8 @@ import type { Caller } from '../../engine/caller.js';
 import { NO_SPAN, type Span } from '../../telemetry/span.js';
 import { recordCall } from '../../telemetry/call-span.js';
 import { traceRestCall } from './rest-call-span.js';
+import type { ErrorCode } from '../../engine/error-catalogue.js';
+import type { OperationHistograms } from '../../server/operation-histograms.js';
 
 export type { RestListing, RestRuntime } from './rest-runtime.js';
 
@@ -74,7 +76,15 @@ export interface RestOptions {
   /** The runtime serving now; a reload replaces what this returns. */
   readonly current: () => RestRuntime;
   readonly bodyLimit: number;
+  /** Where each tool call's duration goes (`http_server_request_duration_seconds`). */
+  readonly metrics?: Pick<OperationHistograms, 'observeHttpServer'>;
 }
+
+/**
+ * The route of a tool call as `http.route` has it: the template in the conventions' form,
+ * the same text as the call's span name (`POST /api/{tool}`), not fastify's `:tool`.
+ */
+export const TOOL_ROUTE = '/api/{tool}';
 
 /**
  * The REST projection as a fastify plugin: its body parser, its error handler and its
@@ -134,14 +144,15 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
     hooks,
     // Not async: the answer's own promise is the handler's, so off costs no second one.
     function callTool(req, reply) {
+      const started = performance.now();
       const { runtime, caller } = gate.served(req);
       // A span per call only with telemetry on (issue 30); off, NO_SPAN's calls are free.
       const { telemetry } = runtime;
       if (telemetry?.on)
         return traceRestCall(telemetry, req, reply, (span) =>
-          answerCall(req, reply, runtime, caller, span),
+          answerCall(req, reply, runtime, caller, span, started),
         );
-      return answerCall(req, reply, runtime, caller, NO_SPAN);
+      return answerCall(req, reply, runtime, caller, NO_SPAN, started);
     },
   );
 
@@ -151,30 +162,53 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
     runtime: RestRuntime,
     caller: Caller,
     span: Span,
+    started: number,
   ): Promise<FastifyReply> {
+    // Every answer of the route is one observation of http.server.request.duration.
+    const answered = (sent: FastifyReply, errorType?: ErrorCode): FastifyReply => {
+      opts.metrics?.observeHttpServer(
+        {
+          method: 'POST',
+          route: TOOL_ROUTE,
+          status: sent.statusCode,
+          ...(errorType !== undefined && { errorType }),
+        },
+        (performance.now() - started) / 1000,
+      );
+      return sent;
+    };
     const { gateway, access } = runtime;
     const op = gateway.operation(req.params.tool);
     if (!op) {
       span.fail('UNKNOWN_TOOL');
-      return sendRestError(
-        reply,
-        engineError(
-          'UNKNOWN_TOOL',
-          `no tool named ${JSON.stringify(req.params.tool)}; GET /api lists the tools`,
+      return answered(
+        sendRestError(
+          reply,
+          engineError(
+            'UNKNOWN_TOOL',
+            `no tool named ${JSON.stringify(req.params.tool)}; GET /api lists the tools`,
+          ),
         ),
+        'UNKNOWN_TOOL',
       );
     }
     // An empty body is a call with no arguments; what else may be is the engine's decision.
     const input = callArguments(op.name, req.body as ExactJson | undefined);
     if (!input.ok) {
       span.fail(input.error.code);
-      return sendRestError(reply, input.error);
+      return answered(sendRestError(reply, input.error), input.error.code);
     }
     const ctx = callContextOf(req, reply, (id) => approvalPageUrl(access.baseUrl(req), id), span);
     const out = await gateway.call(op, input.args, caller, ctx);
     if (span.recording) recordCall(span, op.name, out);
-    if (!out.ok) return sendRestError(reply, out.error, challengeOf(access, req, out.error));
-    return reply.code(200).type('application/json; charset=utf-8').send(out.envelope.json);
+    if (!out.ok)
+      return answered(
+        sendRestError(reply, out.error, challengeOf(access, req, out.error)),
+        out.error.code,
+      );
+    return answered(
+      reply.code(200).type('application/json; charset=utf-8').send(out.envelope.json),
+    );
   }
 
   // A tool is called with POST; any name gets the same answer, so it tells no stranger

@@ -12,6 +12,7 @@ import type {
   BackendOutcome,
   KindContext,
   PreparedBackend,
+  UpstreamCallObserver,
 } from '../kind.js';
 import { makeRedactor, type Redactor } from '../../redact.js';
 import { buildObject, planObject } from '../http/body.js';
@@ -31,6 +32,7 @@ export async function createMcpKind({
   grants,
   spec,
   log,
+  onUpstreamCall,
 }: KindContext<'mcp'>): Promise<BackendKind<'mcp'>> {
   const say: UpstreamLog = (level, message) => log?.[level](message);
   // Until the gateway's redactor exists (prepare), the kind's own secrets are redacted.
@@ -74,7 +76,7 @@ export async function createMcpKind({
   return {
     prepare(d, gatewayRedact) {
       redactor = gatewayRedact;
-      return prepareMcpGrant(d, byName.get(d.backend.server)!, gatewayRedact);
+      return prepareMcpGrant(d, byName.get(d.backend.server)!, gatewayRedact, onUpstreamCall);
     },
     secrets: () => opened.secrets,
     sentValues: () => opened.sent,
@@ -95,6 +97,7 @@ function prepareMcpGrant(
   d: GrantOf<'mcp'>,
   server: OpenedServer,
   redact: Redactor,
+  observe?: UpstreamCallObserver,
 ): PreparedBackend {
   const b = d.backend;
   // Every declared field fills the arguments object (`arg=` projections at their paths).
@@ -111,6 +114,7 @@ function prepareMcpGrant(
       // The upstream continues the call's trace from `_meta.traceparent`: the client
       // span's with telemetry on, else the child id the projection made (as HTTP sends).
       const client = ctx.span?.recording ? spans.start(ctx.span) : NO_SPAN;
+      const started = performance.now();
       const out = await upstream.callTool(b.tool, value, {
         timeoutMs: b.timeoutMs,
         cancel: ctx.cancel,
@@ -127,6 +131,16 @@ function prepareMcpGrant(
         if (!outcome.ok) client.fail(outcome.error.code);
         client.end();
       }
+      // The upstream's tool name is the spec's (`tool=`), so the label is bounded by it.
+      observe?.(
+        {
+          server: server.descriptor.name,
+          method: 'tools/call',
+          tool: b.tool,
+          ...(!outcome.ok && { errorType: outcome.error.code }),
+        },
+        (performance.now() - started) / 1000,
+      );
       return outcome;
     },
   };
