@@ -8,7 +8,7 @@
 #   3. helm template with the same value sets.
 #   4. helm template must FAIL for values that break the chart's promises (schema and
 #      template guards): root user, writable root file system, a grace period shorter than
-#      the drain, no spec, unknown keys.
+#      the drain, no spec, unknown keys, OTLP settings the gateway would refuse at start.
 #   5. charts/validate.mjs on every rendered document (Kubernetes schemas through
 #      kubernetes-models, unknown fields, the chart's own invariants, the spec compiles),
 #      run on the repository's Node 24 (scripts/node24.sh): kubernetes-models needs
@@ -183,6 +183,15 @@ refuse "HPA max below min" --set autoscaling.minReplicas=5 --set autoscaling.max
 refuse "an image digest that is not sha256" --set image.digest=latest
 refuse "metrics on the gateway port without a metrics:read key" --set serviceMonitor.enabled=true --set server.metricsPort=0
 refuse "the metrics port the same as the gateway port" --set server.metricsPort=8080
+refuse "an OTLP endpoint that is not an http(s) URL" --set telemetry.otlp.endpoint=collector:4318
+refuse "OTLP over gRPC, which the gateway does not export" --set telemetry.otlp.endpoint=http://collector:4318 --set telemetry.otlp.protocol=grpc
+refuse "OTLP headers as a plain value" --set telemetry.otlp.headers=authorization=secret
+refuse_with "an OTLP headers Secret without its key" "needs both name and key" \
+  --set telemetry.otlp.endpoint=http://collector:4318 --set telemetry.otlp.headersSecret.name=otlp
+refuse_with "an OTLP headers Secret without an endpoint" "telemetry.otlp.endpoint is empty" \
+  --set telemetry.otlp.headersSecret.name=otlp --set telemetry.otlp.headersSecret.key=headers
+refuse "an unknown trace sampler" --set telemetry.sampler=ratio
+refuse "a sampler ratio above 1" --set telemetry.sampler=traceidratio --set telemetry.samplerRatio=1.5
 
 step "validate rendered objects (kubernetes-models)"
 if [ "${#rendered[@]}" -gt 0 ]; then
