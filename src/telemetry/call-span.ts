@@ -1,7 +1,8 @@
 /**
- * What a request's server span says of the engine's answer to a call (issue 30): the
- * grant, and either the envelope's coverage or the catalogue code with the guard that
- * refused it. Both surfaces call it, only when their span is recording.
+ * What a request's server span says of the engine's answer to a call
+ * (docs/observability.md, "Spans"): the grant, and either the envelope's coverage or the
+ * catalogue code with the guard that refused it. Both surfaces call it, only when their
+ * span is recording.
  */
 import type { Asked, Outcome } from '../engine/execute.js';
 import { coverageAttributes, refusedBy } from './conventions.js';

@@ -1,7 +1,8 @@
 /**
- * What a backend needs to make the spans of its upstream work (issue 30): a grant's client
- * span, named and attributed once (on the first call that records, so a gateway with
- * telemetry off builds neither), and an INTERNAL span around a wait that really waits.
+ * What a backend needs to make the spans of its upstream work (docs/observability.md,
+ * "Spans"): a grant's client span, named and attributed once (on the first call that
+ * records, so a gateway with telemetry off builds neither), and an INTERNAL span around a
+ * wait that really waits.
  */
 import type { Attributes, Span } from './span.js';
 

@@ -1,9 +1,9 @@
 /**
  * Span names and attributes in the names of the OpenTelemetry MCP semantic conventions
- * (issue 30), plus the gateway's own `mcp_beaver.*`. Pure functions: the projections and
- * backends call them only when their span is recording, so none of these strings or
- * objects is built with telemetry off. Nothing here takes an argument value, a result or
- * a credential: a span never carries them.
+ * (docs/observability.md, "Spans"), plus the gateway's own `mcp_beaver.*`. Pure
+ * functions: the projections and backends call them only when their span is recording, so
+ * none of these strings or objects is built with telemetry off. Nothing here takes an
+ * argument value, a result or a credential: a span never carries them.
  */
 import type { Coverage } from '../envelope/envelope.js';
 import type { ErrorCode, RpcErrorCode } from '../engine/error-catalogue.js';

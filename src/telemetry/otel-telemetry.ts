@@ -1,9 +1,10 @@
 /**
- * Telemetry made by the OpenTelemetry SDK (issue 30): the one module that imports it,
- * and only load-telemetry.ts imports this one, when OTLP export is on. Spans are made
- * by our code, never by auto-instrumentation (which cannot see the single binary's
- * bundled modules); the parent of a server span is the caller's W3C traceparent,
- * passed in, not an ambient context, so no context manager is installed.
+ * Telemetry made by the OpenTelemetry SDK (docs/observability.md, "A collector that is
+ * down"): the one module that imports it, and only load-telemetry.ts imports this one,
+ * when OTLP export is on. Spans are made by our code, never by auto-instrumentation
+ * (which cannot see the single binary's bundled modules); the parent of a server span is
+ * the caller's W3C traceparent, passed in, not an ambient context, so no context manager
+ * is installed.
  *
  * Export is batched and bounded (BatchSpanProcessor's queue drops beyond its size), and
  * a collector that is down costs the telemetry, never a call: the exporters are watched,

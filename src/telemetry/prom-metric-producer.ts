@@ -5,7 +5,8 @@
  * them back in the conventions' names (`mcp.server.operation.duration`, seconds) with
  * the conventions' attribute keys (`mcp.method.name`, …), cumulative like Prometheus.
  *
- * Loaded only with the OpenTelemetry SDK, when OTLP export is on.
+ * Loaded only with the OpenTelemetry SDK, when OTLP export is on (docs/observability.md,
+ * "Metrics over OTLP").
  */
 import { ValueType, type Attributes, type HrTime } from '@opentelemetry/api';
 import { emptyResource, type Resource } from '@opentelemetry/resources';

@@ -1,8 +1,9 @@
 /**
  * Whether OTLP export is on, and how, from the standard OpenTelemetry variables and
- * `serve --otlp <url>` (issue 30). A pure function of the environment: no SDK is
- * loaded to read it (load-telemetry.ts), and a bad value stops start-up with the
- * variable's name. Header values are never echoed: they hold collector credentials.
+ * `serve --otlp <url>` (docs/observability.md, "Switching it on"). A pure function of the
+ * environment: no SDK is loaded to read it (load-telemetry.ts), and a bad value stops
+ * start-up with the variable's name. Header values are never echoed: they hold collector
+ * credentials.
  */
 import type { Env } from '../engine/env.js';
 import { StartupError } from '../engine/startup-error.js';

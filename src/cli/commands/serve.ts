@@ -92,17 +92,23 @@ the gateway's port, where with \`access\` it needs a key or token holding the sc
 metrics:read (they name every tool). Logs carry one access line per request and one
 audit line per tool call (no argument values).
 
-OpenTelemetry export is off unless --otlp or OTEL_EXPORTER_OTLP_ENDPOINT (or
-OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) is set; off, no
-OpenTelemetry code is loaded. The standard variables are honoured:
-OTEL_EXPORTER_OTLP_HEADERS (and _TRACES_/_METRICS_HEADERS, key=value,...),
-OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, the default, or http/json), OTEL_SERVICE_NAME
-(default mcp-beaver), OTEL_TRACES_SAMPLER (parentbased_always_on, the default;
-always_on, always_off, traceidratio, parentbased_traceidratio) with
-OTEL_TRACES_SAMPLER_ARG, OTEL_METRIC_EXPORT_INTERVAL, OTEL_BSP_MAX_QUEUE_SIZE,
-OTEL_BSP_MAX_EXPORT_BATCH_SIZE, OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_EXPORT_TIMEOUT,
-OTEL_TRACES_EXPORTER / OTEL_METRICS_EXPORTER=none and OTEL_SDK_DISABLED=true. Export is
-batched; a collector that is down loses telemetry, never a call, and is logged once.
+OpenTelemetry traces and metrics (OTLP/HTTP) are exported when --otlp or
+OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT /
+OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) is set; otherwise no OpenTelemetry code is loaded.
+The standard variables are honoured, a bad value stops start-up naming it:
+  OTEL_SERVICE_NAME              default mcp-beaver
+  OTEL_EXPORTER_OTLP_PROTOCOL    http/protobuf (default) or http/json
+  OTEL_EXPORTER_OTLP_HEADERS     key=value,... (the collector's credentials)
+  OTEL_EXPORTER_OTLP_TIMEOUT     and the _TRACES_/_METRICS_ forms of these three
+  OTEL_TRACES_SAMPLER            parentbased_always_on (default), always_on, always_off,
+                                 traceidratio, parentbased_always_off or
+                                 parentbased_traceidratio; OTEL_TRACES_SAMPLER_ARG is
+                                 the ratio
+  OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_MAX_EXPORT_BATCH_SIZE, OTEL_BSP_SCHEDULE_DELAY,
+  OTEL_BSP_EXPORT_TIMEOUT, OTEL_METRIC_EXPORT_INTERVAL, OTEL_METRIC_EXPORT_TIMEOUT
+  OTEL_TRACES_EXPORTER=none, OTEL_METRICS_EXPORTER=none, OTEL_SDK_DISABLED=true
+Export is batched: a collector that is down loses telemetry, never a call, and the log
+says so once per signal. Spans, attributes and metrics: docs/observability.md.
 
 Example:
   GITHUB_TOKEN=... mcp-beaver serve specs/github-issues.mcp.kdl --http :8080`,

@@ -1,10 +1,11 @@
 /**
- * The server span of one MCP request (issue 30), in both eras: named and attributed
- * after the method (conventions.ts), the child of the trace the request carries in
- * `params._meta.traceparent` (with `tracestate`), else of the HTTP `traceparent` header,
- * and ended when the reply is built, failed with the reply's error type when it is a
- * JSON-RPC error (a tools/call's isError result fails it in dispatch.ts). Only called
- * with telemetry on: the request path without it builds none of this.
+ * The server span of one MCP request (docs/observability.md, "Spans"), in both eras:
+ * named and attributed after the method (conventions.ts), the child of the trace the
+ * request carries in `params._meta.traceparent` (with `tracestate`), else of the HTTP
+ * `traceparent` header, and ended when the reply is built, failed with the reply's error
+ * type when it is a JSON-RPC error (a tools/call's isError result fails it in
+ * dispatch.ts). Only called with telemetry on: the request path without it builds none of
+ * this.
  */
 import type { TraceParent } from '../../telemetry/telemetry.js';
 import type { Span } from '../../telemetry/span.js';

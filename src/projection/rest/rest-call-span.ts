@@ -1,7 +1,7 @@
 /**
- * The server span of one REST call (issue 30): `POST /api/{tool}`, the route literally,
- * the child of the request's `traceparent` header, ended with the response's status.
- * Only called with telemetry on.
+ * The server span of one REST call (docs/observability.md, "Spans"): `POST /api/{tool}`,
+ * the route literally, the child of the request's `traceparent` header, ended with the
+ * response's status. Only called with telemetry on.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { REST_SPAN_NAME, restServerAttributes } from '../../telemetry/conventions.js';
