@@ -6,7 +6,7 @@
 // bounded. Writes bench/results/<timestamp>.json and prints a markdown table.
 //
 //   node bench/run.mjs [--duration S] [--connections N] [--reps N] [--no-pin] [--quick]
-//                      [--only tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream,consent]
+//                      [--only tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry]
 //                      [--profile DIR]
 //                      [--gateway PATH/TO/dist/cli/main.js]   (another build, for before/after)
 //   node bench/run.mjs --only mcp-upstream [--mcp-subjects bridges]
@@ -43,13 +43,15 @@ import { consentSection } from './sections/consent.mjs';
 import { redactSection } from './sections/redact.mjs';
 import { sqlCallSection } from './sections/sql-call.mjs';
 import { startupSection } from './sections/startup.mjs';
+import { telemetrySection } from './sections/telemetry.mjs';
 import { toolsListSection } from './sections/tools-list.mjs';
 
 /**
  * In the order they run and are reported. Each is {key, only?, label?, database?, run,
  * report}: `key` names its figures in the JSON, `only` the --only name that selects it
  * (its key unless said), `database` whether it needs Postgres ('required') or runs
- * without ('optional').
+ * without ('optional'). `report(figures, sections)` also gets every section's figures
+ * of the run, for one that sets its own beside another's (telemetry beside http).
  */
 const SECTIONS = [
   toolsListSection,
@@ -62,6 +64,7 @@ const SECTIONS = [
   listBytesSection,
   mcpUpstreamSection,
   consentSection,
+  telemetrySection,
 ];
 
 const { values: opts } = parseArgs({
@@ -119,7 +122,7 @@ function report(result) {
   ];
   for (const section of SECTIONS) {
     const figures = result.sections[section.key];
-    if (figures) out.push(...section.report(figures));
+    if (figures) out.push(...section.report(figures, result.sections));
   }
   out.push(`Total bench time ${(result.elapsedMs / 1000).toFixed(0)} s.`);
   return out.join('\n');

@@ -178,20 +178,31 @@ function exporterConfig(signal: SignalExport): {
   return { url: signal.url, headers: { ...signal.headers }, timeoutMillis: signal.timeoutMs };
 }
 
+/**
+ * The exports of a dynamically imported CommonJS package. Node gives its named exports
+ * and `default` (module.exports); the bundle (scripts/bundle-cli.mjs: esbuild splits
+ * at dynamic imports) gives `default` only, so a destructured name was undefined there
+ * and `serve --otlp` from dist/cli/main.js failed to start ("OTLPTraceExporter is not a
+ * constructor").
+ */
+function commonJs<T extends object>(mod: T & { default?: T }): T {
+  return mod.default ?? mod;
+}
+
 // Only the exporters of the configured protocol are loaded.
 async function traceExporter(signal: SignalExport): Promise<SpanExporter> {
   const { OTLPTraceExporter } =
     signal.protocol === 'http/json'
-      ? await import('@opentelemetry/exporter-trace-otlp-http')
-      : await import('@opentelemetry/exporter-trace-otlp-proto');
+      ? commonJs(await import('@opentelemetry/exporter-trace-otlp-http'))
+      : commonJs(await import('@opentelemetry/exporter-trace-otlp-proto'));
   return new OTLPTraceExporter(exporterConfig(signal));
 }
 
 async function metricExporter(signal: SignalExport): Promise<PushMetricExporter> {
   const { OTLPMetricExporter } =
     signal.protocol === 'http/json'
-      ? await import('@opentelemetry/exporter-metrics-otlp-http')
-      : await import('@opentelemetry/exporter-metrics-otlp-proto');
+      ? commonJs(await import('@opentelemetry/exporter-metrics-otlp-http'))
+      : commonJs(await import('@opentelemetry/exporter-metrics-otlp-proto'));
   return new OTLPMetricExporter(exporterConfig(signal));
 }
 

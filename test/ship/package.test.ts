@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitListening } from '../../bench/lib/listening.mjs';
+import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { skipBecause } from '../helpers/skip-reason.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -249,6 +250,50 @@ describe('the npm package (npm pack, then npm install --omit=dev of the tarball)
     }
     expect(await exited, output).toBe(0);
   }, 60_000);
+
+  // The bundle gives a dynamically imported CommonJS package its default export only;
+  // the OTLP exporters are loaded that way, and read as named exports they were undefined.
+  for (const protocol of ['http/protobuf', 'http/json']) {
+    it(`serves with --otlp and exports the span of a request to the collector (${protocol})`, async () => {
+      const receiver = await startOtlpReceiver();
+      const spec = join(installed(), 'specs', 'github-issues.mcp.kdl');
+      const child = spawn(
+        process.execPath,
+        [bin(), 'serve', spec, '--http', '127.0.0.1:0', '--otlp', receiver.url],
+        {
+          cwd: app,
+          env: userEnv({
+            GITHUB_TOKEN: 'ghp_package_test',
+            OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+            OTEL_BSP_SCHEDULE_DELAY: '0',
+          }),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let output = '';
+      child.stdout.on('data', (b: Buffer) => (output += b.toString()));
+      child.stderr.on('data', (b: Buffer) => (output += b.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      try {
+        const url = await waitListening(child, { output: () => output });
+        const res = await fetch(`${url}/mcp`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        });
+        expect(res.status, output).toBe(200);
+        const spans = await receiver.waitForSpans(1, 10_000);
+        expect(spans.map((s) => s.name)).toContain('tools/list');
+      } finally {
+        child.kill('SIGTERM');
+        await receiver.close();
+      }
+      expect(await exited, output).toBe(0);
+    }, 60_000);
+  }
 
   it('runs the demo (npx mcp-beaver demo): its REST API answers from the installed package', async () => {
     const child = spawn(process.execPath, [bin(), 'demo', '--http', '127.0.0.1:0'], {
