@@ -84,7 +84,9 @@ const { values: opts } = parseArgs({
 const ctx = benchContext(opts);
 const { root: ROOT, log } = ctx;
 const ONLY = new Set(
-  (opts.only ?? 'tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream').split(','),
+  (
+    opts.only ?? 'tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry'
+  ).split(','),
 );
 const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 

@@ -30,7 +30,7 @@ export function benchContext(opts) {
     loadCpu: '1',
     started,
     /** Hard bound on the whole run. */
-    deadlineMs: 5 * 60_000,
+    deadlineMs: 10 * 60_000,
     log(msg) {
       process.stderr.write(
         `[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)}s] ${msg}\n`,

@@ -42,7 +42,7 @@ export async function runGroup(ctx, name, floor, subjects) {
   for (let rep = 0; rep < ctx.reps; rep++) {
     for (const t of all) {
       if (performance.now() - ctx.started > ctx.deadlineMs)
-        throw new Error('bench exceeded its 5-minute bound');
+        throw new Error('bench exceeded its 10-minute bound');
       const r = await load(ctx, t, ctx.duration, t.pid);
       runs.get(t.name).push(r);
       ctx.log(
