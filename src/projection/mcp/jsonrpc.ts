@@ -2,7 +2,7 @@
  * JSON-RPC 2.0 framing, written as text: result payloads are often precompiled JSON.
  * Error replies take their HTTP status and JSON-RPC code from the error catalogue.
  */
-import { rpcFraming, type ErrorCode, type RpcErrorCode } from '../../engine/error-catalogue.js';
+import { rpcFraming, type RpcErrorCode } from '../../engine/error-catalogue.js';
 
 export type RpcId = string | number | null;
 
