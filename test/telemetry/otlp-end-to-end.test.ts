@@ -488,6 +488,14 @@ describe('a collector that is down', () => {
   });
 
   const count = (text: string, what: string): number => text.split(what).length - 1;
+  /** A bounded wait for `check`, for arrivals only: its time is not asserted. */
+  async function until(check: () => boolean, what: () => string): Promise<void> {
+    const deadline = Date.now() + 12_000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting: ${what()}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
   const exportsTo = (path: string): number =>
     receiver.requests.filter((r) => r.path === path).length;
 
@@ -495,25 +503,30 @@ describe('a collector that is down', () => {
     const first = await callEach(gw);
     expect(first.map((r) => r.isError)).toEqual([false, false, false]);
     expect(first[1]!.content[0]!.text).toContain(TITLE);
-    const deadline = Date.now() + 20_000;
-    while (!(
-      gw.logs().includes('OTLP traces export failing') &&
-      gw.logs().includes('OTLP metrics export failing')
-    )) {
-      if (Date.now() > deadline) throw new Error(`no "export failing" lines in:\n${gw.logs()}`);
-      await new Promise((r) => setTimeout(r, 50));
+    await until(
+      () =>
+        gw.logs().includes('OTLP traces export failing') &&
+        gw.logs().includes('OTLP metrics export failing'),
+      () => `no "export failing" lines in:\n${gw.logs()}`,
+    );
+    // More exports fail after the lines were written: two more rounds of calls, each
+    // waited for until its spans' export was tried, and two more metric intervals.
+    const metrics = exportsTo('/v1/metrics');
+    for (let round = 0; round < 2; round++) {
+      const traces = exportsTo('/v1/traces');
+      const results = await callEach(gw);
+      expect(results.map((r) => r.isError)).toEqual([false, false, false]);
+      await until(
+        () => exportsTo('/v1/traces') > traces,
+        () => `no trace export tried after round ${round}`,
+      );
     }
-    // More exports fail after the line was written: more spans, more metric intervals.
-    const [traces, metrics] = [exportsTo('/v1/traces'), exportsTo('/v1/metrics')];
-    const second = await callEach(gw);
-    expect(second.map((r) => r.isError)).toEqual([false, false, false]);
-    const more = Date.now() + 20_000;
-    while (exportsTo('/v1/traces') < traces + 2 || exportsTo('/v1/metrics') < metrics + 2) {
-      if (Date.now() > more) throw new Error('no further export attempts');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await until(
+      () => exportsTo('/v1/metrics') >= metrics + 2,
+      () => 'no further metric exports tried',
+    );
     expect(count(gw.logs(), 'OTLP traces export failing')).toBe(1);
     expect(count(gw.logs(), 'OTLP metrics export failing')).toBe(1);
     expect(receiver.spans).toEqual([]);
-  });
+  }, 40_000);
 });
