@@ -47,8 +47,13 @@ export function mcpServerAttributes(f: McpRequestFacts): Attributes {
   };
 }
 
-/** The REST route a call's span is named after, literally: one name for every tool. */
-export const REST_ROUTE = '/api/:tool';
+/**
+ * The REST route a call's span is named after, literally: one name for every tool. In the
+ * conventions' template form, as the span name and http.server.request.duration's
+ * http.route have it (rest-routes.ts TOOL_ROUTE), not fastify's `:tool`: a trace and a
+ * histogram of one call must name the same route.
+ */
+export const REST_ROUTE = '/api/{tool}';
 export const REST_SPAN_NAME = 'POST /api/{tool}';
 
 export function restServerAttributes(tool: string): Attributes {

@@ -31,9 +31,15 @@ export interface ReceivedSpan {
   readonly resource: Record<string, ReceivedValue>;
 }
 
+export interface ReceivedPoint {
+  readonly attributes: Record<string, ReceivedValue>;
+  /** A histogram point's explicit bucket boundaries (upper bounds, the last bucket open). */
+  readonly bounds?: readonly number[];
+}
+
 export interface ReceivedMetric {
   readonly name: string;
-  readonly points: readonly { readonly attributes: Record<string, ReceivedValue> }[];
+  readonly points: readonly ReceivedPoint[];
 }
 
 export const KIND = { internal: 1, server: 2, client: 3 } as const;
@@ -54,6 +60,10 @@ export interface OtlpReceiver {
     want: number | ((spans: readonly ReceivedSpan[]) => boolean),
     timeoutMs?: number,
   ): Promise<ReceivedSpan[]>;
+  waitForMetrics(
+    want: (metrics: readonly ReceivedMetric[]) => boolean,
+    timeoutMs?: number,
+  ): Promise<ReceivedMetric[]>;
   waitForRequests(n: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
@@ -171,18 +181,38 @@ function protoTraces(buf: Uint8Array): ReceivedSpan[] {
   return spans;
 }
 
-/** The attributes of each data point of a Gauge/Sum/Histogram/ExponentialHistogram/Summary. */
-function protoPoints(data: Uint8Array, attributesField: number): ReceivedMetric['points'] {
-  const points: { attributes: Record<string, ReceivedValue> }[] = [];
+/** HistogramDataPoint.explicit_bounds: repeated double, packed (wire 2) or not (wire 1). */
+function readBounds(wire: number, r: ProtobufReader, buf: Uint8Array, into: number[]): boolean {
+  if (wire === 1) into.push(fixed64Double(r, buf));
+  else if (wire === 2) {
+    const packed = r.readBytes();
+    const view = new DataView(packed.buffer, packed.byteOffset, packed.byteLength);
+    for (let at = 0; at + 8 <= packed.byteLength; at += 8) into.push(view.getFloat64(at, true));
+  } else return false;
+  return true;
+}
+
+/**
+ * The attributes of each data point of a Gauge/Sum/Histogram/ExponentialHistogram/Summary,
+ * and a Histogram's bucket boundaries (`histogram` true).
+ */
+function protoPoints(
+  data: Uint8Array,
+  attributesField: number,
+  histogram: boolean,
+): ReceivedMetric['points'] {
+  const points: ReceivedPoint[] = [];
   walk(data, (f, w, r) => {
     if (f !== 1 || w !== 2) return false;
     const attributes: Record<string, ReceivedValue> = {};
-    walk(r.readBytes(), (pf, pw, pr) => {
+    const bounds: number[] = [];
+    walk(r.readBytes(), (pf, pw, pr, pbuf) => {
+      if (histogram && pf === 7) return readBounds(pw, pr, pbuf, bounds);
       if (pf !== attributesField || pw !== 2) return false;
       keyValue(pr.readBytes(), attributes);
       return true;
     });
-    points.push({ attributes });
+    points.push(histogram ? { attributes, bounds } : { attributes });
     return true;
   });
   return points;
@@ -204,7 +234,7 @@ function protoMetrics(buf: Uint8Array): ReceivedMetric[] {
         walk(sr.readBytes(), (mf, mw, mr) => {
           if (mf === 1 && mw === 2) name = mr.readString();
           else if (mw === 2 && POINT_ATTRIBUTES[mf] !== undefined)
-            points = protoPoints(mr.readBytes(), POINT_ATTRIBUTES[mf]);
+            points = protoPoints(mr.readBytes(), POINT_ATTRIBUTES[mf], mf === 9);
           else return false;
           return true;
         });
@@ -271,6 +301,7 @@ function jsonMetrics(body: any): ReceivedMetric[] {
           name: m.name,
           points: (data.dataPoints ?? []).map((p: any) => ({
             attributes: jsonAttributes(p.attributes),
+            ...(m.histogram && { bounds: (p.explicitBounds ?? []).map(Number) }),
           })),
         });
       }
@@ -368,6 +399,10 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       const enough = typeof want === 'number' ? () => spans.length >= want : () => want(spans);
       await until(enough, timeoutMs, `spans (${typeof want === 'number' ? want : 'predicate'})`);
       return spans;
+    },
+    async waitForMetrics(want, timeoutMs = 10_000) {
+      await until(() => want(metrics), timeoutMs, 'metrics (predicate)');
+      return metrics;
     },
     async waitForRequests(n, timeoutMs = 10_000) {
       await until(() => requests.length >= n, timeoutMs, `${n} requests`);

@@ -203,8 +203,8 @@ describe.each(['http/protobuf', 'http/json'] as const)('metrics over %s', (proto
     await telemetry.shutdown();
     await meters.shutdown();
     const metric = receiver.metrics.find((m) => m.name === 'mcp.server.operation.duration');
-    expect(metric?.points).toEqual([
-      { attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'list_issues' } },
+    expect(metric?.points.map((p) => p.attributes)).toEqual([
+      { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'list_issues' },
     ]);
     expect(receiver.requests.some((r) => r.path === '/v1/metrics')).toBe(true);
   });

@@ -207,7 +207,7 @@ describe('a REST call', () => {
     expect(span).toMatchObject({ kind: 'server', parentId: sent.spanId, traceId: sent.traceId });
     expect(span.attributes).toMatchObject({
       'http.request.method': 'POST',
-      'http.route': '/api/:tool',
+      'http.route': '/api/{tool}',
       'http.response.status_code': 200,
       'gen_ai.tool.name': 'get_thing',
       'mcp_beaver.grant': 'get_thing',
