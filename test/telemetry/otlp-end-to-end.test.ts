@@ -120,6 +120,14 @@ interface CallResult {
   content: { type: string; text: string }[];
 }
 
+/** A tools/call with the traceparent sent, the spans of its trace and its server span. */
+interface TracedCall {
+  sent: ReturnType<typeof newTraceparent>;
+  out: CallResult;
+  spans: ReceivedSpan[];
+  server: ReceivedSpan;
+}
+
 /** A tools/call by the SDK v2 client in `era`, `_meta.traceparent` in its params. */
 async function sdkCall(
   gw: TestGateway,
@@ -268,19 +276,30 @@ describe('spans exported over OTLP by the real SDK', () => {
     return clients[0]!;
   }
 
+  /**
+   * A tools/call in `era` with a fresh traceparent, answered or `refused` as said; the
+   * spans of its trace (a client span unless refused) and its checked server span.
+   */
+  async function tracedCall(
+    era: Era,
+    tool: string,
+    args: Record<string, unknown>,
+    refused = false,
+  ): Promise<TracedCall> {
+    const sent = newTraceparent();
+    const out = await sdkCall(gw, era, tool, args, sent.traceparent);
+    expect(out.isError).toBe(refused);
+    const spans = await trace(sent.traceId, refused ? 0 : 1);
+    const server = serverSpanOf(spans, tool, sent, era === 'modern' ? MODERN : LEGACY);
+    return { sent, out, spans, server };
+  }
+
   it('makes an HTTP grant’s call a server span with a client child whose id the upstream gets as parent', async () => {
     upstream.requests.length = 0;
-    const sent = newTraceparent();
-    const out = await sdkCall(
-      gw,
-      'modern',
-      'get_thing',
-      { owner: 'acme', id: THING_ID },
-      sent.traceparent,
-    );
-    expect(out.isError).toBe(false);
-    const spans = await trace(sent.traceId, 1);
-    const server = serverSpanOf(spans, 'get_thing', sent, MODERN);
+    const { sent, spans, server } = await tracedCall('modern', 'get_thing', {
+      owner: 'acme',
+      id: THING_ID,
+    });
     expect(server.status.code).not.toBe(2);
     expect(server.attributes['mcp_beaver.coverage.truncated']).toBe(false);
     expect(typeof server.attributes['mcp_beaver.coverage.bytes']).toBe('number');
@@ -302,12 +321,10 @@ describe('spans exported over OTLP by the real SDK', () => {
   });
 
   it('makes a SQL grant’s call a server span with the statement’s client child', async () => {
-    const sent = newTraceparent();
-    const out = await sdkCall(gw, 'modern', 'find_tickets', { title: TITLE }, sent.traceparent);
-    expect(out.isError).toBe(false);
+    const { sent, out, spans, server } = await tracedCall('modern', 'find_tickets', {
+      title: TITLE,
+    });
     expect(out.content[0]!.text).toContain(TITLE);
-    const spans = await trace(sent.traceId, 1);
-    const server = serverSpanOf(spans, 'find_tickets', sent, MODERN);
     const client = clientSpanOf(spans, server);
     expect(client.name).toBe('SELECT');
     expect(client.attributes).toEqual({
@@ -320,11 +337,9 @@ describe('spans exported over OTLP by the real SDK', () => {
 
   it('makes an upstream MCP grant’s call a server span with a tools/call client child the upstream gets in _meta.traceparent', async () => {
     tracker.received.length = 0;
-    const sent = newTraceparent();
-    const out = await sdkCall(gw, 'modern', 'search_issues', { query: QUERY }, sent.traceparent);
-    expect(out.isError).toBe(false);
-    const spans = await trace(sent.traceId, 1);
-    const server = serverSpanOf(spans, 'search_issues', sent, MODERN);
+    const { sent, spans, server } = await tracedCall('modern', 'search_issues', {
+      query: QUERY,
+    });
     const client = clientSpanOf(spans, server);
     expect(client.name).toBe('tools/call search_issues');
     expect(client.attributes).toMatchObject({
@@ -342,17 +357,10 @@ describe('spans exported over OTLP by the real SDK', () => {
   });
 
   it('takes the parent from _meta.traceparent in the 2025 era too', async () => {
-    const sent = newTraceparent();
-    const out = await sdkCall(
-      gw,
-      'legacy',
-      'get_thing',
-      { owner: 'acme', id: THING_ID },
-      sent.traceparent,
-    );
-    expect(out.isError).toBe(false);
-    const spans = await trace(sent.traceId, 1);
-    const server = serverSpanOf(spans, 'get_thing', sent, LEGACY);
+    const { sent, spans, server } = await tracedCall('legacy', 'get_thing', {
+      owner: 'acme',
+      id: THING_ID,
+    });
     clientSpanOf(spans, server);
     trees.push(`HTTP grant (2025-11-25)\n${renderTree(receiver.spans, sent.traceId)}`);
   });
@@ -363,11 +371,7 @@ describe('spans exported over OTLP by the real SDK', () => {
   ] as const)(
     'marks a call %s refuses with error.type and the guard, and makes no client span',
     async (guard, tool, args, code) => {
-      const sent = newTraceparent();
-      const out = await sdkCall(gw, 'modern', tool, args, sent.traceparent);
-      expect(out.isError).toBe(true);
-      const spans = await trace(sent.traceId, 0);
-      const server = serverSpanOf(spans, tool, sent, MODERN);
+      const { sent, spans, server } = await tracedCall('modern', tool, args, true);
       expect(server.status.code).toBe(2);
       expect(server.attributes['mcp_beaver.refused_by']).toBe(guard);
       expect(typeof server.attributes['error.type']).toBe('string');
