@@ -5,12 +5,13 @@
  * installed command run from there. Slow (a TypeScript build and an npm install), so its
  * timeouts are generous; the install prefers the machine's npm cache.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, realpathSync, symlinkSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
+import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitListening } from '../../bench/lib/listening.mjs';
 import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
@@ -71,6 +72,35 @@ function run(
 /** The installed command, run by this node (its shebang would pick the PATH's). */
 const mcpBeaver = (args: string[], env: Record<string, string> = {}): Promise<Run> =>
   run(process.execPath, [bin(), ...args], app, 60_000, env);
+
+interface Served {
+  child: ChildProcessByStdio<null, Readable, Readable>;
+  /** What it wrote to stdout and stderr so far, interleaved. */
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** The installed command started by this node with `args`, its output gathered as it runs. */
+function startInstalled(args: string[], env: NodeJS.ProcessEnv): Served {
+  const child = spawn(process.execPath, [bin(), ...args], {
+    cwd: app,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (b: Buffer) => (output += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (output += b.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { child, output: () => output, exited };
+}
+
+/** A tools/list POSTed to the gateway at `url` over streamable HTTP. */
+const postToolsList = (url: string): Promise<Response> =>
+  fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
 
 /** Node has a compile cache from 22.1 (module.enableCompileCache from 22.8); not on 20. */
 const hasCompileCache =
@@ -222,33 +252,21 @@ describe('the npm package (npm pack, then npm install --omit=dev of the tarball)
 
   it('serves the spec and answers tools/list, then stops on SIGTERM', async () => {
     const spec = join(installed(), 'specs', 'github-issues.mcp.kdl');
-    const child = spawn(process.execPath, [bin(), 'serve', spec, '--http', '127.0.0.1:0'], {
-      cwd: app,
-      env: userEnv({ GITHUB_TOKEN: 'ghp_package_test' }),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (b: Buffer) => (output += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (output += b.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const { child, output, exited } = startInstalled(
+      ['serve', spec, '--http', '127.0.0.1:0'],
+      userEnv({ GITHUB_TOKEN: 'ghp_package_test' }),
+    );
     try {
-      const url = await waitListening(child, { output: () => output });
-      const res = await fetch(`${url}/mcp`, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      });
+      const url = await waitListening(child, { output });
+      const res = await postToolsList(url);
       const text = await res.text();
-      expect(res.status, `${text}\n${output}`).toBe(200);
+      expect(res.status, `${text}\n${output()}`).toBe(200);
       const body = JSON.parse(text) as { result: { tools: { name: string }[] } };
       expect(body.result.tools.map((t) => t.name)).toContain('list_issues');
     } finally {
       child.kill('SIGTERM');
     }
-    expect(await exited, output).toBe(0);
+    expect(await exited, output()).toBe(0);
   }, 60_000);
 
   // The bundle gives a dynamically imported CommonJS package its default export only;
@@ -257,61 +275,40 @@ describe('the npm package (npm pack, then npm install --omit=dev of the tarball)
     it(`serves with --otlp and exports the span of a request to the collector (${protocol})`, async () => {
       const receiver = await startOtlpReceiver();
       const spec = join(installed(), 'specs', 'github-issues.mcp.kdl');
-      const child = spawn(
-        process.execPath,
-        [bin(), 'serve', spec, '--http', '127.0.0.1:0', '--otlp', receiver.url],
-        {
-          cwd: app,
-          env: userEnv({
-            GITHUB_TOKEN: 'ghp_package_test',
-            OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
-            OTEL_BSP_SCHEDULE_DELAY: '0',
-          }),
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
+      const { child, output, exited } = startInstalled(
+        ['serve', spec, '--http', '127.0.0.1:0', '--otlp', receiver.url],
+        userEnv({
+          GITHUB_TOKEN: 'ghp_package_test',
+          OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+          OTEL_BSP_SCHEDULE_DELAY: '0',
+        }),
       );
-      let output = '';
-      child.stdout.on('data', (b: Buffer) => (output += b.toString()));
-      child.stderr.on('data', (b: Buffer) => (output += b.toString()));
-      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
       try {
-        const url = await waitListening(child, { output: () => output });
-        const res = await fetch(`${url}/mcp`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-          },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-        });
-        expect(res.status, output).toBe(200);
+        const url = await waitListening(child, { output });
+        const res = await postToolsList(url);
+        expect(res.status, output()).toBe(200);
         const spans = await receiver.waitForSpans(1, 10_000);
         expect(spans.map((s) => s.name)).toContain('tools/list');
       } finally {
         child.kill('SIGTERM');
         await receiver.close();
       }
-      expect(await exited, output).toBe(0);
+      expect(await exited, output()).toBe(0);
     }, 60_000);
   }
 
   it('runs the demo (npx mcp-beaver demo): its REST API answers from the installed package', async () => {
-    const child = spawn(process.execPath, [bin(), 'demo', '--http', '127.0.0.1:0'], {
-      cwd: app,
-      env: { ...userEnv(), DEMO_AGENT_KEY: 'package-test-agent' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (b: Buffer) => (output += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (output += b.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const { child, output, exited } = startInstalled(
+      ['demo', '--http', '127.0.0.1:0'],
+      userEnv({ DEMO_AGENT_KEY: 'package-test-agent' }),
+    );
     try {
       const base = await new Promise<string>((resolve, reject) => {
         child.stdout.on('data', () => {
-          const m = /REST:\s+(http:\/\/127\.0\.0\.1:\d+)\/api/.exec(output);
+          const m = /REST:\s+(http:\/\/127\.0\.0\.1:\d+)\/api/.exec(output());
           if (m) resolve(m[1]!);
         });
-        void exited.then((code) => reject(new Error(`demo exited with ${code}:\n${output}`)));
+        void exited.then((code) => reject(new Error(`demo exited with ${code}:\n${output()}`)));
       });
       const asAgent = { authorization: 'Bearer package-test-agent' };
       const tickets = await fetch(`${base}/api/list_tickets`, {
@@ -319,16 +316,16 @@ describe('the npm package (npm pack, then npm install --omit=dev of the tarball)
         headers: { 'content-type': 'application/json', ...asAgent },
         body: '{"status":"open"}',
       });
-      expect(tickets.status, output).toBe(200);
+      expect(tickets.status, output()).toBe(200);
       const orders = await fetch(`${base}/api/list_customers`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...asAgent },
         body: '{}',
       });
-      expect(orders.status, `${await orders.clone().text()}\n${output}`).toBe(200);
+      expect(orders.status, `${await orders.clone().text()}\n${output()}`).toBe(200);
     } finally {
       child.kill('SIGINT');
     }
-    expect(await exited, output).toBe(0);
+    expect(await exited, output()).toBe(0);
   }, 90_000);
 });
