@@ -213,7 +213,7 @@ export function prepareConsent(
       if (channel?.elicitUrl && !approveRetry) {
         const sealed = sealRequestState(
           services.key,
-          { caller: caller.id, tool: approveBinding, args },
+          { caller: caller.id, tool: approveBinding, args, argumentsDigest: digest },
           { now, ttlMs: Math.max(1, a.expiresAt - now()) },
         );
         return {
@@ -245,7 +245,7 @@ export function prepareConsent(
       const opened = openRequestState(
         services.key,
         channel!.requestState,
-        { caller: caller.id, tool: approveBinding, args },
+        { caller: caller.id, tool: approveBinding, args, argumentsDigest: digest },
         { now },
       );
       if (!opened.ok) return invalid(opened.reason, OPEN_REASONS[opened.reason]);
@@ -301,7 +301,7 @@ export function prepareConsent(
         const opened = openRequestState(
           services.key,
           channel!.requestState,
-          { caller: caller.id, tool: confirmBinding, args },
+          { caller: caller.id, tool: confirmBinding, args, argumentsDigest: digest },
           { now },
         );
         if (!opened.ok) return invalid(opened.reason, OPEN_REASONS[opened.reason]);
@@ -334,7 +334,7 @@ export function prepareConsent(
       } else if (channel?.elicitForm) {
         const sealed = sealRequestState(
           services.key,
-          { caller: caller.id, tool: confirmBinding, args },
+          { caller: caller.id, tool: confirmBinding, args, argumentsDigest: digest },
           { now },
         );
         audit('confirmation_requested');

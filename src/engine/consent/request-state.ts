@@ -33,6 +33,8 @@ export interface ConsentBinding {
   readonly tool: string;
   /** The validated arguments; only their digest is sealed. */
   readonly args: unknown;
+  /** argumentsDigest(args), when the caller already has it (the consent step does). */
+  readonly argumentsDigest?: string;
 }
 
 export interface ConsentState {
@@ -75,7 +77,7 @@ export function sealRequestState(
   const state: ConsentState = {
     caller: binding.caller,
     tool: binding.tool,
-    argumentsDigest: argumentsDigest(binding.args),
+    argumentsDigest: binding.argumentsDigest ?? argumentsDigest(binding.args),
     nonce: randomBytes(NONCE_BYTES).toString('base64url'),
     expiresAt: now() + (opts.ttlMs ?? REQUEST_STATE_TTL_MS),
   };
@@ -150,7 +152,10 @@ export function openRequestState(
   // Every comparison runs, so the time taken does not say which one failed.
   const caller = sameText(state.caller, expected.caller);
   const tool = sameText(state.tool, expected.tool);
-  const digest = sameText(state.argumentsDigest, argumentsDigest(expected.args));
+  const digest = sameText(
+    state.argumentsDigest,
+    expected.argumentsDigest ?? argumentsDigest(expected.args),
+  );
   if (!(caller && tool && digest)) return { ok: false, reason: 'mismatch' };
   return { ok: true, state };
 }
