@@ -3,7 +3,7 @@
  * meaning error of the file, and hands what it found to its own lowering, which runs
  * only when the whole file is clean. The order is the kinds' dependencies: the top
  * level's settings and the upstream MCP servers, then grants (against them), resources (naming grants), prompts
- * (embedding resources).
+ * (embedding resources), toolsets (naming all three).
  */
 import type { CompiledSpec } from './descriptor.js';
 import type { Diagnostics } from './diagnostics.js';
@@ -14,6 +14,7 @@ import { checkPrompts, lowerPrompts } from './kinds/prompt.js';
 import { checkResources, lowerResources } from './kinds/resource.js';
 import { warnUnusedRestrict } from './kinds/restrict.js';
 import { checkTop, lowerTop, type Spec, type SpecOverrides } from './kinds/top.js';
+import { checkToolsets, lowerToolsets } from './kinds/toolset.js';
 
 export type { SpecOverrides };
 
@@ -28,6 +29,7 @@ export function compileSpec(
   const grants = checkGrants(spec.grants, context);
   const resources = checkResources(spec.resources, grants, spec.file, diag);
   const prompts = checkPrompts(spec.prompts, resources, diag);
+  const toolsets = checkToolsets(spec.toolsets, grants, resources, prompts, diag);
   warnUnusedRestrict(spec.restrict, context.restrictUsed, diag);
   if (diag.errors.length > 0) return undefined;
   const tools = grants.map((g) => lowerGrant(g, context));
@@ -39,6 +41,7 @@ export function compileSpec(
       lowered,
       lowerPrompts(prompts, lowered, spec.file),
       lowerMcpServers(servers, spec.file),
+      lowerToolsets(toolsets, spec.file),
     ),
   );
 }

@@ -309,6 +309,29 @@ export interface PromptDescriptor {
   readonly source: SourceRef;
 }
 
+/**
+ * `toolset "<name>" { ... }` (spec-language.md, "Toolsets"): a named subset served at
+ * `/mcp/<name>`. Members are resolved at load time: globs expanded, every name checked to
+ * exist; each list is in spec order (the order of the spec's own tools, resources and
+ * prompts), not the order the toolset names them, so a toolset's list is the `/mcp` list
+ * with the non-members left out.
+ */
+export interface ToolsetDescriptor {
+  readonly name: string;
+  /** `describe`: put before the gateway's own instructions on the toolset URL. */
+  readonly description?: string;
+  /** Tool names. */
+  readonly tools: readonly string[];
+  /** Resource URIs and template strings, as the spec's resources give them (`uri`). */
+  readonly resources: readonly string[];
+  /** Prompt names. */
+  readonly prompts: readonly string[];
+  readonly source: SourceRef;
+}
+
+/** `limits list-tokens=N` when the spec gives none: what `check` warns above. */
+export const DEFAULT_LIST_TOKENS = 20_000;
+
 /** The whole compiled spec: server identity, tools in spec order, shared resources. */
 export interface CompiledSpec {
   readonly file: string;
@@ -329,4 +352,8 @@ export interface CompiledSpec {
   readonly upstreamConnections?: number;
   /** `mcp-server` nodes in spec order; absent when the spec declares none. */
   readonly mcpServers?: readonly McpServerDescriptor[];
+  /** `toolset` nodes in spec order; empty when the spec declares none. */
+  readonly toolsets: readonly ToolsetDescriptor[];
+  /** `limits list-tokens=N`: the estimated tokens of a tools/list `check` warns above. */
+  readonly listTokens: number;
 }

@@ -61,6 +61,10 @@ export const SPEC_ERROR_CODES = {
   SPEC_MCP_TRANSPORT:
     'an mcp-server with neither or both of url= and command, a url that is not http(s) or holds credentials, or a child of the other transport',
   SPEC_UNKNOWN_MCP_SERVER: 'a tool grant naming no declared mcp-server',
+  SPEC_TOOLSET_NAME: 'a toolset name outside ^[a-z][a-z0-9-]{0,63}$',
+  SPEC_DUPLICATE_TOOLSET: 'two toolsets share a name',
+  SPEC_TOOLSET_MEMBER:
+    'a toolset member that names no tool, resource or prompt of the spec, or a glob matching no tool',
 } as const;
 
 export const SPEC_WARNING_CODES = {

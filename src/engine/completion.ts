@@ -9,6 +9,7 @@ import { checkScopes } from './guards/scopes.js';
 import { clipped, MAX_QUOTED_URI } from './refusal-text.js';
 import type { PromptCatalog } from './prompts.js';
 import type { ResourceCatalog } from './resources.js';
+import type { Toolset } from './toolsets.js';
 
 /** The protocol's cap on values per answer. */
 export const MAX_COMPLETION_VALUES = 100;
@@ -33,11 +34,13 @@ export function complete(
   argument: string,
   prefix: string,
   caller: Caller,
+  toolset?: Toolset,
 ): Completion {
   let values: readonly string[] | undefined;
   let known: boolean;
   if (ref.type === 'ref/prompt') {
-    const p = prompts.byName(ref.name);
+    // In a toolset, a non-member is unknown there, as for prompts/get.
+    const p = toolset && !toolset.hasPrompt(ref.name) ? undefined : prompts.byName(ref.name);
     if (!p)
       return {
         ok: false,
@@ -52,7 +55,8 @@ export function complete(
     known = a !== undefined;
     values = a?.enum;
   } else {
-    const r = resources.byUri(ref.uri);
+    const found = resources.byUri(ref.uri);
+    const r = found && toolset && !toolset.hasResource(found) ? undefined : found;
     if (!r)
       return {
         ok: false,

@@ -31,6 +31,7 @@ import { createMemoryLimiter } from './rate-limit/memory-limiter.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import { makeRedactor, type Redactor } from './redact.js';
 import { prepareResources, type ResourceCatalog, type ResourceRead } from './resources.js';
+import { prepareToolsets, type Toolset } from './toolsets.js';
 import { prepareVisibility, type VisibleTo, type VisibleTools } from './visibility.js';
 import { warmValidators } from './warm-validators.js';
 
@@ -58,6 +59,10 @@ export interface GatewayOptions {
 
 export class Gateway {
   private readonly visible: VisibleTo;
+  /** Each toolset's own views: its members, then the caller's scopes. */
+  private readonly visibleInToolset: ReadonlyMap<Toolset, VisibleTo>;
+  /** The spec's toolsets by name (spec-language.md, "Toolsets"). */
+  readonly toolsets: ReadonlyMap<string, Toolset>;
   /** Resources and templates of the spec, matched and read through `call`. */
   readonly resources: ResourceCatalog;
   readonly prompts: PromptCatalog;
@@ -74,7 +79,19 @@ export class Gateway {
     /** The approvals store calls of this spec park in, when a grant has `approve`. */
     readonly consent?: ConsentServices,
   ) {
-    this.visible = prepareVisibility([...operations.values()], spec.resources, spec.prompts);
+    const all = [...operations.values()];
+    this.visible = prepareVisibility(all, spec.resources, spec.prompts);
+    this.toolsets = prepareToolsets(spec);
+    this.visibleInToolset = new Map(
+      [...this.toolsets.values()].map((t) => [
+        t,
+        prepareVisibility(
+          all.filter((op) => t.hasTool(op.name)),
+          t.resources,
+          t.prompts,
+        ),
+      ]),
+    );
     this.resources = prepareResources(
       spec.resources,
       (name) => operations.get(name),
@@ -140,14 +157,26 @@ export class Gateway {
     return this.admission.isDraining;
   }
 
-  /** Looks a tool up by name; a Map, so names like `__proto__` find nothing. */
-  operation(name: string): Operation | undefined {
+  /**
+   * Looks a tool up by name; a Map, so names like `__proto__` find nothing. In a toolset
+   * a non-member is not found: the same answer as a name no grant has.
+   */
+  operation(name: string, toolset?: Toolset): Operation | undefined {
+    if (toolset && !toolset.hasTool(name)) return undefined;
     return this.operations.get(name);
   }
 
-  /** The tools this caller may see and call: one frozen view per distinct outcome. */
-  visibleTo(caller: Caller): VisibleTools {
-    return this.visible(caller);
+  /** A toolset by name; undefined for a name the spec has none of. */
+  toolset(name: string): Toolset | undefined {
+    return this.toolsets.get(name);
+  }
+
+  /**
+   * The tools, resources and prompts this caller may see (in `toolset`, its members
+   * only): one frozen view per distinct outcome.
+   */
+  visibleTo(caller: Caller, toolset?: Toolset): VisibleTools {
+    return toolset ? this.visibleInToolset.get(toolset)!(caller) : this.visible(caller);
   }
 
   // Resources, prompts and completion are answered by their own modules; the gateway
@@ -157,8 +186,13 @@ export class Gateway {
    * `resources/read`: fixed content after the scope check, or the `from=` grant called
    * with the URI's variables converted to its field types, through `call`.
    */
-  readResource(uri: string, caller: Caller, ctx: CallContext = {}): Promise<ResourceRead> {
-    return this.resources.read(uri, caller, ctx);
+  readResource(
+    uri: string,
+    caller: Caller,
+    ctx: CallContext = {},
+    toolset?: Toolset,
+  ): Promise<ResourceRead> {
+    return this.resources.read(uri, caller, ctx, toolset?.hasResource);
   }
 
   /** `prompts/get`: arguments checked, placeholders filled, embedded resources read. */
@@ -167,13 +201,20 @@ export class Gateway {
     args: unknown,
     caller: Caller,
     ctx: CallContext = {},
+    toolset?: Toolset,
   ): Promise<PromptGet> {
-    return this.prompts.get(name, args, caller, ctx);
+    return this.prompts.get(name, args, caller, ctx, toolset?.hasPrompt);
   }
 
   /** `completion/complete`: the enum values of a prompt argument or template variable. */
-  complete(ref: CompletionRef, argument: string, prefix: string, caller: Caller): Completion {
-    return complete(this.prompts, this.resources, ref, argument, prefix, caller);
+  complete(
+    ref: CompletionRef,
+    argument: string,
+    prefix: string,
+    caller: Caller,
+    toolset?: Toolset,
+  ): Completion {
+    return complete(this.prompts, this.resources, ref, argument, prefix, caller, toolset);
   }
 
   /** A call from a surface that cannot ask the caller's user anything (REST, 2025 eras, reads). */

@@ -42,7 +42,17 @@ export type PromptGet =
 
 export interface PromptCatalog {
   byName(name: string): PromptDescriptor | undefined;
-  get(name: string, args: unknown, caller: Caller, ctx: CallContext): Promise<PromptGet>;
+  /**
+   * `member` narrows which prompts may be got (a toolset's); a non-member is unknown. The
+   * resources a prompt embeds are read whatever the toolset (spec-language.md, "Toolsets").
+   */
+  get(
+    name: string,
+    args: unknown,
+    caller: Caller,
+    ctx: CallContext,
+    member?: (name: string) => boolean,
+  ): Promise<PromptGet>;
 }
 
 type ArgumentCheck = (value: string) => string | undefined;
@@ -89,8 +99,8 @@ export function preparePrompts(
 
   return {
     byName: (name) => byName.get(name),
-    async get(name, args, caller, ctx) {
-      const prompt = byName.get(name);
+    async get(name, args, caller, ctx, member) {
+      const prompt = member === undefined || member(name) ? byName.get(name) : undefined;
       if (!prompt)
         return {
           ok: false,

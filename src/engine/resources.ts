@@ -40,6 +40,13 @@ export type ResourceRead =
     }
   | { readonly ok: false; readonly error: EngineError };
 
+/**
+ * Which resources a read may match (a toolset's members, toolsets.ts); every one when
+ * absent. A URI is matched against the members only, so a non-member template earlier in
+ * the spec does not hide a member one.
+ */
+export type ServedResources = (resource: ResourceDescriptor) => boolean;
+
 /** How a `from=` read reaches its grant: the gateway's own call, admission included. */
 export type CallGrant = (
   op: Operation,
@@ -50,10 +57,19 @@ export type CallGrant = (
 
 export interface ResourceCatalog {
   /** The resource or template serving `uri`, with the variables' text as written (read decodes it). */
-  match(uri: string): { resource: ResourceDescriptor; values: readonly string[] } | undefined;
+  match(
+    uri: string,
+    serves?: ServedResources,
+  ): { resource: ResourceDescriptor; values: readonly string[] } | undefined;
   /** The resource with exactly this URI or template (completion refers to templates so). */
   byUri(uri: string): ResourceDescriptor | undefined;
-  read(uri: string, caller: Caller, ctx: CallContext): Promise<ResourceRead>;
+  /** `serves` narrows what may match (a toolset's members); a non-member is not found. */
+  read(
+    uri: string,
+    caller: Caller,
+    ctx: CallContext,
+    serves?: ServedResources,
+  ): Promise<ResourceRead>;
   /** What a fixed resource serves (redacted), for the projections' prepared answers. */
   fixed(resource: ResourceDescriptor): ResourceContents | undefined;
 }
@@ -90,11 +106,12 @@ export function prepareResources(
   );
 
   // Fixed URIs first, then templates in spec order; the first that matches serves.
-  const match: ResourceCatalog['match'] = (uri) => {
+  const match: ResourceCatalog['match'] = (uri, serves) => {
     if (overUriBound(uri)) return undefined;
     const exact = fixed.get(uri);
-    if (exact) return { resource: exact, values: [] };
+    if (exact && (serves === undefined || serves(exact))) return { resource: exact, values: [] };
     for (const t of templates) {
+      if (serves !== undefined && !serves(t.resource)) continue;
       const values = matchUri(t.plan, uri);
       if (values) return { resource: t.resource, values };
     }
@@ -105,7 +122,7 @@ export function prepareResources(
     match,
     byUri: (uri) => byUri.get(uri),
     fixed: (r) => served.get(r),
-    async read(uri, caller, ctx) {
+    async read(uri, caller, ctx, serves) {
       // No URI holds one (it has no UTF-8 form to percent-encode); a variable would carry
       // it on to a grant, where a path refuses it and a query sends U+FFFD instead.
       const broken = loneSurrogateProblem(uri);
@@ -116,7 +133,7 @@ export function prepareResources(
             details: [{ field: '/uri', message: broken }],
           }),
         };
-      const found = match(uri);
+      const found = match(uri, serves);
       if (!found) return { ok: false, error: notFound(uri) };
       const { resource, values } = found;
       const denied = checkScopes(`resource ${resource.uri}`, resource.scopes, caller);

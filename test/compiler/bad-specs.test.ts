@@ -2426,6 +2426,87 @@ const BAD: readonly BadSpec[] = [
     ],
   },
   {
+    name: 'refuses a toolset name that is no URL segment, a name taken twice, and a toolset without members',
+    text: http`
+      can list issues {
+          describe "d"
+          path "/issues"
+      }
+      toolset "Triage" {
+          tools "list_issues"
+      }
+      toolset "t" {
+          tools "list_issues"
+      }
+      toolset "t" {
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_TOOLSET_NAME',
+        line: 7,
+        column: 9,
+        says: 'toolset Triage: toolset name "Triage" must match ^[a-z][a-z0-9-]{0,63}$',
+      },
+      {
+        code: 'SPEC_MISSING',
+        line: 13,
+        column: 1,
+        says: 'toolset t: a toolset needs members',
+      },
+      {
+        code: 'SPEC_DUPLICATE_TOOLSET',
+        line: 13,
+        column: 9,
+        says: 'toolset t: toolset name t is already taken by the toolset at line 10',
+      },
+    ],
+  },
+  {
+    name: 'refuses a toolset member the spec does not have, with the likely one, and a glob matching no tool',
+    text: http`
+      can list issues {
+          describe "d"
+          path "/issues"
+      }
+      resource "docs://hours" text="9-5"
+      prompt "triage" {
+          message "user" "x"
+      }
+      toolset "t" {
+          tools "list_isues" "write_*"
+          resources "docs://hour"
+          prompts "triag"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_TOOLSET_MEMBER',
+        line: 12,
+        column: 11,
+        says: 'toolset t: no tool "list_isues" in this spec (did you mean "list_issues"?)',
+      },
+      {
+        code: 'SPEC_TOOLSET_MEMBER',
+        line: 12,
+        column: 24,
+        says: 'toolset t: "write_*" matches no tool of this spec',
+      },
+      {
+        code: 'SPEC_TOOLSET_MEMBER',
+        line: 13,
+        column: 15,
+        says: 'toolset t: no resource or template "docs://hour" in this spec (did you mean "docs://hours"?)',
+      },
+      {
+        code: 'SPEC_TOOLSET_MEMBER',
+        line: 14,
+        column: 13,
+        says: 'toolset t: no prompt "triag" in this spec (did you mean "triage"?)',
+      },
+    ],
+  },
+  {
     name: 'refuses a tool grant that also has a path',
     text: http`
       mcp-server "tracker" url="https://tracker.example.com/mcp"

@@ -92,6 +92,8 @@ function specOf(servers: McpServerDescriptor[], tools: GrantOf<'mcp'>[]): Compil
     tools,
     resources: [],
     prompts: [],
+    toolsets: [],
+    listTokens: 20_000,
     mcpServers: servers,
   };
 }

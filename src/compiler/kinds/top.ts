@@ -22,8 +22,10 @@ import type {
   RateLimit,
   ResourceDescriptor,
   ToolDescriptor,
+  ToolsetDescriptor,
   UpstreamAuth,
 } from '../descriptor.js';
+import { DEFAULT_LIST_TOKENS } from '../descriptor.js';
 import { authHeaderName, headerProblem } from '../headers.js';
 import {
   arg,
@@ -44,6 +46,7 @@ import { GRANT, type GrantContext, type GrantSpec } from './grant.js';
 import { PROMPT, type PromptSpec } from './prompt.js';
 import { RESOURCE, type ResourceSpec } from './resource.js';
 import { checkRestrictPatterns, RESTRICT, type RestrictSpec } from './restrict.js';
+import { TOOLSET, type ToolsetSpec } from './toolset.js';
 
 /** The typed Spec: what the `.mcp.kdl` file says, read for shape but not yet for meaning. */
 export interface Spec {
@@ -66,6 +69,7 @@ export interface Spec {
     readonly maxBytes?: number;
     readonly budgetBytes?: number;
     readonly redisEnv?: string;
+    readonly listTokens?: number;
   };
   readonly rateLimit?: RateLimit;
   readonly access?: AccessDescriptor;
@@ -73,6 +77,7 @@ export interface Spec {
   readonly resources: readonly ResourceSpec[];
   readonly prompts: readonly PromptSpec[];
   readonly mcpServers: readonly McpServerSpec[];
+  readonly toolsets: readonly ToolsetSpec[];
 }
 
 /** Values given at start-up that replace the spec's own (`serve --base-url`). */
@@ -162,6 +167,8 @@ const LIMITS: NodeKind<Spec['limits']> = {
     'max-bytes': { type: 'integer', min: MIN_MAX_BYTES },
     'budget-bytes': { type: 'integer', min: 1 },
     'redis-env': STRING,
+    // What `check` warns above: the estimated tokens of one tools/list (bytes ÷ 4).
+    'list-tokens': { type: 'integer', min: 1 },
   },
   build: (n) => camelProps(n),
 };
@@ -230,6 +237,7 @@ export const TOP: Table = {
     resource: RESOURCE,
     prompt: PROMPT,
     'mcp-server': MCP_SERVER,
+    toolset: TOOLSET,
   },
 };
 
@@ -251,6 +259,7 @@ export function readSpec(top: readonly Built[], file: string): Spec {
     resources: childrenNamed(top, 'resource'),
     prompts: childrenNamed(top, 'prompt'),
     mcpServers: childrenNamed(top, 'mcp-server'),
+    toolsets: childrenNamed(top, 'toolset'),
   };
 }
 
@@ -316,6 +325,7 @@ export function lowerTop(
   resources: readonly ResourceDescriptor[],
   prompts: readonly PromptDescriptor[],
   mcpServers: readonly McpServerDescriptor[],
+  toolsets: readonly ToolsetDescriptor[],
 ): CompiledSpec {
   const database = spec.database && lowerDatabase(spec.database, spec.file);
   const { wrap } = spec;
@@ -337,6 +347,8 @@ export function lowerTop(
       upstreamConnections: spec.baseUrl.connections,
     }),
     ...(mcpServers.length > 0 && { mcpServers }),
+    toolsets,
+    listTokens: spec.limits.listTokens ?? DEFAULT_LIST_TOKENS,
   };
 }
 
