@@ -72,6 +72,10 @@ export async function runDemo(argv: string[]): Promise<number> {
     `  ${tools.length} tools, ${resources.length} resources and ${prompts.length} prompt${prompts.length === 1 ? '' : 's'} from specs/demo.mcp.kdl, served from one process:`,
   );
   say(`    MCP (Streamable HTTP, 2026-07-28 and 2025-11-25):  ${mcp}`);
+  for (const t of compiled.compiled.toolsets)
+    say(
+      `    MCP, toolset ${t.name} (${t.tools.length} tools):${' '.repeat(Math.max(1, 25 - t.name.length - String(t.tools.length).length))}${mcp}/${t.name}`,
+    );
   say(`    REST:                                             ${server.url}/api`);
   say(`    Catalog page (browse and try each tool):          ${server.url}/`);
   say();
