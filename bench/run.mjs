@@ -6,7 +6,7 @@
 // bounded. Writes bench/results/<timestamp>.json and prints a markdown table.
 //
 //   node bench/run.mjs [--duration S] [--connections N] [--reps N] [--no-pin] [--quick]
-//                      [--only tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry]
+//                      [--only tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets]
 //                      [--profile DIR]
 //                      [--gateway PATH/TO/dist/cli/main.js]   (another build, for before/after)
 //   node bench/run.mjs --only mcp-upstream [--mcp-subjects bridges]
@@ -45,6 +45,7 @@ import { sqlCallSection } from './sections/sql-call.mjs';
 import { startupSection } from './sections/startup.mjs';
 import { telemetrySection } from './sections/telemetry.mjs';
 import { toolsListSection } from './sections/tools-list.mjs';
+import { toolsetsSection } from './sections/toolsets.mjs';
 
 /**
  * In the order they run and are reported. Each is {key, only?, label?, database?, run,
@@ -65,6 +66,7 @@ const SECTIONS = [
   mcpUpstreamSection,
   consentSection,
   telemetrySection,
+  toolsetsSection,
 ];
 
 const { values: opts } = parseArgs({
@@ -85,7 +87,7 @@ const ctx = benchContext(opts);
 const { root: ROOT, log } = ctx;
 const ONLY = new Set(
   (
-    opts.only ?? 'tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry'
+    opts.only ?? 'tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets'
   ).split(','),
 );
 const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
