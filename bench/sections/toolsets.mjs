@@ -2,8 +2,9 @@
 // gateway serves specs/github-issues.mcp.kdl with a toolset holding every tool (`all`:
 // the same bytes as /mcp, so the ratio is the cost of the route and the toolset lookup
 // alone) and one of three tools (`triage`: a smaller list, for scale), behind an API
-// key holding every scope, so that every list is a caller's scope view of every tool. The floor is /mcp's tools/list on the
-// same gateway in the same era; the target is within 5% (≥ 0.95) of it.
+// key holding every scope, so that every list is a caller's scope view of every tool.
+// The floor is /mcp's tools/list on the same gateway in the same era; the target is
+// within 5% (≥ 0.95) of it.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { legacyRequest, modernRequest } from '../lib/mcp-requests.mjs';
