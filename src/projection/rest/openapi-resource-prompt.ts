@@ -14,7 +14,11 @@ import type {
 } from '../../compiler/descriptor.js';
 import { resourcePromptCodesFor } from './openapi-error-codes.js';
 import { errorResponses } from './openapi-responses.js';
-import { GET_PROMPT_PATH, READ_RESOURCE_PATH } from './resource-prompt-listing.js';
+import {
+  GET_PROMPT_PATH,
+  READ_RESOURCE_PATH,
+  type ServedKinds,
+} from './resource-prompt-listing.js';
 
 type Json = Record<string, unknown>;
 
@@ -207,18 +211,22 @@ function getOperation(view: ResourcePromptView, spec: CompiledSpec): Json {
   };
 }
 
-/** The resource and prompt routes of this view, as the server registers them: only for what the spec serves. */
+/**
+ * The resource and prompt routes of this view, as the server registers them: only for what
+ * `serves` names (what the spec serves, or a toolset has members of).
+ */
 export function resourcePromptPaths(
   view: ResourcePromptView,
   spec: CompiledSpec,
+  serves: ServedKinds,
 ): { paths: Record<string, { post: Json }>; tags: Json[] } {
   const paths: Record<string, { post: Json }> = {};
   const tags: Json[] = [];
-  if (spec.resources.length > 0) {
+  if (serves.resources) {
     paths[READ_RESOURCE_PATH] = { post: readOperation(view, spec) };
     tags.push({ name: 'resources', description: RESOURCE_PROMPT_TAGS.resources });
   }
-  if (spec.prompts.length > 0) {
+  if (serves.prompts) {
     paths[GET_PROMPT_PATH] = { post: getOperation(view, spec) };
     tags.push({ name: 'prompts', description: RESOURCE_PROMPT_TAGS.prompts });
   }

@@ -4,14 +4,16 @@
  * request body (JSON Schema 2020-12 is native in OAS 3.1), the envelope as the 200
  * answer, and the catalogue errors that grant can produce, grouped by status; then the
  * resource read and prompt get routes when the spec serves those (openapi-resource-prompt.ts).
+ * Of a toolset (`?toolset=`), only its members and the routes of the kinds it has.
  * Objects are built in a fixed key order and tools stay in spec order, so the
  * serialized document is stable and can be pinned by a golden file.
  */
-import type { CompiledSpec, ToolDescriptor } from '../../compiler/descriptor.js';
+import type { CompiledSpec, ToolDescriptor, ToolsetDescriptor } from '../../compiler/descriptor.js';
 import { COVERAGE_SCHEMA } from '../../compiler/output-schema.js';
 import { errorCodesFor } from './openapi-error-codes.js';
 import { CODES, errorResponses } from './openapi-responses.js';
 import { resourcePromptPaths, type ResourcePromptView } from './openapi-resource-prompt.js';
+import { servedKinds, type ServedKinds } from './resource-prompt-listing.js';
 
 export { errorCodesFor };
 
@@ -37,6 +39,13 @@ export interface OpenApiOptions {
   readonly visible?: (d: ToolDescriptor) => boolean;
   /** Which resources, templates and prompts to include (the caller's view); all when omitted. */
   readonly resourcesAndPrompts?: ResourcePromptView;
+  /**
+   * The toolset the document is of (`?toolset=`): `info` names it and puts its `describe`
+   * first, as its MCP instructions do. The caller's view is then of its members.
+   */
+  readonly toolset?: ToolsetDescriptor;
+  /** Which of the read and get routes to describe; by default those the spec serves. */
+  readonly serves?: ServedKinds;
 }
 
 const COVERAGE_REF = '#/components/schemas/Coverage';
@@ -54,22 +63,32 @@ export function buildOpenApi(spec: CompiledSpec, opts: OpenApiOptions = {}): Ope
   const paths: Record<string, { post: Json }> = {};
   for (const d of tools) paths[`/api/${d.name}`] = { post: operation(d, spec) };
   const kinds = [...new Set(tools.map((d) => d.backend.kind))];
-  const extra = resourcePromptPaths(opts.resourcesAndPrompts ?? wholeView(spec), spec);
+  const extra = resourcePromptPaths(
+    opts.resourcesAndPrompts ?? wholeView(spec),
+    spec,
+    opts.serves ?? servedKinds(spec),
+  );
   Object.assign(paths, extra.paths);
-  const { server } = spec;
   return {
     openapi: '3.1.0',
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
-    info: {
-      title: server.title ?? server.name,
-      version: server.version,
-      ...(server.instructions !== undefined && { description: server.instructions }),
-    },
+    info: info(spec, opts.toolset),
     ...(opts.serverUrl !== undefined && { servers: [{ url: opts.serverUrl }] }),
     ...(access && { security: [{ [SECURITY]: [] }] }),
     tags: [...kinds.map((name) => ({ name, description: TAGS[name] })), ...extra.tags],
     paths,
     components: components(spec),
+  };
+}
+
+function info(spec: CompiledSpec, toolset: ToolsetDescriptor | undefined): Json {
+  const { server } = spec;
+  const title = server.title ?? server.name;
+  const said = [toolset?.description, server.instructions].filter((s) => s !== undefined);
+  return {
+    title: toolset ? `${title} (toolset ${toolset.name})` : title,
+    version: server.version,
+    ...(said.length > 0 && { description: said.join('\n\n') }),
   };
 }
 

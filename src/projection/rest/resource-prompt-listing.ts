@@ -68,9 +68,19 @@ function promptEntry(p: PromptDescriptor): string {
   });
 }
 
+/** Which of the two kinds a listing names at all (empty lists included). */
+export interface ServedKinds {
+  readonly resources: boolean;
+  readonly prompts: boolean;
+}
+
 export interface ResourcePromptListing {
-  /** `,"resources":[…],"resourceTemplates":[…],"prompts":[…]` of a view, or ''. */
-  membersOf(view: VisibleTools): string;
+  /**
+   * `,"resources":[…],"resourceTemplates":[…],"prompts":[…]` of a view, or ''. A kind is
+   * named when `serves` says so: by default when the spec serves it; a toolset's listing
+   * passes its own (servedKinds), as its MCP capabilities name only what it has.
+   */
+  membersOf(view: VisibleTools, serves?: ServedKinds): string;
   /** The whole answer to a read of a fixed resource. */
   fixedRead(r: ResourceDescriptor): string | undefined;
 }
@@ -85,8 +95,7 @@ export function prepareResourcePromptListing(
   const list = (items: readonly (ResourceDescriptor | PromptDescriptor)[]): string =>
     `[${items.map((i) => entries.get(i)!).join(',')}]`;
   // Present as MCP's capabilities are: only when the spec serves resources, or prompts.
-  const hasResources = spec.resources.length > 0;
-  const hasPrompts = spec.prompts.length > 0;
+  const whole = servedKinds(spec);
   const reads = new Map<ResourceDescriptor, string>();
   for (const r of spec.resources) {
     // The engine's prepared contents: redacted once, the same on every surface.
@@ -94,10 +103,18 @@ export function prepareResourcePromptListing(
     if (served) reads.set(r, JSON.stringify({ contents: [served] }));
   }
   return {
-    membersOf: (view) =>
-      (hasResources
+    membersOf: (view, serves = whole) =>
+      (serves.resources
         ? `,"resources":${list(view.resources)},"resourceTemplates":${list(view.templates)}`
-        : '') + (hasPrompts ? `,"prompts":${list(view.prompts)}` : ''),
+        : '') + (serves.prompts ? `,"prompts":${list(view.prompts)}` : ''),
     fixedRead: (r) => reads.get(r),
   };
+}
+
+/** The kinds the spec serves, or a toolset has members of (spec-language.md, "Toolsets"). */
+export function servedKinds(of: {
+  readonly resources: readonly unknown[];
+  readonly prompts: readonly unknown[];
+}): ServedKinds {
+  return { resources: of.resources.length > 0, prompts: of.prompts.length > 0 };
 }

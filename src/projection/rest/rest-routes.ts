@@ -1,7 +1,8 @@
 /**
  * The REST projection: `POST /api/<tool>` with the arguments as the JSON body, and
  * `GET /api` and `GET /openapi.json` describing the tools the caller may call (GET /api
- * also its resources and prompts, read and got with resource-prompt-routes.ts). It
+ * also its resources and prompts, read and got with resource-prompt-routes.ts), of the
+ * whole spec or, with `?toolset=<name>`, of that toolset's members only. It
  * translates HTTP to an engine call and back; every decision (validation, allowlists,
  * scopes) is the engine's.
  */
@@ -16,7 +17,10 @@ import { gateCallers } from '../../access/authenticate.js';
 import { challengeOf } from '../../access/challenge.js';
 import { callArguments } from '../../engine/call-arguments.js';
 import type { ExactJson } from '../../engine/number-text.js';
-import { prepareResourcePromptListing } from './resource-prompt-listing.js';
+import { prepareResourcePromptListing, servedKinds } from './resource-prompt-listing.js';
+import { toolsetOf } from './toolset-query.js';
+import type { Toolset } from '../../engine/toolsets.js';
+import { MCP_PATH } from '../mcp/mcp-routes.js';
 import { registerResourcePromptRoutes } from './resource-prompt-routes.js';
 import { registerApprovalRoutes } from './approval-routes.js';
 import { approvalPageUrl } from '../approval-url.js';
@@ -53,23 +57,43 @@ export function prepareRestListing(gateway: Gateway): RestListing {
       ]),
     ));
   const listing = prepareResourcePromptListing(gateway.spec, gateway.resources);
+  // The whole listing names every toolset (spec order), whatever the caller may call in
+  // it: the names are no secret from an authenticated caller, and they say where to go.
+  // A spec without toolsets keeps its body as it was.
+  const toolsets = [...gateway.toolsets.values()];
+  const toolsetsMember =
+    toolsets.length > 0 ? `,"toolsets":[${toolsets.map(toolsetEntry).join(',')}]` : '';
   // Which tools, resources and prompts is the engine's answer; the body is built once per
-  // view it returns.
-  const bodies = new WeakMap<VisibleTools, string>();
+  // view it returns, per toolset (the whole listing's under undefined).
+  const bodies = new Map<Toolset | undefined, WeakMap<VisibleTools, string>>();
   return {
-    forCaller(caller) {
-      const view = gateway.visibleTo(caller);
-      let body = bodies.get(view);
+    forCaller(caller, toolset) {
+      const view = gateway.visibleTo(caller, toolset);
+      let built = bodies.get(toolset);
+      if (!built) bodies.set(toolset, (built = new WeakMap()));
+      let body = built.get(view);
       if (body === undefined) {
-        const built = entriesOnce();
-        const tools = view.operations.map((op) => built.get(op.name)!).join(',');
-        body = `{"tools":[${tools}]${listing.membersOf(view)}}`;
-        bodies.set(view, body);
+        const entries = entriesOnce();
+        const tools = view.operations.map((op) => entries.get(op.name)!).join(',');
+        body = toolset
+          ? `{"toolset":${toolsetEntry(toolset)},"tools":[${tools}]${listing.membersOf(view, servedKinds(toolset))}}`
+          : `{"tools":[${tools}]${listing.membersOf(view)}${toolsetsMember}}`;
+        built.set(view, body);
       }
       return body;
     },
     fixedRead: listing.fixedRead,
   };
+}
+
+/** A toolset as GET /api names it: its `describe`, and the URL it is served at. */
+function toolsetEntry(t: Toolset): string {
+  const { description } = t.descriptor;
+  return JSON.stringify({
+    name: t.name,
+    ...(description !== undefined && { description }),
+    path: `${MCP_PATH}/${t.name}`,
+  });
 }
 
 export interface RestOptions {
@@ -100,21 +124,28 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
 
   scope.get('/api', hooks, async function listTools(req, reply) {
     const { runtime, caller } = gate.served(req);
-    const body = runtime.restListing.forCaller(caller);
+    const asked = toolsetOf(req, runtime.gateway);
+    if (!asked.ok) return sendRestError(reply, asked.error);
+    const body = runtime.restListing.forCaller(caller, asked.toolset);
     return reply
       .header('cache-control', cacheControl(runtime.access))
       .type('application/json; charset=utf-8')
       .send(body);
   });
 
-  // The document per runtime, per set of visible tools and base URL; a reload starts afresh.
+  // The document per runtime, per toolset, set of visible tools and base URL; a reload
+  // starts afresh.
   const openApiCache = new WeakMap<RestRuntime, Map<string, string>>();
   scope.get(OPENAPI_PATH, hooks, async function describeTools(req, reply) {
     const { runtime, caller } = gate.served(req);
     const { access, gateway } = runtime;
-    const visible = gateway.visibleTo(caller);
+    const asked = toolsetOf(req, gateway);
+    if (!asked.ok) return sendRestError(reply, asked.error);
+    const { toolset } = asked;
+    const visible = gateway.visibleTo(caller, toolset);
     const serverUrl = baseUrl(access, req);
-    const key = `${serverUrl}\n${visible.key}`;
+    // A name cannot hold a newline, so no whole-spec key equals a toolset's.
+    const key = `${serverUrl}\n${visible.key}${toolset ? `\n${toolset.name}` : ''}`;
     let cache = openApiCache.get(runtime);
     if (!cache) openApiCache.set(runtime, (cache = new Map()));
     let body = cache.get(key);
@@ -124,6 +155,7 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
           serverUrl,
           visible: (d) => visible.has(d.name),
           resourcesAndPrompts: visible,
+          ...(toolset && { toolset: toolset.descriptor, serves: servedKinds(toolset) }),
         }),
       );
       // Host headers vary; a bounded cache cannot be grown without limit by sending many.

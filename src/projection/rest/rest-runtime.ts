@@ -6,12 +6,14 @@
 import type { AccessControl } from '../../access/access-control.js';
 import type { Caller } from '../../engine/caller.js';
 import type { Gateway } from '../../engine/gateway.js';
+import type { Toolset } from '../../engine/toolsets.js';
 import type { ResourcePromptListing } from './resource-prompt-listing.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 
 /** The listing of GET /api, prepared once per loaded spec. */
 export interface RestListing {
-  forCaller(caller: Caller): string;
+  /** The body for this caller: of the whole spec, or of `toolset`'s members only. */
+  forCaller(caller: Caller, toolset?: Toolset): string;
   /** The prepared answer to POST /api/resources/read of a fixed resource. */
   fixedRead: ResourcePromptListing['fixedRead'];
 }

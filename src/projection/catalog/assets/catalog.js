@@ -8,7 +8,9 @@
  * answer it shows. In its approvals view (`/approvals`, `/approvals/<id>`) it lists instead
  * the calls waiting for approval from `GET /api/approvals`, highlights the one the address
  * names, and decides them with `POST /api/approvals/<id>`; their messages are filled from
- * the arguments an agent sent, so they too are only ever text nodes.
+ * the arguments an agent sent, so they too are only ever text nodes. At `/?toolset=<name>`
+ * it shows one toolset: its members from `GET /api?toolset=<name>`, its own MCP URL, its
+ * name and `describe`; the whole list links every toolset `GET /api` names.
  *
  * A classic script (the page loads it with `defer`), so everything lives in one function.
  */
@@ -79,11 +81,28 @@
     }
   }
 
+  // --- The toolset the address names (`/?toolset=<name>`), or none: the whole list. ---
+
+  /**
+   * Every `toolset` of the address, as given: GET /api?toolset= is asked with the same
+   * values, so an empty or repeated one is refused by the gateway, in its words.
+   */
+  const toolsetValues =
+    view === 'tools' ? new URLSearchParams(window.location.search).getAll('toolset') : [];
+  const inToolset = toolsetValues.length > 0;
+  const toolsetName = toolsetValues[0] || '';
+  const listingPath = inToolset
+    ? `/api?${toolsetValues.map((v) => `toolset=${encodeURIComponent(v)}`).join('&')}`
+    : '/api';
+
   // --- The MCP URL as this browser reaches the gateway (right behind a proxy too). ---
 
   const mcpInput = byId('mcp-url');
   const copyStatus = byId('copy-status');
-  mcpInput.value = window.location.origin + (body.getAttribute('data-mcp-path') || '/mcp');
+  const mcpPath = body.getAttribute('data-mcp-path') || '/mcp';
+  // A toolset's own URL, whose tools/list holds only its members.
+  mcpInput.value =
+    window.location.origin + mcpPath + (inToolset ? `/${encodeURIComponent(toolsetName)}` : '');
   mcpInput.addEventListener('focus', () => mcpInput.select());
 
   byId('copy-mcp-url').addEventListener('click', () => {
@@ -643,6 +662,51 @@
     toolList.replaceChildren();
     toolCount.textContent = '';
     clearResourcesAndPrompts();
+    showToolsets(undefined);
+  }
+
+  // --- The toolsets: the one this page shows, or links to each from the whole list. ---
+
+  const toolsetsSection = byId('toolsets');
+  const toolsetList = byId('toolset-list');
+  const toolsetCount = byId('toolset-count');
+  const toolsetDescribe = byId('toolset-describe');
+
+  /** A toolset page's header, from the address at once; its `describe` once GET /api says it. */
+  function showToolsetHeader() {
+    if (!inToolset) return;
+    byId('toolset-name').textContent = toolsetName;
+    byId('toolset-id').hidden = false;
+    byId('rest-listing').textContent = `GET ${listingPath}`;
+    document.title = document.title.replace(/tool catalog$/, `toolset ${toolsetName}`);
+  }
+
+  function showToolset(toolset) {
+    const text =
+      isObject(toolset) && typeof toolset.description === 'string' ? toolset.description : '';
+    toolsetDescribe.textContent = text;
+    toolsetDescribe.hidden = text === '';
+  }
+
+  /** Links to each toolset's page, with its describe and MCP path; hidden without any. */
+  function showToolsets(toolsets) {
+    const listed = Array.isArray(toolsets)
+      ? toolsets.filter((t) => isObject(t) && typeof t.name === 'string')
+      : [];
+    toolsetList.replaceChildren(
+      ...listed.map((t) => {
+        const li = el('li', 'toolset');
+        const a = el('a');
+        a.href = `/?toolset=${encodeURIComponent(t.name)}`;
+        a.append(el('code', '', t.name));
+        li.append(a);
+        if (typeof t.path === 'string') li.append(' ', el('code', 'toolset-path', t.path));
+        if (typeof t.description === 'string') li.append(el('p', 'prose', t.description));
+        return li;
+      }),
+    );
+    toolsetCount.textContent = listed.length > 0 ? String(listed.length) : '';
+    toolsetsSection.hidden = listed.length === 0;
   }
 
   function showTools(tools) {
@@ -705,9 +769,9 @@
   /**
    * GETs one of the gateway's lists (`/api`, `/api/approvals`) as `token` sees it, never an
    * answer cached for another token, and hands `show` the parsed answer when `holds` accepts
-   * it. A refusal (then `refused` is true), an answer of another shape or a failed request
-   * reaches `fail` as the sentence to show. `done` says whether this answer is still the one
-   * the page waits for; a later one drops it.
+   * it. A refusal (then `refused` is true, and its HTTP status follows), an answer of
+   * another shape or a failed request reaches `fail` as the sentence to show. `done` says
+   * whether this answer is still the one the page waits for; a later one drops it.
    */
   function getListing({ path, token, what, holds, shape, done, fail, show }) {
     const headers = { accept: 'application/json' };
@@ -723,7 +787,7 @@
         res.text().then((text) => {
           if (!done()) return;
           if (!res.ok) {
-            fail(listingError(res, text, what), true);
+            fail(listingError(res, text, what), true, res.status);
             return;
           }
           let listing;
@@ -771,16 +835,24 @@
       return true;
     };
     getListing({
-      path: '/api',
+      path: listingPath,
       token,
-      what: 'tools',
+      what: inToolset ? 'tools of this toolset' : 'tools',
       holds: (listing) => Array.isArray(listing.tools),
       shape: 'a tool list',
       done,
-      fail: (text) => toolsNotice('error', text),
+      fail: (text, refused, status) => {
+        // A toolset the gateway does not serve has no URL to copy; the notice says why, in
+        // the gateway's words, and the header links back to the whole list.
+        if (inToolset && status === 404) byId('connect').hidden = true;
+        toolsNotice('error', text);
+      },
       show: (listing) => {
+        byId('connect').hidden = false;
+        showToolset(listing.toolset);
         showTools(listing.tools.filter((t) => isObject(t) && typeof t.name === 'string'));
         showResourcesAndPrompts(listing);
+        showToolsets(listing.toolsets);
       },
     });
   }
@@ -1009,9 +1081,10 @@
     if (!tokenInput || currentToken()) loadApprovals(true);
     else approvalsNotice('', APPROVALS_HINT);
     if (tokenInput && !currentToken()) tokenInput.focus();
-  } else if (!tokenInput || currentToken()) {
+  } else {
+    showToolsetHeader();
     // Without access the page lists every tool at once; with access, a token kept from
     // earlier in this tab lists its tools straight away.
-    loadTools(true);
+    if (!tokenInput || currentToken()) loadTools(true);
   }
 })();
