@@ -5,6 +5,7 @@ import { formatDiagnostic, type CheckErrorCode } from '../compiler/diagnostics.j
 import type { CompiledSpec, ToolDescriptor } from '../compiler/descriptor.js';
 import { compileSpecFile } from '../compiler/load-spec.js';
 import { schemaProblems } from '../engine/guards/validate.js';
+import { listSizeLines, listSizes, listSizeWarnings } from './check-list-sizes.js';
 import { checkLive } from './check-live.js';
 import { CHECK_COMMAND } from './commands/check.js';
 import { parseCommand } from './flags.js';
@@ -65,13 +66,22 @@ export async function runCheck(argv: string[]): Promise<number> {
       for (const l of live.lines) process.stdout.write(`${l}\n`);
       if (live.failed) failed = true;
     }
-    if (values.quiet) continue;
-    const { tools } = result.compiled;
-    process.stdout.write(`${file}: ${specCounts(result.compiled)}\n`);
-    const width = Math.max(0, ...tools.map((t) => t.name.length));
-    for (const t of tools) process.stdout.write(`  ${t.name.padEnd(width)}  ${summary(t)}\n`);
-    for (const line of mcpServerLines(result.compiled)) process.stdout.write(`${line}\n`);
-    for (const line of resourcePromptCheckLines(result.compiled)) process.stdout.write(`${line}\n`);
+    const sizes = listSizes(result.compiled);
+    if (!values.quiet) {
+      const { tools } = result.compiled;
+      process.stdout.write(`${file}: ${specCounts(result.compiled)}\n`);
+      const width = Math.max(0, ...tools.map((t) => t.name.length));
+      for (const t of tools) process.stdout.write(`  ${t.name.padEnd(width)}  ${summary(t)}\n`);
+      for (const line of mcpServerLines(result.compiled)) process.stdout.write(`${line}\n`);
+      for (const line of resourcePromptCheckLines(result.compiled)) {
+        process.stdout.write(`${line}\n`);
+      }
+      for (const line of listSizeLines(sizes)) process.stdout.write(`${line}\n`);
+    }
+    // Said even with --quiet: a list too large for its clients is not a quiet success.
+    for (const line of listSizeWarnings(file, result.compiled, sizes)) {
+      process.stderr.write(`${line}\n`);
+    }
   }
   return failed ? 1 : 0;
 }

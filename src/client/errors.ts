@@ -1,6 +1,7 @@
 /**
  * One readable line for a failure talking to a remote MCP server:
  *   mcp-beaver: http://host/mcp: HTTP 500 Internal Server Error: boom
+ *   mcp-beaver: http://host/mcp/x: HTTP 404 Not Found: NOT_FOUND: no toolset named x
  *   mcp-beaver: http://host/mcp: JSON-RPC -32602: Unknown tool: nope
  *   mcp-beaver: http://host/mcp: JSON-RPC -32602 DENIED_BY_RESTRICT: id: not allowed
  *   mcp-beaver: http://host/mcp: cannot connect: connect ECONNREFUSED 127.0.0.1:9
@@ -58,6 +59,8 @@ function http(status: number, err: SdkError): string {
   const text = typeof data.text === 'string' ? data.text.trim() : '';
   const rpc = jsonRpcBody(text);
   if (rpc) return `${head}: ${jsonRpc(rpc.code, rpc.message, rpc.data)}`;
+  const rest = restErrorBody(text);
+  if (rest) return `${head}: ${rest.code}: ${clip(rest.message)}`;
   if (text) return `${head}: ${clip(text)}`;
   // No body: the SDK's own sentence (e.g. the negotiation probe) says where it failed.
   return err.message.includes(String(status)) ? `${head} (${err.message})` : head;
@@ -93,6 +96,23 @@ function jsonRpcBody(text: string): { code: number; message: string; data?: unkn
         data: e.data,
       };
     }
+  } catch {
+    // Not JSON: shown as text.
+  }
+  return undefined;
+}
+
+/**
+ * The gateway's own HTTP refusals (an unknown toolset path, an oversized body, ...) carry
+ * its REST error body, `{"error":{"code":"NOT_FOUND","message":"..."}}`: read as the code
+ * and the sentence, not the raw JSON. Only a catalogue-shaped code (`catalogueCode`).
+ */
+function restErrorBody(text: string): { code: string; message: string } | undefined {
+  if (!text.startsWith('{')) return undefined;
+  try {
+    const e = (JSON.parse(text) as { error?: { code?: unknown; message?: unknown } }).error;
+    const code = catalogueCode(e);
+    if (code !== undefined && typeof e?.message === 'string') return { code, message: e.message };
   } catch {
     // Not JSON: shown as text.
   }

@@ -166,6 +166,7 @@ describe('mcp-beaver check and tools with resources and prompts', () => {
       '  resource docs://t/notes   text (text/plain)  scope=notes:read',
       '  template t://things/{id}  from get_thing (application/json)  scope=things:read',
       '  prompt   look             arguments id, mood?  embeds t://things/{id}  scope=things:read',
+      expect.stringMatching(/^ {2}tools\/list {2}\(all\) {2}1 tool +\d+ bytes {2}~\d+ tokens$/),
       '',
     ]);
   });

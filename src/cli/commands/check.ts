@@ -17,7 +17,14 @@ or database is needed. Prints one line per tool, resource, template and prompt:
     prompt   triage-ticket            arguments id, tone?  embeds helpdesk://tickets/{id}
 
 (a resource is served from a file beside the spec, inline text, or a grant; scope= names
-what a caller must hold to see it), and warnings (a grant without describe, an unused restrict) on stderr.
+what a caller must hold to see it), then the size of each tools/list, the whole spec's
+and each toolset's, as a caller holding every scope gets it (tokens are bytes / 4):
+
+    tools/list  (all)  11 tools  8428 bytes  ~2107 tokens
+    toolset triage      3 tools  3622 bytes   ~906 tokens
+
+and warnings on stderr (a grant without describe, an unused restrict, a list of more
+than 128 tools, which some clients refuse, or above limits list-tokens; exit 0).
 On errors, prints every one of them, one per line, as
   file:line:col: error CODE: grant name: field: what is wrong
 and exits 1. Exit 0 means every spec compiled.
@@ -25,7 +32,11 @@ With --live, also opens every mcp-server the grants use (reading their credentia
 the environment), lists its tools and prints, per grant, a missing tool or an argument
 the upstream's inputSchema lacks or types otherwise, as file:line; exits 1 on drift.`,
   flags: {
-    quiet: { type: 'boolean', inUsage: true, help: 'Print nothing on success' },
+    quiet: {
+      type: 'boolean',
+      inUsage: true,
+      help: 'Print nothing on success but the warnings',
+    },
     live: {
       type: 'boolean',
       inUsage: true,

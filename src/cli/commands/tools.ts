@@ -8,7 +8,8 @@ export const TOOLS_COMMAND = defineCommand({
   about: `
 With a spec: shows the tools the spec serves, in spec order, exactly as MCP
 tools/list returns them (name, title, description, inputSchema, outputSchema,
-annotations), then its resources, resource templates and prompts as
+annotations, and _meta whose anthropic/maxResultSizeChars is the grant's
+max-bytes), then its resources, resource templates and prompts as
 resources/list, resources/templates/list and prompts/list return them.
   Without --json: one block per tool: name, title and the hints of its annotations
                   (read-only, write, destructive, idempotent, open-world), then

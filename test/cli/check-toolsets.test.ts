@@ -1,0 +1,286 @@
+/**
+ * `mcp-beaver check` prints how large each tools/list is, the whole spec's and each
+ * toolset's, and warns above 128 tools and above `limits list-tokens`
+ * (spec-language.md, "How large a list is: `mcp-beaver check`"). The numbers are held to
+ * the bytes a real gateway serves.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { LEGACY } from '../helpers/mcp-wire.js';
+import { runCli } from '../helpers/run-cli.js';
+
+const READ_KEY = 'check-sizes-read-key';
+const ALL_KEY = 'check-sizes-all-key';
+
+const dir = mkdtempSync(join(tmpdir(), 'beaver-check-sizes-'));
+
+function write(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** `can get thing-<i>` grants, each described (so `check` has no other warning to say). */
+function grants(count: number, from = 1): string {
+  return Array.from({ length: count }, (_, k) => {
+    const i = from + k;
+    return `can get thing-${i} {
+    describe "Get thing ${i} by its id."
+    path "/things${i}/{id}" {
+        id "integer" min=1
+    }
+}`;
+  }).join('\n');
+}
+
+/** A grant that `get_thing_*` does not match. */
+const ODD_ONE = `can list issues {
+    describe "List issues."
+    path "/issues"
+}`;
+
+const HEADER = `wrap "sizes" version="1.0.0"
+base-url "https://api.example.invalid"`;
+
+// Scopes make a reader see less than the whole list: check counts a caller holding every one.
+const SIZES_SPEC = `${HEADER}
+access {
+    api-key env="READ_KEY" scopes="things:read"
+    api-key env="ALL_KEY" scopes="things:read things:write"
+}
+can list issues {
+    describe "List issues, newest first: ünïcödé counts in bytes."
+    path "/issues"
+    query {
+        state "string" default="open" { enum "open" "closed" "all"; }
+    }
+    scope "things:read"
+    max-bytes 4096
+}
+can create issue-comment {
+    describe "Comment on an issue."
+    path "/issues/{number}/comments" {
+        number "integer" min=1
+    }
+    body {
+        body "string" required=#true
+    }
+    scope "things:write"
+}
+${grants(3)}
+toolset "triage" {
+    describe "Read issues and comment on them."
+    tools "create_issue_comment" "list_issues"
+}
+toolset "things" {
+    tools "get_thing_*"
+}
+`;
+
+interface Row {
+  readonly label: string;
+  readonly tools: number;
+  readonly bytes: number;
+  readonly tokens: number;
+}
+
+const ROW =
+  /^ {2}(tools\/list {2}\(all\)|toolset [a-z][a-z0-9-]*) +(\d+) tools? +(\d+) bytes +~(\d+) tokens$/;
+
+function rows(stdout: string): Row[] {
+  return stdout.split('\n').flatMap((line) => {
+    const m = ROW.exec(line);
+    return m
+      ? [{ label: m[1]!, tools: Number(m[2]), bytes: Number(m[3]), tokens: Number(m[4]) }]
+      : [];
+  });
+}
+
+/** The `result` of a 2025-11-25 tools/list on /mcp, as the exact text the gateway wrote. */
+async function servedToolsList(gw: TestGateway, key: string): Promise<string> {
+  const res = await fetch(`${gw.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': LEGACY,
+      authorization: `Bearer ${key}`,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+  });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  const text = await res.text();
+  const parsed = JSON.parse(text) as { result: unknown };
+  // The result's own bytes inside the JSON-RPC envelope, cut out of what was sent.
+  const start = text.indexOf('"result":') + '"result":'.length;
+  const result = text.slice(start, text.lastIndexOf('}'));
+  expect(JSON.parse(result)).toEqual(parsed.result);
+  return result;
+}
+
+describe('mcp-beaver check: the size of each tools/list', () => {
+  let gw: TestGateway;
+  let file: string;
+
+  beforeAll(async () => {
+    file = write('sizes.mcp.kdl', SIZES_SPEC);
+    gw = await startGateway(readFileSync(file, 'utf8'), {
+      file,
+      env: { READ_KEY, ALL_KEY },
+    });
+  });
+
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it('prints the whole spec and then each toolset in spec order, after the summary', async () => {
+    const r = await runCli(['check', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe(`${file}: 5 tools`);
+    expect(rows(r.stdout).map((row) => [row.label, row.tools])).toEqual([
+      ['tools/list  (all)', 5],
+      ['toolset triage', 2],
+      ['toolset things', 3],
+    ]);
+    // The table closes the output, its columns aligned.
+    const table = lines.slice(-3);
+    expect(table.map((l) => rows(l).length)).toEqual([1, 1, 1]);
+    expect(new Set(table.map((l) => l.search(/\d tools? /))).size).toBe(1);
+    expect(new Set(table.map((l) => l.indexOf(' bytes'))).size).toBe(1);
+    expect(new Set(table.map((l) => l.indexOf(' tokens'))).size).toBe(1);
+  });
+
+  it("gives /mcp's bytes exactly as the gateway serves them to a caller holding every scope", async () => {
+    const r = await runCli(['check', file]);
+    const [all] = rows(r.stdout);
+    const served = await servedToolsList(gw, ALL_KEY);
+    expect(all!.bytes).toBe(Buffer.byteLength(served, 'utf8'));
+    expect(all!.tokens).toBe(Math.ceil(all!.bytes / 4));
+    // A reader holding fewer scopes is served less than check reports.
+    const reader = await servedToolsList(gw, READ_KEY);
+    expect(Buffer.byteLength(reader, 'utf8')).toBeLessThan(all!.bytes);
+  });
+
+  it("gives each toolset's bytes as /mcp's list with the non-members left out, in spec order", async () => {
+    const r = await runCli(['check', file]);
+    const [, triage, things] = rows(r.stdout);
+    const served = JSON.parse(await servedToolsList(gw, ALL_KEY)) as {
+      tools: { name: string }[];
+    };
+    const only = (names: (n: string) => boolean): number =>
+      Buffer.byteLength(JSON.stringify({ tools: served.tools.filter((t) => names(t.name)) }));
+    // The toolset names its members out of spec order; the list keeps the spec's.
+    expect(triage!.bytes).toBe(only((n) => n === 'list_issues' || n === 'create_issue_comment'));
+    expect(things!.bytes).toBe(only((n) => n.startsWith('get_thing_')));
+    expect(triage!.tokens).toBe(Math.ceil(triage!.bytes / 4));
+    expect(things!.tokens).toBe(Math.ceil(things!.bytes / 4));
+  });
+
+  it('prints no table with --quiet', async () => {
+    const r = await runCli(['check', '--quiet', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('');
+  });
+});
+
+describe('mcp-beaver check: warnings for lists too large for clients', () => {
+  it('warns, exit 0, when /mcp lists 129 tools, and suggests toolsets when the spec has none', async () => {
+    const file = write('many.mcp.kdl', `${HEADER}\n${grants(129)}\n`);
+    const r = await runCli(['check', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      `${file}: warning: /mcp lists 129 tools: some clients refuse more than 128 tools (VS Code, JetBrains, Copilot CLI); serve toolsets\n`,
+    );
+  });
+
+  it('warns naming a toolset of 129 tools, and /mcp without the advice it already follows', async () => {
+    const file = write(
+      'many-toolset.mcp.kdl',
+      `${HEADER}\nlimits list-tokens=1000000\n${grants(129)}\n${ODD_ONE}\ntoolset "most" {\n    tools "get_thing_*"\n}\ntoolset "few" {\n    tools "get_thing_9"\n}\n`,
+    );
+    const r = await runCli(['check', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const most = rows(r.stdout).find((row) => row.label === 'toolset most')!;
+    expect(most.tools).toBe(129);
+    expect(r.stderr.trimEnd().split('\n')).toEqual([
+      `${file}: warning: /mcp lists 130 tools: some clients refuse more than 128 tools (VS Code, JetBrains, Copilot CLI)`,
+      `${file}: warning: toolset most lists 129 tools: some clients refuse more than 128 tools (VS Code, JetBrains, Copilot CLI)`,
+    ]);
+  });
+
+  it('says nothing at 128 tools and at exactly list-tokens', async () => {
+    const probe = write('probe.mcp.kdl', `${HEADER}\nlimits list-tokens=1000000\n${grants(128)}\n`);
+    const first = await runCli(['check', probe]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toBe('');
+    const [all] = rows(first.stdout);
+    expect(all!.tools).toBe(128);
+    const exact = write(
+      'exact.mcp.kdl',
+      `${HEADER}\nlimits list-tokens=${all!.tokens}\n${grants(128)}\n`,
+    );
+    const r = await runCli(['check', exact]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe('');
+  });
+
+  it('warns above list-tokens for /mcp and for each toolset above it, even with --quiet', async () => {
+    const probe = write('tokens-probe.mcp.kdl', `${HEADER}\n${grants(6)}\n`);
+    const [all] = rows((await runCli(['check', probe])).stdout);
+    const limit = all!.tokens - 1;
+    const file = write(
+      'tokens.mcp.kdl',
+      `${HEADER}\nlimits list-tokens=${limit}\n${grants(6)}\ntoolset "small" {\n    tools "get_thing_1"\n}\n`,
+    );
+    const r = await runCli(['check', '--quiet', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `${file}: warning: /mcp's tools/list is ~${all!.tokens} tokens (${all!.bytes} bytes), above limits list-tokens=${limit}: a client spends them before the first question\n`,
+    );
+    const low = write(
+      'tokens-low.mcp.kdl',
+      `${HEADER}\nlimits list-tokens=10\n${grants(2)}\ntoolset "one" {\n    tools "get_thing_1"\n}\n`,
+    );
+    const both = await runCli(['check', '--quiet', low]);
+    expect(both.stderr.trimEnd().split('\n')).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${escape(low)}: warning: /mcp's tools/list is ~\\d+ tokens \\(\\d+ bytes\\), above limits list-tokens=10: `,
+        ),
+      ),
+      expect.stringMatching(
+        new RegExp(
+          `^${escape(low)}: warning: toolset one's tools/list is ~\\d+ tokens \\(\\d+ bytes\\), above limits list-tokens=10: `,
+        ),
+      ),
+    ]);
+  });
+
+  it('on a folder, prints a table per spec and names the spec in each warning', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'beaver-check-folder-'));
+    writeFileSync(join(folder, 'a.mcp.kdl'), `${HEADER}\n${grants(2)}\n`);
+    writeFileSync(
+      join(folder, 'b.mcp.kdl'),
+      `${HEADER}\nlimits list-tokens=1000000\n${grants(129)}\n`,
+    );
+    const r = await runCli(['check', folder]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(rows(r.stdout).map((row) => row.tools)).toEqual([2, 129]);
+    expect(r.stderr).toBe(
+      `${join(folder, 'b.mcp.kdl')}: warning: /mcp lists 129 tools: some clients refuse more than 128 tools (VS Code, JetBrains, Copilot CLI); serve toolsets\n`,
+    );
+  });
+});
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
