@@ -38,7 +38,8 @@ credential read from an environment variable. Review it, tighten it, then serve 
     operations, each served at /mcp/<name> with only its tools: tag "Pull Requests"
     becomes toolset "pull-requests" (lower case, accents dropped, each run of other
     characters one -). An operation with several tags is in each, an untagged one in
-    none; the describe is the tag's description. The toolsets are sorted by name.
+    none; its describe is the first sentence of the tag's description. The
+    toolsets are sorted by name; the summary names the largest.
 
 import mcp drafts a spec of an MCP server's tools: it connects (Streamable HTTP to
 <url>, or the command started as the gateway starts it: no shell, PATH, HOME and
