@@ -32,6 +32,11 @@ export async function runImport(argv: string[]): Promise<number> {
   const baseUrl = values['base-url'];
   if (baseUrl !== undefined && !/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/.test(baseUrl))
     return badValue('--base-url must be an http:// or https:// URL without query or fragment');
+  const toolsets = values.toolsets;
+  if (toolsets !== undefined && toolsets !== 'tag')
+    return badValue(
+      `--toolsets takes one value, tag (a toolset per tag): ${JSON.stringify(toolsets)} is not one`,
+    );
   // The importer (and its parser packages) loads only for this command.
   const { importOpenApi, listTags } = await import('../import/openapi/import-openapi.js');
   const { ImportError } = await import('../import/openapi/load-document.js');
@@ -56,6 +61,7 @@ export async function runImport(argv: string[]): Promise<number> {
       tags: values.tag ?? [],
       writes: values.writes ?? false,
       ...(baseUrl !== undefined && { baseUrl }),
+      ...(toolsets !== undefined && { toolsets }),
     });
   } catch (err) {
     if (err instanceof ImportError) {

@@ -78,6 +78,13 @@ export async function buildRuntime(
     telemetry: opts.telemetry ?? TELEMETRY_OFF,
     restListing: prepareRestListing(gateway),
     mcpPayloads: buildPayloads(gateway, access.enabled),
+    // Every toolset's endpoint is ready at boot, as /mcp is: a request only looks it up.
+    toolsetPayloads: new Map(
+      [...gateway.toolsets.values()].map((t) => [
+        t.name,
+        buildPayloads(gateway, access.enabled, t),
+      ]),
+    ),
     guard: prepareRequestGuard({
       allowOrigins: spec.access?.allowOrigins ?? [],
       allowedHosts: opts.allowedHosts,

@@ -157,6 +157,49 @@ describe('mcp-beaver import openapi', () => {
   }, 60_000);
 
   it(
+    'writes one toolset per tag with --toolsets=tag, the same bytes twice, and check accepts the draft',
+    { timeout: 60_000 },
+    async () => {
+      const out = join(tempDir(), 'shop.mcp.kdl');
+      const [a, b] = await Promise.all([
+        runCli(['import', 'openapi', SHOP, '--writes', '--toolsets=tag']),
+        runCli(['import', 'openapi', SHOP, '--writes', '--toolsets', 'tag', '-o', out]),
+      ]);
+      expect(a.code).toBe(0);
+      expect(b.code).toBe(0);
+      expect(a.stdout).toBe(readFileSync(out, 'utf8'));
+      expect(a.stdout).toMatch(/\ntoolset "catalogue" \{\n/);
+      expect(a.stdout).toMatch(/\ntoolset "orders" \{\n/);
+      expect(a.stderr).toMatch(
+        /^wrote 2 toolsets, one per tag; the largest: orders \(\d+ tools\)$/m,
+      );
+      const checked = await runCli(['check', out]);
+      expect(checked.code).toBe(0);
+      expect(checked.stderr).toBe('');
+    },
+  );
+
+  it('refuses --toolsets with a value other than tag, or for import mcp, with exit 2', async () => {
+    const [other, empty, missing, mcp] = await Promise.all([
+      runCli(['import', 'openapi', SHOP, '--toolsets=tags']),
+      runCli(['import', 'openapi', SHOP, '--toolsets=']),
+      runCli(['import', 'openapi', SHOP, '--toolsets']),
+      runCli(['import', 'mcp', '--toolsets=tag', 'https://example.com/mcp']),
+    ]);
+    expect(other.code).toBe(2);
+    expect(other.stdout).toBe('');
+    expect(other.stderr).toBe(
+      'mcp-beaver import: --toolsets takes one value, tag (a toolset per tag): "tags" is not one\n',
+    );
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('--toolsets takes one value, tag');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--toolsets');
+    expect(mcp.code).toBe(2);
+    expect(mcp.stderr).toContain('--toolsets is for import openapi, not import mcp');
+  }, 60_000);
+
+  it(
     'teaches the command in --help and lists it in the main help',
     { timeout: 60_000 },
     async () => {
@@ -165,6 +208,8 @@ describe('mcp-beaver import openapi', () => {
       expect(help.stdout).toContain('Usage: mcp-beaver import openapi <file> [-o FILE] [options]');
       expect(help.stdout).toContain('GET /repos/{owner}/{repo}/issues becomes list_repo_issues');
       expect(help.stdout).toContain('--writes');
+      expect(help.stdout).toContain('--toolsets tag');
+      expect(help.stdout).toContain('tag "Pull Requests"\n    becomes toolset "pull-requests"');
       expect(main.stdout).toContain('import openapi <file>  Draft a guarded spec');
     },
   );

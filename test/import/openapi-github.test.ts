@@ -1,7 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { compileSpecText } from '../../src/compiler/load-spec.js';
+import { toolName } from '../../src/compiler/naming.js';
 import type { ImportResult } from '../../src/import/openapi/import-openapi.js';
 import { formatSummary, skippedCount } from '../../src/import/openapi/summary.js';
-import { check, draft, GITHUB, grantText } from './draft-helpers.js';
+import { toolsetNameOf } from '../../src/import/openapi/tag-toolsets.js';
+import { check, checkErrors, draft, GITHUB, grantText } from './draft-helpers.js';
 
 // GitHub's REST description (@octokit/openapi): 13 MB, 1,223 operations. Imported
 // in-process once per mode here; every test reads these drafts.
@@ -9,11 +13,13 @@ describe("importing GitHub's REST description", () => {
   let reads: ImportResult;
   let writes: ImportResult;
   let again: ImportResult;
+  let tagged: ImportResult;
   let checked: { reads: ReturnType<typeof check>; writes: ReturnType<typeof check> };
   beforeAll(async () => {
     reads = await draft(GITHUB);
     writes = await draft(GITHUB, { writes: true });
     again = await draft(GITHUB);
+    tagged = await draft(GITHUB, { toolsets: 'tag' });
     checked = { reads: check(reads.text), writes: check(writes.text) };
   }, 180_000);
 
@@ -97,5 +103,53 @@ describe("importing GitHub's REST description", () => {
     expect(reads.text).toContain(
       '// GET /repos/{owner}/{repo}/compare/{basehead} (repos/compare-commits-with-basehead)\ncan ',
     );
+  });
+
+  describe('with --toolsets=tag', () => {
+    /** Each grant's tool name and its operation's tags, read from its source comment. */
+    function grantTags(text: string): Map<string, string[]> {
+      const doc = JSON.parse(readFileSync(GITHUB, 'utf8')) as {
+        paths: Record<string, Record<string, { tags?: string[] }>>;
+      };
+      const out = new Map<string, string[]>();
+      for (const m of text.matchAll(/^\/\/ ([A-Z]+) (\S+) \([^\n]*\)\ncan (\S+) (\S+) /gm))
+        out.set(toolName(m[3]!, m[4]!), doc.paths[m[2]!]![m[1]!.toLowerCase()]!.tags ?? []);
+      return out;
+    }
+
+    it('drafts one toolset per tag that check accepts, none above the 128 tools clients take', () => {
+      expect(checkErrors(tagged.text)).toEqual([]);
+      const sets = compileSpecText(tagged.text, 'draft.mcp.kdl').compiled!.toolsets;
+      expect(sets).toHaveLength(45);
+      for (const t of sets) expect(t.tools.length, t.name).toBeLessThanOrEqual(128);
+      const size = new Map(sets.map((t) => [t.name, t.tools.length]));
+      expect(size.get('repos')).toBe(107);
+      expect(size.get('actions')).toBe(93);
+      expect(size.get('issues')).toBe(27);
+      expect(sets.map((t) => t.name)).toEqual(sets.map((t) => t.name).sort());
+      expect(sets.find((t) => t.name === 'actions')!.description).toBe(
+        'Endpoints to manage GitHub Actions using the REST API.',
+      );
+      expect(formatSummary(tagged.summary)).toContain(
+        'wrote 45 toolsets, one per tag; the largest: repos (107 tools)',
+      );
+    });
+
+    it('puts every imported grant in the toolset of each of its tags, and no other', () => {
+      const compiled = compileSpecText(tagged.text, 'draft.mcp.kdl').compiled!;
+      const tags = grantTags(tagged.text);
+      expect(tags.size).toBe(compiled.tools.length);
+      const members = new Map(compiled.toolsets.map((t) => [t.name, new Set(t.tools)]));
+      for (const tool of compiled.tools) {
+        const want = new Set(tags.get(tool.name)!.map((t) => toolsetNameOf(t)!));
+        const has = [...members].filter(([, m]) => m.has(tool.name)).map(([n]) => n);
+        expect(new Set(has), tool.name).toEqual(want);
+      }
+    });
+
+    it('leaves the grants as they are without the flag: the toolsets come after them', () => {
+      expect(tagged.text.startsWith(reads.text)).toBe(true);
+      expect(tagged.text.slice(reads.text.length)).toMatch(/^\n\/\/ One toolset per tag/);
+    });
   });
 });

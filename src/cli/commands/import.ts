@@ -34,6 +34,12 @@ credential read from an environment variable. Review it, tighten it, then serve 
     a path like /compare/{base}...{head}) is skipped whole, with its reason.
   - The summary goes to stderr: imported N of M operations; K skipped, with each
     reason counted and every tool name that had to be made unique.
+  - --toolsets=tag adds, after the grants, one toolset per tag of the imported
+    operations, each served at /mcp/<name> with only its tools: tag "Pull Requests"
+    becomes toolset "pull-requests" (lower case, accents dropped, each run of other
+    characters one -). An operation with several tags is in each, an untagged one in
+    none; its describe is the first sentence of the tag's description. The
+    toolsets are sorted by name; the summary names the largest.
 
 import mcp drafts a spec of an MCP server's tools: it connects (Streamable HTTP to
 <url>, or the command started as the gateway starts it: no shell, PATH, HOME and
@@ -50,7 +56,7 @@ LANG only), lists the tools and writes the mcp-server node and one grant per too
     argument of several types) is skipped with its reason; an optional argument
     that cannot be declared is left out with a // comment.
   - It takes --include, --exclude (tool names), --protocol, --name and --timeout
-    too; --tag, --base-url and --list-tags are import openapi's.
+    too; --tag, --base-url, --list-tags and --toolsets are import openapi's.
   - The tools are drafted in the order of their names: the same server gives the
     same bytes. The summary goes to stderr: drafted N grants from M tools (K
     skipped: ...), each skipped tool with its reason.`,
@@ -92,6 +98,12 @@ LANG only), lists the tools and writes the mcp-server node and one grant per too
       value: 'URL',
       help: "The upstream URL, instead of the document's first server",
     },
+    toolsets: {
+      type: 'string',
+      value: 'tag',
+      help: 'Also write one toolset per tag, served at /mcp/<name> (tag is the one value)',
+      note: 'A tag with no letter or digit becomes tag-1, tag-2...; one that starts with a digit gets tag- in front; tags that give one name (Pull Requests, pull-requests) are one toolset. The summary names each, and the largest toolset.',
+    },
     'list-tags': {
       type: 'boolean',
       help: "Print the document's tags with their operation counts; no draft",
@@ -130,6 +142,7 @@ grants you do not need, add restrict allowlists, scope and rate-limit.
 
 Examples:
   mcp-beaver import openapi api.github.com.json --tag issues -o issues.mcp.kdl
+  mcp-beaver import openapi api.github.com.json --toolsets=tag -o github.mcp.kdl
   mcp-beaver import openapi petstore.yaml --writes --exclude "DELETE *" -o petstore.mcp.kdl
   mcp-beaver import openapi openapi.json --include "GET /orders*" --base-url http://127.0.0.1:9000
   mcp-beaver import mcp https://tracker.example.com/mcp -o tracker.mcp.kdl

@@ -93,4 +93,14 @@ export interface DraftSpec {
   /** The header comment lines of the file. */
   readonly preamble: readonly string[];
   readonly entries: readonly DraftEntry[];
+  /** Written after the grants (`--toolsets=tag`); none without the flag. */
+  readonly toolsets?: readonly DraftToolset[];
+}
+
+/** A `toolset` node: its name, the document's tags it stands for, its members in spec order. */
+export interface DraftToolset {
+  readonly name: string;
+  readonly tags: readonly string[];
+  readonly describe?: string;
+  readonly tools: readonly string[];
 }

@@ -26,11 +26,21 @@ import {
   type Selection,
 } from './select-operations.js';
 import { headline, type ImportSummary } from './summary.js';
+import {
+  operationTags,
+  tagDescriptions,
+  tagToolsets,
+  type TaggedTool,
+  type ToolsetsBy,
+} from './tag-toolsets.js';
+import { toolName } from '../../compiler/naming.js';
 import { firstSentences } from './text.js';
 
 export interface ImportOptions extends Selection {
   /** Replaces the first server's URL. */
   readonly baseUrl?: string;
+  /** `--toolsets=tag`: a toolset per tag after the grants. */
+  readonly toolsets?: ToolsetsBy;
 }
 
 export interface ImportResult {
@@ -90,10 +100,15 @@ export async function importOpenApi(file: string, options: ImportOptions): Promi
   const { namings, renames } = uniqueToolNames(pending);
   let next = 0;
   let leftOut = 0;
+  const tagged: TaggedTool[] = [];
   const entries: DraftEntry[] = slots.map((s) => {
     if ('skipped' in s) return s.skipped;
     const { mapped, source } = s.pending;
     const naming = namings[next++]!;
+    tagged.push({
+      tool: toolName(naming.verb, naming.resource),
+      tags: operationTags(s.pending.o.op),
+    });
     const grant: DraftGrant = {
       source,
       verb: naming.verb,
@@ -112,6 +127,9 @@ export async function importOpenApi(file: string, options: ImportOptions): Promi
     return { kind: 'grant', grant };
   });
 
+  // Only grants count: a skipped operation's tag makes no toolset.
+  const toolsets =
+    options.toolsets === 'tag' ? tagToolsets(tagged, tagDescriptions(doc)) : undefined;
   const summary: ImportSummary = {
     seen: countOperations(doc),
     selected: operations.length,
@@ -120,6 +138,7 @@ export async function importOpenApi(file: string, options: ImportOptions): Promi
     leftOut,
     writesLeftOut,
     renames,
+    ...(toolsets && { toolsets }),
   };
   const base = chooseBaseUrl(doc, options.baseUrl);
   const describe =
@@ -141,6 +160,7 @@ export async function importOpenApi(file: string, options: ImportOptions): Promi
       `${headline(summary)}.`,
     ],
     entries,
+    ...(toolsets && { toolsets: toolsets.toolsets }),
   };
   return { text: verifiedText(draftItems(draft), file), summary };
 }

@@ -9,6 +9,7 @@ import type {
   DraftField,
   DraftGrant,
   DraftSpec,
+  DraftToolset,
   Scalar,
 } from './draft-types.js';
 import { BLANK, comment, node, writeKdl, type KdlEntry, type KdlItem } from './kdl-nodes.js';
@@ -129,6 +130,27 @@ function authNode(a: DraftAuth): KdlItem {
   }
 }
 
+/**
+ * `toolset "<name>" { describe; tools ... }`, one `tools` line per member (a toolset may
+ * give `tools` more than once): deleting a line takes a tool out. A comment names the
+ * tags it stands for when its name is not simply the tag.
+ */
+function toolsetItems(t: DraftToolset): KdlItem[] {
+  const children: KdlItem[] = [
+    ...(t.describe !== undefined ? [node('describe', [[null, text(t.describe)]])] : []),
+    ...t.tools.map((tool) => node('tools', [[null, text(tool)]])),
+  ];
+  const from =
+    t.tags.length === 1 && t.tags[0] === t.name
+      ? []
+      : [
+          comment(
+            `from the ${t.tags.length === 1 ? 'tag' : 'tags'} ${t.tags.map((g) => JSON.stringify(g)).join(', ')}`,
+          ),
+        ];
+  return [...from, node('toolset', [[null, text(t.name)]], children)];
+}
+
 /** The draft's nodes, comments and blank lines, in the order they are written. */
 export function draftItems(d: DraftSpec): KdlItem[] {
   const out: KdlItem[] = [...d.preamble.map(comment), BLANK];
@@ -150,6 +172,16 @@ export function draftItems(d: DraftSpec): KdlItem[] {
     out.push(BLANK);
     if (e.kind === 'grant') out.push(...grantItems(e.grant));
     else out.push(comment(e.skipped.source), comment(`skipped: ${e.skipped.reason}`));
+  }
+  if (d.toolsets && d.toolsets.length > 0) {
+    out.push(
+      BLANK,
+      comment(
+        'One toolset per tag (--toolsets=tag), each served at /mcp/<name>: its tools are the grants',
+      ),
+      comment("of the tag's operations, listed in the order of the grants above."),
+    );
+    for (const t of d.toolsets) out.push(BLANK, ...toolsetItems(t));
   }
   return out;
 }

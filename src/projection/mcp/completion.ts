@@ -13,9 +13,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 export function completeArgument(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
-  const { spec } = deps.gateway;
-  if (spec.prompts.length === 0 && !spec.resources.some((r) => r.template))
-    return notServed(req, era);
+  if (!deps.payloads.serves.completion) return notServed(req, deps, era);
   const ref = req.params?.ref;
   const argument = req.params?.argument;
   if (!isObject(ref) || !isObject(argument))
@@ -32,7 +30,13 @@ export function completeArgument(req: RpcRequest, deps: McpDeps, era: Era): RpcR
       req,
       'params.ref must be {type:"ref/prompt", name} or {type:"ref/resource", uri}',
     );
-  const out = deps.gateway.complete(target, argument.name, argument.value, deps.caller);
+  const out = deps.gateway.complete(
+    target,
+    argument.name,
+    argument.value,
+    deps.caller,
+    deps.toolset,
+  );
   if (!out.ok) return engineErrorReply(req, deps, era, out.error);
   const completion = { values: out.values, total: out.total, hasMore: out.hasMore };
   const tail =

@@ -84,7 +84,7 @@ async function callTool(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcRe
   const name = req.params?.name;
   if (typeof name !== 'string')
     return rpcError('INVALID_PARAMS', req.id, 'tools/call needs params.name (a string)');
-  const op = deps.gateway.operation(name);
+  const op = deps.gateway.operation(name, deps.toolset);
   if (!op) return rpcError('UNKNOWN_TOOL', req.id, `Unknown tool: ${JSON.stringify(name)}`);
   // What arguments may be is the engine's decision; a call it refuses is malformed (-32602).
   const args = callArguments(op.name, {

@@ -11,6 +11,7 @@ import type { Gateway } from '../../engine/gateway.js';
 import type { NumberTexts } from '../../engine/number-text.js';
 import type { RpcId } from './jsonrpc.js';
 import type { Payloads } from './payloads.js';
+import type { Toolset } from '../../engine/toolsets.js';
 import type { Span } from '../../telemetry/span.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 
@@ -19,7 +20,13 @@ export type Era = 'modern' | 'legacy';
 
 export interface McpDeps {
   readonly gateway: Gateway;
+  /** The endpoint's prepared answers: `/mcp`'s, or the toolset's. */
   readonly payloads: Payloads;
+  /**
+   * The toolset of `/mcp/<toolset>` (undefined on `/mcp`): the engine answers a non-member
+   * as a name the spec does not have.
+   */
+  readonly toolset: Toolset | undefined;
   /** Who is calling, already authenticated by the route. */
   readonly caller: Caller;
   /** The WWW-Authenticate an error's catalogue row asks for (a 403 names the scopes), if any. */

@@ -2,7 +2,9 @@
  * `POST /mcp`: our own thin Streamable HTTP transport (stateless, both eras). GET and
  * DELETE answer 405; bodies are read as text and parsed by `readMessage`, so a parse
  * error is a JSON-RPC -32700, never the framework's error body. Responses are JSON unless the client
- * accepts only an event stream, then one SSE `message` event.
+ * accepts only an event stream, then one SSE `message` event. Each toolset is served the
+ * same way at `POST /mcp/<toolset>` (spec-language.md, "Served at `/mcp/<toolset>`"),
+ * with its own payloads; a name that is no toolset is HTTP 404 NOT_FOUND.
  */
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -12,6 +14,7 @@ import { Cancellation } from '../../engine/call-context.js';
 import { handleMessage, readMessage, type ReadMessage } from './handle-message.js';
 import { rpcError, type RpcReply } from './jsonrpc.js';
 import type { Payloads } from './payloads.js';
+import type { Toolset } from '../../engine/toolsets.js';
 import { gateCallers } from '../../access/authenticate.js';
 import { RefusedRequest } from '../../access/refused-request.js';
 import { challengeOf } from '../../access/challenge.js';
@@ -22,10 +25,13 @@ import {
   type EngineError,
 } from '../../engine/error-catalogue.js';
 import { clientWentAway } from '../client-went-away.js';
+import { clipped } from '../../engine/refusal-text.js';
 import { approvalPageUrl } from '../approval-url.js';
 import { TELEMETRY_OFF, type Telemetry } from '../../telemetry/telemetry.js';
 import type { OperationHistograms } from '../../server/operation-histograms.js';
 import { operationOf } from './operation-of.js';
+import { sendRestError } from '../rest/rest-error.js';
+import type { Served } from '../../access/authenticate.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -34,6 +40,8 @@ export interface McpRuntime {
   readonly gateway: Gateway;
   readonly access: AccessControl;
   readonly mcpPayloads: Payloads;
+  /** Each toolset's payloads by name, served at `/mcp/<toolset>`. */
+  readonly toolsetPayloads: ReadonlyMap<string, Payloads>;
   /** Spans for requests (issue 30); TELEMETRY_OFF when absent. */
   readonly telemetry?: Telemetry;
 }
@@ -64,59 +72,100 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
   // one. It is checked before the body is read.
   const gate = gateCallers(scope, opts.current);
 
+  /** One message answered on the endpoint whose payloads (and toolset) the route chose. */
+  async function answer(
+    req: FastifyRequest<{ Body: ReadMessage | undefined }>,
+    reply: FastifyReply,
+    { runtime, caller }: Served<McpRuntime>,
+    payloads: Payloads,
+    toolset: Toolset | undefined,
+    started: number,
+  ): Promise<FastifyReply> {
+    const { gateway, access } = runtime;
+    // No body at all is read as an empty one (fastify calls no parser then).
+    const read = req.body ?? readMessage('');
+    // Plain data properties only: with a getter here V8 tenured these per-request
+    // objects, and the old-space growth (major GCs) cost more than the call itself.
+    const handled = handleMessage(read, req.headers, {
+      gateway,
+      payloads,
+      toolset,
+      caller,
+      challenge: (e) => challengeOf(access, req, e),
+      callerCancel: lazyCancellation(reply),
+      approvalUrl: (id) => approvalPageUrl(access.baseUrl(req), id),
+      requestId: req.id,
+      traceparentHeader:
+        typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
+      baggageHeader: typeof req.headers.baggage === 'string' ? req.headers.baggage : undefined,
+      telemetry: runtime.telemetry ?? TELEMETRY_OFF,
+    });
+    const out = handled instanceof Promise ? await handled : handled;
+    // A notification (202) is not an operation answered; everything else is.
+    if (metrics && out.status !== 202)
+      metrics.observeMcpOperation(
+        operationOf(read, req.headers, gateway, out),
+        (performance.now() - started) / 1000,
+      );
+    return sendRpcReply(reply, out, req);
+  }
+
   scope.post<{ Body: ReadMessage | undefined }>(
     MCP_PATH,
     gate.hooks,
     async function answerMessage(req, reply) {
       const started = performance.now();
       // One runtime for the whole call: a reload meanwhile does not change its grant.
-      const { runtime, caller } = gate.served(req);
-      const { gateway, access, mcpPayloads: payloads } = runtime;
-      // No body at all is read as an empty one (fastify calls no parser then).
-      const read = req.body ?? readMessage('');
-      // Plain data properties only: with a getter here V8 tenured these per-request
-      // objects, and the old-space growth (major GCs) cost more than the call itself.
-      const handled = handleMessage(read, req.headers, {
-        gateway,
-        payloads,
-        caller,
-        challenge: (e) => challengeOf(access, req, e),
-        callerCancel: lazyCancellation(reply),
-        approvalUrl: (id) => approvalPageUrl(access.baseUrl(req), id),
-        requestId: req.id,
-        traceparentHeader:
-          typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
-        baggageHeader: typeof req.headers.baggage === 'string' ? req.headers.baggage : undefined,
-        telemetry: runtime.telemetry ?? TELEMETRY_OFF,
-      });
-      const out = handled instanceof Promise ? await handled : handled;
-      // A notification (202) is not an operation answered; everything else is.
-      if (metrics && out.status !== 202)
-        metrics.observeMcpOperation(
-          operationOf(read, req.headers, gateway, out),
-          (performance.now() - started) / 1000,
-        );
-      return sendRpcReply(reply, out, req);
+      const served = gate.served(req);
+      return answer(req, reply, served, served.runtime.mcpPayloads, undefined, started);
+    },
+  );
+
+  scope.post<{ Body: ReadMessage | undefined; Params: { toolset: string } }>(
+    `${MCP_PATH}/:toolset`,
+    gate.hooks,
+    async function answerToolsetMessage(req, reply) {
+      const started = performance.now();
+      const served = gate.served(req);
+      const name = req.params.toolset;
+      const payloads = served.runtime.toolsetPayloads.get(name);
+      const toolset = served.runtime.gateway.toolset(name);
+      // Answered after the credential check: a stranger learns no toolset name here.
+      if (!payloads || !toolset)
+        return sendRestError(reply, noSuchToolset(req.url, name, served.runtime.gateway));
+      return answer(req, reply, served, payloads, toolset, started);
     },
   );
 
   // Every other method is told which one serves, not answered 404 as if there were no endpoint.
-  scope.route({
-    method: ['GET', 'DELETE', 'PUT', 'PATCH'],
-    url: MCP_PATH,
-    handler: async function messagesNeedPost(_req: FastifyRequest, reply: FastifyReply) {
-      return sendRpcReply(
-        reply,
-        httpRefusal(
-          engineError(
-            'METHOD_NOT_ALLOWED',
-            'this endpoint is stateless; POST one JSON-RPC message per request',
-          ),
-          { allow: 'POST' },
-        ),
-      );
-    },
-  });
+  for (const url of [MCP_PATH, `${MCP_PATH}/:toolset`])
+    scope.route({ method: ['GET', 'DELETE', 'PUT', 'PATCH'], url, handler: messagesNeedPost });
+}
+
+async function messagesNeedPost(_req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  return sendRpcReply(
+    reply,
+    httpRefusal(
+      engineError(
+        'METHOD_NOT_ALLOWED',
+        'this endpoint is stateless; POST one JSON-RPC message per request',
+      ),
+      { allow: 'POST' },
+    ),
+  );
+}
+
+/** NOT_FOUND for `/mcp/<name>` when the spec has no toolset of that name, naming those it has. */
+function noSuchToolset(url: string, name: string, gateway: Gateway): EngineError {
+  const names = [...gateway.toolsets.keys()];
+  const known =
+    names.length === 0
+      ? 'this spec has no toolsets'
+      : `its toolsets: ${names.map((n) => `${MCP_PATH}/${n}`).join(', ')}`;
+  return engineError(
+    'NOT_FOUND',
+    `nothing is served at POST ${url.split('?')[0]}: the spec has no toolset ${JSON.stringify(clipped(name))} (${known})`,
+  );
 }
 
 /** The body as text, read into a message (or its refusal) by the one parse of MCP's. */

@@ -73,14 +73,17 @@ export function invalidParams(req: RpcRequest, message: string): RpcReply {
   return rpcError('INVALID_PARAMS', req.id, message);
 }
 
-/** A method of a capability the spec does not have (no resources, no prompts). */
-export function notServed(req: RpcRequest, era: Era): RpcReply {
-  return rpcError(
-    'METHOD_NOT_FOUND',
-    req.id,
-    `Method not found: ${req.method} (this server's spec declares none)`,
-    { legacy: era === 'legacy' },
-  );
+/**
+ * A method of a capability the endpoint does not have (no resources, no prompts): the
+ * spec's on `/mcp`, the toolset's members on `/mcp/<toolset>`.
+ */
+export function notServed(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
+  const whose = deps.toolset
+    ? `toolset ${JSON.stringify(deps.toolset.name)} has no member of its kind`
+    : "this server's spec declares none";
+  return rpcError('METHOD_NOT_FOUND', req.id, `Method not found: ${req.method} (${whose})`, {
+    legacy: era === 'legacy',
+  });
 }
 
 /** The context of a call into the engine: tools/call, and the `from=` read of a resource or prompt. */

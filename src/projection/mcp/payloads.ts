@@ -3,13 +3,16 @@
  * (bytes ready to write): server/discover, initialize, the lists (tools, resources,
  * resource templates, prompts) and the reads of fixed resources. Which entries a caller
  * sees is the engine's answer (`gateway.visibleTo`); each view gets its lists built
- * once, and with `access` on a list's cacheScope is "private".
+ * once, and with `access` on a list's cacheScope is "private". `/mcp` has one Payloads,
+ * and each toolset's endpoint `/mcp/<toolset>` one of its own (spec-language.md,
+ * "Served at `/mcp/<toolset>`"): its instructions, its capabilities, its members' lists.
  */
 import type { Caller } from '../../engine/caller.js';
 import type { Gateway } from '../../engine/gateway.js';
 import type { VisibleTools } from '../../engine/visibility.js';
 import { ENVELOPE_GUIDE } from '../../compiler/output-schema.js';
-import type { ResourceDescriptor } from '../../compiler/descriptor.js';
+import type { PromptDescriptor, ResourceDescriptor } from '../../compiler/descriptor.js';
+import type { Toolset } from '../../engine/toolsets.js';
 import { promptDefinition, resourceDefinition, templateDefinition } from './resource-definition.js';
 import { toolList } from './tool-definition.js';
 import { LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS } from './versions.js';
@@ -34,7 +37,20 @@ export interface ViewLists {
   readonly prompts: EraBytes;
 }
 
+/**
+ * The methods an endpoint answers beyond tools: those of a kind it has none of are
+ * -32601 (a spec, or a toolset, without resources answers resources/list so).
+ */
+export interface Serves {
+  readonly resources: boolean;
+  readonly prompts: boolean;
+  /** completion/complete: with a prompt or a resource template to complete. */
+  readonly completion: boolean;
+}
+
 export interface Payloads {
+  /** What this endpoint answers (its capabilities); `/mcp` the spec's, a toolset its members'. */
+  readonly serves: Serves;
   readonly discover: string;
   /** initialize result per legacy version we answer with. */
   readonly initialize: ReadonlyMap<string, string>;
@@ -67,19 +83,27 @@ export function modernTail(
   return { ttlMs, cacheScope, resultType: 'complete', _meta: meta };
 }
 
-export function buildPayloads(gateway: Gateway, filtered: boolean): Payloads {
+/**
+ * The payloads of `/mcp`, or with `toolset` of `/mcp/<toolset>`: the same server, its
+ * lists and capabilities narrowed to the members, its `describe` put before the
+ * instructions.
+ */
+export function buildPayloads(gateway: Gateway, filtered: boolean, toolset?: Toolset): Payloads {
   const { spec } = gateway;
-  const serverInfo = {
-    name: spec.server.name,
-    version: spec.server.version,
-    ...(spec.server.title !== undefined && { title: spec.server.title }),
-  };
+  const serverInfo = serverInfoOf(gateway);
   // The envelope is explained here once, not in every tool's outputSchema (output-schema.ts).
-  const instructions =
+  const gatewayInstructions =
     spec.server.instructions === undefined
       ? ENVELOPE_GUIDE
       : `${spec.server.instructions}\n\n${ENVELOPE_GUIDE}`;
-  const capabilities = capabilitiesOf(gateway);
+  const describe = toolset?.descriptor.description;
+  const instructions =
+    describe === undefined ? gatewayInstructions : `${describe}\n\n${gatewayInstructions}`;
+  const offered = offeredBy(
+    toolset ? toolset.resources : spec.resources,
+    toolset ? toolset.prompts : spec.prompts,
+  );
+  const capabilities = capabilitiesOf(offered);
   const meta = { [META_SERVER_INFO]: serverInfo };
   const cacheScope = filtered ? 'private' : 'public';
   const discover = {
@@ -121,13 +145,88 @@ export function buildPayloads(gateway: Gateway, filtered: boolean): Payloads {
   // Views are interned by the engine (bounded), so the lists are built once per view.
   const cache = new WeakMap<VisibleTools, ViewLists>();
   const lists = (caller: Caller): ViewLists => {
-    const view = gateway.visibleTo(caller);
+    const view = gateway.visibleTo(caller, toolset);
     let built = cache.get(view);
     if (!built) cache.set(view, (built = listsOf(view)));
     return built;
   };
-  // A fixed resource reads the same for everyone allowed to: prepared once, public unless
-  // its scopes make it depend on who asks.
+  // A toolset reads its member fixed resources as /mcp does: the same prepared bytes.
+  const fixedReads = fixedReadsOf(gateway, filtered);
+  return {
+    serves: offered.serves,
+    discover: JSON.stringify(discover),
+    initialize,
+    modernMeta: JSON.stringify(meta),
+    toolLists: (caller) => lists(caller).tools,
+    lists,
+    fixedReads,
+    filtered,
+  };
+}
+
+function serverInfoOf({ spec }: Gateway): Record<string, string> {
+  return {
+    name: spec.server.name,
+    version: spec.server.version,
+    ...(spec.server.title !== undefined && { title: spec.server.title }),
+  };
+}
+
+/** What an endpoint serves beyond tools, and whether it has values to complete. */
+interface Offered {
+  readonly serves: Serves;
+  readonly completes: boolean;
+}
+
+function offeredBy(
+  resources: readonly ResourceDescriptor[],
+  prompts: readonly PromptDescriptor[],
+): Offered {
+  return {
+    serves: Object.freeze({
+      resources: resources.length > 0,
+      prompts: prompts.length > 0,
+      completion: prompts.length > 0 || resources.some((r) => r.template),
+    }),
+    completes:
+      prompts.some((p) => p.arguments.some((a) => a.enum !== undefined)) ||
+      resources.some((r) => r.variables.some((v) => v.values !== undefined)),
+  };
+}
+
+/**
+ * `resources`, `prompts` and `completions` only when the endpoint has them (no list
+ * changes within a runtime: a reload is a new runtime; no subscriptions).
+ */
+function capabilitiesOf({ serves, completes }: Offered): Record<string, unknown> {
+  return {
+    tools: { listChanged: false },
+    ...(serves.resources && { resources: { listChanged: false } }),
+    ...(serves.prompts && { prompts: { listChanged: false } }),
+    ...(completes && { completions: {} }),
+  };
+}
+
+/** Per gateway and `filtered`: `/mcp` and every toolset share one set of prepared reads. */
+const fixedReadsByGateway = new WeakMap<
+  Gateway,
+  Map<boolean, ReadonlyMap<ResourceDescriptor, EraBytes>>
+>();
+
+/**
+ * A fixed resource reads the same for everyone allowed to: prepared once, public unless
+ * its scopes make it depend on who asks.
+ */
+function fixedReadsOf(
+  gateway: Gateway,
+  filtered: boolean,
+): ReadonlyMap<ResourceDescriptor, EraBytes> {
+  let byFiltered = fixedReadsByGateway.get(gateway);
+  if (!byFiltered) fixedReadsByGateway.set(gateway, (byFiltered = new Map()));
+  const known = byFiltered.get(filtered);
+  if (known) return known;
+  const { spec } = gateway;
+  const meta = { [META_SERVER_INFO]: serverInfoOf(gateway) };
   const fixedReads = new Map<ResourceDescriptor, EraBytes>();
   for (const r of spec.resources) {
     // The engine's prepared contents: redacted once, the same on every surface.
@@ -140,30 +239,6 @@ export function buildPayloads(gateway: Gateway, filtered: boolean): Payloads {
       legacy: Buffer.from(JSON.stringify({ contents })),
     });
   }
-  return {
-    discover: JSON.stringify(discover),
-    initialize,
-    modernMeta: JSON.stringify(meta),
-    toolLists: (caller) => lists(caller).tools,
-    lists,
-    fixedReads,
-    filtered,
-  };
-}
-
-/**
- * `resources`, `prompts` and `completions` only when the spec has them (no list
- * changes within a runtime: a reload is a new runtime; no subscriptions).
- */
-function capabilitiesOf(gateway: Gateway): Record<string, unknown> {
-  const { resources, prompts } = gateway.spec;
-  const completes =
-    prompts.some((p) => p.arguments.some((a) => a.enum !== undefined)) ||
-    resources.some((r) => r.variables.some((v) => v.values !== undefined));
-  return {
-    tools: { listChanged: false },
-    ...(resources.length > 0 && { resources: { listChanged: false } }),
-    ...(prompts.length > 0 && { prompts: { listChanged: false } }),
-    ...(completes && { completions: {} }),
-  };
+  byFiltered.set(filtered, fixedReads);
+  return fixedReads;
 }

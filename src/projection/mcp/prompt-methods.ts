@@ -8,13 +8,13 @@ import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
 import { callContextOf, engineErrorReply, invalidParams, notServed } from './method-support.js';
 
 export function listPrompts(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
-  if (deps.gateway.spec.prompts.length === 0) return notServed(req, era);
+  if (!deps.payloads.serves.prompts) return notServed(req, deps, era);
   const lists = deps.payloads.lists(deps.caller).prompts;
   return { status: 200, body: resultBytes(req.id, era === 'modern' ? lists.modern : lists.legacy) };
 }
 
 export async function getPrompt(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcReply> {
-  if (deps.gateway.spec.prompts.length === 0) return notServed(req, era);
+  if (!deps.payloads.serves.prompts) return notServed(req, deps, era);
   const name = req.params?.name;
   if (typeof name !== 'string')
     return invalidParams(req, 'prompts/get needs params.name (a string)');
@@ -23,6 +23,7 @@ export async function getPrompt(req: RpcRequest, deps: McpDeps, era: Era): Promi
     req.params?.arguments,
     deps.caller,
     callContextOf(req, deps, era),
+    deps.toolset,
   );
   if (!got.ok) return engineErrorReply(req, deps, era, got.error);
   const { prompt, messages, fromGrant, scoped } = got;

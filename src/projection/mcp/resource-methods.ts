@@ -9,23 +9,28 @@ import { callContextOf, engineErrorReply, invalidParams, notServed } from './met
 import { modernTailText } from './payloads.js';
 
 export function listResources(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
-  if (deps.gateway.spec.resources.length === 0) return notServed(req, era);
+  if (!deps.payloads.serves.resources) return notServed(req, deps, era);
   const lists = deps.payloads.lists(deps.caller).resources;
   return { status: 200, body: resultBytes(req.id, era === 'modern' ? lists.modern : lists.legacy) };
 }
 
 export function listTemplates(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
-  if (deps.gateway.spec.resources.length === 0) return notServed(req, era);
+  if (!deps.payloads.serves.resources) return notServed(req, deps, era);
   const lists = deps.payloads.lists(deps.caller).templates;
   return { status: 200, body: resultBytes(req.id, era === 'modern' ? lists.modern : lists.legacy) };
 }
 
 export async function readResource(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcReply> {
-  if (deps.gateway.spec.resources.length === 0) return notServed(req, era);
+  if (!deps.payloads.serves.resources) return notServed(req, deps, era);
   const uri = req.params?.uri;
   if (typeof uri !== 'string')
     return invalidParams(req, 'resources/read needs params.uri (a string)');
-  const read = await deps.gateway.readResource(uri, deps.caller, callContextOf(req, deps, era));
+  const read = await deps.gateway.readResource(
+    uri,
+    deps.caller,
+    callContextOf(req, deps, era),
+    deps.toolset,
+  );
   if (!read.ok) return engineErrorReply(req, deps, era, read.error);
   const fixed = deps.payloads.fixedReads.get(read.resource);
   if (fixed)
