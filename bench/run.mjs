@@ -87,7 +87,8 @@ const ctx = benchContext(opts);
 const { root: ROOT, log } = ctx;
 const ONLY = new Set(
   (
-    opts.only ?? 'tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets'
+    opts.only ??
+    'tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets'
   ).split(','),
 );
 const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
