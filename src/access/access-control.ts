@@ -2,7 +2,9 @@
  * Inbound access for both surfaces (spec-language.md, "access"): who is calling, from
  * `Authorization: Bearer` only (never the query string), and the RFC 6750/9728
  * challenges that tell a client where to get a token. Without an `access` block
- * every caller is anonymous and holds every scope.
+ * every caller is anonymous and holds every scope. With `oauth` each toolset URL is a
+ * protected resource of its own (spec-language.md, "Served at `/mcp/<toolset>`"): its
+ * metadata URL in the challenges, and its URL accepted as a token's audience there.
  */
 import type { FastifyRequest } from 'fastify';
 import type { Env } from '../engine/env.js';
@@ -25,7 +27,7 @@ export interface AccessControl {
   resolve(req: FastifyRequest): CallerResult | Promise<CallerResult>;
   /** The WWW-Authenticate value for a 403: the scopes a grant needs. */
   scopeChallenge(req: FastifyRequest, required: readonly string[]): string;
-  /** RFC 9728 metadata URL of the MCP endpoint, as seen by this request. */
+  /** RFC 9728 metadata URL of the MCP endpoint (or toolset) this request is addressed to. */
   metadataUrl(req: FastifyRequest): string;
   /** The gateway's base URL as this request reaches it (--public-url when set). */
   baseUrl(req: FastifyRequest): string;
@@ -39,6 +41,8 @@ export interface AccessOptions {
   readonly publicUrl?: string;
   /** Paths the MCP endpoint lives at, for the metadata URL. */
   readonly mcpPath: string;
+  /** The spec's toolset names: each is served at `<mcpPath>/<name>`. */
+  readonly toolsets: readonly string[];
 }
 
 export function publicBase(req: FastifyRequest, publicUrl: string | undefined): string {
@@ -55,8 +59,12 @@ export async function createAccessControl(
   opts: AccessOptions,
 ): Promise<AccessControl> {
   const baseUrl = (req: FastifyRequest): string => publicBase(req, opts.publicUrl);
-  const metadataUrl = (req: FastifyRequest): string =>
-    `${baseUrl(req)}${METADATA_PATH}${opts.mcpPath}`;
+  const toolsetOf = toolsetOfRequest(opts.mcpPath, opts.toolsets);
+  const metadataUrl = (req: FastifyRequest): string => {
+    const toolset = toolsetOf(req);
+    const path = toolset === undefined ? opts.mcpPath : `${opts.mcpPath}/${toolset}`;
+    return `${baseUrl(req)}${METADATA_PATH}${path}`;
+  };
   // The metadata is served only with an authorization server to name (metadata-routes.ts):
   // without one, a challenge pointing at it would point at a 404.
   const withMetadata = (req: FastifyRequest, params: readonly string[]): string => {
@@ -109,7 +117,7 @@ export async function createAccessControl(
       if (byKey) return { ok: true, caller: byKey };
       if (verifier && token.split('.').length === 3) {
         return verifier
-          .verify(token)
+          .verify(token, toolsetOf(req))
           .then((checked) =>
             checked.ok ? checked : refuse(req, `invalid token: ${checked.reason}`, 'invalid_token'),
           );
@@ -119,5 +127,26 @@ export async function createAccessControl(
     scopeChallenge,
     metadataUrl,
     baseUrl,
+  };
+}
+
+/**
+ * The toolset a request is addressed to: its path is `<mcpPath>/<name>` exactly (a query
+ * aside) and `name` is one of the spec's. Read from the raw path, so an escaped or
+ * otherwise odd spelling is no toolset here and gets `/mcp`'s audience and metadata:
+ * the route may still serve it, but never with more than `/mcp` would accept.
+ */
+function toolsetOfRequest(
+  mcpPath: string,
+  toolsets: readonly string[],
+): (req: FastifyRequest) => string | undefined {
+  const names = new Set(toolsets);
+  const prefix = `${mcpPath}/`;
+  return (req) => {
+    const url = req.url;
+    if (names.size === 0 || !url.startsWith(prefix)) return undefined;
+    const query = url.indexOf('?');
+    const name = url.slice(prefix.length, query === -1 ? undefined : query);
+    return names.has(name) ? name : undefined;
   };
 }

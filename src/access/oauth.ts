@@ -5,6 +5,8 @@
  * no HS* that a public key could forge), the issuer, this server as audience
  * (RFC 8707), and `exp`/`nbf`/`iat` with a small clock skew: a token issued in the
  * future is refused (jose checks `iat` only against a maximum age, which we do not set).
+ * On a toolset URL the audience may also be that URL: the configured audience (the URL
+ * of `/mcp`) with `/<toolset>` appended, never anything taken from the request's Host.
  */
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { Caller } from '../engine/caller.js';
@@ -33,7 +35,8 @@ export type TokenCheck =
   { readonly ok: true; readonly caller: Caller } | { readonly ok: false; readonly reason: string };
 
 export interface OAuthVerifier {
-  verify(token: string): Promise<TokenCheck>;
+  /** `toolset`: the toolset the request is addressed to, whose URL is an audience too. */
+  verify(token: string, toolset?: string): Promise<TokenCheck>;
 }
 
 export function createOAuthVerifier(cfg: OAuthConfig): OAuthVerifier {
@@ -44,12 +47,14 @@ export function createOAuthVerifier(cfg: OAuthConfig): OAuthVerifier {
     cooldownDuration: 30_000,
     cacheMaxAge: 600_000,
   });
+  const toolsetBase = `${cfg.audience.replace(/\/+$/, '')}/`;
   return {
-    async verify(token) {
+    async verify(token, toolset) {
       try {
         const { payload } = await jwtVerify(token, jwks, {
           issuer: cfg.issuer,
-          audience: cfg.audience,
+          // jose accepts a token whose aud names any one of these.
+          audience: toolset === undefined ? cfg.audience : [cfg.audience, toolsetBase + toolset],
           algorithms: ALGORITHMS,
           clockTolerance: CLOCK_SKEW_S,
           requiredClaims: ['exp'],

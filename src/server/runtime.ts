@@ -51,6 +51,7 @@ export async function buildRuntime(
   const access = await createAccessControl(spec.access, {
     env: opts.env,
     mcpPath: MCP_PATH,
+    toolsets: spec.toolsets.map((t) => t.name),
     ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
   });
   const gateway = await Gateway.prepare(spec, {

@@ -14,7 +14,6 @@ import { Cancellation } from '../../engine/call-context.js';
 import { handleMessage, readMessage, type ReadMessage } from './handle-message.js';
 import { rpcError, type RpcReply } from './jsonrpc.js';
 import type { Payloads } from './payloads.js';
-import type { Toolset } from '../../engine/toolsets.js';
 import { gateCallers } from '../../access/authenticate.js';
 import { RefusedRequest } from '../../access/refused-request.js';
 import { challengeOf } from '../../access/challenge.js';
@@ -72,13 +71,12 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
   // one. It is checked before the body is read.
   const gate = gateCallers(scope, opts.current);
 
-  /** One message answered on the endpoint whose payloads (and toolset) the route chose. */
+  /** One message answered on the endpoint whose payloads the route chose (`/mcp`'s or a toolset's). */
   async function answer(
     req: FastifyRequest<{ Body: ReadMessage | undefined }>,
     reply: FastifyReply,
     { runtime, caller }: Served<McpRuntime>,
     payloads: Payloads,
-    toolset: Toolset | undefined,
     started: number,
   ): Promise<FastifyReply> {
     const { gateway, access } = runtime;
@@ -89,7 +87,7 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
     const handled = handleMessage(read, req.headers, {
       gateway,
       payloads,
-      toolset,
+      toolset: payloads.toolset,
       caller,
       challenge: (e) => challengeOf(access, req, e),
       callerCancel: lazyCancellation(reply),
@@ -113,27 +111,29 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
   scope.post<{ Body: ReadMessage | undefined }>(
     MCP_PATH,
     gate.hooks,
-    async function answerMessage(req, reply) {
+    // Not async: `answer` is the one promise of a request, as before toolsets.
+    function answerMessage(req, reply) {
       const started = performance.now();
       // One runtime for the whole call: a reload meanwhile does not change its grant.
       const served = gate.served(req);
-      return answer(req, reply, served, served.runtime.mcpPayloads, undefined, started);
+      return answer(req, reply, served, served.runtime.mcpPayloads, started);
     },
   );
 
   scope.post<{ Body: ReadMessage | undefined; Params: { toolset: string } }>(
     `${MCP_PATH}/:toolset`,
     gate.hooks,
-    async function answerToolsetMessage(req, reply) {
+    function answerToolsetMessage(req, reply) {
       const started = performance.now();
       const served = gate.served(req);
       const name = req.params.toolset;
       const payloads = served.runtime.toolsetPayloads.get(name);
-      const toolset = served.runtime.gateway.toolset(name);
       // Answered after the credential check: a stranger learns no toolset name here.
-      if (!payloads || !toolset)
-        return sendRestError(reply, noSuchToolset(req.url, name, served.runtime.gateway));
-      return answer(req, reply, served, payloads, toolset, started);
+      if (!payloads)
+        return Promise.resolve(
+          sendRestError(reply, noSuchToolset(req.url, name, served.runtime.gateway)),
+        );
+      return answer(req, reply, served, payloads, started);
     },
   );
 

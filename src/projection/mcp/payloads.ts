@@ -49,6 +49,8 @@ export interface Serves {
 }
 
 export interface Payloads {
+  /** The toolset these answer for at `/mcp/<toolset>`; undefined for `/mcp`. */
+  readonly toolset: Toolset | undefined;
   /** What this endpoint answers (its capabilities); `/mcp` the spec's, a toolset its members'. */
   readonly serves: Serves;
   readonly discover: string;
@@ -153,6 +155,7 @@ export function buildPayloads(gateway: Gateway, filtered: boolean, toolset?: Too
   // A toolset reads its member fixed resources as /mcp does: the same prepared bytes.
   const fixedReads = fixedReadsOf(gateway, filtered);
   return {
+    toolset,
     serves: offered.serves,
     discover: JSON.stringify(discover),
     initialize,

@@ -1,0 +1,70 @@
+/**
+ * `mcp-beaver tools <toolset URL>` (spec-language.md, "Served at `/mcp/<toolset>`"),
+ * run as a user would (the real CLI in a child process) against the gateway in each era:
+ * what an agent registered at the toolset URL sees, its members only, and no resource or
+ * prompt list where the toolset has none.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { runCli, type CliResult } from '../helpers/run-cli.js';
+import { FULL_KEY, KEYS_ENV, TRIAGE_TOOLS, toolsetsSpec } from '../helpers/toolsets-spec.js';
+
+let upstream: Upstream;
+let gw: TestGateway;
+
+beforeAll(async () => {
+  upstream = await startUpstream(okJson);
+  gw = await startGateway(toolsetsSpec({ upstream: upstream.url }), { env: KEYS_ENV });
+});
+
+afterAll(async () => {
+  await gw?.close();
+  await upstream?.close();
+});
+
+/** `tools <url>` with the key in TOOLSETS_TOKEN and a bound on each request. */
+function tools(url: string, era: string, ...more: string[]): Promise<CliResult> {
+  return runCli(
+    ['tools', url, '--bearer-env', 'TOOLSETS_TOKEN', '--era', era, '--timeout', '10s', ...more],
+    { env: { TOOLSETS_TOKEN: FULL_KEY } },
+  );
+}
+
+describe.each(['modern', 'legacy'])('mcp-beaver tools <toolset URL> --era %s', (era) => {
+  it('lists only the members of the toolset, with its resources and prompts', async () => {
+    const r = await tools(`${gw.url}/mcp/triage`, era, '--json');
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const listed = JSON.parse(r.stdout) as {
+      tools: { name: string }[];
+      resources: { uri: string }[];
+      resourceTemplates: { uriTemplate: string }[];
+      prompts: { name: string }[];
+    };
+    expect(listed.tools.map((t) => t.name)).toEqual(TRIAGE_TOOLS);
+    expect(listed.resources.map((x) => x.uri)).toEqual(['docs://handbook']);
+    expect(listed.resourceTemplates.map((x) => x.uriTemplate)).toEqual([
+      'helpdesk://customers/{id}',
+    ]);
+    expect(listed.prompts.map((x) => x.name)).toEqual(['triage-ticket']);
+  });
+
+  it('prints one line per member tool, and asks a toolset without resources for none', async () => {
+    const r = await tools(`${gw.url}/mcp/billing`, era);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^get_invoice +Get invoice +read-only idempotent open-world\n$/);
+  });
+
+  it('fails with exit 2 and one line naming the URL for a name that is no toolset', async () => {
+    const r = await tools(`${gw.url}/mcp/shipping`, era);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(new RegExp(`^mcp-beaver: ${gw.url}/mcp/shipping: `));
+    // In 2026-07-28 the SDK reports the failed server/discover rather than its status.
+    if (era === 'legacy') expect(r.stderr).toContain('HTTP 404 Not Found');
+    if (era === 'legacy') expect(r.stderr).toContain('"code":"NOT_FOUND"');
+  });
+});
