@@ -101,6 +101,8 @@ describe('backend kinds', () => {
       server: { name: 'k', version: '1.0.0' },
       resources: [],
       prompts: [],
+      toolsets: [],
+      listTokens: 20_000,
       mcpServers: [
         {
           name: 'everything',
