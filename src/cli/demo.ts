@@ -74,7 +74,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   say(`    MCP (Streamable HTTP, 2026-07-28 and 2025-11-25):  ${mcp}`);
   for (const t of compiled.compiled.toolsets)
     say(
-      `    MCP, toolset ${t.name} (${t.tools.length} tools):${' '.repeat(Math.max(1, 25 - t.name.length - String(t.tools.length).length))}${mcp}/${t.name}`,
+      `    ${`MCP, toolset ${t.name} (${t.tools.length} tools, the same eras):`.padEnd(50)}${mcp}/${t.name}`,
     );
   say(`    REST:                                             ${server.url}/api`);
   say(`    Catalog page (browse and try each tool):          ${server.url}/`);

@@ -65,6 +65,7 @@ describe.each(['modern', 'legacy'])('mcp-beaver tools <toolset URL> --era %s', (
     expect(r.stderr).toMatch(new RegExp(`^mcp-beaver: ${gw.url}/mcp/shipping: `));
     // In 2026-07-28 the SDK reports the failed server/discover rather than its status.
     if (era === 'legacy') expect(r.stderr).toContain('HTTP 404 Not Found');
-    if (era === 'legacy') expect(r.stderr).toContain('"code":"NOT_FOUND"');
+    if (era === 'legacy')
+      expect(r.stderr).toContain('NOT_FOUND: nothing is served at POST /mcp/shipping');
   });
 });
