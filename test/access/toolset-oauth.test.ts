@@ -138,6 +138,22 @@ describe('the audience a toolset URL accepts', () => {
     }
   });
 
+  it('refuses a token for a toolset URL on REST, and on a %-escaped spelling of that toolset', async () => {
+    const bearer = await token(`${jwks.audience}/triage`);
+    for (const path of ['/api', '/api?toolset=triage', '/openapi.json']) {
+      const r = await fetch(`${gw.url}${path}`, { headers: { authorization: `Bearer ${bearer}` } });
+      expect(r.status, path).toBe(401);
+    }
+    const call = await postJson(
+      `${gw.url}/api/list_tickets`,
+      {},
+      { authorization: `Bearer ${bearer}` },
+    );
+    expect(call.status).toBe(401);
+    // Routed to the toolset, authenticated as /mcp: never more than /mcp accepts.
+    expect((await rpc(gw, '/mcp/tri%61ge', bearer)).status).toBe(401);
+  });
+
   it('takes a token for the gateway audience on /mcp and on every toolset', async () => {
     const bearer = await token(jwks.audience);
     for (const path of ['/mcp', '/mcp/triage', '/mcp/billing'])
