@@ -13,6 +13,8 @@
 import { readFile } from 'node:fs/promises';
 import {
   Client,
+  SdkError,
+  SdkErrorCode,
   StreamableHTTPClientTransport,
   type ElicitRequestParams,
   type ElicitResult,
@@ -34,9 +36,10 @@ export interface Connection {
 export type Elicit = (params: ElicitRequestParams) => Promise<ElicitResult>;
 
 export async function connect(o: RemoteOptions, elicit?: Elicit): Promise<Connection> {
+  const refusals = refusalRecorder(deadlineFetch(o.timeoutMs));
   const transport = new StreamableHTTPClientTransport(o.url, {
     requestInit: { headers: o.headers },
-    fetch: deadlineFetch(o.timeoutMs),
+    fetch: refusals.fetch,
   });
   // The client keeps the discover result whole but only parts of the initialize
   // result; a handler set before connect() sees every answer after negotiation
@@ -70,7 +73,7 @@ export async function connect(o: RemoteOptions, elicit?: Elicit): Promise<Connec
     await client.connect(transport, request);
   } catch (err) {
     await close();
-    throw err;
+    throw refusals.explain(err);
   }
   return {
     client,
@@ -120,6 +123,49 @@ function deadlineFetch(timeoutMs: number): typeof fetch {
     const signal = init.signal ? AbortSignal.any([init.signal, deadline]) : deadline;
     return fetch(input, { ...init, signal });
   };
+}
+
+/** How much of a refusal's body is kept to explain it: enough for one error line. */
+const REFUSAL_TEXT_BYTES = 4096;
+
+/**
+ * The last 404 seen while connecting. Pinned to 2026-07-28, the SDK reports a failed
+ * server/discover as "the server did not offer" the version, and the 404 that said why
+ * (NOT_FOUND for a toolset URL that names none) is lost; `explain` puts it back, in the
+ * shape the error line reads. Only a 404: nothing being there is never a matter of
+ * versions, while a 400 from a server of the older era is what the SDK's sentence means.
+ */
+function refusalRecorder(inner: typeof fetch): {
+  fetch: typeof fetch;
+  explain(err: unknown): unknown;
+} {
+  let last: { status: number; statusText: string; text: string } | undefined;
+  return {
+    fetch: async (input, init) => {
+      const res = await inner(input, init);
+      if (res.status === 404) {
+        const text = await res
+          .clone()
+          .text()
+          .then((t) => t.slice(0, REFUSAL_TEXT_BYTES))
+          .catch(() => '');
+        last = { status: res.status, statusText: res.statusText, text };
+      }
+      return res;
+    },
+    explain(err) {
+      if (last === undefined) return err;
+      if (!(err instanceof SdkError) || err.code !== SdkErrorCode.EraNegotiationFailed) return err;
+      // A status the SDK already named (its own HTTP error) needs no second telling.
+      if (httpStatusOf(err) !== undefined) return err;
+      return new SdkError(SdkErrorCode.EraNegotiationFailed, err.message, last, { cause: err });
+    },
+  };
+}
+
+function httpStatusOf(err: SdkError): number | undefined {
+  const status = (err.data as { status?: unknown } | undefined)?.status;
+  return typeof status === 'number' ? status : undefined;
 }
 
 let versionText: string | undefined;

@@ -89,7 +89,7 @@ describe('mcp-beaver tools against a gateway path that serves nothing', () => {
     await gw?.close();
   });
 
-  it.each(['legacy', 'auto'] as const)(
+  it.each(['legacy', 'auto', 'modern'] as const)(
     'prints the 404 as its code and message in one line, exit 2 (--era %s)',
     async (era) => {
       const url = `${gw.url}/mcp/nosuch`;
