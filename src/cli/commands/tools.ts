@@ -24,7 +24,8 @@ resources/list, resources/templates/list and prompts/list return them.
 
 With an http:// or https:// URL: lists the tools of that running MCP server, and
 its resources, templates and prompts when it advertises them (a gateway lists only
-what the caller's scopes allow).
+what the caller's scopes allow; at <gateway>/mcp/<toolset>, only that toolset's
+members: mcp-beaver tools http://127.0.0.1:8080/mcp/tickets).
   Without --json: one line per tool: name, title, and the hints it declares
                   (read-only, write, destructive, idempotent, open-world); then a
                   "Resources:", "Resource templates:" and "Prompts:" section each.
