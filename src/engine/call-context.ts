@@ -60,4 +60,6 @@ export interface CallOrigin {
   /** MCP only: the protocol era of the request. */
   readonly era?: 'modern' | 'legacy';
   readonly requestId?: string;
+  /** MCP only: the toolset whose URL (`/mcp/<toolset>`) the request came to. */
+  readonly toolset?: string;
 }

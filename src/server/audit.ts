@@ -22,6 +22,7 @@ export function createCallObserver(log: Logger | false, metrics: Metrics): CallO
         surface: e.origin?.surface,
         ...(e.origin?.era && { era: e.origin.era }),
         ...(e.origin?.requestId && { reqId: e.origin.requestId }),
+        ...(e.origin?.toolset && { toolset: e.origin.toolset }),
         outcome: e.outcome,
         durationMs: Math.round(e.durationMs * 10) / 10,
         bytes: e.bytes,

@@ -16,6 +16,8 @@ export interface McpRequestFacts {
   readonly target?: string;
   readonly protocolVersion?: string;
   readonly requestId?: string | number | null;
+  /** The toolset whose URL the request came to (`/mcp/<toolset>`); absent on `/mcp`. */
+  readonly toolset?: string;
 }
 
 /** `{mcp.method.name} {target}`: `tools/call list_issues`, `prompts/get triage`, `tools/list`. */
@@ -44,6 +46,7 @@ export function mcpServerAttributes(f: McpRequestFacts): Attributes {
     'jsonrpc.request.id':
       f.requestId === null || f.requestId === undefined ? undefined : String(f.requestId),
     'network.transport': 'tcp',
+    'mcp_beaver.toolset': f.toolset,
   };
 }
 

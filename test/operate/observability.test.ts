@@ -30,6 +30,9 @@ can get thing {
     path "/things/{id}"
     scope "read"
 }
+toolset "things" {
+    tools "get_thing"
+}
 `;
 }
 
@@ -251,6 +254,23 @@ can list things {
 });
 
 describe('logs', () => {
+  it('name the toolset in the audit line of a call that came to its URL, and none on /mcp', async () => {
+    const before = auditLines(gw.logs()).length;
+    const call = {
+      jsonrpc: '2.0',
+      id: 8,
+      method: 'tools/call',
+      params: { name: 'get_thing', arguments: { id: 'y' } },
+    };
+    expect((await postJson(`${gw.url}/mcp/things`, call, auth)).status).toBe(200);
+    expect((await postJson(`${gw.url}/mcp`, call, auth)).status).toBe(200);
+    const lines = auditLines(gw.logs()).slice(before);
+    expect(lines.map((l) => [l.tool, l.surface, l.toolset])).toEqual([
+      ['get_thing', 'mcp', 'things'],
+      ['get_thing', 'mcp', undefined],
+    ]);
+  });
+
   it('write one audit line per tool call with caller, tool, surface, era, outcome, duration, bytes and trace id', async () => {
     const before = auditLines(gw.logs()).length;
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';

@@ -34,6 +34,9 @@ can get thing {
         id "string"
     }
 }
+toolset "things" {
+    tools "get_thing"
+}
 `;
 
 let upstream: Upstream;
@@ -164,6 +167,16 @@ describe('other MCP requests', () => {
     expect(span).toMatchObject({ parentId: sent.spanId, traceId: sent.traceId, error: undefined });
     expect(span.attributes['jsonrpc.request.id']).toBe('7');
     expect(span.attributes['gen_ai.tool.name']).toBeUndefined();
+  });
+
+  it('names the toolset of a request to its URL, and none on /mcp', async () => {
+    const list = { jsonrpc: '2.0', id: 9, method: 'tools/list' };
+    const headers = { accept: 'application/json', 'mcp-protocol-version': LEGACY };
+    expect((await postJson(`${gw.url}/mcp/things`, list, headers)).status).toBe(200);
+    expect(telemetry.one('tools/list').attributes['mcp_beaver.toolset']).toBe('things');
+    telemetry.spans.length = 0;
+    expect((await postJson(`${gw.url}/mcp`, list, headers)).status).toBe(200);
+    expect(telemetry.one('tools/list').attributes['mcp_beaver.toolset']).toBeUndefined();
   });
 
   it('fails the span of a JSON-RPC error with its code', async () => {

@@ -106,7 +106,12 @@ export function callContextOf(req: RpcRequest, deps: McpDeps, era: Era): CallCon
     traceId: trace.traceId,
     baggage: typeof meta?.baggage === 'string' ? meta.baggage : deps.baggageHeader,
     span,
-    origin: { surface: 'mcp', era, ...(deps.requestId && { requestId: deps.requestId }) },
+    origin: {
+      surface: 'mcp',
+      era,
+      ...(deps.requestId && { requestId: deps.requestId }),
+      ...(deps.toolset && { toolset: deps.toolset.name }),
+    },
     approvalUrl: deps.approvalUrl,
   };
 }

@@ -43,6 +43,7 @@ export function answerTraced(
       target,
       protocolVersion: protocolVersionOf(req, meta, headers),
       requestId: req.id,
+      ...(deps.toolset && { toolset: deps.toolset.name }),
     }),
   );
   let out: RpcReply | Promise<RpcReply>;
