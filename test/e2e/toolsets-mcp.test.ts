@@ -320,6 +320,18 @@ describe('the toolset URL as HTTP', () => {
     });
   });
 
+  it('answers /mcp/ (a slash too many) with 404 naming /mcp, not a toolset without a name', async () => {
+    const r = await rpc(`${gw.url}/mcp/`, 'legacy', 'tools/list');
+    expect(r.status).toBe(404);
+    expect(r.json).toEqual({
+      error: {
+        code: 'NOT_FOUND',
+        message:
+          'nothing is served at POST /mcp/: the MCP endpoint is /mcp (its toolsets: /mcp/triage, /mcp/billing)',
+      },
+    });
+  });
+
   it('says the spec has no toolsets when it has none', async () => {
     const r = await rpc(`${plain.url}/mcp/triage`, 'modern', 'tools/list', {}, null);
     expect(r.status).toBe(404);

@@ -162,9 +162,14 @@ function noSuchToolset(url: string, name: string, gateway: Gateway): EngineError
     names.length === 0
       ? 'this spec has no toolsets'
       : `its toolsets: ${names.map((n) => `${MCP_PATH}/${n}`).join(', ')}`;
+  // `/mcp/` is /mcp with a slash too many, not a toolset without a name.
+  const what =
+    name === ''
+      ? `the MCP endpoint is ${MCP_PATH}`
+      : `the spec has no toolset ${JSON.stringify(clipped(name))}`;
   return engineError(
     'NOT_FOUND',
-    `nothing is served at POST ${url.split('?')[0]}: the spec has no toolset ${JSON.stringify(clipped(name))} (${known})`,
+    `nothing is served at POST ${url.split('?')[0]}: ${what} (${known})`,
   );
 }
 
