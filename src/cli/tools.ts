@@ -3,6 +3,8 @@
  * `mcp-beaver tools <url>`: the tool list a running MCP server serves.
  */
 import { isRemoteTarget, remoteOptionsOr, type RemoteArgValues } from '../client/options.js';
+import type { CompiledSpec } from '../compiler/descriptor.js';
+import { prepareToolsets } from '../engine/toolsets.js';
 import { toolList } from '../projection/mcp/tool-definition.js';
 import { formatToolBlocks } from '../client/print-tools.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
@@ -22,11 +24,25 @@ export async function runTools(argv: string[]): Promise<number> {
   if (file === undefined || positionals.length > 1) {
     return usage('name exactly one spec file or server URL');
   }
-  if (isRemoteTarget(file)) return remoteTools(file, values, values.json === true);
+  if (isRemoteTarget(file)) {
+    if (values.toolset !== undefined)
+      return usage(
+        '--toolset applies to a spec; for a server, give the toolset URL (<gateway>/mcp/<toolset>)',
+      );
+    return remoteTools(file, values, values.json === true);
+  }
   const remoteOnly = Object.keys(REMOTE_FLAGS).filter((k) => k in given);
   if (remoteOnly.length > 0) return usage(`--${remoteOnly[0]} applies to a server URL only`);
-  const compiled = await loadSpecOrReport(file);
-  if (typeof compiled === 'number') return compiled;
+  const loaded = await loadSpecOrReport(file);
+  if (typeof loaded === 'number') return loaded;
+  const compiled = values.toolset === undefined ? loaded : membersOf(loaded, values.toolset);
+  if (compiled === undefined) {
+    const names = loaded.toolsets.map((t) => t.name);
+    process.stderr.write(
+      `mcp-beaver tools: ${file} has no toolset ${JSON.stringify(values.toolset)} (${names.length === 0 ? 'it has no toolsets' : `its toolsets: ${names.join(', ')}`})\n`,
+    );
+    return 1;
+  }
   const list = toolList(compiled.tools);
   if (values.json) {
     process.stdout.write(
@@ -88,4 +104,19 @@ async function remoteTools(
     ),
   );
   return 0;
+}
+
+/**
+ * The spec as `/mcp/<toolset>` serves it: the toolset's members only, in spec order (the
+ * engine's membership, engine/toolsets.ts); undefined for a name the spec has none of.
+ */
+function membersOf(spec: CompiledSpec, name: string): CompiledSpec | undefined {
+  const toolset = prepareToolsets(spec).get(name);
+  if (!toolset) return undefined;
+  return {
+    ...spec,
+    tools: spec.tools.filter((t) => toolset.hasTool(t.name)),
+    resources: toolset.resources,
+    prompts: toolset.prompts,
+  };
 }

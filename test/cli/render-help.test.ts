@@ -75,7 +75,7 @@ describe('a command help rendered from its flag table', () => {
       /^Usage: mcp-beaver import openapi <file> \[-o FILE\] \[options\]\n/,
     );
     expect(renderHelp(TOOLS_COMMAND)).toMatch(
-      /^Usage: mcp-beaver tools <spec\.mcp\.kdl> \[--json\]\n {7}mcp-beaver tools <url> \[--json\] \[options\]\n/,
+      /^Usage: mcp-beaver tools <spec\.mcp\.kdl> \[--json\] \[--toolset NAME\]\n {7}mcp-beaver tools <url> \[--json\] \[options\]\n/,
     );
     expect(renderHelp(DEMO_COMMAND)).toMatch(/^Usage: mcp-beaver demo \[options\]\n/);
   });

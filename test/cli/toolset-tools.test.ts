@@ -4,6 +4,9 @@
  * what an agent registered at the toolset URL sees, its members only, and no resource or
  * prompt list where the toolset has none.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
@@ -68,5 +71,40 @@ describe.each(['modern', 'legacy'])('mcp-beaver tools <toolset URL> --era %s', (
     expect(r.stderr).toContain(
       'HTTP 404 Not Found: NOT_FOUND: nothing is served at POST /mcp/shipping',
     );
+  });
+});
+
+describe('mcp-beaver tools <spec> --toolset', () => {
+  let file: string;
+  beforeAll(() => {
+    const dir = mkdtempSync(join(tmpdir(), 'toolset-tools-'));
+    file = join(dir, 'toolsets.mcp.kdl');
+    writeFileSync(file, toolsetsSpec({ upstream: upstream.url }));
+  });
+
+  it('prints what the toolset URL serves: its tools/list byte for byte, and its resources and prompts', async () => {
+    const r = await runCli(['tools', file, '--toolset', 'triage', '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const fromSpec = JSON.parse(r.stdout) as Record<string, unknown>;
+    const served = await tools(`${gw.url}/mcp/triage`, 'legacy', '--json');
+    expect(served.code).toBe(0);
+    expect(fromSpec).toEqual(JSON.parse(served.stdout));
+    expect((fromSpec.tools as { name: string }[]).map((t) => t.name)).toEqual(TRIAGE_TOOLS);
+  });
+
+  it('refuses a name the spec has no toolset of, naming those it has (exit 1)', async () => {
+    const r = await runCli(['tools', file, '--toolset', 'shipping']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `mcp-beaver tools: ${file} has no toolset "shipping" (its toolsets: triage, billing)\n`,
+    );
+  });
+
+  it('is refused with a URL, which names its toolset in its path (exit 2)', async () => {
+    const r = await runCli(['tools', `${gw.url}/mcp`, '--toolset', 'triage']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--toolset applies to a spec; for a server, give the toolset URL');
   });
 });

@@ -4,7 +4,7 @@ import { REMOTE_EXITS, REMOTE_FLAGS } from './remote-flags.js';
 
 export const TOOLS_COMMAND = defineCommand({
   name: 'tools',
-  usage: [{ operands: '<spec.mcp.kdl>', flags: ['json'] }, '<url>'],
+  usage: [{ operands: '<spec.mcp.kdl>', flags: ['json', 'toolset'] }, '<url>'],
   about: `
 With a spec: shows the tools the spec serves, in spec order, exactly as MCP
 tools/list returns them (name, title, description, inputSchema, outputSchema,
@@ -20,6 +20,7 @@ resources/list, resources/templates/list and prompts/list return them.
   With --json:    the {"tools": [...]} result object, for diffing or other tooling,
                   with "resources" and "resourceTemplates" beside it when the spec
                   has resources, and "prompts" when it has prompts.
+  With --toolset: what /mcp/<toolset> serves: its members only, in spec order.
   Exits 1 (listing every error) when the spec does not compile.
 
 With an http:// or https:// URL: lists the tools of that running MCP server, and
@@ -35,6 +36,11 @@ members: mcp-beaver tools http://127.0.0.1:8080/mcp/tickets).
                   "resources", "resourceTemplates" and "prompts" added beside "tools".`,
   flags: {
     json: { type: 'boolean', inUsage: true, help: 'Print JSON (see "With --json" above)' },
+    toolset: {
+      type: 'string',
+      value: 'NAME',
+      help: 'A spec: only the members of this toolset (what /mcp/<name> lists)',
+    },
     ...underHeading('Options for a URL', REMOTE_FLAGS),
   },
   more: `
@@ -42,5 +48,6 @@ ${REMOTE_EXITS}
 
 Examples:
   mcp-beaver tools specs/orders-db.mcp.kdl --json
+  mcp-beaver tools specs/demo.mcp.kdl --toolset tickets
   MCP_TOKEN=... mcp-beaver tools https://gateway.example.com/mcp --bearer-env MCP_TOKEN`,
 });
