@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the MCP Inspector's strict tool-schema portability check (`--method tools/list
-# --strict`) against the gateway serving each example spec, and fails on any finding
-# (issue 17: zero warnings). The Inspector 2.x needs Node >= 22: it and a Node 24 are
+# --strict`) against the gateway serving each example spec, at /mcp and at each of its
+# toolsets' URLs, and fails on any finding (issue 17: zero warnings). The Inspector 2.x needs Node >= 22: it and a Node 24 are
 # installed from the npm registry into a cache folder outside the repository on first use
 # (INSPECTOR_DIR, default ~/.cache/mcp-beaver-inspector), never into node_modules.
 #
@@ -49,17 +49,22 @@ for spec in "${specs[@]}"; do
   done
   grep -q 'mcp-beaver listening' "$WORK/serve.log" ||
     { echo "inspector-strict: $spec did not start:" >&2; cat "$WORK/serve.log" >&2; exit 1; }
-  rc=0
-  timeout 120 "$NODE24" "$CLI" --cli "http://127.0.0.1:$port/mcp" --header "Authorization: Bearer k" \
-    --method tools/list --strict >"$WORK/out.json" 2>"$WORK/err.txt" || rc=$?
-  bytes="$(wc -c <"$WORK/out.json")"
-  if [ "$rc" -ne 0 ] || [ -s "$WORK/err.txt" ]; then
-    echo "== $spec: FINDINGS (exit $rc)"
-    cat "$WORK/err.txt"
-    failed=1
-  else
-    echo "== $spec: no findings (tools/list as the Inspector prints it: $bytes bytes)"
-  fi
+  # /mcp, then each toolset's URL (the Inspector guesses the transport only for a URL
+  # ending in /mcp, so it is named).
+  for path in /mcp $(sed -n 's/^toolset "\([a-z][a-z0-9-]*\)".*/\/mcp\/\1/p' "$spec"); do
+    rc=0
+    timeout 120 "$NODE24" "$CLI" --cli "http://127.0.0.1:$port$path" --transport http \
+      --header "Authorization: Bearer k" \
+      --method tools/list --strict >"$WORK/out.json" 2>"$WORK/err.txt" || rc=$?
+    bytes="$(wc -c <"$WORK/out.json")"
+    if [ "$rc" -ne 0 ] || [ -s "$WORK/err.txt" ]; then
+      echo "== $spec $path: FINDINGS (exit $rc)"
+      cat "$WORK/err.txt"
+      failed=1
+    else
+      echo "== $spec $path: no findings (tools/list as the Inspector prints it: $bytes bytes)"
+    fi
+  done
   kill "$PID" 2>/dev/null || true
   wait "$PID" 2>/dev/null || true
   PID=""
