@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the MCP Inspector's strict tool-schema portability check (`--method tools/list
 # --strict`) against the gateway serving each example spec, at /mcp and at each of its
-# toolsets' URLs, and fails on any finding (issue 17: zero warnings). The Inspector 2.x needs Node >= 22: it and a Node 24 are
-# installed from the npm registry into a cache folder outside the repository on first use
+# toolsets' URLs, and fails on any finding (issue 17: zero warnings). The Inspector 2.x
+# needs Node >= 22: it and a Node 24 are installed from the npm registry into a cache
+# folder outside the repository on first use
 # (INSPECTOR_DIR, default ~/.cache/mcp-beaver-inspector), never into node_modules.
 #
 #   bash scripts/inspector-strict.sh [spec ...]      (default: specs/*.mcp.kdl)
