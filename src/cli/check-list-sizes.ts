@@ -86,7 +86,7 @@ export function listSizeWarnings(
     }
     if (s.tokens > spec.listTokens) {
       lines.push(
-        `${file}: warning: ${where}'s tools/list is ~${s.tokens} tokens (${s.bytes} bytes), above limits list-tokens=${spec.listTokens}: a client spends them before the first question${advice}`,
+        `${file}: warning: ${where}: tools/list is ~${s.tokens} tokens (${s.bytes} bytes), above limits list-tokens=${spec.listTokens}: a client spends them before the first question${advice}`,
       );
     }
   }

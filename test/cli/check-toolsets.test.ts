@@ -247,7 +247,7 @@ describe('mcp-beaver check: warnings for lists too large for clients', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
-      `${file}: warning: /mcp's tools/list is ~${all!.tokens} tokens (${all!.bytes} bytes), above limits list-tokens=${limit}: a client spends them before the first question\n`,
+      `${file}: warning: /mcp: tools/list is ~${all!.tokens} tokens (${all!.bytes} bytes), above limits list-tokens=${limit}: a client spends them before the first question\n`,
     );
     const low = write(
       'tokens-low.mcp.kdl',
@@ -257,12 +257,12 @@ describe('mcp-beaver check: warnings for lists too large for clients', () => {
     expect(both.stderr.trimEnd().split('\n')).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^${escape(low)}: warning: /mcp's tools/list is ~\\d+ tokens \\(\\d+ bytes\\), above limits list-tokens=10: `,
+          `^${escape(low)}: warning: /mcp: tools/list is ~\\d+ tokens \\(\\d+ bytes\\), above limits list-tokens=10: `,
         ),
       ),
       expect.stringMatching(
         new RegExp(
-          `^${escape(low)}: warning: toolset one's tools/list is ~\\d+ tokens \\(\\d+ bytes\\), above limits list-tokens=10: `,
+          `^${escape(low)}: warning: toolset one: tools/list is ~\\d+ tokens \\(\\d+ bytes\\), above limits list-tokens=10: `,
         ),
       ),
     ]);
