@@ -39,13 +39,7 @@ export function listSizes(spec: CompiledSpec): ListSize[] {
   const toolsets = prepareToolsets(spec);
   return [
     sizeOf(spec.tools),
-    ...spec.toolsets.map((d) => {
-      const set = toolsets.get(d.name)!;
-      return sizeOf(
-        spec.tools.filter((t) => set.hasTool(t.name)),
-        d.name,
-      );
-    }),
+    ...spec.toolsets.map((d) => sizeOf(toolsets.get(d.name)!.tools, d.name)),
   ];
 }
 

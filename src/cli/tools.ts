@@ -115,7 +115,7 @@ function membersOf(spec: CompiledSpec, name: string): CompiledSpec | undefined {
   if (!toolset) return undefined;
   return {
     ...spec,
-    tools: spec.tools.filter((t) => toolset.hasTool(t.name)),
+    tools: toolset.tools,
     resources: toolset.resources,
     prompts: toolset.prompts,
   };

@@ -9,6 +9,7 @@ import type {
   CompiledSpec,
   PromptDescriptor,
   ResourceDescriptor,
+  ToolDescriptor,
   ToolsetDescriptor,
 } from '../compiler/descriptor.js';
 
@@ -19,7 +20,8 @@ export interface Toolset {
   hasTool(name: string): boolean;
   hasResource(resource: ResourceDescriptor): boolean;
   hasPrompt(name: string): boolean;
-  /** The spec's resources and prompts that are members, in spec order. */
+  /** The spec's tools, resources and prompts that are members, in spec order. */
+  readonly tools: readonly ToolDescriptor[];
   readonly resources: readonly ResourceDescriptor[];
   readonly prompts: readonly PromptDescriptor[];
 }
@@ -42,6 +44,7 @@ export function prepareToolsets(spec: CompiledSpec): ReadonlyMap<string, Toolset
         hasTool: (name: string) => tools.has(name),
         hasResource: (r: ResourceDescriptor) => members.has(r),
         hasPrompt: (name: string) => prompts.has(name),
+        tools: Object.freeze(spec.tools.filter((t) => tools.has(t.name))),
         resources: Object.freeze(memberResources),
         prompts: Object.freeze(memberPrompts),
       }),
