@@ -60,6 +60,8 @@ export const SPEC_ERROR_CODES = {
   SPEC_DUPLICATE_MCP_SERVER: 'two mcp-server nodes share a name',
   SPEC_MCP_TRANSPORT:
     'an mcp-server with neither or both of url= and command, a url that is not http(s) or holds credentials, or a child of the other transport',
+  SPEC_MCP_COMMAND:
+    'a stdio command, argument or env value holding a NUL character, which no process can be started with',
   SPEC_UNKNOWN_MCP_SERVER: 'a tool grant naming no declared mcp-server',
   SPEC_TOOLSET_NAME: 'a toolset name outside ^[a-z][a-z0-9-]{0,63}$',
   SPEC_DUPLICATE_TOOLSET: 'two toolsets share a name',

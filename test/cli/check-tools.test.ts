@@ -63,6 +63,25 @@ describe('mcp-beaver check', () => {
     ]);
   });
 
+  it('exits 1 on a stdio command or env value with a NUL, at the line of the string that holds it', async () => {
+    const file = tempSpec(
+      [
+        'wrap "t" version="1"',
+        'mcp-server "handbook" {',
+        '    command "node" "server\\u{0}.js"',
+        '    env "DATA_DIR" "/srv\\u{0}/data"',
+        '}',
+      ].join('\n'),
+    );
+    const r = await runCli(['check', file]);
+    expect(r.code).toBe(1);
+    expect(r.stdout.trim().split('\n')).toEqual([
+      `${file}:3:20: error SPEC_MCP_COMMAND: mcp-server handbook: command: argument 1 holds a NUL character (\\u0000), which no process can be started with`,
+      `${file}:4:20: error SPEC_MCP_COMMAND: mcp-server handbook: env DATA_DIR: the value holds a NUL character (\\u0000), which no process can be started with`,
+      `${file}: 2 errors`,
+    ]);
+  });
+
   it('warns on stderr about a grant without describe but still exits 0', async () => {
     const file = tempSpec(
       'wrap "t" version="1"\nbase-url "https://x.example"\ncan get thing {\n  path "/thing"\n}\n',

@@ -2391,6 +2391,69 @@ const BAD: readonly BadSpec[] = [
     ],
   },
   {
+    name: 'refuses a NUL in a stdio command, naming the program or the argument that holds it',
+    text: spec`
+      mcp-server "handbook" {
+          command "node\u{0}" "server.js" "--dir=a\u{0}b"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_MCP_COMMAND',
+        line: 3,
+        column: 13,
+        says: 'mcp-server handbook: command: the program holds a NUL character (\\u0000), which no process can be started with',
+      },
+      {
+        code: 'SPEC_MCP_COMMAND',
+        line: 3,
+        column: 37,
+        says: 'mcp-server handbook: command: argument 2 holds a NUL character',
+      },
+    ],
+  },
+  {
+    name: 'refuses a NUL in an env value, naming the variable',
+    text: spec`
+      mcp-server "handbook" {
+          command "node" "server.js"
+          env "DATA_DIR" "/srv\u{0}/data"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_MCP_COMMAND',
+        line: 4,
+        column: 20,
+        says: 'mcp-server handbook: env DATA_DIR: the value holds a NUL character (\\u0000), which no process can be started with',
+      },
+    ],
+  },
+  {
+    name: 'refuses an env name with a NUL or an equals sign, quoting it escaped',
+    text: spec`
+      mcp-server "handbook" {
+          command "node" "server.js"
+          env "DATA\u{0}DIR" "/srv"
+          env "A=B" "c"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_VALUE_TYPE',
+        line: 4,
+        column: 9,
+        says: 'mcp-server handbook: env: "DATA\\u0000DIR" is not a variable name',
+      },
+      {
+        code: 'SPEC_VALUE_TYPE',
+        line: 5,
+        column: 9,
+        says: 'mcp-server handbook: env: "A=B" is not a variable name',
+      },
+    ],
+  },
+  {
     name: 'refuses an unknown mcp-server protocol',
     text: spec`
       mcp-server "handbook" {

@@ -42,13 +42,28 @@ export interface McpServerSpec {
   readonly children: readonly Built[];
 }
 
+/**
+ * A NUL ends a C string: no process can be started with one in its program, arguments
+ * or environment (spawn throws, and the child would be retried forever), so it is a
+ * load error at the string that holds it rather than a child that never runs.
+ */
+const NUL = '\u0000';
+const NUL_SAYS = 'holds a NUL character (\\u0000), which no process can be started with';
+
 const COMMAND: NodeKind<Located<readonly string[]>> = {
   args: [{ what: 'a program (command "node" "server.js")', type: 'string' }],
   rest: { what: 'an argument', type: 'string' },
-  build: (n) =>
-    n.complete && n.args.every(Boolean)
-      ? { value: n.args.map((a) => a!.value as string), at: n.at }
-      : undefined,
+  build(n, { diag, subject }) {
+    if (!n.complete || !n.args.every(Boolean)) return undefined;
+    const words = n.args.map((a) => a!.value as string);
+    words.forEach((w, i) => {
+      if (!w.includes(NUL)) return;
+      const which = i === 0 ? 'the program' : `argument ${i}`;
+      diag.error('SPEC_MCP_COMMAND', argAt(n, i), [...subject, 'command'], `${which} ${NUL_SAYS}`);
+    });
+    // Kept even when refused: the server has a command, just not a runnable one.
+    return { value: words, at: n.at };
+  },
 };
 
 const ENV: NodeKind<Located<McpChildEnv>> = {
@@ -62,15 +77,20 @@ const ENV: NodeKind<Located<McpChildEnv>> = {
     if (name === undefined) return undefined;
     const here = [...subject, `env ${name}`];
     if (!ENV_NAME.test(name)) {
+      // Not `env ${name}`: the name may hold a NUL or a control, said escaped below.
       diag.error(
         'SPEC_VALUE_TYPE',
         argAt(n, 0),
-        here,
+        [...subject, 'env'],
         `${JSON.stringify(name)} is not a variable name (${ENV_NAME.source})`,
       );
       return undefined;
     }
     const value = arg<string>(n, 1);
+    if (value?.includes(NUL)) {
+      diag.error('SPEC_MCP_COMMAND', argAt(n, 1), here, `the value ${NUL_SAYS}`);
+      return undefined;
+    }
     const fromEnv = prop<string>(n, 'from-env');
     if (value !== undefined && fromEnv !== undefined) {
       diag.error(
