@@ -1,7 +1,7 @@
 /**
  * A stdio MCP server run by the gateway (spec-language.md, `mcp-server … command`): one
  * child per server and process, newline-delimited JSON-RPC on its stdin/stdout, calls
- * multiplexed by id, its stderr to the log line by line (capped, redacted), restarted
+ * multiplexed by id, its stderr to the log (child-stderr.ts: capped, redacted, rate-limited), restarted
  * with backoff when it exits, stopped with SIGTERM and, 5 s later, SIGKILL.
  *
  * Whatever the child does (floods stdout, writes non-JSON, never answers, dies in the
@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { decodeUtf8Prefix } from '../http/utf8-prefix.js';
 import { BoundedLines } from './bounded-lines.js';
 import { childEnvironment, findProgram } from './child-environment.js';
+import { ChildStderr, STDERR_LINE_BYTES } from './child-stderr.js';
 import type { NumberTexts } from '../../number-text.js';
 import { classifyMessage, messageText, type RpcId } from './json-rpc-message.js';
 import { PendingCalls } from './pending-calls.js';
@@ -46,8 +47,6 @@ export interface StdioOptions {
 
 export type ChildState = 'up' | 'down' | 'stopped';
 
-/** Each stderr line is logged up to this many bytes. */
-export const STDERR_LINE_BYTES = 2048;
 /** A stdout line this many times the message cap, still without a newline, is a flood. */
 const FLOOD_FACTOR = 8;
 /** Non-JSON output is quoted up to this many characters. */
@@ -83,6 +82,7 @@ export class StdioSupervisor implements RpcChannel {
   private lastExit = '';
   private startedAt = 0;
   private readonly backoff: Backoff;
+  private readonly stderr: ChildStderr;
   private exited: Promise<void> = Promise.resolve();
 
   constructor(
@@ -91,6 +91,7 @@ export class StdioSupervisor implements RpcChannel {
     private readonly env: Record<string, string>,
   ) {
     this.backoff = new Backoff(o.restart?.firstMs ?? 1_000, o.restart?.maxMs ?? 30_000);
+    this.stderr = new ChildStderr(o.name, o.log, o.redact);
   }
 
   get epoch(): number {
@@ -163,20 +164,10 @@ export class StdioSupervisor implements RpcChannel {
         );
       }
     });
-    const stderr = new BoundedLines(
-      STDERR_LINE_BYTES,
-      {
-        line: (text) =>
-          this.o.log('info', `mcp-server ${this.o.name} stderr: ${this.o.redact(text)}`),
-        overlong: (head, _tail, bytes) =>
-          this.o.log(
-            'info',
-            `mcp-server ${this.o.name} stderr: ${this.o.redact(head)}… (${bytes} bytes, cut)`,
-          ),
-      },
-      STDERR_LINE_BYTES,
-    );
+    const stderr = new BoundedLines(STDERR_LINE_BYTES, this.stderr, STDERR_LINE_BYTES);
     child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+    // Lines read after the exit: their drops are said once the pipe is drained too.
+    child.stderr?.on('end', () => this.stderr.flush());
   }
 
   request(method: string, params: Record<string, unknown>, o: RequestOptions): Promise<RpcReply> {
@@ -336,6 +327,7 @@ export class StdioSupervisor implements RpcChannel {
   private died(child: ChildProcess | undefined, why: string): void {
     if (child !== undefined && this.child !== child) return;
     this.child = undefined;
+    this.stderr.flush();
     const reason = this.killReason ?? `the child ${why}`;
     this.lastExit = reason;
     this.calls.failAll({
