@@ -6,7 +6,10 @@
 # folder outside the repository on first use
 # (INSPECTOR_DIR, default ~/.cache/mcp-beaver-inspector), never into node_modules.
 #
-#   bash scripts/inspector-strict.sh [spec ...]      (default: specs/*.mcp.kdl)
+#   bash scripts/inspector-strict.sh [spec ...]
+#
+# By default: specs/*.mcp.kdl, and test/fixtures/inspector/*.mcp.kdl for what no example
+# spec uses (pick and omit, whose outputSchema is derived from the paths).
 #
 # Traffic stays on 127.0.0.1; the gateway runs on the machine's node through tsx.
 set -euo pipefail
@@ -25,7 +28,7 @@ if [ ! -x "$NODE24" ] || [ ! -f "$CLI" ]; then
 fi
 
 specs=("$@")
-[ ${#specs[@]} -gt 0 ] || specs=(specs/*.mcp.kdl)
+[ ${#specs[@]} -gt 0 ] || specs=(specs/*.mcp.kdl test/fixtures/inspector/*.mcp.kdl)
 # Every variable an example spec reads; the values are dummies (no call is made).
 export GITHUB_TOKEN=x DEMO_API_TOKEN=x DEMO_AGENT_KEY=k DEMO_APPROVER_KEY=a DEMO_CONFIRM_KEY=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff STRIPE_SECRET_KEY=x ORDERS_KEYS_READ=k ORDERS_KEYS_ADMIN=k TRACKER_MCP_TOKEN=x \
   DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"

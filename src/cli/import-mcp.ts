@@ -15,7 +15,7 @@ import type { ProtocolChoice } from '../engine/backends/mcp/upstream-session.js'
 const { usage, badValue } = commandMessages(IMPORT_COMMAND);
 
 /** Flags of `import openapi` that `import mcp` refuses. */
-const OPENAPI_ONLY = ['tag', 'base-url', 'list-tags', 'toolsets'] as const;
+const OPENAPI_ONLY = ['tag', 'base-url', 'list-tags', 'toolsets', 'ref-root'] as const;
 const PROTOCOLS: readonly ProtocolChoice[] = ['auto', '2026-07-28', '2025-11-25'];
 
 export async function runImportMcp(

@@ -40,9 +40,11 @@ export async function runImport(argv: string[]): Promise<number> {
   // The importer (and its parser packages) loads only for this command.
   const { importOpenApi, listTags } = await import('../import/openapi/import-openapi.js');
   const { ImportError } = await import('../import/openapi/load-document.js');
+  const refRoot = values['ref-root'];
+  const load = refRoot === undefined ? {} : { refRoot };
   if (values['list-tags']) {
     try {
-      const tags = await listTags(file);
+      const tags = await listTags(file, load);
       const width = Math.max(0, ...tags.map(([, n]) => String(n).length));
       for (const [tag, n] of tags)
         process.stdout.write(`${String(n).padStart(width)}  ${tag === '' ? '(untagged)' : tag}\n`);
@@ -62,6 +64,7 @@ export async function runImport(argv: string[]): Promise<number> {
       writes: values.writes ?? false,
       ...(baseUrl !== undefined && { baseUrl }),
       ...(toolsets !== undefined && { toolsets }),
+      ...load,
     });
   } catch (err) {
     if (err instanceof ImportError) {

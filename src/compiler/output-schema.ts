@@ -119,13 +119,22 @@ export const ENVELOPE_GUIDE = [
 /**
  * The outputSchema of a grant with `pick` / `omit`: the `result` part says which fields
  * the result holds. pick: an object holds only the named fields (`additionalProperties:
- * false`); omit: a named field is absent (`false`). Both apply to the result and, when
- * it is an array, to each element; what the shaper returns where the data's shape differs
- * from a path (scalars left alone, a mismatch dropped by pick, an array shaped element by
+ * false`), a field named whole being any JSON value; omit: a named field is absent
+ * (`{"not": {}}`, the always-false schema). Both apply to the result and, when it is an
+ * array, to each element; what the shaper returns where the data's shape differs from a
+ * path (scalars left alone, a mismatch dropped by pick, an array shaped element by
  * element by omit) matches, as the keywords only constrain their own kind.
  * Coverage stays the compact `{type: object}`: ENVELOPE_GUIDE names `shaped` and
  * `upstream_bytes` once for every tool.
+ *
+ * No sub-schema is a bare `true`/`false` or `{}`: the MCP Inspector's `--strict` flags
+ * each (a boolean is an error, a schema without a validation keyword a warning), and
+ * clients that map schemas onto a narrower dialect drop or refuse them. The spellings
+ * here accept and refuse exactly what `{}` and `false` did.
  */
+const PICKED_WHOLE = HTTP_RESULT_SCHEMA;
+const OMITTED: JsonSchema = { not: {} };
+
 export function shapedOutputSchema(
   base: JsonSchema,
   shape: ShapeDescriptor,
@@ -144,8 +153,8 @@ export function shapedOutputSchema(
       ...(pick && { additionalProperties: false }),
     };
   };
-  const below = (node: ShapeNode): JsonSchema | boolean => {
-    if (node.kind === 'whole') return pick ? {} : false;
+  const below = (node: ShapeNode): JsonSchema => {
+    if (node.kind === 'whole') return pick ? PICKED_WHOLE : OMITTED;
     if (node.kind === 'each') return { items: below(node.of) };
     return fields(node.fields);
   };

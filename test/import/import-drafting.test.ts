@@ -120,7 +120,7 @@ describe('terminal control sequences in a document', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).not.toMatch(CONTROL);
     expect(r.stderr).toBe(
-      `mcp-beaver import: ${file}: the $ref "/etc/\\u001b[2Jpasswd\\u009b" leaves the document's folder; only files inside it are followed\n`,
+      `mcp-beaver import: ${file}: the $ref "/etc/\\u001b[2Jpasswd\\u009b" is outside ${FIXTURES}; pass --ref-root <dir> to allow refs under a parent folder\n`,
     );
   }, 60_000);
 });

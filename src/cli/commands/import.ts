@@ -17,10 +17,11 @@ export const IMPORT_COMMAND = defineCommand({
   ],
   about: `
 Drafts a spec from an OpenAPI 3.0 or 3.1 or Swagger 2.0 document (JSON or YAML;
-$refs to other files are followed, relative to the document). The draft is guarded
-from the start: read-only unless you ask for writes, typed arguments with the
-document's bounds, enums and formats, nothing undeclared forwarded, the upstream
-credential read from an environment variable. Review it, tighten it, then serve it.
+$refs to other files are followed inside the document's folder, or --ref-root's).
+The draft is guarded from the start: read-only unless you ask for writes, typed
+arguments with the document's bounds, enums and formats, nothing undeclared
+forwarded, the upstream credential read from an environment variable. Review it,
+tighten it, then serve it.
 
   - One grant per selected operation, named for an agent to read:
     GET /repos/{owner}/{repo}/issues becomes list_repo_issues.
@@ -56,7 +57,8 @@ LANG only), lists the tools and writes the mcp-server node and one grant per too
     argument of several types) is skipped with its reason; an optional argument
     that cannot be declared is left out with a // comment.
   - It takes --include, --exclude (tool names), --protocol, --name and --timeout
-    too; --tag, --base-url, --list-tags and --toolsets are import openapi's.
+    too; --tag, --base-url, --list-tags, --toolsets and --ref-root are import
+    openapi's.
   - The tools are drafted in the order of their names: the same server gives the
     same bytes. The summary goes to stderr: drafted N grants from M tools (K
     skipped: ...), each skipped tool with its reason.`,
@@ -104,6 +106,12 @@ LANG only), lists the tools and writes the mcp-server node and one grant per too
       help: 'Also write one toolset per tag, served at /mcp/<name> (tag is the one value)',
       note: 'A tag with no letter or digit becomes tag-1, tag-2...; one that starts with a digit gets tag- in front; tags that give one name (Pull Requests, pull-requests) are one toolset. The summary names each, and the largest toolset.',
     },
+    'ref-root': {
+      type: 'string',
+      value: 'DIR',
+      help: "The folder $refs may reach (default: the document's own)",
+      note: 'For a document that $refs a shared file above its folder (../common/schemas.yaml): DIR must hold the document. Inside it the rules stay: links resolved, nothing above DIR, no absolute path outside it, no URL.',
+    },
     'list-tags': {
       type: 'boolean',
       help: "Print the document's tags with their operation counts; no draft",
@@ -143,6 +151,7 @@ grants you do not need, add restrict allowlists, scope and rate-limit.
 Examples:
   mcp-beaver import openapi api.github.com.json --tag issues -o issues.mcp.kdl
   mcp-beaver import openapi api.github.com.json --toolsets=tag -o github.mcp.kdl
+  mcp-beaver import openapi services/orders/openapi.yaml --ref-root services -o orders.mcp.kdl
   mcp-beaver import openapi petstore.yaml --writes --exclude "DELETE *" -o petstore.mcp.kdl
   mcp-beaver import openapi openapi.json --include "GET /orders*" --base-url http://127.0.0.1:9000
   mcp-beaver import mcp https://tracker.example.com/mcp -o tracker.mcp.kdl

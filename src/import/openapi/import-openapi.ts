@@ -8,7 +8,7 @@ import type { DraftEntry, DraftGrant, DraftSpec } from './draft-types.js';
 import { chooseAuth, chooseBaseUrl, envPrefix, serverName } from './auth-and-server.js';
 import { isObject } from './json.js';
 import { writeKdl, type KdlItem } from './kdl-nodes.js';
-import { ImportError, loadDocument } from './load-document.js';
+import { ImportError, loadDocument, type LoadOptions } from './load-document.js';
 import { mapOperation, type MappedOperation } from './map-operation.js';
 import { SchemaMapper } from './map-schema.js';
 import {
@@ -36,7 +36,7 @@ import {
 import { toolName } from '../../compiler/naming.js';
 import { firstSentences } from './text.js';
 
-export interface ImportOptions extends Selection {
+export interface ImportOptions extends Selection, LoadOptions {
   /** Replaces the first server's URL. */
   readonly baseUrl?: string;
   /** `--toolsets=tag`: a toolset per tag after the grants. */
@@ -49,7 +49,7 @@ export interface ImportResult {
 }
 
 export async function importOpenApi(file: string, options: ImportOptions): Promise<ImportResult> {
-  const { doc, sourceVersion } = await loadDocument(file);
+  const { doc, sourceVersion } = await loadDocument(file, options);
   const info = isObject(doc.info) ? doc.info : {};
   const title =
     typeof info.title === 'string' && info.title.trim() ? info.title.trim() : basename(file);
@@ -183,8 +183,11 @@ export function verifiedText(
 }
 
 /** `import openapi <doc> --list-tags`: each tag with its operation count ("" = untagged). */
-export async function listTags(file: string): Promise<[string, number][]> {
-  return documentTags((await loadDocument(file)).doc);
+export async function listTags(
+  file: string,
+  options: LoadOptions = {},
+): Promise<[string, number][]> {
+  return documentTags((await loadDocument(file, options)).doc);
 }
 
 /**

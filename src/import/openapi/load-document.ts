@@ -2,8 +2,8 @@
  * Reads an OpenAPI 3.0/3.1 or Swagger 2.0 document (JSON or YAML) into one object with
  * only internal `$ref`s, converted to OpenAPI 3. External (relative-file) references are
  * bundled by @readme/openapi-parser, every file read by ref-files.ts (which refuses
- * URLs and anything outside the document's folder), and 2.0 documents converted by
- * swagger2openapi without its resolver; a
+ * URLs and anything outside the document's folder, or the folder --ref-root names),
+ * and 2.0 documents converted by swagger2openapi without its resolver; a
  * self-contained document skips the bundler (it would only copy it, at ~10x the time of
  * JSON.parse on GitHub's 13 MB description). Internal `$ref`s stay: the mapper resolves
  * them itself, which is where it detects cycles.
@@ -12,11 +12,13 @@ import { dirname, relative, resolve } from 'node:path';
 import { isObject, type JsonObject } from './json.js';
 import { dropLiteralRefs, someObject } from './literal-values.js';
 import {
+  BadRefRoot,
   MAX_DOCUMENT_BYTES,
   readRefFile,
   readRegularFile,
   refRoot,
   RefusedFile,
+  type RefRoot,
 } from './ref-files.js';
 
 /** A document that cannot be imported: one line for the terminal, and the exit code. */
@@ -35,7 +37,15 @@ export interface LoadedDocument {
   readonly sourceVersion: string;
 }
 
-export async function loadDocument(file: string): Promise<LoadedDocument> {
+export interface LoadOptions {
+  /** --ref-root: the folder the document's `$ref`s may reach, instead of its own. */
+  readonly refRoot?: string;
+}
+
+export async function loadDocument(
+  file: string,
+  options: LoadOptions = {},
+): Promise<LoadedDocument> {
   let text: string;
   try {
     text = (await readRegularFile(file, MAX_DOCUMENT_BYTES)).toString('utf8');
@@ -46,11 +56,21 @@ export async function loadDocument(file: string): Promise<LoadedDocument> {
     if (code === 'EISDIR') throw new ImportError(`${file}: is a directory, not a document`);
     throw new ImportError(`${file}: cannot be read (${code ?? (err as Error).message})`);
   }
+  // A wrong --ref-root is the command line's fault, said whether or not a $ref needs it.
+  let root: RefRoot | undefined;
+  if (options.refRoot !== undefined) {
+    try {
+      root = await refRoot(file, options.refRoot);
+    } catch (err) {
+      if (err instanceof BadRefRoot) throw new ImportError(err.message, 2);
+      throw err;
+    }
+  }
   const parsed = await parseText(text, file);
   const sourceVersion = openApiVersion(parsed, file);
   let doc = parsed as JsonObject;
   dropLiteralRefs(doc);
-  if (hasExternalRef(doc)) doc = await bundle(file);
+  if (hasExternalRef(doc)) doc = await bundle(file, root ?? (await refRoot(file)));
   if (sourceVersion.startsWith('2.')) doc = await convertSwagger2(doc, file);
   return { doc, sourceVersion };
 }
@@ -100,11 +120,10 @@ function hasExternalRef(node: unknown): boolean {
  * reference (its canRead says yes to all), and the http resolver it always configures
  * is told it can read nothing, so a refusal of ours is never retried by it.
  */
-async function bundle(file: string): Promise<JsonObject> {
+async function bundle(file: string, root: RefRoot): Promise<JsonObject> {
   const { bundle: bundleDocument } = await import('@readme/openapi-parser');
   const base = dirname(resolve(file));
   const shown = (p: string): string => relative(base, p) || p;
-  const root = await refRoot(file);
   let refused: string | undefined;
   const reader = {
     order: 1,

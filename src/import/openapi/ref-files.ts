@@ -1,12 +1,13 @@
 /**
  * The files a document's `$ref`s may name, read by us and not by the bundler's own
- * resolvers: a regular file inside the document's folder once symlinks are resolved,
- * named .json, .yaml or .yml, at most 16 MiB. No URL is followed (http, https, file:),
+ * resolvers: a regular file inside the ref root (the document's folder, or the folder
+ * `--ref-root` names above it) once symlinks are resolved, named .json, .yaml or .yml,
+ * at most 16 MiB. No URL is followed (http, https, file:),
  * so a document cannot make the importer fetch anything or read /etc/passwd, a `.env`
  * beside or above it, /proc/self/environ, or hang on /dev/zero or a FIFO.
  */
 import { constants } from 'node:fs';
-import { open, realpath } from 'node:fs/promises';
+import { open, realpath, stat } from 'node:fs/promises';
 import { dirname, extname, resolve, sep } from 'node:path';
 
 export const MAX_REF_FILE_BYTES = 16 * 1024 * 1024;
@@ -52,23 +53,44 @@ export async function readRegularFile(path: string, cap: number): Promise<Buffer
 
 /** The folder every referenced file must be in, and the document's own real path. */
 export interface RefRoot {
-  /** The folder as the document's path names it, and as it is once links are resolved. */
+  /** The folder as given (or as the document's path names it), and its real path. */
   readonly named: string;
   readonly folder: string;
   readonly document: string;
+  /** Whether --ref-root chose the folder: the refusal then names the flag's folder. */
+  readonly chosen: boolean;
 }
 
-export async function refRoot(file: string): Promise<RefRoot> {
+/** --ref-root that cannot be a ref root: the message, for a usage error. */
+export class BadRefRoot extends Error {}
+
+/**
+ * The ref root of `file`: `dir` when given (a folder holding the document, once links
+ * are resolved), else the document's own folder.
+ */
+export async function refRoot(file: string, dir?: string): Promise<RefRoot> {
   const absolute = resolve(file);
-  return {
-    named: dirname(absolute),
-    folder: await realpath(dirname(absolute)),
-    document: await realpath(absolute),
-  };
+  const document = await realpath(absolute);
+  if (dir === undefined) {
+    const named = dirname(absolute);
+    return { named, folder: await realpath(named), document, chosen: false };
+  }
+  const named = resolve(dir);
+  const folder = await realpath(named).catch(() => {
+    throw new BadRefRoot(`--ref-root ${dir}: no such folder`);
+  });
+  if (!(await stat(folder)).isDirectory()) throw new BadRefRoot(`--ref-root ${dir}: not a folder`);
+  // A root beside the document would let its $refs reach a tree it is not part of.
+  if (!inside(document, folder))
+    throw new BadRefRoot(
+      `--ref-root ${dir} does not hold ${file}; name the document's folder or one above it`,
+    );
+  return { named, folder, document, chosen: true };
 }
 
 function inside(path: string, folder: string): boolean {
-  return path.startsWith(folder + sep);
+  // The file system's root is the one folder that already ends with the separator.
+  return path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
 }
 
 /**
@@ -76,8 +98,8 @@ function inside(path: string, folder: string): boolean {
  * A missing file is the ENOENT error of realpath, which the caller words.
  */
 export async function readRefFile(url: string, root: RefRoot): Promise<Buffer> {
-  if (isUrl(url))
-    throw new RefusedFile(`is a URL; only files inside the document's folder are followed`);
+  const where = root.chosen ? `--ref-root ${root.named}` : "the document's folder";
+  if (isUrl(url)) throw new RefusedFile(`is a URL; only files inside ${where} are followed`);
   let path: string;
   try {
     path = decodeURI(url);
@@ -85,12 +107,17 @@ export async function readRefFile(url: string, root: RefRoot): Promise<Buffer> {
     throw new RefusedFile('is not a well-formed file reference');
   }
   const outside = new RefusedFile(
-    `leaves the document's folder; only files inside it are followed`,
+    root.chosen
+      ? `is outside --ref-root ${root.named}; only files inside it are followed`
+      : `is outside ${root.named}; pass --ref-root <dir> to allow refs under a parent folder`,
   );
   // Named outside, it is refused before the file system is asked (whether it exists is
-  // not the document's business); named inside, its real path must be inside too.
+  // not the document's business); named inside, its real path must be inside too. The
+  // root is named as given and as its links resolve, so either spelling of a path
+  // through a linked folder is asked about.
   const absolute = resolve(path);
-  if (absolute !== resolve(root.named, '.') && !inside(absolute, root.named)) {
+  const named = (folder: string) => absolute === folder || inside(absolute, folder);
+  if (!named(root.named) && !named(root.folder)) {
     if ((await realpath(absolute).catch(() => '')) !== root.document) throw outside;
   }
   const real = await realpath(absolute);
