@@ -4,7 +4,8 @@
  * `kid` at most once per cooldown), with pinned asymmetric algorithms (no `none`,
  * no HS* that a public key could forge), the issuer, this server as audience
  * (RFC 8707), and `exp`/`nbf`/`iat` with a small clock skew: a token issued in the
- * future is refused (jose checks `iat` only against a maximum age, which we do not set).
+ * future is refused (jose checks `iat` only against a maximum age, which we do not set),
+ * and so is a token without a `sub`: every caller has an identity of its own.
  * On a toolset URL the audience may also be that URL: the configured audience (the URL
  * of `/mcp`) with `/<toolset>` appended, never anything taken from the request's Host.
  */
@@ -62,7 +63,14 @@ export function createOAuthVerifier(cfg: OAuthConfig): OAuthVerifier {
         // jose has checked that iat, when present, is a number.
         if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + CLOCK_SKEW_S)
           return { ok: false, reason: "the token's iat claim is in the future" };
-        return { ok: true, caller: callerOf(payload) };
+        // The subject is the caller's identity: approvals, own-call checks and rate limits
+        // hang on it. Tokens without one would all be the same caller, so none is let in.
+        if (typeof payload.sub !== 'string' || payload.sub === '')
+          return {
+            ok: false,
+            reason: "the token's sub claim is missing or not a non-empty string",
+          };
+        return { ok: true, caller: callerOf(payload, payload.sub) };
       } catch (err) {
         return { ok: false, reason: reasonOf(err) };
       }
@@ -70,7 +78,7 @@ export function createOAuthVerifier(cfg: OAuthConfig): OAuthVerifier {
   };
 }
 
-function callerOf(payload: JWTPayload): Caller {
+function callerOf(payload: JWTPayload, sub: string): Caller {
   const scopes = new Set<string>();
   const scope = payload.scope;
   if (typeof scope === 'string') for (const s of scope.split(/\s+/)) if (s) scopes.add(s);
@@ -78,7 +86,7 @@ function callerOf(payload: JWTPayload): Caller {
   if (Array.isArray(scp)) for (const s of scp) if (typeof s === 'string') scopes.add(s);
   if (typeof scp === 'string') for (const s of scp.split(/\s+/)) if (s) scopes.add(s);
   return Object.freeze({
-    id: `sub:${payload.sub ?? 'unknown'}`,
+    id: `sub:${sub}`,
     scopes,
     claims: Object.freeze({ ...payload }),
   });

@@ -312,7 +312,7 @@ export const ERROR_CATALOGUE = {
     status: 202,
     mcp: 'tool-error',
     summary:
-      'The call waits for someone holding the approving scope; details.approval gives its id, url, message and expires_at. Repeat the same call once it is approved.',
+      'The call waits for someone holding the approving scope; details.approval gives its id, url, message, scope and expires_at. Repeat the same call once it is approved.',
   },
   APPROVAL_DECLINED: {
     status: 403,

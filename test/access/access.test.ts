@@ -325,6 +325,14 @@ describe('OAuth bearer tokens', () => {
       },
     ],
     ['a token without exp', () => jwks.sign({ claims: { scope: 'issues:read', exp: undefined } })],
+    // Each would otherwise be one shared caller: its approvals, own-call checks and rate
+    // limits mixed with every other token lacking a subject.
+    ['a token without sub', () => jwks.sign({ claims: { scope: 'issues:read', sub: undefined } })],
+    ['a token whose sub is empty', () => jwks.sign({ claims: { scope: 'issues:read', sub: '' } })],
+    [
+      'a token whose sub is not a string',
+      () => jwks.sign({ claims: { scope: 'issues:read', sub: 42 as unknown as string } }),
+    ],
     ['a bearer value that is not a JWT', async () => 'not-a-jwt-and-not-a-key'],
   ];
 

@@ -160,6 +160,20 @@ describe('the audience a toolset URL accepts', () => {
       expect((await rpc(gw, path, bearer)).status, path).toBe(200);
   });
 
+  it('refuses a token for the toolset URL without a sub claim: 401 invalid_token, naming the claim', async () => {
+    for (const sub of [undefined, '']) {
+      const bearer = await jwks.sign({
+        claims: { aud: `${jwks.audience}/triage`, scope: ALL_SCOPES, sub },
+      });
+      const r = await rpc(gw, '/mcp/triage', bearer);
+      expect(r.status, String(sub)).toBe(401);
+      expect(r.headers.get('www-authenticate')).toBe(
+        `Bearer error="invalid_token", resource_metadata="${gw.url}${METADATA}/mcp/triage"`,
+      );
+      expect(r.text).toContain("the token's sub claim");
+    }
+  });
+
   it('derives nothing from the Host: a token for the URL as reached is refused', async () => {
     // The gateway is reached at 127.0.0.1:<port>; its configured audience is another URL.
     const bearer = await token(`${gw.url}/mcp/triage`);

@@ -94,6 +94,9 @@ export type ConsentCheck = (
   channel: ConsentChannel | undefined,
 ) => Promise<ConsentVerdict>;
 
+/** What else lets a confirm-only call run, for a caller that cannot be asked. */
+const OR_APPROVE = 'or once the spec gives this grant `approve` (someone else then says yes)';
+
 /** Each value in a message is cut to this many characters. */
 const MESSAGE_VALUE_MAX = 200;
 
@@ -359,8 +362,8 @@ export function prepareConsent(
           engineError(
             'CONFIRMATION_UNAVAILABLE',
             channel
-              ? 'this tool asks its user to confirm, and the request does not declare the elicitation capability; nothing was sent'
-              : 'this tool asks its user to confirm, which needs an MCP client of protocol 2026-07-28 declaring the elicitation capability; this request cannot be asked (2025-era MCP or REST), so nothing was sent',
+              ? `this tool asks its user to confirm, and the request does not declare the elicitation capability, so nothing was sent. It runs when made again declaring the elicitation capability (the user is then asked), ${OR_APPROVE}`
+              : `this tool asks its user to confirm, and this request cannot be asked (2025-era MCP or REST), so nothing was sent. It runs from an MCP client of protocol 2026-07-28 declaring the elicitation capability (the user is then asked), ${OR_APPROVE}`,
             channel ? { details: { requiredCapabilities: { elicitation: {} } } } : {},
           ),
         );

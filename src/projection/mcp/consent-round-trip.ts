@@ -12,6 +12,7 @@ import {
 } from '../../engine/error-catalogue.js';
 import { errorText, type RpcReply } from './jsonrpc.js';
 import type { RpcRequest } from './mcp-request.js';
+import { actionableMessage } from './tool-result.js';
 import { META_CLIENT_CAPABILITIES } from './versions.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -44,7 +45,8 @@ export function inputRequiredText(asked: InputRequired, modernMeta: string): str
 /**
  * A failure whose catalogue row has a 2026-07-28 JSON-RPC code (CONFIRMATION_UNAVAILABLE:
  * -32021) as that error, HTTP 400 as the SDKs send it, with the capability it lacks in
- * `data.requiredCapabilities` and the catalogue code beside it; undefined for the rest.
+ * `data.requiredCapabilities` and the catalogue code beside it (and at the head of the
+ * message); undefined for the rest.
  */
 export function missingCapabilityReply(req: RpcRequest, e: EngineError): RpcReply | undefined {
   const row: CatalogueEntry = ERROR_CATALOGUE[e.code];
@@ -52,7 +54,9 @@ export function missingCapabilityReply(req: RpcRequest, e: EngineError): RpcRepl
   const data = { ...(isObject(e.details) ? e.details : {}), code: e.code };
   return {
     status: 400,
-    body: errorText(req.id, row.modernRpc, e.message, data),
+    // The message names the code too: the SDKs rebuild `data` from requiredCapabilities
+    // alone, so an agent may see nothing else of it.
+    body: errorText(req.id, row.modernRpc, actionableMessage(e), data),
     errorType: e.code,
   };
 }

@@ -7,7 +7,7 @@ import { completeArgument } from './completion.js';
 import { callContextOf, callRefusal } from './method-support.js';
 import { getPrompt, listPrompts } from './prompt-methods.js';
 import { listResources, listTemplates, readResource } from './resource-methods.js';
-import { toolResultText } from './tool-result.js';
+import { toolResultText, type ResultTail } from './tool-result.js';
 import {
   consentChannelOf,
   inputRequiredText,
@@ -76,8 +76,8 @@ export function dispatchLegacy(req: RpcRequest, deps: McpDeps): Promise<RpcReply
 }
 
 /** What a modern result carries after its content; a legacy result carries nothing more. */
-function resultTail(deps: McpDeps, era: Era): string {
-  return era === 'modern' ? `,"resultType":"complete","_meta":${deps.payloads.modernMeta}` : '';
+function resultTail(deps: McpDeps, era: Era): ResultTail {
+  return { modern: era === 'modern', meta: deps.payloads.modernMeta };
 }
 
 async function callTool(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcReply> {

@@ -2,17 +2,56 @@
  * Engine outcomes as MCP tools/call results (protocol.md, "Both eras"): the envelope
  * as text content and as structuredContent; tool failures as isError results with a
  * message the model can act on. Built as text so the envelope is serialized once.
+ *
+ * A call waiting for someone's approval (docs/spec-language.md, "Confirmation and
+ * approval") also carries the approval itself as `_meta["mcp-beaver/approval"]`, in both
+ * eras: the same `details.approval` object REST answers with, and its filled message in
+ * the text, so a host can show the person what is being asked without parsing prose.
  */
 import type { EngineError } from '../../engine/error-catalogue.js';
 import type { Outcome } from '../../engine/execute.js';
 
-/** `modernTail` is `,"resultType":"complete","_meta":{...}` for 2026-07-28, '' for legacy. */
-export function toolResultText(out: Outcome, modernTail: string): string {
+/** The `_meta` key of the approval a waiting call's result carries. */
+const APPROVAL_META = 'mcp-beaver/approval';
+
+/** A result's closing members: `resultType` and `_meta` (its JSON text) in 2026-07-28. */
+export interface ResultTail {
+  readonly modern: boolean;
+  /** The `_meta` every modern result carries, as JSON text. */
+  readonly meta: string;
+}
+
+/** The text of a tools/call result, ending with the era's tail. */
+export function toolResultText(out: Outcome, tail: ResultTail): string {
   if (out.ok) {
     const json = out.envelope.json;
-    return `{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json},"isError":false${modernTail}}`;
+    return `{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json},"isError":false${tailText(tail, tail.modern ? tail.meta : undefined)}}`;
   }
-  return `{"content":[{"type":"text","text":${JSON.stringify(actionableMessage(out.error))}}],"isError":true${modernTail}}`;
+  const approval = approvalOf(out.error);
+  let text = actionableMessage(out.error);
+  let meta = tail.modern ? tail.meta : undefined;
+  if (approval) {
+    if (typeof approval.message === 'string')
+      text += `\nAsked of the approver: ${approval.message}`;
+    // Rare (a call parked for approval): the precompiled `_meta` is parsed to add one member.
+    meta = JSON.stringify({ ...(meta && JSON.parse(meta)), [APPROVAL_META]: approval });
+  }
+  return `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"isError":true${tailText(tail, meta)}}`;
+}
+
+function tailText(tail: ResultTail, meta: string | undefined): string {
+  const type = tail.modern ? ',"resultType":"complete"' : '';
+  return meta === undefined ? type : `${type},"_meta":${meta}`;
+}
+
+/** `details.approval` of a failure that waits for an approval; undefined for the rest. */
+function approvalOf(e: EngineError): Record<string, unknown> | undefined {
+  const details = e.details;
+  if (details === null || typeof details !== 'object' || Array.isArray(details)) return undefined;
+  const approval = (details as { approval?: unknown }).approval;
+  return approval !== null && typeof approval === 'object' && !Array.isArray(approval)
+    ? (approval as Record<string, unknown>)
+    : undefined;
 }
 
 /** One paragraph for the model: the code, what went wrong, and each field's problem. */
