@@ -83,7 +83,7 @@ export async function execute(
     if (claimRestricted) return fail(claimRestricted);
   }
   if (op.consent) {
-    const verdict = await op.consent(args, caller, ctx, channel);
+    const verdict = await op.consent(call, caller, ctx, channel);
     if (verdict) return 'ask' in verdict ? { ok: false, asked: verdict.ask } : fail(verdict.error);
     if (op.rateLimit) {
       const limited = await op.rateLimit(caller);

@@ -10,17 +10,14 @@
  * a caller that can be asked confirms, and then the approval is requested.
  */
 import type { KeyObject } from 'node:crypto';
-import type {
-  ConsentDescriptor,
-  ConsentMessage,
-  ToolDescriptor,
-} from '../../compiler/descriptor.js';
-import { fillPlaceholders } from '../../compiler/prompt-text.js';
+import type { ConsentDescriptor, ToolDescriptor } from '../../compiler/descriptor.js';
+import type { CallArguments } from '../call-arguments.js';
 import type { CallContext } from '../call-context.js';
 import type { Caller } from '../caller.js';
 import { engineError, type EngineError } from '../error-catalogue.js';
 import type { Approval, ApprovalStore } from './approvals.js';
 import { argumentsDigest } from './arguments-digest.js';
+import { approvalDetails, fillMessage } from './consent-message.js';
 import { openRequestState, sealRequestState, type OpenFailure } from './request-state.js';
 import type { SpentStates } from './spent-states.js';
 
@@ -87,15 +84,13 @@ export interface InputRequired {
 export type ConsentVerdict =
   undefined | { readonly error: EngineError } | { readonly ask: InputRequired };
 
+/** `input`: the checked arguments with the caller's number texts, as the backend gets them. */
 export type ConsentCheck = (
-  args: Record<string, unknown>,
+  input: CallArguments,
   caller: Caller,
   ctx: CallContext,
   channel: ConsentChannel | undefined,
 ) => Promise<ConsentVerdict>;
-
-/** Each value in a message is cut to this many characters. */
-const MESSAGE_VALUE_MAX = 200;
 
 const CONFIRM_SCHEMA = Object.freeze({
   type: 'object',
@@ -114,31 +109,6 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** The text of one argument in a message: strings as given, the rest as JSON, cut short. */
-function valueText(v: unknown): string {
-  const text = typeof v === 'string' ? v : v === undefined ? '(not given)' : JSON.stringify(v);
-  return text.length > MESSAGE_VALUE_MAX ? `${text.slice(0, MESSAGE_VALUE_MAX)}…` : text;
-}
-
-function fillMessage(m: ConsentMessage, args: Record<string, unknown>): string {
-  const values: Record<string, string> = {};
-  for (const p of m.parts) if ('argument' in p) values[p.argument] = valueText(args[p.argument]);
-  return fillPlaceholders(m.parts, values);
-}
-
-/** The answer's shape the gateway and its clients read: `details.approval`. */
-export function approvalDetails(a: Approval, url: string): Record<string, unknown> {
-  return {
-    approval: {
-      id: a.id,
-      url,
-      message: a.message,
-      scope: a.scope,
-      expires_at: new Date(a.expiresAt).toISOString(),
-    },
-  };
-}
-
 /** The step for one grant, or undefined when it has neither `confirm` nor `approve`. */
 export function prepareConsent(
   d: ToolDescriptor,
@@ -154,9 +124,9 @@ export function prepareConsent(
   const confirmBinding = `${tool}#confirm`;
   const approveBinding = `${tool}#approve`;
 
-  return async function consentStep(args, caller, ctx, channel) {
+  return async function consentStep(input, caller, ctx, channel) {
     try {
-      return await decide(args, caller, ctx, channel);
+      return await decide(input, caller, ctx, channel);
     } catch {
       // A store that cannot answer (Redis down): nothing is granted by default.
       return {
@@ -170,12 +140,14 @@ export function prepareConsent(
   };
 
   async function decide(
-    args: Record<string, unknown>,
+    input: CallArguments,
     caller: Caller,
     ctx: CallContext,
     channel: ConsentChannel | undefined,
   ): Promise<ConsentVerdict> {
-    const digest = argumentsDigest(args);
+    const args = input.value;
+    // Over the text that goes upstream, not the doubles: `1e400` is not `null` (arguments-digest.ts).
+    const digest = argumentsDigest(args, input.texts);
     const audit = (
       event: ConsentAuditEvent,
       extra: Partial<Omit<ConsentAuditLine, 'event'>> = {},
@@ -345,7 +317,7 @@ export function prepareConsent(
                 method: 'elicitation/create',
                 params: {
                   mode: 'form',
-                  message: fillMessage(confirm.message, args),
+                  message: fillMessage(confirm.message, input),
                   requestedSchema: CONFIRM_SCHEMA,
                 },
               },
@@ -373,7 +345,7 @@ export function prepareConsent(
         callerId: caller.id,
         tool,
         argumentsDigest: digest,
-        message: fillMessage(approve.message, args),
+        message: fillMessage(approve.message, input),
         scope: approve.scope,
         expiresAt: now() + approve.expiresMs,
       });
