@@ -109,9 +109,7 @@ describe('consent binds the argument text that is sent', () => {
       expect(sent()).toEqual([]);
       // The approved text still runs, once, as written.
       expect((await tag(payment, approved)).status).toBe(200);
-      expect(sent()).toEqual([
-        `POST /payments/${payment}/tags {"meta":${approved}}`,
-      ]);
+      expect(sent()).toEqual([`POST /payments/${payment}/tags {"meta":${approved}}`]);
       upstream.requests.length = 0;
     }
   });
@@ -150,8 +148,6 @@ describe('consent binds the argument text that is sent', () => {
   it('the confirming user reads the numbers as they will be sent', async () => {
     const meta = '{"v":1e400,"w":-0}';
     const question = inputRequiredOf((await retag(220, meta)).json);
-    expect(question.inputRequests.confirm!.params.message).toBe(
-      `Retag payment 220 with ${meta}?`,
-    );
+    expect(question.inputRequests.confirm!.params.message).toBe(`Retag payment 220 with ${meta}?`);
   });
 });

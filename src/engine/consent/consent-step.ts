@@ -1,8 +1,9 @@
 /**
  * The consent step of the pipeline (docs/spec-language.md, "Confirmation and approval"):
  * a grant's `confirm` and `approve`, run on the validated arguments after every guard and
- * before the rate limit and the backend, so a call that is refused, declined or still
- * waiting sends nothing. It never waits for a person: it answers at once (ask, refuse,
+ * before the backend, so a call that is refused, declined or still waiting sends nothing.
+ * It counts the grant's rate limit itself: on a confirmed call, and on parking an
+ * approval (whose run is then not counted again), never on a question or a wait. It never waits for a person: it answers at once (ask, refuse,
  * park) and the caller's retry carries the call on, on any replica.
  *
  * Order, when a grant has both: an approval already on record for this caller, tool and
@@ -15,9 +16,10 @@ import type { CallArguments } from '../call-arguments.js';
 import type { CallContext } from '../call-context.js';
 import type { Caller } from '../caller.js';
 import { engineError, type EngineError } from '../error-catalogue.js';
+import type { RateCheck } from '../rate-limit/rate-limiter.js';
 import type { Approval, ApprovalStore } from './approvals.js';
 import { argumentsDigest } from './arguments-digest.js';
-import { approvalDetails, fillMessage } from './consent-message.js';
+import { approvalDetails, fillMessage, pendingLimitError } from './consent-message.js';
 import { openRequestState, sealRequestState, type OpenFailure } from './request-state.js';
 import type { SpentStates } from './spent-states.js';
 
@@ -113,6 +115,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function prepareConsent(
   d: ToolDescriptor,
   services: ConsentServices,
+  rateLimit?: RateCheck,
 ): ConsentCheck | undefined {
   const consent: ConsentDescriptor | undefined = d.consent;
   if (!consent) return undefined;
@@ -341,6 +344,10 @@ export function prepareConsent(
     }
 
     if (approve) {
+      // Parking counts as the call (the approved run is not counted again): a caller
+      // cannot park more than its rate limit allows, and nothing is parked when refused.
+      const limited = await rateLimit?.(caller);
+      if (limited) return { error: limited };
       const asked = await services.approvals.request({
         callerId: caller.id,
         tool,
@@ -350,6 +357,7 @@ export function prepareConsent(
         expiresAt: now() + approve.expiresMs,
       });
       if (asked.kind === 'pending') return pending(asked.approval, asked.created);
+      if (asked.kind === 'full') return { error: pendingLimitError(tool, asked, now()) };
       // Decided between our consume and this request (another replica): consume once more.
       const again = await services.approvals.consume(caller.id, tool, digest);
       if (again.kind === 'run') {
@@ -369,6 +377,8 @@ export function prepareConsent(
             ),
       );
     }
-    return undefined;
+    // A confirmed call (no `approve`) counts now: questions and declines are free.
+    const limited = await rateLimit?.(caller);
+    return limited && { error: limited };
   }
 }
