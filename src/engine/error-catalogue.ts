@@ -279,7 +279,7 @@ export const ERROR_CATALOGUE = {
     status: 429,
     mcp: 'tool-error',
     summary:
-      "The caller has used the grant's rate-limit for the current window; retry after Retry-After (the seconds left in the window).",
+      "The caller has used the grant's rate-limit for the current window, or holds the 20 pending approvals one caller may; retry after Retry-After (when the window ends, or the first approval lapses).",
   },
   // Confirmation and approval (spec-language.md, "Confirmation and approval"): every code
   // but CONFIRMATION_UNAVAILABLE in 2026-07-28 is a tool result the model can act on.

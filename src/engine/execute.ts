@@ -10,9 +10,10 @@
  * limit comes right after, so such a caller spends no quota either.
  *
  * A grant with `confirm` or `approve` runs its consent step (consent/consent-step.ts) on
- * the checked arguments after claims, and counts its rate limit only after that step
+ * the checked arguments after claims, and the step counts its rate limit
  * (docs/spec-language.md, "Confirmation and approval"): asking, answering and waiting
- * for a person are round trips, not calls, and a call the step stops sends nothing.
+ * for a person are round trips, not calls, while parking an approval is the call it
+ * asks for; a call the step stops sends nothing.
  */
 import { buildEnvelope, type BuiltEnvelope } from '../envelope/envelope.js';
 import type { CallContext } from './call-context.js';
@@ -83,12 +84,8 @@ export async function execute(
     if (claimRestricted) return fail(claimRestricted);
   }
   if (op.consent) {
-    const verdict = await op.consent(args, caller, ctx, channel);
+    const verdict = await op.consent(call, caller, ctx, channel);
     if (verdict) return 'ask' in verdict ? { ok: false, asked: verdict.ask } : fail(verdict.error);
-    if (op.rateLimit) {
-      const limited = await op.rateLimit(caller);
-      if (limited) return fail(limited);
-    }
   }
   const out = await op.backend.invoke(call, ctx);
   if (!out.ok) return out;

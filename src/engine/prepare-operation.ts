@@ -52,14 +52,15 @@ export function prepareOperation(
   backend: PreparedBackend,
   { fastAjv, fullAjv, limiter, consent: services }: OperationParts,
 ): Operation {
-  const consent = services && prepareConsent(d, services);
+  const rateLimit =
+    d.limits.rateLimit && limiter && prepareRateLimit(d.name, d.limits.rateLimit, limiter);
+  // The consent step counts the rate limit of its grant itself (consent-step.ts).
+  const consent = services && prepareConsent(d, services, rateLimit || undefined);
   if (d.consent && !consent)
     throw new Error(`grant ${d.name} has confirm/approve but no consent services`);
   const restrict = prepareRestrict(d.restrict);
   const exclusive = prepareExclusive(d.exclusive);
   const stripNulls = prepareNullStripper(d.inputSchema);
-  const rateLimit =
-    d.limits.rateLimit && limiter && prepareRateLimit(d.name, d.limits.rateLimit, limiter);
   const bindClaims = prepareClaims(d.name, d.arguments);
   return {
     name: d.name,

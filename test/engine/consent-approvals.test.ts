@@ -13,10 +13,12 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   isApprovalIdShape,
+  MAX_PENDING_PER_CALLER,
   newApprovalId,
   type ApprovalRequest,
   type ApprovalStore,
   type ApprovalStoreOptions,
+  type RequestOutcome,
 } from '../../src/engine/consent/approvals.js';
 import { createMemoryApprovalStore } from '../../src/engine/consent/memory-approval-store.js';
 import { createRedisApprovalStore } from '../../src/engine/consent/redis-approval-store.js';
@@ -40,6 +42,16 @@ class TestClock {
   advance(ms: number): void {
     this.t += ms;
   }
+}
+
+/** A request the store answers with an approval (pending or decided), not a refusal. */
+async function parked(
+  store: ApprovalStore,
+  req: ApprovalRequest,
+): Promise<Exclude<RequestOutcome, { kind: 'full' }>> {
+  const out = await store.request(req);
+  if (out.kind === 'full') throw new Error(`refused: ${out.pending} pending`);
+  return out;
 }
 
 function refund(overrides: Partial<ApprovalRequest> = {}): ApprovalRequest {
@@ -143,9 +155,38 @@ for (const flavour of FLAVOURS) {
         expect(ids.size).toBe(4);
       });
 
+      it('one caller holds at most 20 pending approvals: the 21st parks nothing and says how many wait', async () => {
+        store = await open();
+        for (let i = 1; i <= MAX_PENDING_PER_CALLER; i++) {
+          const out = await store.request(
+            refund({ argumentsDigest: `d-${i}`, expiresAt: T0 + (15 + i) * MINUTE }),
+          );
+          expect(out.kind === 'pending' && out.created).toBe(true);
+        }
+        expect(await store.request(refund({ argumentsDigest: 'd-21' }))).toEqual({
+          kind: 'full',
+          pending: MAX_PENDING_PER_CALLER,
+          soonestExpiresAt: T0 + 16 * MINUTE,
+        });
+        expect((await store.listPending('all')).length).toBe(MAX_PENDING_PER_CALLER);
+        // A pending one repeated is still itself; another caller has its own allowance.
+        expect((await store.request(refund({ argumentsDigest: 'd-3' }))).kind).toBe('pending');
+        expect((await store.request(refund({ callerId: 'other-agent' }))).kind).toBe('pending');
+        // A decided one, or one that lapsed, frees its place.
+        const first = (await store.listPending('all')).find((a) => a.requestedBy === AGENT);
+        await store.decide(first!.id, 'decline', FINANCE, FINANCE_SCOPES);
+        expect((await store.request(refund({ argumentsDigest: 'd-21' }))).kind).toBe('pending');
+        expect((await store.request(refund({ argumentsDigest: 'd-22' }))).kind).toBe('full');
+        clock.advance(17 * MINUTE);
+        const later = { expiresAt: clock.t + 15 * MINUTE };
+        expect((await store.request(refund({ argumentsDigest: 'd-22', ...later }))).kind).toBe(
+          'pending',
+        );
+      });
+
       it('the pending list shows only the approvals whose scope the caller holds, and never argument values', async () => {
         store = await open();
-        const pay = await store.request(refund());
+        const pay = await parked(store, refund());
         await store.request(
           refund({ tool: 'delete_user', scope: 'users:admin', argumentsDigest: 'd-user-3' }),
         );
@@ -177,7 +218,7 @@ for (const flavour of FLAVOURS) {
 
       it('the requester cannot approve its own call, even holding the scope', async () => {
         store = await open();
-        const { approval } = await store.request(refund());
+        const { approval } = await parked(store, refund());
         const both = new Set([...AGENT_SCOPES, ...FINANCE_SCOPES]);
         expect(await store.decide(approval.id, 'approve', AGENT, both)).toEqual({
           kind: 'refused',
@@ -191,7 +232,7 @@ for (const flavour of FLAVOURS) {
 
       it('a decider without the scope is refused and the approval stays pending', async () => {
         store = await open();
-        const { approval } = await store.request(refund());
+        const { approval } = await parked(store, refund());
         const out = await store.decide(approval.id, 'approve', 'intern', AGENT_SCOPES);
         expect(out).toMatchObject({ kind: 'refused', reason: 'missing-scope' });
         expect((await store.listPending(FINANCE_SCOPES)).map((a) => a.id)).toEqual([approval.id]);
@@ -199,7 +240,7 @@ for (const flavour of FLAVOURS) {
 
       it('a declined approval makes the repeat declined once, and the next repeat starts over', async () => {
         store = await open();
-        const { approval } = await store.request(refund());
+        const { approval } = await parked(store, refund());
         const decided = await store.decide(approval.id, 'decline', FINANCE, FINANCE_SCOPES);
         expect(decided).toMatchObject({
           kind: 'decided',
@@ -215,7 +256,7 @@ for (const flavour of FLAVOURS) {
 
       it('an approval past its expiry is expired for the caller and cannot be decided', async () => {
         store = await open();
-        const { approval } = await store.request(refund());
+        const { approval } = await parked(store, refund());
         clock.advance(15 * MINUTE);
         expect(await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES)).toMatchObject({
           kind: 'refused',
@@ -224,14 +265,14 @@ for (const flavour of FLAVOURS) {
         expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
           kind: 'expired',
         });
-        const fresh = await store.request(refund({ expiresAt: clock.t + 15 * MINUTE }));
+        const fresh = await parked(store, refund({ expiresAt: clock.t + 15 * MINUTE }));
         expect(fresh.kind === 'pending' && fresh.created).toBe(true);
         expect(fresh.approval.id).not.toBe(approval.id);
       });
 
       it('an approved call that lapses unused is expired, not run', async () => {
         store = await open();
-        const { approval } = await store.request(refund());
+        const { approval } = await parked(store, refund());
         await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES);
         clock.advance(15 * MINUTE);
         expect(await store.consume(AGENT, 'create_refund', refund().argumentsDigest)).toEqual({
@@ -241,7 +282,7 @@ for (const flavour of FLAVOURS) {
 
       it('an approved call runs exactly once, and then there is nothing on record', async () => {
         store = await open();
-        const { approval } = await store.request(refund());
+        const { approval } = await parked(store, refund());
         const decided = await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES);
         expect(decided).toMatchObject({
           kind: 'decided',
@@ -266,7 +307,7 @@ for (const flavour of FLAVOURS) {
 
       it('a request repeated after approval reports the decision instead of a new approval', async () => {
         store = await open();
-        const { approval } = await store.request(refund());
+        const { approval } = await parked(store, refund());
         await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES);
         expect(await store.request(refund())).toMatchObject({
           kind: 'decided',
@@ -283,7 +324,7 @@ for (const flavour of FLAVOURS) {
           kind: 'refused',
           reason: 'unknown',
         });
-        const { approval } = await store.request(refund());
+        const { approval } = await parked(store, refund());
         expect((await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES)).kind).toBe(
           'decided',
         );
@@ -321,7 +362,7 @@ describe.skipIf(
     const [a, b] = await Promise.all([openReplica(prefix), openReplica(prefix)]);
     for (let round = 0; round < 20; round++) {
       const req = refund({ argumentsDigest: `race-${round}` });
-      const { approval } = await a.request(req);
+      const { approval } = await parked(a, req);
       expect((await b.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES)).kind).toBe(
         'decided',
       );
@@ -336,7 +377,7 @@ describe.skipIf(
   it('two replicas requesting the same call at once park one approval between them', async () => {
     const prefix = freshPrefix();
     const [a, b] = await Promise.all([openReplica(prefix), openReplica(prefix)]);
-    const outs = await Promise.all([a, b, a, b].map((s) => s.request(refund())));
+    const outs = await Promise.all([a, b, a, b].map((s) => parked(s, refund())));
     expect(new Set(outs.map((o) => o.approval.id)).size).toBe(1);
     expect(outs.filter((o) => o.kind === 'pending' && o.created)).toHaveLength(1);
   });
@@ -344,7 +385,7 @@ describe.skipIf(
   it('a new store instance on the same Redis (a restart) still sees the pending approval and its decision', async () => {
     const prefix = freshPrefix();
     const before = await openReplica(prefix);
-    const { approval } = await before.request(refund());
+    const { approval } = await parked(before, refund());
     await before.close();
     const after = await openReplica(prefix);
     expect((await after.listPending(FINANCE_SCOPES)).map((x) => x.id)).toEqual([approval.id]);

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipBecause } from '../helpers/skip-reason.js';
 import { redisSkipReason, redisUrl } from '../helpers/needs-services.js';
 import { canonicalJson } from '../../src/engine/consent/arguments-digest.js';
+import { parseJson } from '../../src/engine/number-text.js';
 import { consentKeyFrom, randomConsentKey } from '../../src/engine/consent/consent-key.js';
 import {
   argumentsDigest,
@@ -203,6 +204,21 @@ describe('argument digests', () => {
     expect(argumentsDigest({ a: 1 })).toMatch(/^[0-9a-f]{64}$/);
     expect(argumentsDigest({ a: 1 })).not.toBe(argumentsDigest({ a: '1' }));
     expect(argumentsDigest([1, 2])).not.toBe(argumentsDigest([2, 1]));
+  });
+
+  it('writes each number as the caller wrote it, in any key order, so texts of one double differ', () => {
+    const read = parseJson('{"z":[1.00000000000000000001,-0],"m":{"v":1e400,"a":1.50},"b":2}');
+    expect(canonicalJson(read.value, read.texts)).toBe(
+      '{"b":2,"m":{"a":1.50,"v":1e400},"z":[1.00000000000000000001,-0]}',
+    );
+    const digest = (text: string): string => {
+      const r = parseJson(text);
+      return argumentsDigest(r.value, r.texts);
+    };
+    expect(digest('{"v":1e400}')).not.toBe(digest('{"v":null}'));
+    expect(digest('{"v":-0}')).not.toBe(digest('{"v":0}'));
+    expect(digest('{"v":[1.00000000000000000001]}')).not.toBe(digest('{"v":[1]}'));
+    expect(digest('{"a":{"v":1e400},"b":1}')).toBe(digest('{"b":1,"a":{"v":1e400}}'));
   });
 });
 

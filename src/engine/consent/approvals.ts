@@ -50,7 +50,12 @@ export type RequestOutcome =
   /** Pending: `created` is false when an identical request was already waiting. */
   | { readonly kind: 'pending'; readonly approval: Approval; readonly created: boolean }
   /** Already decided and not yet consumed: the caller should `consume` instead. */
-  | { readonly kind: 'decided'; readonly approval: Approval };
+  | { readonly kind: 'decided'; readonly approval: Approval }
+  /**
+   * Not parked: the caller already holds MAX_PENDING_PER_CALLER pending approvals;
+   * `soonestExpiresAt` is when the first of them lapses if nobody decides it.
+   */
+  | { readonly kind: 'full'; readonly pending: number; readonly soonestExpiresAt: number };
 
 export type Decision = 'approve' | 'decline';
 
@@ -73,8 +78,18 @@ export type ConsumeOutcome =
   /** Nothing on record for this caller, tool and digest. */
   | { readonly kind: 'none' };
 
+/**
+ * Pending approvals one caller may hold at once (spec-language.md): without a bound one
+ * caller parked 4,000 and the approvers' list grew to megabytes. Repeating a pending call
+ * parks nothing, so it is never refused for this.
+ */
+export const MAX_PENDING_PER_CALLER = 20;
+
 export interface ApprovalStore {
-  /** Parks a call; repeating it while pending returns the same approval. */
+  /**
+   * Parks a call; repeating it while pending returns the same approval. A new one is
+   * refused ('full', nothing stored) when its caller holds MAX_PENDING_PER_CALLER.
+   */
   request(req: ApprovalRequest): Promise<RequestOutcome>;
   /** The pending, unexpired approvals whose scope the caller holds, soonest expiry first. */
   listPending(scopesHeld: ScopesHeld): Promise<readonly Approval[]>;

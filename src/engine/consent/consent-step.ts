@@ -1,8 +1,9 @@
 /**
  * The consent step of the pipeline (docs/spec-language.md, "Confirmation and approval"):
  * a grant's `confirm` and `approve`, run on the validated arguments after every guard and
- * before the rate limit and the backend, so a call that is refused, declined or still
- * waiting sends nothing. It never waits for a person: it answers at once (ask, refuse,
+ * before the backend, so a call that is refused, declined or still waiting sends nothing.
+ * It counts the grant's rate limit itself: on a confirmed call, and on parking an
+ * approval (whose run is then not counted again), never on a question or a wait. It never waits for a person: it answers at once (ask, refuse,
  * park) and the caller's retry carries the call on, on any replica.
  *
  * Order, when a grant has both: an approval already on record for this caller, tool and
@@ -10,17 +11,15 @@
  * a caller that can be asked confirms, and then the approval is requested.
  */
 import type { KeyObject } from 'node:crypto';
-import type {
-  ConsentDescriptor,
-  ConsentMessage,
-  ToolDescriptor,
-} from '../../compiler/descriptor.js';
-import { fillPlaceholders } from '../../compiler/prompt-text.js';
+import type { ConsentDescriptor, ToolDescriptor } from '../../compiler/descriptor.js';
+import type { CallArguments } from '../call-arguments.js';
 import type { CallContext } from '../call-context.js';
 import type { Caller } from '../caller.js';
 import { engineError, type EngineError } from '../error-catalogue.js';
+import type { RateCheck } from '../rate-limit/rate-limiter.js';
 import type { Approval, ApprovalStore } from './approvals.js';
 import { argumentsDigest } from './arguments-digest.js';
+import { approvalDetails, fillMessage, pendingLimitError } from './consent-message.js';
 import { openRequestState, sealRequestState, type OpenFailure } from './request-state.js';
 import type { SpentStates } from './spent-states.js';
 
@@ -87,8 +86,9 @@ export interface InputRequired {
 export type ConsentVerdict =
   undefined | { readonly error: EngineError } | { readonly ask: InputRequired };
 
+/** `input`: the checked arguments with the caller's number texts, as the backend gets them. */
 export type ConsentCheck = (
-  args: Record<string, unknown>,
+  input: CallArguments,
   caller: Caller,
   ctx: CallContext,
   channel: ConsentChannel | undefined,
@@ -96,9 +96,6 @@ export type ConsentCheck = (
 
 /** What else lets a confirm-only call run, for a caller that cannot be asked. */
 const OR_APPROVE = 'or once the spec gives this grant `approve` (someone else then says yes)';
-
-/** Each value in a message is cut to this many characters. */
-const MESSAGE_VALUE_MAX = 200;
 
 const CONFIRM_SCHEMA = Object.freeze({
   type: 'object',
@@ -117,35 +114,11 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** The text of one argument in a message: strings as given, the rest as JSON, cut short. */
-function valueText(v: unknown): string {
-  const text = typeof v === 'string' ? v : v === undefined ? '(not given)' : JSON.stringify(v);
-  return text.length > MESSAGE_VALUE_MAX ? `${text.slice(0, MESSAGE_VALUE_MAX)}…` : text;
-}
-
-function fillMessage(m: ConsentMessage, args: Record<string, unknown>): string {
-  const values: Record<string, string> = {};
-  for (const p of m.parts) if ('argument' in p) values[p.argument] = valueText(args[p.argument]);
-  return fillPlaceholders(m.parts, values);
-}
-
-/** The answer's shape the gateway and its clients read: `details.approval`. */
-export function approvalDetails(a: Approval, url: string): Record<string, unknown> {
-  return {
-    approval: {
-      id: a.id,
-      url,
-      message: a.message,
-      scope: a.scope,
-      expires_at: new Date(a.expiresAt).toISOString(),
-    },
-  };
-}
-
 /** The step for one grant, or undefined when it has neither `confirm` nor `approve`. */
 export function prepareConsent(
   d: ToolDescriptor,
   services: ConsentServices,
+  rateLimit?: RateCheck,
 ): ConsentCheck | undefined {
   const consent: ConsentDescriptor | undefined = d.consent;
   if (!consent) return undefined;
@@ -157,9 +130,9 @@ export function prepareConsent(
   const confirmBinding = `${tool}#confirm`;
   const approveBinding = `${tool}#approve`;
 
-  return async function consentStep(args, caller, ctx, channel) {
+  return async function consentStep(input, caller, ctx, channel) {
     try {
-      return await decide(args, caller, ctx, channel);
+      return await decide(input, caller, ctx, channel);
     } catch {
       // A store that cannot answer (Redis down): nothing is granted by default.
       return {
@@ -173,12 +146,14 @@ export function prepareConsent(
   };
 
   async function decide(
-    args: Record<string, unknown>,
+    input: CallArguments,
     caller: Caller,
     ctx: CallContext,
     channel: ConsentChannel | undefined,
   ): Promise<ConsentVerdict> {
-    const digest = argumentsDigest(args);
+    const args = input.value;
+    // Over the text that goes upstream, not the doubles: `1e400` is not `null` (arguments-digest.ts).
+    const digest = argumentsDigest(args, input.texts);
     const audit = (
       event: ConsentAuditEvent,
       extra: Partial<Omit<ConsentAuditLine, 'event'>> = {},
@@ -348,7 +323,7 @@ export function prepareConsent(
                 method: 'elicitation/create',
                 params: {
                   mode: 'form',
-                  message: fillMessage(confirm.message, args),
+                  message: fillMessage(confirm.message, input),
                   requestedSchema: CONFIRM_SCHEMA,
                 },
               },
@@ -372,15 +347,20 @@ export function prepareConsent(
     }
 
     if (approve) {
+      // Parking counts as the call (the approved run is not counted again): a caller
+      // cannot park more than its rate limit allows, and nothing is parked when refused.
+      const limited = await rateLimit?.(caller);
+      if (limited) return { error: limited };
       const asked = await services.approvals.request({
         callerId: caller.id,
         tool,
         argumentsDigest: digest,
-        message: fillMessage(approve.message, args),
+        message: fillMessage(approve.message, input),
         scope: approve.scope,
         expiresAt: now() + approve.expiresMs,
       });
       if (asked.kind === 'pending') return pending(asked.approval, asked.created);
+      if (asked.kind === 'full') return { error: pendingLimitError(tool, asked, now()) };
       // Decided between our consume and this request (another replica): consume once more.
       const again = await services.approvals.consume(caller.id, tool, digest);
       if (again.kind === 'run') {
@@ -400,6 +380,8 @@ export function prepareConsent(
             ),
       );
     }
-    return undefined;
+    // A confirmed call (no `approve`) counts now: questions and declines are free.
+    const limited = await rateLimit?.(caller);
+    return limited && { error: limited };
   }
 }

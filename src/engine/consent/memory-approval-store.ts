@@ -1,12 +1,14 @@
 /**
  * The in-process approval store: one process's pending approvals, lost on restart.
  * Records past `expiresAt + retainMs` are swept on every operation, so the maps stay
- * bounded by what is live.
+ * bounded by what is live. Parking a new one walks them once more to count the caller's
+ * pending ones (MAX_PENDING_PER_CALLER): the sweep already costs that walk.
  */
 import {
   DEFAULT_RETAIN_MS,
   holdsScope,
   isApprovalIdShape,
+  MAX_PENDING_PER_CALLER,
   newApprovalId,
   refused,
   requestKey,
@@ -40,6 +42,20 @@ export function createMemoryApprovalStore(opts: ApprovalStoreOptions = {}): Appr
     for (const e of byId.values()) if (e.approval.expiresAt + retainMs <= t) drop(e);
   };
 
+  /** The refusal when `callerId` already holds the most pending approvals it may. */
+  const pendingOf = (callerId: string, t: number): RequestOutcome | undefined => {
+    let pending = 0;
+    let soonestExpiresAt = Infinity;
+    for (const { approval: a } of byId.values()) {
+      if (a.requestedBy !== callerId || a.status !== 'pending' || a.expiresAt <= t) continue;
+      pending++;
+      soonestExpiresAt = Math.min(soonestExpiresAt, a.expiresAt);
+    }
+    return pending >= MAX_PENDING_PER_CALLER
+      ? { kind: 'full', pending, soonestExpiresAt }
+      : undefined;
+  };
+
   return {
     async request(req: ApprovalRequest): Promise<RequestOutcome> {
       const t = now();
@@ -54,6 +70,8 @@ export function createMemoryApprovalStore(opts: ApprovalStoreOptions = {}): Appr
       }
       // A lapsed record is replaced by a fresh request.
       if (existing) drop(existing);
+      const full = pendingOf(req.callerId, t);
+      if (full) return full;
       const approval: Approval = {
         id: newApprovalId(),
         tool: req.tool,

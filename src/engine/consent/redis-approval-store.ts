@@ -12,6 +12,8 @@
  *                           expiresAt + retainMs
  *   <prefix>k:<requestKey>  string: the id of the caller+tool+digest's approval; same life
  *   <prefix>pending         sorted set: pending ids scored by expiresAt (listing)
+ *   <prefix>c:<callerHash>  sorted set: one caller's pending ids by expiresAt (its cap,
+ *                           MAX_PENDING_PER_CALLER); lives as long as its last record
  *
  * Scripts name their other keys from the prefix, so on a Redis Cluster the prefix must
  * hold a hash tag (e.g. `mcpb:{ap}:`) to keep every key in one slot.
@@ -19,12 +21,14 @@
  * Unlike the rate limiter there is no fallback: a Redis that does not answer makes the
  * operation reject, and the call is refused (an approval is never granted by default).
  */
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { failFastRedis } from '../redis-client.js';
 import {
   DEFAULT_RETAIN_MS,
   holdsScope,
   isApprovalIdShape,
+  MAX_PENDING_PER_CALLER,
   newApprovalId,
   refused,
   requestKey,
@@ -42,8 +46,9 @@ import {
 } from './approvals.js';
 
 /**
- * KEYS[1] the request key. ARGV: prefix, now, ttlMs, id, callerId, tool, digest,
- * message, scope, expiresAt. Returns {'existing'|'created', record}.
+ * KEYS[1] the request key, KEYS[2] the caller's pending set. ARGV: prefix, now, ttlMs, id,
+ * callerId, tool, digest, message, scope, expiresAt, the most pending a caller may hold.
+ * Returns {'existing'|'created', record} or {'full', count, soonest expiresAt}.
  */
 const REQUEST_SCRIPT = `
 local p, now = ARGV[1], tonumber(ARGV[2])
@@ -55,6 +60,19 @@ if old then
   redis.call('DEL', a)
   redis.call('ZREM', p .. 'pending', old)
 end
+-- The caller's ids still pending: lapsed, decided and consumed ones leave first, so the
+-- set holds at most the cap plus those decided since the caller last parked one.
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+  if redis.call('HGET', p .. 'a:' .. id, 'status') ~= 'pending' then
+    redis.call('ZREM', KEYS[2], id)
+  end
+end
+local count = redis.call('ZCARD', KEYS[2])
+if count >= tonumber(ARGV[11]) then
+  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  return {'full', tostring(count), first[2]}
+end
 local a = p .. 'a:' .. ARGV[4]
 redis.call('HSET', a, 'id', ARGV[4], 'callerId', ARGV[5], 'tool', ARGV[6], 'digest', ARGV[7],
   'message', ARGV[8], 'scope', ARGV[9], 'requestedAt', ARGV[2], 'expiresAt', ARGV[10],
@@ -62,6 +80,8 @@ redis.call('HSET', a, 'id', ARGV[4], 'callerId', ARGV[5], 'tool', ARGV[6], 'dige
 redis.call('PEXPIRE', a, ARGV[3])
 redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[3])
 redis.call('ZADD', p .. 'pending', ARGV[10], ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[10], ARGV[4])
+if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
 return {'created', redis.call('HGETALL', a)}
 `;
 
@@ -117,7 +137,11 @@ export interface RedisApprovalStoreOptions extends ApprovalStoreOptions {
 type Flat = string[];
 
 interface ApprovalCommands {
-  mcpbApprovalRequest(key: string, ...argv: string[]): Promise<[string, Flat]>;
+  mcpbApprovalRequest(
+    key: string,
+    callerKey: string,
+    ...argv: string[]
+  ): Promise<[string, Flat | string, string?]>;
   mcpbApprovalDecide(key: string, ...argv: string[]): Promise<[string, Flat | string]>;
   mcpbApprovalConsume(key: string, ...argv: string[]): Promise<[string, Flat?]>;
 }
@@ -150,7 +174,7 @@ export async function createRedisApprovalStore(
   const redis = failFastRedis(url, opts);
   const { client } = redis;
   const connectTimeout = redis.connectTimeoutMs;
-  client.defineCommand('mcpbApprovalRequest', { numberOfKeys: 1, lua: REQUEST_SCRIPT });
+  client.defineCommand('mcpbApprovalRequest', { numberOfKeys: 2, lua: REQUEST_SCRIPT });
   client.defineCommand('mcpbApprovalDecide', { numberOfKeys: 1, lua: DECIDE_SCRIPT });
   client.defineCommand('mcpbApprovalConsume', { numberOfKeys: 1, lua: CONSUME_SCRIPT });
   const cmd = client as unknown as ApprovalCommands;
@@ -172,8 +196,9 @@ export async function createRedisApprovalStore(
     async request(req: ApprovalRequest): Promise<RequestOutcome> {
       const t = now();
       const ttl = Math.max(1, req.expiresAt - t + retainMs);
-      const [kind, flat] = await cmd.mcpbApprovalRequest(
+      const [kind, flat, soonest] = await cmd.mcpbApprovalRequest(
         keyOf(req.callerId, req.tool, req.argumentsDigest),
+        `${prefix}c:${createHash('sha256').update(req.callerId).digest('base64url')}`,
         prefix,
         String(t),
         String(ttl),
@@ -184,8 +209,11 @@ export async function createRedisApprovalStore(
         req.message,
         req.scope,
         String(req.expiresAt),
+        String(MAX_PENDING_PER_CALLER),
       );
-      const approval = toApproval(flat);
+      if (kind === 'full')
+        return { kind, pending: Number(flat), soonestExpiresAt: Number(soonest) };
+      const approval = toApproval(flat as Flat);
       if (approval.status !== 'pending') return { kind: 'decided', approval };
       return { kind: 'pending', approval, created: kind === 'created' };
     },
