@@ -12,7 +12,10 @@ export interface CallContext {
   readonly traceparent?: string;
   /** The trace this call belongs to, for the audit line. */
   readonly traceId?: string;
-  /** W3C baggage as the caller sent it (`_meta.baggage` or the header), passed on unchanged. */
+  /**
+   * W3C baggage as the caller sent it (`_meta.baggage` or the header), passed on
+   * unchanged; absent when it was not valid baggage (projection/baggage.ts).
+   */
   readonly baggage?: string;
   /**
    * The request's server span (issue 30): a backend makes its upstream call a child of

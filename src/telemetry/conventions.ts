@@ -59,7 +59,8 @@ export function mcpServerAttributes(f: McpRequestFacts): Attributes {
 export const REST_ROUTE = '/api/{tool}';
 export const REST_SPAN_NAME = 'POST /api/{tool}';
 
-export function restServerAttributes(tool: string): Attributes {
+/** `tool` only when the spec has it (rest-call-span.ts): the route's text is the caller's. */
+export function restServerAttributes(tool: string | undefined): Attributes {
   return {
     'http.request.method': 'POST',
     'http.route': REST_ROUTE,

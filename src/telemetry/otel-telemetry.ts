@@ -25,7 +25,6 @@ import {
   W3CTraceContextPropagator,
   type ExportResult,
 } from '@opentelemetry/core';
-import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -45,6 +44,8 @@ import {
 import type { Logger } from 'pino';
 import { NO_SPAN, type Attributes, type AttributeValue, type Span, type SpanKind } from './span.js';
 import type { Telemetry, TraceParent } from './telemetry.js';
+import { packageVersion } from './package-version.js';
+import { resourceOf } from './otel-resource.js';
 import type { SamplerConfig, SignalExport, TelemetryConfig } from './telemetry-config.js';
 
 export type TelemetryLog = Pick<Logger, 'info' | 'warn'>;
@@ -210,7 +211,7 @@ export async function createOtelTelemetry(
   config: TelemetryConfig,
   opts: OtelTelemetryOptions = {},
 ): Promise<Telemetry> {
-  const resource = resourceFromAttributes({ 'service.name': config.serviceName });
+  const resource = resourceOf(config, await packageVersion());
   const propagator = new W3CTraceContextPropagator();
 
   let tracerProvider: TracerProvider | undefined;

@@ -35,7 +35,10 @@ export interface BatchConfig {
 }
 
 export interface TelemetryConfig {
+  /** OTEL_SERVICE_NAME, else OTEL_RESOURCE_ATTRIBUTES' service.name, else mcp-beaver. */
   readonly serviceName: string;
+  /** OTEL_RESOURCE_ATTRIBUTES, decoded: added to the resource (otel-telemetry.ts). */
+  readonly resourceAttributes: Readonly<Record<string, string>>;
   /** Absent: this signal is not exported (no endpoint for it, or its exporter is `none`). */
   readonly traces?: SignalExport;
   readonly metrics?: SignalExport;
@@ -78,27 +81,54 @@ function withSignalPath(base: string, variable: string, signal: Signal): string 
   return url.toString();
 }
 
-/** `key=value,key2=value2`, values percent-encoded (the W3C baggage form the spec uses). */
-function parseHeaders(value: string | undefined, variable: string): Record<string, string> {
-  const headers: Record<string, string> = {};
-  if (value === undefined) return headers;
-  const entries = value.split(',');
-  entries.forEach((entry, i) => {
+/**
+ * `key=value,key2=value2`, values percent-encoded (the W3C baggage form the OTel
+ * specification uses for OTEL_EXPORTER_OTLP_HEADERS and OTEL_RESOURCE_ATTRIBUTES); `keyOf`
+ * checks and spells an entry's raw key. A value is never shown in an error, whatever is
+ * wrong: headers hold collector credentials.
+ */
+function parseList(
+  value: string | undefined,
+  variable: string,
+  keyOf: (raw: string, entry: number) => string,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (value === undefined) return out;
+  value.split(',').forEach((entry, i) => {
     if (entry.trim() === '') return;
     const eq = entry.indexOf('=');
-    const key = eq > 0 ? entry.slice(0, eq).trim() : '';
-    // A header name is a token; the value is not shown, whatever is wrong.
-    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(key))
-      throw bad(variable, `entry ${i + 1} is not key=value with a header name as the key`);
-    let decoded: string;
+    const key = keyOf(eq > 0 ? entry.slice(0, eq).trim() : '', i + 1);
     try {
-      decoded = decodeURIComponent(entry.slice(eq + 1).trim());
+      out[key] = decodeURIComponent(entry.slice(eq + 1).trim());
     } catch {
       throw bad(variable, `the value of ${key} is not valid percent-encoding`);
     }
-    headers[key.toLowerCase()] = decoded;
   });
-  return headers;
+  return out;
+}
+
+function parseHeaders(value: string | undefined, variable: string): Record<string, string> {
+  return parseList(value, variable, (key, entry) => {
+    // A header name is a token.
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(key))
+      throw bad(variable, `entry ${entry} is not key=value with a header name as the key`);
+    return key.toLowerCase();
+  });
+}
+
+/** OTEL_RESOURCE_ATTRIBUTES: keys percent-decoded too, none empty. */
+function parseResourceAttributes(env: Env): Record<string, string> {
+  const variable = 'OTEL_RESOURCE_ATTRIBUTES';
+  return parseList(env[variable], variable, (raw, entry) => {
+    let key = '';
+    try {
+      key = decodeURIComponent(raw);
+    } catch {
+      // Reported below as a malformed entry.
+    }
+    if (key === '') throw bad(variable, `entry ${entry} is not key=value with a non-empty key`);
+    return key;
+  });
 }
 
 function parseProtocol(value: string | undefined, variable: string): OtlpProtocol | undefined {
@@ -207,8 +237,14 @@ export function telemetryConfigFrom(env: Env, otlpFlag?: string): TelemetryConfi
       `(${maxExportBatchSize}) must not exceed OTEL_BSP_MAX_QUEUE_SIZE (${maxQueueSize})`,
     );
   const metricIntervalMs = parseCount(env, 'OTEL_METRIC_EXPORT_INTERVAL', 60_000);
+  const resourceAttributes = parseResourceAttributes(env);
   return {
-    serviceName: nonEmpty(env, 'OTEL_SERVICE_NAME') ?? DEFAULT_SERVICE_NAME,
+    // The OTel specification's order: the variable of its own wins over the list.
+    serviceName:
+      nonEmpty(env, 'OTEL_SERVICE_NAME') ??
+      (resourceAttributes['service.name'] || undefined) ??
+      DEFAULT_SERVICE_NAME,
+    resourceAttributes,
     ...(traces && { traces }),
     ...(metrics && { metrics }),
     sampler: parseSampler(env),

@@ -40,6 +40,8 @@ export interface ReceivedPoint {
 export interface ReceivedMetric {
   readonly name: string;
   readonly points: readonly ReceivedPoint[];
+  /** The resource the metric came with: which process exported it. */
+  readonly resource: Record<string, ReceivedValue>;
 }
 
 export const KIND = { internal: 1, server: 2, client: 3 } as const;
@@ -225,7 +227,12 @@ function protoMetrics(buf: Uint8Array): ReceivedMetric[] {
   const metrics: ReceivedMetric[] = [];
   walk(buf, (f, w, r) => {
     if (f !== 1 || w !== 2) return false; // ResourceMetrics
+    let resource: Record<string, ReceivedValue> = {};
     walk(r.readBytes(), (rf, rw, rr) => {
+      if (rf === 1 && rw === 2) {
+        resource = resourceAttributes(rr.readBytes());
+        return true;
+      }
       if (rf !== 2 || rw !== 2) return false; // ScopeMetrics
       walk(rr.readBytes(), (sf, sw, sr) => {
         if (sf !== 2 || sw !== 2) return false; // Metric
@@ -238,7 +245,7 @@ function protoMetrics(buf: Uint8Array): ReceivedMetric[] {
           else return false;
           return true;
         });
-        metrics.push({ name, points });
+        metrics.push({ name, points, resource });
         return true;
       });
       return true;
@@ -293,7 +300,8 @@ function jsonTraces(body: any): ReceivedSpan[] {
 
 function jsonMetrics(body: any): ReceivedMetric[] {
   const metrics: ReceivedMetric[] = [];
-  for (const rm of body.resourceMetrics ?? [])
+  for (const rm of body.resourceMetrics ?? []) {
+    const resource = jsonAttributes(rm.resource?.attributes);
     for (const sm of rm.scopeMetrics ?? [])
       for (const m of sm.metrics ?? []) {
         const data = m.gauge ?? m.sum ?? m.histogram ?? m.exponentialHistogram ?? m.summary ?? {};
@@ -303,8 +311,10 @@ function jsonMetrics(body: any): ReceivedMetric[] {
             attributes: jsonAttributes(p.attributes),
             ...(m.histogram && { bounds: (p.explicitBounds ?? []).map(Number) }),
           })),
+          resource,
         });
       }
+  }
   return metrics;
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */

@@ -27,6 +27,7 @@ describe('telemetryConfigFrom', () => {
     const config = telemetryConfigFrom({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' });
     expect(config).toEqual({
       serviceName: 'mcp-beaver',
+      resourceAttributes: {},
       traces: {
         url: 'http://collector:4318/v1/traces',
         headers: {},
@@ -193,5 +194,39 @@ describe('telemetryConfigFrom', () => {
     expect(
       telemetryConfigFrom({ OTEL_SERVICE_NAME: 'gw-prod' }, 'http://c:4318')?.serviceName,
     ).toBe('gw-prod');
+  });
+
+  it('reads OTEL_RESOURCE_ATTRIBUTES percent-decoded, its service.name under OTEL_SERVICE_NAME', () => {
+    const attributes = 'team=a%2Cb%3Dc, region = eu-west ,,service.name=from-list';
+    const config = telemetryConfigFrom({ OTEL_RESOURCE_ATTRIBUTES: attributes }, 'http://c:4318');
+    expect(config?.resourceAttributes).toEqual({
+      team: 'a,b=c',
+      region: 'eu-west',
+      'service.name': 'from-list',
+    });
+    expect(config?.serviceName).toBe('from-list');
+    expect(
+      telemetryConfigFrom(
+        { OTEL_RESOURCE_ATTRIBUTES: attributes, OTEL_SERVICE_NAME: 'gw-prod' },
+        'http://c:4318',
+      )?.serviceName,
+    ).toBe('gw-prod');
+  });
+
+  it('refuses a malformed OTEL_RESOURCE_ATTRIBUTES entry by the variable, without its value', () => {
+    for (const [value, why] of [
+      ['team=a,=orphan-value', /^OTEL_RESOURCE_ATTRIBUTES entry 2 is not key=value/],
+      ['no-equals-sign-here', /^OTEL_RESOURCE_ATTRIBUTES entry 1 is not key=value/],
+      ['%zz=bad-key', /^OTEL_RESOURCE_ATTRIBUTES entry 1 is not key=value/],
+      ['team=bad%zzvalue', /^OTEL_RESOURCE_ATTRIBUTES the value of team is not valid/],
+    ] as const) {
+      const err = refusal({ OTEL_RESOURCE_ATTRIBUTES: value }, 'http://c:4318');
+      expect(err.message).toMatch(why);
+      expect(err.message).not.toContain(value.split('=')[1]!);
+    }
+  });
+
+  it('ignores a malformed OTEL_RESOURCE_ATTRIBUTES while telemetry is off', () => {
+    expect(telemetryConfigFrom({ OTEL_RESOURCE_ATTRIBUTES: '=x' })).toBeUndefined();
   });
 });

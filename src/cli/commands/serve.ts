@@ -97,6 +97,8 @@ OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT /
 OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) is set; otherwise no OpenTelemetry code is loaded.
 The standard variables are honoured, a bad value stops start-up naming it:
   OTEL_SERVICE_NAME              default mcp-beaver
+  OTEL_RESOURCE_ATTRIBUTES       key=value,... added to the resource (service.version
+                                 and a per-process service.instance.id are set already)
   OTEL_EXPORTER_OTLP_PROTOCOL    http/protobuf (default) or http/json
   OTEL_EXPORTER_OTLP_HEADERS     key=value,... (the collector's credentials)
   OTEL_EXPORTER_OTLP_TIMEOUT     and the _TRACES_/_METRICS_ forms of these three

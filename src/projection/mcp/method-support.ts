@@ -5,6 +5,7 @@
  */
 import type { CallContext } from '../../engine/call-context.js';
 import { isRpcError, statusOf, RPC, type EngineError } from '../../engine/error-catalogue.js';
+import { validBaggage } from '../baggage.js';
 import { continueTrace } from '../trace-context.js';
 import { NO_SPAN } from '../../telemetry/span.js';
 import { errorText, rpcError, type RpcReply } from './jsonrpc.js';
@@ -104,7 +105,8 @@ export function callContextOf(req: RpcRequest, deps: McpDeps, era: Era): CallCon
     cancel: deps.callerCancel(),
     traceparent: trace.traceparent,
     traceId: trace.traceId,
-    baggage: typeof meta?.baggage === 'string' ? meta.baggage : deps.baggageHeader,
+    // Passed on only when it is W3C baggage: a malformed one is dropped, not the call.
+    baggage: validBaggage(typeof meta?.baggage === 'string' ? meta.baggage : deps.baggageHeader),
     span,
     origin: {
       surface: 'mcp',

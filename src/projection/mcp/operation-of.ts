@@ -21,6 +21,23 @@ function served(v: unknown): string | undefined {
   return typeof v === 'string' && ALL_VERSIONS.includes(v) ? v : undefined;
 }
 
+/**
+ * The version a request is served in, when this gateway serves it: the body's claim
+ * (2026-07-28), else the header, else what a legacy initialize asks for. Undefined for a
+ * version the caller made up, so it never becomes a label or a span attribute.
+ */
+export function servedVersionOf(
+  method: unknown,
+  params: unknown,
+  headers: Headers,
+): string | undefined {
+  return (
+    served(field(field(params, '_meta'), META_PROTOCOL_VERSION)) ??
+    served(singleHeaderValue(headers['mcp-protocol-version'])) ??
+    (method === 'initialize' ? served(field(params, 'protocolVersion')) : undefined)
+  );
+}
+
 export function operationOf(
   read: ReadMessage,
   headers: Headers,
@@ -32,11 +49,7 @@ export function operationOf(
   const params = field(msg, 'params');
   const name = method === 'tools/call' ? field(params, 'name') : undefined;
   const tool = typeof name === 'string' && gateway.operation(name) !== undefined ? name : undefined;
-  // The body's claim (2026-07-28), else the header, else what a legacy initialize asks for.
-  const protocolVersion =
-    served(field(field(params, '_meta'), META_PROTOCOL_VERSION)) ??
-    served(singleHeaderValue(headers['mcp-protocol-version'])) ??
-    (method === 'initialize' ? served(field(params, 'protocolVersion')) : undefined);
+  const protocolVersion = servedVersionOf(method, params, headers);
   return {
     method: typeof method === 'string' ? method : 'other',
     ...(tool !== undefined && { tool }),

@@ -6,7 +6,15 @@
  * type when it is a JSON-RPC error (a tools/call's isError result fails it in
  * dispatch.ts). Only called with telemetry on: the request path without it builds none of
  * this.
+ *
+ * Only names the gateway knows reach the span, as they reach the histograms' labels
+ * (operation-of.ts): a method that is not MCP's is `other`, a tool or prompt the spec
+ * does not have is left out (`tools/call`, no `gen_ai.tool.name`), a version it does not
+ * serve is left out. A caller's own text never becomes a span name or attribute, so 50
+ * made-up tool names are one span name, not 50 in the tracing backend's index.
  */
+import type { Gateway } from '../../engine/gateway.js';
+import { methodLabel } from '../../server/operation-histograms.js';
 import type { TraceParent } from '../../telemetry/telemetry.js';
 import type { Span } from '../../telemetry/span.js';
 import {
@@ -17,7 +25,7 @@ import {
 import type { RpcReply } from './jsonrpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
 import { singleHeaderValue } from './mirrored-headers.js';
-import { META_PROTOCOL_VERSION } from './versions.js';
+import { servedVersionOf } from './operation-of.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 type Answer = (
@@ -34,14 +42,15 @@ export function answerTraced(
   deps: McpDeps,
   answer: Answer,
 ): RpcReply | Promise<RpcReply> {
-  const target = mcpTargetOf(req.method, req.params);
+  const method = methodLabel(req.method);
+  const target = knownTarget(method, req.params, deps.gateway);
   const span = deps.telemetry.serverSpan(
-    mcpServerSpanName(req.method, target),
+    mcpServerSpanName(method, target),
     parentOf(meta, headers),
     mcpServerAttributes({
-      method: req.method,
+      method,
       target,
-      protocolVersion: protocolVersionOf(req, meta, headers),
+      protocolVersion: servedVersionOf(req.method, req.params, headers),
       requestId: req.id,
       ...(deps.toolset && { toolset: deps.toolset.name }),
     }),
@@ -90,16 +99,14 @@ export function parentOf(meta: Record<string, unknown> | undefined, headers: Hea
   };
 }
 
-/** The version the request is served in: the body's claim, the header, or what initialize asks. */
-function protocolVersionOf(
-  req: RpcRequest,
-  meta: Record<string, unknown> | undefined,
-  headers: Headers,
+/** The tool of a tools/call or the prompt of a prompts/get, when the spec has it. */
+function knownTarget(
+  method: string,
+  params: Record<string, unknown> | undefined,
+  gateway: Gateway,
 ): string | undefined {
-  const claim = meta?.[META_PROTOCOL_VERSION];
-  if (typeof claim === 'string') return claim;
-  const header = singleHeaderValue(headers['mcp-protocol-version']);
-  if (header !== undefined) return header;
-  const asked = req.method === 'initialize' ? req.params?.protocolVersion : undefined;
-  return typeof asked === 'string' ? asked : undefined;
+  const name = mcpTargetOf(method, params);
+  if (name === undefined) return undefined;
+  const known = method === 'tools/call' ? gateway.operation(name) : gateway.prompts.byName(name);
+  return known ? name : undefined;
 }

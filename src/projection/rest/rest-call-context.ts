@@ -1,6 +1,7 @@
 /** What travels with a REST call into the engine: its trace, origin and cancellation. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Cancellation, type CallContext } from '../../engine/call-context.js';
+import { validBaggage } from '../baggage.js';
 import { continueTrace } from '../trace-context.js';
 import { NO_SPAN, type Span } from '../../telemetry/span.js';
 
@@ -20,12 +21,12 @@ export function callContextOf(
     if (!reply.raw.writableFinished) cancel.cancel();
   });
   const trace = continueTrace(span.recording ? span.traceparent() : req.headers.traceparent);
-  const { baggage } = req.headers;
   return {
     cancel,
     traceparent: trace.traceparent,
     traceId: trace.traceId,
-    baggage: typeof baggage === 'string' ? baggage : undefined,
+    // Passed on only when it is W3C baggage: a malformed one is dropped, not the call.
+    baggage: validBaggage(req.headers.baggage),
     span,
     origin: { surface: 'rest', requestId: req.id },
     ...(approvalUrl && { approvalUrl }),

@@ -1,9 +1,11 @@
 /**
  * The server span of one REST call (docs/observability.md, "Spans"): `POST /api/{tool}`,
  * the route literally, the child of the request's `traceparent` header, ended with the
- * response's status. Only called with telemetry on.
+ * response's status. Only called with telemetry on. `gen_ai.tool.name` only for a tool
+ * the spec has: the path's text is the caller's, and a made-up name never reaches a span.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Gateway } from '../../engine/gateway.js';
 import { REST_SPAN_NAME, restServerAttributes } from '../../telemetry/conventions.js';
 import type { Span } from '../../telemetry/span.js';
 import type { Telemetry, TraceParent } from '../../telemetry/telemetry.js';
@@ -12,12 +14,14 @@ export async function traceRestCall(
   telemetry: Telemetry,
   req: FastifyRequest<{ Params: { tool: string } }>,
   reply: FastifyReply,
+  gateway: Gateway,
   answer: (span: Span) => Promise<FastifyReply>,
 ): Promise<FastifyReply> {
+  const { tool } = req.params;
   const span = telemetry.serverSpan(
     REST_SPAN_NAME,
     parentOf(req),
-    restServerAttributes(req.params.tool),
+    restServerAttributes(gateway.operation(tool) ? tool : undefined),
   );
   try {
     return await answer(span);

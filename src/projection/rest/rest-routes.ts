@@ -181,7 +181,7 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
       // A span per call only with telemetry on (issue 30); off, NO_SPAN's calls are free.
       const { telemetry } = runtime;
       if (telemetry?.on)
-        return traceRestCall(telemetry, req, reply, (span) =>
+        return traceRestCall(telemetry, req, reply, runtime.gateway, (span) =>
           answerCall(req, reply, runtime, caller, span, started),
         );
       return answerCall(req, reply, runtime, caller, NO_SPAN, started);
