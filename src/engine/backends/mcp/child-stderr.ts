@@ -8,7 +8,7 @@
  */
 import type { LineSink } from './bounded-lines.js';
 import { LineBudget } from './line-budget.js';
-import type { UpstreamLog } from './stdio-supervisor.js';
+import type { UpstreamLog } from './upstream-log.js';
 
 /** Each stderr line is logged up to this many bytes. */
 export const STDERR_LINE_BYTES = 2048;

@@ -18,7 +18,7 @@ import { makeRedactor, type Redactor } from '../../redact.js';
 import { buildObject, planObject } from '../http/body.js';
 import { mapUpstreamFailure, mapUpstreamValue } from './mcp-outcome.js';
 import { openServers, type OpenedServer } from './open-servers.js';
-import type { UpstreamLog } from './stdio-supervisor.js';
+import type { UpstreamLog } from './upstream-log.js';
 import { driftLine, toolDrift } from './tool-drift.js';
 import { NO_SPAN } from '../../../telemetry/span.js';
 import { ClientSpans } from '../../../telemetry/client-span.js';

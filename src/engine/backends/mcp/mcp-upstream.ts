@@ -9,7 +9,8 @@ import type { Cancellation } from '../../call-context.js';
 import type { NumberTexts } from '../../number-text.js';
 import { HttpChannel } from './http-channel.js';
 import type { RpcChannel, UpstreamNotification } from './rpc-channel.js';
-import { startStdioChild, type UpstreamLog } from './stdio-supervisor.js';
+import { startStdioChild } from './stdio-supervisor.js';
+import type { UpstreamLog } from './upstream-log.js';
 import { callTool, listTools, type UpstreamTool } from './upstream-tools.js';
 import {
   UpstreamSession,

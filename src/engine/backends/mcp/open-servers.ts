@@ -13,7 +13,7 @@ import { readCapFor } from '../read-cap.js';
 import type { GrantOf } from '../kind.js';
 import { openMcpUpstream, type McpUpstream, type UpstreamTransport } from './mcp-upstream.js';
 import type { UpstreamNotification } from './rpc-channel.js';
-import type { UpstreamLog } from './stdio-supervisor.js';
+import type { UpstreamLog } from './upstream-log.js';
 
 export interface OpenedServer {
   readonly descriptor: McpServerDescriptor;

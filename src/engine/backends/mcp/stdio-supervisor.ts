@@ -19,8 +19,7 @@ import { PendingCalls } from './pending-calls.js';
 import type { RequestOptions, RpcChannel, RpcReply, UpstreamNotification } from './rpc-channel.js';
 import { capText } from './upstream-outcome.js';
 import { Backoff } from './backoff.js';
-
-export type UpstreamLog = (level: 'info' | 'warn', message: string) => void;
+import type { UpstreamLog } from './upstream-log.js';
 
 export interface StdioOptions {
   /** The `mcp-server` name, in every message. */
