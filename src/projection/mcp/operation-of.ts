@@ -8,35 +8,7 @@ import type { Gateway } from '../../engine/gateway.js';
 import type { ErrorType, McpOperation } from '../../server/operation-histograms.js';
 import type { Headers, ReadMessage } from './handle-message.js';
 import type { RpcReply } from './jsonrpc.js';
-import { singleHeaderValue } from './mirrored-headers.js';
-import { ALL_VERSIONS, META_PROTOCOL_VERSION } from './versions.js';
-
-function field(v: unknown, key: string): unknown {
-  return v !== null && typeof v === 'object' && !Array.isArray(v)
-    ? (v as Record<string, unknown>)[key]
-    : undefined;
-}
-
-function served(v: unknown): string | undefined {
-  return typeof v === 'string' && ALL_VERSIONS.includes(v) ? v : undefined;
-}
-
-/**
- * The version a request is served in, when this gateway serves it: the body's claim
- * (2026-07-28), else the header, else what a legacy initialize asks for. Undefined for a
- * version the caller made up, so it never becomes a label or a span attribute.
- */
-export function servedVersionOf(
-  method: unknown,
-  params: unknown,
-  headers: Headers,
-): string | undefined {
-  return (
-    served(field(field(params, '_meta'), META_PROTOCOL_VERSION)) ??
-    served(singleHeaderValue(headers['mcp-protocol-version'])) ??
-    (method === 'initialize' ? served(field(params, 'protocolVersion')) : undefined)
-  );
-}
+import { field, servedVersionOf } from './served-version.js';
 
 export function operationOf(
   read: ReadMessage,

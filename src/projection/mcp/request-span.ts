@@ -25,7 +25,7 @@ import {
 import type { RpcReply } from './jsonrpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
 import { singleHeaderValue } from './mirrored-headers.js';
-import { servedVersionOf } from './operation-of.js';
+import { servedVersionOf } from './served-version.js';
 
 type Headers = Record<string, string | string[] | undefined>;
 type Answer = (
