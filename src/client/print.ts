@@ -57,6 +57,7 @@ export interface CallResult {
   content?: ContentBlock[];
   structuredContent?: unknown;
   isError?: boolean;
+  _meta?: Record<string, unknown>;
 }
 
 /** `structuredContent` pretty-printed when present, the content blocks otherwise. */
