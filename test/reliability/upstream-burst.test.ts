@@ -3,8 +3,8 @@
  * 256 connections per origin, an upstream in a process of its own that answers each
  * request after 1 s, a 3 s deadline. Every call is either served (200) or refused at
  * the door (503 OVERLOADED with Retry-After); none waits out its deadline (504), even
- * when the gateway's event loop is too busy taking the burst to read the answers the
- * moment they arrive. Outcomes only: no wall-clock bound is asserted.
+ * when the gateway's event loop is so busy taking the burst that a request reaches the
+ * wire seconds after its call got a connection. Outcomes only: no wall-clock bound.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -127,8 +127,8 @@ async function burst(url: string, from: number): Promise<Answer[]> {
 }
 
 /**
- * Busy-loop processes, one per core, each ending by itself after `ms` at the latest:
- * the busy machine on which the gateway reads the upstream's answers late.
+ * Busy-loop processes on all cores but one, each ending by itself after `ms` at the
+ * latest: the busy machine on which the gateway sends its requests late.
  */
 function busyMachine(ms: number): () => Promise<void> {
   const children = Array.from({ length: Math.max(1, availableParallelism() - 1) }, () =>
