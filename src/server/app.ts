@@ -26,6 +26,7 @@ import type { Runtime } from './runtime.js';
 import type { Metrics } from './metrics.js';
 import { metricsRoute } from './metrics-route.js';
 import { answerClientError } from './client-errors.js';
+import { drainUnreadBody } from './unread-body.js';
 import { lazyRequestLogger } from './request-logger.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 
@@ -120,8 +121,11 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   });
   // Hooks on every request take fastify's callback form: an async hook costs a promise
   // per request, which showed in profiles under load.
-  app.addHook('onSend', (_req, reply, payload, done) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     if (closing) void reply.header('connection', 'close');
+    // Answered before the body arrived: the rest is read (bounded) before the socket
+    // closes under a client still sending, which would lose it the answer.
+    else drainUnreadBody(req.raw);
     done(null, payload);
   });
 

@@ -143,4 +143,36 @@ describe('connection gate', () => {
     teach(gate, 5_000);
     expect(gate.enter(call)).toBe(ADMITTED);
   });
+  it('lets an admitted call go out only while its service time still fits before its deadline', () => {
+    const gate = new ConnectionGate(4);
+    teach(gate, 200);
+    gate.enter(call);
+    gate.enter(call);
+    const deadline = performance.now() + 1_000;
+    expect(gate.mayStart(deadline, 1_000)).toBe(true);
+    // The loop was busy: the request reaches the wire 900 ms into its 1 s budget.
+    vi.advanceTimersByTime(900);
+    expect(gate.mayStart(deadline, 1_000)).toBe(false);
+  });
+
+  it('before anything was measured, lets an admitted call go out only with half its budget left', () => {
+    const gate = new ConnectionGate(4);
+    gate.enter(call);
+    gate.enter(call);
+    const deadline = performance.now() + 1_000;
+    vi.advanceTimersByTime(400);
+    expect(gate.mayStart(deadline, 1_000)).toBe(true);
+    vi.advanceTimersByTime(200);
+    expect(gate.mayStart(deadline, 1_000)).toBe(false);
+  });
+
+  it('lets the one call in service go out to an upstream too slow for any call, to learn of a recovery', () => {
+    const gate = new ConnectionGate(4);
+    teach(gate, 5_000);
+    gate.enter(call);
+    const deadline = performance.now() + 1_000;
+    expect(gate.mayStart(deadline, 1_000)).toBe(true);
+    gate.enter(call);
+    expect(gate.mayStart(deadline, 1_000)).toBe(false);
+  });
 });

@@ -5,6 +5,11 @@ import type { Cancellation } from '../../call-context.js';
 /** What one upstream exchange came to, its body read within the caps. */
 export type Exchange =
   | { readonly kind: 'failed'; readonly err: unknown; readonly timedOut: boolean }
+  /**
+   * The request never went on the wire: its deadline passed before a connection carried
+   * it, or `mayStart` said it could no longer finish in time. The upstream saw nothing.
+   */
+  | { readonly kind: 'unsent' }
   /** A status outside 2xx, with the first bytes of its body (none if reading it failed). */
   | { readonly kind: 'status'; readonly status: number; readonly excerpt: Buffer }
   /** A 2xx body in an encoding other than identity; nothing of it was read. */
@@ -28,6 +33,14 @@ export const EXCERPT_BYTES = 2048;
  * caller going away aborts it too. Past a cap the request is aborted (the connection
  * is dropped), so an endless or huge body never grows memory (security.md, "Upstream
  * misbehaviour").
+ *
+ * `mayStart` is asked at the moment undici is about to write the request: on a busy
+ * event loop that can be seconds after the call got its connection slot (the socket
+ * still connecting, the loop taking a burst of requests), and a request that can no
+ * longer be answered within its deadline is then not sent at all (docs/reliability.md,
+ * "Admission at the upstream"). The deadline's timer, when it fires, yields to the I/O
+ * already waiting (setImmediate runs after the poll phase): on a stalled loop the
+ * expired timer runs before the answer that arrived in time would have been read.
  */
 export function exchange(
   agent: Agent,
@@ -35,6 +48,7 @@ export function exchange(
   readCap: number,
   timeoutMs: number,
   cancel: Cancellation | undefined,
+  mayStart?: () => boolean,
 ): Promise<Exchange> {
   return new Promise<Exchange>((resolve) => {
     let controller: Dispatcher.DispatchController | undefined;
@@ -53,8 +67,12 @@ export function exchange(
       else abortPending = true;
     };
     const timer = setTimeout(() => {
-      timedOut = true;
-      abort();
+      setImmediate(() => {
+        if (settled) return;
+        timedOut = true;
+        if (controller) abort();
+        else settle({ kind: 'unsent' });
+      });
     }, timeoutMs);
     const settle = (result: Exchange): void => {
       if (settled) return;
@@ -77,7 +95,14 @@ export function exchange(
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
-        if (abortPending) c.abort(new undiciErrors.RequestAbortedError());
+        // Not sending: thrown here, before a byte is written, undici drops the request
+        // and keeps the connection for the next one (abort() would close it, and a new
+        // one costs a connect on the same busy loop).
+        if (settled || abortPending) throw new undiciErrors.RequestAbortedError();
+        if (mayStart && !mayStart()) {
+          settle({ kind: 'unsent' });
+          throw new undiciErrors.RequestAbortedError();
+        }
       },
       onResponseStart(c, statusCode, headers) {
         if (statusCode < 200) return; // informational; the answer follows

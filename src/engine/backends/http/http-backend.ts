@@ -138,8 +138,17 @@ function prepareHttpGrant(
       if (traceparent) reqHeaders.traceparent = traceparent;
       if (tracestate) reqHeaders.tracestate = tracestate;
       if (baggage) reqHeaders.baggage = baggage;
-      const started = performance.now();
-      const leftMs = Math.max(1, timeoutMs - (started - arrived));
+      const leftMs = Math.max(1, timeoutMs - (performance.now() - arrived));
+      const deadline = arrived + timeoutMs;
+      // When the request really goes on the wire (seconds after its slot, on a busy
+      // loop): the service time counts from there, and a call that can no longer
+      // finish in time is not sent.
+      let sentAt: number | undefined;
+      const mayStart = (): boolean => {
+        if (!gate.mayStart(deadline, timeoutMs)) return false;
+        sentAt = performance.now();
+        return true;
+      };
       const read = await exchange(
         agent,
         {
@@ -154,11 +163,19 @@ function prepareHttpGrant(
         readCap,
         leftMs,
         ctx.cancel,
-        // The connection goes back on every path. A call its caller cancelled says
-        // nothing about how fast the upstream serves.
-      ).finally(() => gate.leave(ctx.cancel?.cancelled ? undefined : performance.now() - started));
+        mayStart,
+        // The connection goes back on every path. A call its caller cancelled, or that
+        // never went out, says nothing about how fast the upstream serves.
+      ).finally(() =>
+        gate.leave(
+          ctx.cancel?.cancelled || sentAt === undefined ? undefined : performance.now() - sentAt,
+        ),
+      );
       let out: BackendOutcome;
       switch (read.kind) {
+        case 'unsent':
+          out = { ok: false, error: lateStartError(gate.refusal(), timeoutMs) };
+          break;
         case 'failed':
           out = { ok: false, error: failure(read.err, read.timedOut, timeoutMs, ctx.cancel) };
           break;
@@ -213,6 +230,15 @@ function refusalError(refusal: GateRefusal, timeoutMs: number): EngineError {
     `all ${refusal.slots} upstream connections are busy and ${refusal.waiting} calls wait for one: ` +
       `this call could not start in time to finish within its ${timeoutMs} ms deadline; retry shortly`,
     { retryAfter: refusal.retryAfter },
+  );
+}
+
+/** A call admitted to a connection whose request could not go out in time (never sent). */
+function lateStartError(refusal: GateRefusal, timeoutMs: number): EngineError {
+  return engineError(
+    'OVERLOADED',
+    `the gateway could not send this call in time to finish within its ${timeoutMs} ms deadline; retry shortly`,
+    { retryAfter: refusal.kind === 'shed' ? refusal.retryAfter : 1 },
   );
 }
 
