@@ -7,6 +7,7 @@ import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpUpstream } from '../../src/engine/backends/mcp/mcp-upstream.js';
 import { openMcpUpstream } from '../../src/engine/backends/mcp/mcp-upstream.js';
+import { Cancellation } from '../../src/engine/call-context.js';
 import { HOSTILE, NODE, open, until } from './upstream-helpers.js';
 import { isAlive } from '../../bench/lib/proc.mjs';
 
@@ -157,6 +158,32 @@ describe('a hostile stdio child', () => {
       ok: false,
       error: { kind: 'unavailable', message: 'mcp-server hostile is stopped' },
     });
+  });
+
+  it("shakes hands for every waiting call on its own clock: the first caller's short deadline fails that call alone", async () => {
+    const { upstream } = hostile({ args: ['--slow-initialize'] });
+    // The first call starts the handshake with a deadline shorter than the child's
+    // 600 ms start; the calls that arrive with it have the default deadline.
+    const [first, ...rest] = await Promise.all([
+      upstream.callTool('echo', { n: -1 }, { timeoutMs: 100 }),
+      ...Array.from({ length: 5 }, (_, n) => upstream.callTool('echo', { n })),
+    ]);
+    expect(first).toMatchObject({ ok: false, error: { kind: 'timeout' } });
+    rest.forEach((out, n) =>
+      expect(out, JSON.stringify(out)).toMatchObject({ ok: true, value: { received: { n } } }),
+    );
+  });
+
+  it('goes on shaking hands for the other calls when the caller who started it goes away', async () => {
+    const { upstream } = hostile({ args: ['--slow-initialize'] });
+    const gone = new Cancellation();
+    const firstCall = upstream.callTool('echo', { n: -1 }, { cancel: gone });
+    const others = Array.from({ length: 3 }, (_, n) => upstream.callTool('echo', { n }));
+    gone.cancel();
+    expect(await firstCall).toMatchObject({ ok: false, error: { kind: 'unavailable' } });
+    (await Promise.all(others)).forEach((out, n) =>
+      expect(out, JSON.stringify(out)).toMatchObject({ ok: true, value: { received: { n } } }),
+    );
   });
 
   it('serves many calls at once, each answered by its own id, while one of them hangs', async () => {

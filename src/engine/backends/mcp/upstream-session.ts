@@ -6,8 +6,12 @@
  * channel says the peer forgot us (a new child, a lost session). `protocol "auto"` asks
  * `server/discover` first and, on any failure of it, initializes.
  *
- * One handshake at a time: calls that arrive while it runs wait for it. A failed
- * handshake is not remembered; the next call tries again (the upstream may be back).
+ * One handshake at a time: calls that arrive while it runs wait for it, each up to its
+ * own deadline and until it goes away. The handshake itself runs on its own clock and is
+ * cancelled by no one caller: when the call that started it had a short deadline or
+ * left, the calls waiting with it were failed too (a child slow to start, on a busy
+ * machine, failed 20 calls for the one that hung up). A failed handshake is not
+ * remembered; the next call tries again (the upstream may be back).
  */
 import type { Cancellation } from '../../call-context.js';
 import type { NumberTexts } from '../../number-text.js';
@@ -47,9 +51,21 @@ export interface SessionRequestOptions {
 
 /** A discover probe under `auto` waits at most this long before `initialize` is tried. */
 const PROBE_TIMEOUT_MS = 10_000;
+/**
+ * A handshake's own deadline, unless the call that starts it may wait longer: it is
+ * shared, so it is not bounded by whichever caller happened to come first.
+ */
+const HANDSHAKE_TIMEOUT_MS = 30_000;
 
 export class UpstreamSession {
-  private shake: { epoch: number; done: Promise<UpstreamOutcome<Handshake>> } | undefined;
+  private shake:
+    | {
+        epoch: number;
+        done: Promise<UpstreamOutcome<Handshake>>;
+        /** Set once it succeeded, so a call after it waits on no timer. */
+        agreed?: UpstreamOutcome<Handshake>;
+      }
+    | undefined;
   private agreed: Handshake | undefined = undefined;
   /** Decided once: a restarted child or a lost session is the same server. */
   private era: Era | undefined;
@@ -81,20 +97,33 @@ export class UpstreamSession {
     return this.agreed;
   }
 
-  /** The handshake for the channel's current epoch, made now if needed. */
+  /**
+   * The handshake for the channel's current epoch, made now if needed; this caller waits
+   * for it at most `timeoutMs` and until `cancel`, and neither ends it for the others.
+   */
   ready(timeoutMs: number, cancel?: Cancellation): Promise<UpstreamOutcome<Handshake>> {
     const epoch = this.channel.epoch;
-    const current = this.shake;
-    if (current && current.epoch === epoch) return current.done;
-    const done = this.negotiate(timeoutMs, cancel).then((out) => {
-      this.setHealth(out.ok ? 'up' : 'down');
-      if (out.ok) this.agreed = out.value;
-      // A failure is not kept: the next call shakes hands again.
-      else if (this.shake?.done === done) this.shake = undefined;
-      return out;
-    });
-    this.shake = { epoch, done };
-    return done;
+    let current = this.shake;
+    if (current && current.epoch === epoch && current.agreed)
+      return Promise.resolve(current.agreed);
+    if (!current || current.epoch !== epoch) {
+      const shake: NonNullable<typeof current> = {
+        epoch,
+        done: this.negotiate(Math.max(timeoutMs, HANDSHAKE_TIMEOUT_MS)).then((out) => {
+          this.setHealth(out.ok ? 'up' : 'down');
+          if (out.ok) {
+            this.agreed = out.value;
+            shake.agreed = out;
+          }
+          // A failure is not kept: the next call shakes hands again.
+          else if (this.shake === shake) this.shake = undefined;
+          return out;
+        }),
+      };
+      current = shake;
+      this.shake = shake;
+    }
+    return waitFor(current.done, timeoutMs, cancel, this.name);
   }
 
   async request(
@@ -140,32 +169,26 @@ export class UpstreamSession {
     return { ...params, _meta: { ...(params._meta as object | undefined), ...modernMeta() } };
   }
 
-  private async negotiate(
-    timeoutMs: number,
-    cancel: Cancellation | undefined,
-  ): Promise<UpstreamOutcome<Handshake>> {
+  private async negotiate(timeoutMs: number): Promise<UpstreamOutcome<Handshake>> {
     const until = performance.now() + timeoutMs;
     if (this.era !== 'legacy') {
       const probeMs = this.era === 'modern' ? timeoutMs : Math.min(timeoutMs, PROBE_TIMEOUT_MS);
-      const found = await this.discover(probeMs, cancel);
-      if (found.ok || this.era === 'modern' || cancel?.cancelled) {
+      const found = await this.discover(probeMs);
+      if (found.ok || this.era === 'modern') {
         if (found.ok) this.era = 'modern';
         return found;
       }
     }
-    const init = await this.initialize(left(until), cancel);
+    const init = await this.initialize(left(until));
     if (init.ok) this.era = 'legacy';
     return init;
   }
 
-  private async discover(
-    timeoutMs: number,
-    cancel: Cancellation | undefined,
-  ): Promise<UpstreamOutcome<Handshake>> {
+  private async discover(timeoutMs: number): Promise<UpstreamOutcome<Handshake>> {
     const reply = await this.channel.request(
       'server/discover',
       { _meta: modernMeta() },
-      { timeoutMs, cancel },
+      { timeoutMs },
     );
     if (reply.kind !== 'result') return asFailure(reply, this.name, 'server/discover');
     const versions = reply.result.supportedVersions;
@@ -181,16 +204,13 @@ export class UpstreamSession {
     };
   }
 
-  private async initialize(
-    timeoutMs: number,
-    cancel: Cancellation | undefined,
-  ): Promise<UpstreamOutcome<Handshake>> {
+  private async initialize(timeoutMs: number): Promise<UpstreamOutcome<Handshake>> {
     const until = performance.now() + timeoutMs;
     this.channel.legacyVersion(undefined);
     const reply = await this.channel.request(
       'initialize',
       { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: CLIENT_INFO },
-      { timeoutMs, cancel },
+      { timeoutMs },
     );
     if (reply.kind !== 'result') return asFailure(reply, this.name, 'initialize');
     const version = reply.result.protocolVersion;
@@ -202,7 +222,6 @@ export class UpstreamSession {
     this.channel.legacyVersion(version);
     await this.channel.notify('notifications/initialized', undefined, {
       timeoutMs: left(until),
-      cancel,
     });
     return { ok: true, value: { era: 'legacy', protocolVersion: version, result: reply.result } };
   }
@@ -240,6 +259,34 @@ function fail(
 ): UpstreamOutcome<never> {
   return { ok: false, error: { kind, message } };
 }
+
+/**
+ * One caller's wait for the shared handshake: its outcome, or this caller's own timeout
+ * or cancellation, whichever comes first.
+ */
+function waitFor<T>(
+  done: Promise<UpstreamOutcome<T>>,
+  timeoutMs: number,
+  cancel: Cancellation | undefined,
+  name: string,
+): Promise<UpstreamOutcome<T>> {
+  if (cancel?.cancelled) return Promise.resolve(fail('unavailable', CANCELLED));
+  return new Promise((resolve) => {
+    const finish = (out: UpstreamOutcome<T>): void => {
+      clearTimeout(timer);
+      cancel?.onCancel(undefined);
+      resolve(out);
+    };
+    const timer = setTimeout(
+      () => finish(fail('timeout', `mcp-server ${name}: no handshake within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    cancel?.onCancel(() => finish(fail('unavailable', CANCELLED)));
+    void done.then(finish);
+  });
+}
+
+const CANCELLED = 'the call was cancelled by the caller';
 
 /** What is left of a deadline, at least 1 ms (a timer of 0 would still run later). */
 function left(until: number): number {
