@@ -4,15 +4,14 @@
  * still waiting, declined, lapsed); without one a new request is parked, which counts as
  * the call against the grant's rate limit (its approved run is not counted again).
  */
-import type { ConsentDescriptor } from '../../compiler/descriptor.js';
 import { engineError } from '../error-catalogue.js';
 import type { Approval } from './approvals.js';
-import { NEXT, type ConsentCall, type Decided } from './consent-call.js';
+import { NEXT, type ConsentCall, type ConsentGrant, type Decided } from './consent-call.js';
 import { approvalDetails, fillMessage, pendingLimitError } from './consent-message.js';
 import { sealState } from './consent-state.js';
 import type { ConsentVerdict } from './consent-types.js';
 
-type Approve = NonNullable<ConsentDescriptor['approve']>;
+type Approve = NonNullable<ConsentGrant['approve']>;
 
 /**
  * An approval waiting. A client declaring URL mode is handed its link, unless this is

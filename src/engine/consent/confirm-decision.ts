@@ -4,13 +4,18 @@
  * once, against the state it echoes; a request that cannot ask is refused, unless the
  * grant also has `approve`, which then takes the call (someone else says yes).
  */
-import type { ConsentDescriptor } from '../../compiler/descriptor.js';
 import { engineError } from '../error-catalogue.js';
-import { NEXT, isObject, type ConsentCall, type Decided } from './consent-call.js';
+import {
+  NEXT,
+  isObject,
+  type ConsentCall,
+  type ConsentGrant,
+  type Decided,
+} from './consent-call.js';
 import { fillMessage } from './consent-message.js';
 import { openState, sealState, stateRefused } from './consent-state.js';
 
-type Confirm = NonNullable<ConsentDescriptor['confirm']>;
+type Confirm = NonNullable<ConsentGrant['confirm']>;
 
 /** What else lets a confirm-only call run, for a caller that cannot be asked. */
 const OR_APPROVE = 'or once the spec gives this grant `approve` (someone else then says yes)';
