@@ -7,12 +7,21 @@
  * - The options both bundles are built with, so the two cannot drift apart.
  */
 import { readFile, readdir } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 const CATALOG_ASSETS = join(root, 'src/projection/catalog/catalog-assets.ts');
 const CATALOG_ASSETS_DIR = join(root, 'src/projection/catalog/assets');
+
+/** Every file below assets/, named as catalog-assets.ts names it: `catalog.css`, `script/page.js`. */
+async function assetNames() {
+  const entries = await readdir(CATALOG_ASSETS_DIR, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(CATALOG_ASSETS_DIR, join(e.parentPath, e.name)).split(sep).join('/'))
+    .sort();
+}
 
 /** The esbuild options of both bundles; each adds its entry, format and output. */
 export const SHARED_BUILD_OPTIONS = Object.freeze({
@@ -28,7 +37,7 @@ export const ALWAYS_EXTERNAL = Object.freeze(['pg-native']);
 
 /**
  * An esbuild plugin that gives catalog-assets.ts's export with every file of its folder
- * inlined as a string. `check(script)` after the build throws if the bundle never loaded
+ * (and of the folders in it) inlined as a string. `check(script)` after the build throws if the bundle never loaded
  * that module (it was moved or renamed, and the bundle would read files it does not have).
  */
 export function catalogInlinePlugin() {
@@ -41,7 +50,7 @@ export function catalogInlinePlugin() {
           if (args.path !== CATALOG_ASSETS) return undefined;
           embedded = true;
           const files = {};
-          for (const name of (await readdir(CATALOG_ASSETS_DIR)).sort())
+          for (const name of await assetNames())
             files[name] = await readFile(join(CATALOG_ASSETS_DIR, name), 'utf8');
           return {
             contents: `export const CATALOG_FILES = Object.freeze(${JSON.stringify(files)});\n`,

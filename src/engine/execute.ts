@@ -24,7 +24,7 @@ import { gatePathValues } from './guards/metachar.js';
 import { checkScopes } from './guards/scopes.js';
 import { withoutPrototypes } from './null-prototype.js';
 import type { Operation } from './operation.js';
-import type { ConsentChannel, InputRequired } from './consent/consent-step.js';
+import type { ConsentChannel, InputRequired } from './consent/consent-types.js';
 
 export type Outcome =
   | { readonly ok: true; readonly envelope: BuiltEnvelope; readonly upstreamStatus?: number }

@@ -23,7 +23,7 @@ import {
   hasConsent,
   type OwnedConsentServices,
 } from './consent/consent-services.js';
-import type { ConsentChannel, ConsentServices } from './consent/consent-step.js';
+import type { ConsentChannel, ConsentServices } from './consent/consent-types.js';
 import type { Operation } from './operation.js';
 import { prepareOperations } from './prepare-operation.js';
 import { preparePrompts, type PromptCatalog, type PromptGet } from './prompts.js';

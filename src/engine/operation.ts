@@ -5,7 +5,7 @@
 import type { Shaper } from '../envelope/shape.js';
 import type { ToolDescriptor } from '../compiler/descriptor.js';
 import type { PreparedBackend } from './backends/kind.js';
-import type { ConsentCheck } from './consent/consent-step.js';
+import type { ConsentCheck } from './consent/consent-types.js';
 import type { ClaimBinder } from './guards/claims.js';
 import type { MixedSegment } from './guards/metachar.js';
 import type { ExclusiveCheck } from './guards/exclusive.js';

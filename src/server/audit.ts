@@ -3,7 +3,7 @@
  * outcome, duration, bytes, truncation, trace id) — never the argument values — and
  * the same event into the metrics.
  */
-import type { ConsentAudit } from '../engine/consent/consent-step.js';
+import type { ConsentAudit } from '../engine/consent/consent-types.js';
 import type { Logger } from 'pino';
 import type { CallObserver } from '../engine/call-event.js';
 import type { Metrics } from './metrics.js';

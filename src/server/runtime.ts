@@ -9,7 +9,7 @@ import type { Env } from '../engine/env.js';
 import type { CallObserver } from '../engine/call-event.js';
 import type { UpstreamCallObserver } from '../engine/backends/kind.js';
 import { Gateway } from '../engine/gateway.js';
-import type { ConsentServices } from '../engine/consent/consent-step.js';
+import type { ConsentServices } from '../engine/consent/consent-types.js';
 import type { RateLimiter } from '../engine/rate-limit/rate-limiter.js';
 import { MCP_PATH, type McpRuntime } from '../projection/mcp/mcp-routes.js';
 import { buildPayloads } from '../projection/mcp/payloads.js';

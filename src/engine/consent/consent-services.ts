@@ -12,7 +12,7 @@ import { redisUrlFrom } from '../redis-url.js';
 import { StartupError } from '../startup-error.js';
 import type { ApprovalStore } from './approvals.js';
 import { consentKeyFrom, randomConsentKey } from './consent-key.js';
-import type { ConsentAudit, ConsentServices } from './consent-step.js';
+import type { ConsentAudit, ConsentServices } from './consent-types.js';
 import { createMemoryApprovalStore } from './memory-approval-store.js';
 import { createMemorySpentStates, type SpentStates } from './spent-states.js';
 

@@ -3,9 +3,10 @@
  * served now, with the MCP URL to copy and a try-it form per tool that calls
  * `POST /api/<tool>`; `GET /approvals` and `GET /approvals/<id>` (the URL an approval's
  * answer names) are the same page in its approvals view, which lists and decides them
- * through `/api/approvals`. Its page, script, stylesheet and icon are the files of assets/,
- * read once at boot and served same-origin, so a strict Content-Security-Policy (no
- * inline code at all) holds.
+ * through `/api/approvals`. Its page, script, stylesheet and icon are the files of assets/
+ * (the script joined from its parts in assets/script/ by catalog-script.ts), read once at
+ * boot and served same-origin, so a strict Content-Security-Policy (no inline code at
+ * all) holds.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -15,6 +16,7 @@ import { MCP_PATH } from '../mcp/mcp-routes.js';
 import { restErrorHandler } from '../rest/rest-error.js';
 import { CATALOG_FILES } from './catalog-assets.js';
 import { prepareCatalogPage, type CatalogOptions, type CatalogView } from './catalog-page.js';
+import { joinCatalogScript } from './catalog-script.js';
 
 /** What the catalog needs from the runtime serving now (it changes on reload). */
 export interface CatalogRuntime {
@@ -50,7 +52,7 @@ function staticAsset(path: string, type: string, text: string): StaticAsset {
 const SCRIPT = staticAsset(
   '/catalog.js',
   'text/javascript; charset=utf-8',
-  CATALOG_FILES['catalog.js'],
+  joinCatalogScript((part) => CATALOG_FILES[part]),
 );
 const STYLE = staticAsset('/catalog.css', 'text/css; charset=utf-8', CATALOG_FILES['catalog.css']);
 const ICON = staticAsset('/catalog.svg', 'image/svg+xml', CATALOG_FILES['catalog.svg']);

@@ -4,7 +4,7 @@
  * answer (MRTR: the question and a sealed state, no session), and the -32021 a request
  * gets when it did not declare the capability a confirmation needs.
  */
-import type { ConsentChannel, InputRequired } from '../../engine/consent/consent-step.js';
+import type { ConsentChannel, InputRequired } from '../../engine/consent/consent-types.js';
 import {
   ERROR_CATALOGUE,
   type CatalogueEntry,

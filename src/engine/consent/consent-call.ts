@@ -1,0 +1,101 @@
+/**
+ * One call through the consent step (consent-step.ts): the grant it is for, the digest of
+ * its arguments, what its retry carries, and the audit line and refusal that each decision
+ * (confirm-decision.ts, approve-decision.ts) writes.
+ */
+import type { ConsentDescriptor } from '../../compiler/descriptor.js';
+import type { CallArguments } from '../call-arguments.js';
+import type { CallContext } from '../call-context.js';
+import type { Caller } from '../caller.js';
+import { engineError, type EngineError } from '../error-catalogue.js';
+import type { RateCheck } from '../rate-limit/rate-limiter.js';
+import { argumentsDigest } from './arguments-digest.js';
+import type {
+  ConsentAuditEvent,
+  ConsentAuditLine,
+  ConsentChannel,
+  ConsentServices,
+  ConsentVerdict,
+} from './consent-types.js';
+
+/** A grant's consent, fixed when it is prepared. */
+export interface ConsentGrant {
+  readonly tool: string;
+  readonly confirm: ConsentDescriptor['confirm'];
+  readonly approve: ConsentDescriptor['approve'];
+  readonly services: ConsentServices;
+  readonly now: () => number;
+  readonly rateLimit: RateCheck | undefined;
+}
+
+/** What a decision answers: the step's verdict, or NEXT when the next decision takes the call. */
+export const NEXT: unique symbol = Symbol('the next decision');
+export type Decided = ConsentVerdict | typeof NEXT;
+
+export interface ConsentCall {
+  readonly grant: ConsentGrant;
+  readonly input: CallArguments;
+  readonly caller: Caller;
+  readonly channel: ConsentChannel | undefined;
+  /** Over the text that goes upstream, not the doubles: `1e400` is not `null` (arguments-digest.ts). */
+  readonly digest: string;
+  /** The retry's `inputResponses`, when they are an object. */
+  readonly responses: Record<string, unknown> | undefined;
+  /** The request echoes a state or answers: it is the retry of a question. */
+  readonly isRetry: boolean;
+  /** A retry that answers the approval's URL request, or (grants with `confirm`) the confirmation. */
+  readonly approveRetry: boolean;
+  /** Where the approval `id` is seen and decided. */
+  approvalUrl(id: string): string;
+  audit(event: ConsentAuditEvent, extra?: Partial<Omit<ConsentAuditLine, 'event'>>): void;
+  refuse(
+    event: ConsentAuditEvent,
+    error: EngineError,
+    extra?: Partial<ConsentAuditLine>,
+  ): ConsentVerdict;
+  /** CONFIRMATION_INVALID: the retry's state or answers are not ones this call can take. */
+  invalid(reason: string, message: string): ConsentVerdict;
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+export function consentCall(
+  grant: ConsentGrant,
+  input: CallArguments,
+  caller: Caller,
+  ctx: CallContext,
+  channel: ConsentChannel | undefined,
+): ConsentCall {
+  const { tool, confirm, approve, services } = grant;
+  const digest = argumentsDigest(input.value, input.texts);
+  const responses = isObject(channel?.inputResponses) ? channel.inputResponses : undefined;
+  const isRetry =
+    channel !== undefined &&
+    (channel.requestState !== undefined || channel.inputResponses !== undefined);
+  const audit: ConsentCall['audit'] = (event, extra = {}) =>
+    services.audit?.({ event, tool, caller: caller.id, argumentsDigest: digest, ...extra });
+  const refuse: ConsentCall['refuse'] = (event, error, extra) => {
+    audit(event, extra);
+    return { error };
+  };
+  return {
+    grant,
+    input,
+    caller,
+    channel,
+    digest,
+    responses,
+    isRetry,
+    approveRetry:
+      isRetry &&
+      approve !== undefined &&
+      (confirm === undefined || Object.hasOwn(responses ?? {}, 'approve')),
+    approvalUrl: (id) => (ctx.approvalUrl ? ctx.approvalUrl(id) : `/approvals/${id}`),
+    audit,
+    refuse,
+    invalid: (reason, message) =>
+      refuse('confirmation_invalid', engineError('CONFIRMATION_INVALID', message), { reason }),
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * What the consent step (consent-step.ts) is given and what it answers: its key and stores,
+ * what a request says about asking its user, its verdict, and its audit lines.
+ */
+import type { KeyObject } from 'node:crypto';
+import type { CallArguments } from '../call-arguments.js';
+import type { CallContext } from '../call-context.js';
+import type { Caller } from '../caller.js';
+import type { EngineError } from '../error-catalogue.js';
+import type { ApprovalStore } from './approvals.js';
+import type { SpentStates } from './spent-states.js';
+
+/** What the step needs beyond the grant: the sealing key and the two stores. */
+export interface ConsentServices {
+  readonly key: KeyObject;
+  readonly spent: SpentStates;
+  readonly approvals: ApprovalStore;
+  readonly audit?: ConsentAudit;
+  readonly now?: () => number;
+}
+
+export type ConsentAuditEvent =
+  | 'confirmation_requested'
+  | 'confirmation_accepted'
+  | 'confirmation_declined'
+  | 'confirmation_cancelled'
+  | 'confirmation_invalid'
+  | 'confirmation_unavailable'
+  | 'approval_requested'
+  | 'approval_pending'
+  | 'approval_approved'
+  | 'approval_declined'
+  | 'approval_expired'
+  | 'approval_run';
+
+/** One audit line of the step: who, which tool, which arguments (their digest), never values. */
+export interface ConsentAuditLine {
+  readonly event: ConsentAuditEvent;
+  readonly tool: string;
+  readonly caller: string;
+  /** Absent on a decision, which is taken on the approval, not on the call's arguments. */
+  readonly argumentsDigest?: string;
+  readonly approvalId?: string;
+  readonly decidedBy?: string;
+  /** Why a state was refused: forged, expired, mismatch, malformed, spent, missing. */
+  readonly reason?: string;
+}
+
+export type ConsentAudit = (line: ConsentAuditLine) => void;
+
+/**
+ * What a 2026-07-28 request says about asking its user (its `clientCapabilities` and, on
+ * a retry, what it echoes). REST and the 2025 eras have none: nobody can be asked there.
+ */
+export interface ConsentChannel {
+  /** `elicitation` declared (form mode: an empty object or `form`). */
+  readonly elicitForm: boolean;
+  /** `elicitation.url` declared. */
+  readonly elicitUrl: boolean;
+  /** The retry's `inputResponses`, as sent. */
+  readonly inputResponses?: unknown;
+  /** The retry's `requestState`, as sent. */
+  readonly requestState?: unknown;
+}
+
+/** An MRTR `input_required` answer: what to ask the client's user, and the sealed state. */
+export interface InputRequired {
+  readonly inputRequests: Readonly<Record<string, unknown>>;
+  readonly requestState: string;
+}
+
+/** Go on (undefined), refuse with an error, or ask the user first. */
+export type ConsentVerdict =
+  undefined | { readonly error: EngineError } | { readonly ask: InputRequired };
+
+/** `input`: the checked arguments with the caller's number texts, as the backend gets them. */
+export type ConsentCheck = (
+  input: CallArguments,
+  caller: Caller,
+  ctx: CallContext,
+  channel: ConsentChannel | undefined,
+) => Promise<ConsentVerdict>;
