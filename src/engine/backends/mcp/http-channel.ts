@@ -10,7 +10,7 @@
  * gateway's own) are the only ones of the caller's sent: never the inbound caller's token.
  */
 import { Agent, type Dispatcher } from 'undici';
-import { classifyFailure } from '../http/upstream-errors.js';
+import { classifyFailure } from '../upstream/upstream-errors.js';
 import { classifyMessage, messageText, replyOf } from './json-rpc-message.js';
 import { postMessage, type PostAnswer } from './http-post.js';
 import { META_PROTOCOL_VERSION, mcpNameOf, headerValue } from './protocol-meta.js';
