@@ -8,7 +8,7 @@ import {
   ADMITTED,
   ConnectionGate,
   type GateEntry,
-} from '../../src/engine/backends/connection-gate.js';
+} from '../../src/engine/backends/upstream/connection-gate.js';
 
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveCredential } from '../../src/engine/backends/http/credentials.js';
+import { resolveCredential } from '../../src/engine/backends/upstream/credentials.js';
 import { buildTarget, planUrl, queryComponent } from '../../src/engine/backends/http/url.js';
 import { makeRedactor, REDACTED } from '../../src/engine/redact.js';
 import type { HttpBackend } from '../../src/compiler/descriptor.js';

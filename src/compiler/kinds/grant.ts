@@ -5,6 +5,7 @@
  * a grant's children name is the one that checks them and lowers its `backend`. What the
  * check finds (tool name, method, placements, shape) is handed to the lowering.
  */
+import { NameClaims, takenBy } from '../name-claims.js';
 import { MIN_MAX_BYTES } from '../../envelope/envelope.js';
 import {
   shapeTree,
@@ -153,22 +154,12 @@ export interface CheckedGrant {
  * grant with no `describe`. Every grant is returned, checked as far as it could be.
  */
 export function checkGrants(grants: readonly GrantSpec[], ctx: GrantContext): CheckedGrant[] {
-  const firstAt = new Map<string, GrantSpec['at']>();
+  const names = new NameClaims(ctx.diag, 'SPEC_DUPLICATE_TOOL', takenBy('tool name', 'grant'));
   return grants.map((g) => {
     const checked = checkGrant(g, ctx);
     if (!checked.makesTool) return checked;
     const { name } = checked;
-    const first = firstAt.get(name);
-    if (first) {
-      ctx.diag.error(
-        'SPEC_DUPLICATE_TOOL',
-        g.at,
-        [`grant ${name}`],
-        `tool name ${name} is already taken by the grant at line ${first.line}`,
-      );
-      return checked;
-    }
-    firstAt.set(name, g.at);
+    if (!names.claim(name, g.at, g.at, [`grant ${name}`])) return checked;
     if (g.describe === undefined)
       ctx.diag.warn(
         'SPEC_NO_DESCRIBE',

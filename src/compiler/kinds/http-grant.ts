@@ -34,7 +34,7 @@ import { SET, type SetSpec } from './set.js';
 /** The upstream timeout when neither the grant nor the spec sets one. */
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-/** `query encoding="form"`: how query keys and values are escaped (url.ts). */
+/** `query encoding="form"`: how query keys and values are escaped (engine/backends/http/url.ts). */
 interface QuerySpec extends FieldBlockSpec {
   readonly encoding?: 'percent' | 'form';
 }

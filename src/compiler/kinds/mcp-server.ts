@@ -4,6 +4,7 @@
  * (`command`). Its row, the checks of its name, transport and children, and the
  * McpServerDescriptor it lowers to; `tool` grants (kinds/mcp-grant.ts) name it.
  */
+import { matchName, NameClaims, takenBy } from '../name-claims.js';
 import { dirname } from 'node:path';
 import { closestName } from '../closest-name.js';
 import { locatedString, once, TIMEOUT } from '../common-kinds.js';
@@ -160,25 +161,15 @@ export function checkMcpServers(
   specs: readonly McpServerSpec[],
   diag: Diagnostics,
 ): CheckedMcpServers {
-  const firstAt = new Map<string, Position>();
+  const names = new NameClaims(
+    diag,
+    'SPEC_DUPLICATE_MCP_SERVER',
+    takenBy('server name', 'mcp-server'),
+  );
   for (const s of specs) {
     const subject = [`mcp-server ${s.name.value}`];
-    if (!SERVER_NAME.test(s.name.value))
-      diag.error(
-        'SPEC_MCP_SERVER_NAME',
-        s.name.at,
-        subject,
-        `server name ${JSON.stringify(s.name.value)} must match ${SERVER_NAME.source}`,
-      );
-    const first = firstAt.get(s.name.value);
-    if (first)
-      diag.error(
-        'SPEC_DUPLICATE_MCP_SERVER',
-        s.name.at,
-        subject,
-        `server name ${s.name.value} is already taken by the mcp-server at line ${first.line}`,
-      );
-    else firstAt.set(s.name.value, s.at);
+    matchName(diag, 'SPEC_MCP_SERVER_NAME', s.name, subject, 'server name', SERVER_NAME);
+    names.claim(s.name.value, s.at, s.name.at, subject);
     checkTransport(s, diag, subject);
     if (s.protocol && !(PROTOCOLS as readonly string[]).includes(s.protocol.value))
       diag.error(

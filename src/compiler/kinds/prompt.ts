@@ -7,6 +7,7 @@
  * embedded resource (found by the check) added to the prompt's own, so a caller who
  * cannot read what a prompt embeds does not see it.
  */
+import { matchName, NameClaims, takenBy } from '../name-claims.js';
 import { once, propOrChild, SCOPE, TEXT } from '../common-kinds.js';
 import type { Diagnostics, Located, Position, Subject } from '../diagnostics.js';
 import type {
@@ -176,25 +177,11 @@ export function checkPrompts(
   resources: readonly CheckedResource[],
   diag: Diagnostics,
 ): CheckedPrompt[] {
-  const first = new Map<string, Position>();
+  const names = new NameClaims(diag, 'SPEC_DUPLICATE_PROMPT', takenBy('prompt name', 'prompt'));
   return prompts.map((p) => {
     const subject = [`prompt ${p.name.value}`];
-    if (!PROMPT_NAME.test(p.name.value))
-      diag.error(
-        'SPEC_PROMPT_NAME',
-        p.name.at,
-        subject,
-        `prompt name ${JSON.stringify(p.name.value)} must match ${PROMPT_NAME.source}`,
-      );
-    const seen = first.get(p.name.value);
-    if (seen)
-      diag.error(
-        'SPEC_DUPLICATE_PROMPT',
-        p.name.at,
-        subject,
-        `prompt name ${p.name.value} is already taken by the prompt at line ${seen.line}`,
-      );
-    else first.set(p.name.value, p.at);
+    matchName(diag, 'SPEC_PROMPT_NAME', p.name, subject, 'prompt name', PROMPT_NAME);
+    names.claim(p.name.value, p.at, p.name.at, subject);
     return { spec: p, embeds: checkPrompt(p, resources, diag, subject) };
   });
 }

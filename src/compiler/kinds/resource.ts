@@ -6,6 +6,7 @@
  * check found: the parsed template, the name, the file's bytes (read once, by the
  * check), the grant behind `from=`.
  */
+import { NameClaims } from '../name-claims.js';
 import { dirname, extname, join } from 'node:path';
 import { locatedString, once, propOrChild, SCOPE, TEXT } from '../common-kinds.js';
 import type { Diagnostics, Located, Position, Subject } from '../diagnostics.js';
@@ -118,29 +119,22 @@ export function checkResources(
   // The first grant of each tool name, as a duplicate name leaves it.
   const byName = new Map<string, CheckedGrant>();
   for (const g of grants) if (!byName.has(g.name)) byName.set(g.name, g);
-  const uris = new Map<string, Position>();
-  const names = new Map<string, Position>();
+  const uris = new NameClaims(
+    diag,
+    'SPEC_DUPLICATE_RESOURCE',
+    (uri, line) => `URI ${uri} is already served by the resource at line ${line}`,
+  );
+  const names = new NameClaims(
+    diag,
+    'SPEC_DUPLICATE_RESOURCE',
+    (name, line) =>
+      `name ${JSON.stringify(name)} is already taken by the resource at line ${line}; give one of them name="..."`,
+  );
   return resources.map((r) => {
     const subject = [`resource ${r.uri.value}`];
     const checked = checkResource(r, byName, specFile, diag, subject);
-    const firstUri = uris.get(r.uri.value);
-    if (firstUri)
-      diag.error(
-        'SPEC_DUPLICATE_RESOURCE',
-        r.uri.at,
-        subject,
-        `URI ${r.uri.value} is already served by the resource at line ${firstUri.line}`,
-      );
-    else uris.set(r.uri.value, r.at);
-    const firstName = names.get(checked.name);
-    if (firstName)
-      diag.error(
-        'SPEC_DUPLICATE_RESOURCE',
-        r.name?.at ?? r.at,
-        subject,
-        `name ${JSON.stringify(checked.name)} is already taken by the resource at line ${firstName.line}; give one of them name="..."`,
-      );
-    else names.set(checked.name, r.at);
+    uris.claim(r.uri.value, r.at, r.uri.at, subject);
+    names.claim(checked.name, r.at, r.name?.at ?? r.at, subject);
     return checked;
   });
 }

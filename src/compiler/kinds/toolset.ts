@@ -5,6 +5,7 @@
  * to ToolsetDescriptors whose members are resolved names in spec order, so nothing at
  * serve time matches a glob or looks a name up twice.
  */
+import { matchName, NameClaims, takenBy } from '../name-claims.js';
 import { once, propOrChild, TEXT } from '../common-kinds.js';
 import type { Diagnostics, Located, Position } from '../diagnostics.js';
 import type { SourceRef, ToolsetDescriptor } from '../descriptor.js';
@@ -106,25 +107,19 @@ export function checkToolsets(
   const toolNames = grants.filter((g) => g.makesTool).map((g) => g.name);
   const uris = resources.map((r) => r.spec.uri.value);
   const promptNames = prompts.map((p) => p.spec.name.value);
-  const first = new Map<string, Position>();
+  const names = new NameClaims(diag, 'SPEC_DUPLICATE_TOOLSET', takenBy('toolset name', 'toolset'));
   return toolsets.map((t) => {
     const subject = [`toolset ${t.name.value}`];
-    if (!TOOLSET_NAME.test(t.name.value))
-      diag.error(
-        'SPEC_TOOLSET_NAME',
-        t.name.at,
-        subject,
-        `toolset name ${JSON.stringify(t.name.value)} must match ${TOOLSET_NAME.source} (it is the last segment of the URL /mcp/<name>)`,
-      );
-    const seen = first.get(t.name.value);
-    if (seen)
-      diag.error(
-        'SPEC_DUPLICATE_TOOLSET',
-        t.name.at,
-        subject,
-        `toolset name ${t.name.value} is already taken by the toolset at line ${seen.line}`,
-      );
-    else first.set(t.name.value, t.at);
+    matchName(
+      diag,
+      'SPEC_TOOLSET_NAME',
+      t.name,
+      subject,
+      'toolset name',
+      TOOLSET_NAME,
+      ' (it is the last segment of the URL /mcp/<name>)',
+    );
+    names.claim(t.name.value, t.at, t.name.at, subject);
     if (t.tools.length + t.resources.length + t.prompts.length === 0)
       diag.error(
         'SPEC_MISSING',

@@ -18,21 +18,19 @@ import type {
 import type { CallArguments } from '../../call-arguments.js';
 import type { CallContext, Cancellation } from '../../call-context.js';
 import { buildBody, planBody } from './body.js';
-import { resolveCredential, type Credential } from './credentials.js';
-import { decodeUtf8Prefix } from './utf8-prefix.js';
+import { resolveCredential, type Credential } from '../upstream/credentials.js';
+import { decodeUtf8Prefix } from '../upstream/utf8-prefix.js';
 import { buildTarget, planUrl, targetEscapes } from './url.js';
 import { interpretBody } from './response-body.js';
-import { classifyFailure, upstreamStatusError } from './upstream-errors.js';
-import { EXCERPT_BYTES, exchange, type Exchange } from './exchange.js';
-import { ADMITTED, ConnectionGate, type GateRefusal } from '../connection-gate.js';
-import { readCapFor } from '../read-cap.js';
+import { classifyFailure, upstreamStatusError } from '../upstream/upstream-errors.js';
+import { EXCERPT_BYTES, exchange, type Exchange } from './http-exchange.js';
+import { ADMITTED, ConnectionGate, type GateRefusal } from '../upstream/connection-gate.js';
+import { readCapFor } from '../upstream/read-cap.js';
 import { NO_SPAN, type Span } from '../../../telemetry/span.js';
 import { ClientSpans, CONNECTION_WAIT, traceWait } from '../../../telemetry/client-span.js';
 import { httpClientAttributes, httpClientSpanName } from '../../../telemetry/conventions.js';
 
 const USER_AGENT = 'mcp-beaver/0.1';
-// Bodies are read up to a multiple of max-bytes (read-cap.ts), shared with MCP grants.
-export { readCapFor } from '../read-cap.js';
 
 /** Connections per upstream origin unless the spec says `base-url … connections=N`. */
 export const DEFAULT_UPSTREAM_CONNECTIONS = 256;

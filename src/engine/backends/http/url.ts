@@ -8,6 +8,7 @@
  * says form, where a space is `+` (some upstreams read a `+` literally).
  */
 import type { ArgumentDescriptor, HttpBackend, JsonScalar } from '../../../compiler/descriptor.js';
+import { formComponent, percentComponent } from '../upstream/query-encoding.js';
 
 export interface UrlPlan {
   readonly origin: string;
@@ -48,31 +49,6 @@ export function planUrl(
       .join('&'),
     pathParts: (prefix + backend.pathTemplate).split('/').length,
   };
-}
-
-/**
- * A query key or value as a form-encoded URL carries it: URLSearchParams' encoding
- * (application/x-www-form-urlencoded: space as `+`, `~ ! ' ( )` percent-encoded). The
- * credential's redaction takes the text sent from here too (credentials.ts).
- */
-export function formComponent(s: string): string {
-  return new URLSearchParams([['', s]]).toString().slice(1);
-}
-
-/**
- * A query key or value percent-encoded as RFC 3986 reads it: everything but the
- * unreserved `A-Z a-z 0-9 - . _ ~` is escaped (encodeURIComponent leaves `! ' ( ) *`,
- * which some servers treat as delimiters). A lone surrogate cannot be encoded as UTF-8
- * and becomes U+FFFD, as URLSearchParams does.
- */
-// With the u flag a surrogate pair is one code point, so only a lone half matches.
-const LONE_SURROGATE = /\p{Cs}/gu;
-
-export function percentComponent(s: string): string {
-  return encodeURIComponent(s.replace(LONE_SURROGATE, '\uFFFD')).replace(
-    /[!'()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
 }
 
 export function queryComponent(encoding: 'percent' | 'form'): (s: string) => string {

@@ -10,7 +10,7 @@
  * gateway's own) are the only ones of the caller's sent: never the inbound caller's token.
  */
 import { Agent, type Dispatcher } from 'undici';
-import { classifyFailure } from '../http/upstream-errors.js';
+import { classifyFailure } from '../upstream/upstream-errors.js';
 import { classifyMessage, messageText, replyOf } from './json-rpc-message.js';
 import { postMessage, type PostAnswer } from './http-post.js';
 import { META_PROTOCOL_VERSION, mcpNameOf, headerValue } from './protocol-meta.js';
@@ -175,9 +175,10 @@ export class HttpChannel implements RpcChannel {
     o: RequestOptions,
   ): RpcReply {
     const where = `mcp-server ${this.o.name}`;
+    // Unsent: the deadline passed before the message could go out.
+    if (a.kind === 'unsent' || (a.kind === 'failed' && a.timedOut))
+      return failed('timeout', `${where}: no answer to ${method} within ${o.timeoutMs} ms`);
     if (a.kind === 'failed') {
-      if (a.timedOut)
-        return failed('timeout', `${where}: no answer to ${method} within ${o.timeoutMs} ms`);
       if (o.cancel?.cancelled) return failed('unavailable', 'the call was cancelled by the caller');
       return failed('unavailable', `${where}: ${classifyFailure(a.err).message}`);
     }

@@ -1,17 +1,27 @@
 /**
- * One JSON-RPC message POSTed to a Streamable HTTP upstream through undici's dispatch
- * API (as the HTTP backend does, http/exchange.ts): redirects are not followed (dispatch
- * never does), the deadline covers the whole exchange, and the answer is read up to a
- * byte cap, past which the connection is dropped. An event-stream answer is parsed as
- * it arrives and taken at the event that answers our id; notifications before it are
- * handed on.
+ * One JSON-RPC message POSTed to a Streamable HTTP upstream through the exchange the
+ * HTTP backend uses too (upstream/exchange.ts): redirects are not followed, the deadline
+ * covers the whole exchange, and the answer is read up to a byte cap, past which the
+ * connection is dropped. An event-stream answer is parsed as it arrives and taken at
+ * the event that answers our id; notifications before it are handed on.
  */
-import { errors as undiciErrors, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Cancellation } from '../../call-context.js';
+import {
+  exchange,
+  headerText,
+  type Failed,
+  type Reading,
+  type ResponseHeaders,
+  type ResponseReader,
+  type Unsent,
+} from '../upstream/exchange.js';
 import { SseEvents } from './sse-events.js';
 
 export type PostAnswer =
-  | { readonly kind: 'failed'; readonly err: unknown; readonly timedOut: boolean }
+  | Failed
+  /** The deadline passed before the message went on the wire. */
+  | Unsent
   /** The answer went on past the cap. */
   | { readonly kind: 'too-large'; readonly status: number }
   | {
@@ -50,139 +60,115 @@ const STATUS_BODY_BYTES = 16 * 1024;
 const STREAM_END_GRACE_MS = 250;
 
 export function postMessage(dispatcher: Dispatcher, o: PostOptions): Promise<PostAnswer> {
-  return new Promise<PostAnswer>((resolve) => {
-    let controller: Dispatcher.DispatchController | undefined;
-    let abortPending = false;
-    let settled = false;
-    let timedOut = false;
-    let status = 0;
-    let contentType = '';
-    let sessionId: string | undefined;
-    let cap = 0;
-    let sse: SseEvents | undefined;
-    const chunks: Buffer[] = [];
-    let total = 0;
-    let grace: ReturnType<typeof setTimeout> | undefined;
+  return exchange(
+    dispatcher,
+    {
+      origin: o.url.origin,
+      path: `${o.url.pathname}${o.url.search}`,
+      method: 'POST',
+      headers: o.headers,
+      body: o.body,
+      headersTimeout: o.timeoutMs,
+      bodyTimeout: o.timeoutMs,
+    },
+    new MessageReader(o),
+    { timeoutMs: o.timeoutMs, cancel: o.cancel },
+  );
+}
 
-    const abort = (): void => {
-      if (controller) controller.abort(new undiciErrors.RequestAbortedError());
-      else abortPending = true;
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      abort();
-    }, o.timeoutMs);
-    const settle = (a: PostAnswer): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      o.cancel?.onCancel(undefined);
-      resolve(a);
-    };
-    /** Ends the request after the handler returns (never from inside undici's parser). */
-    const stop = (c: Dispatcher.DispatchController): void => {
-      c.pause();
-      queueMicrotask(() => c.abort(new undiciErrors.RequestAbortedError()));
-    };
-    /** Our answer is in: let the stream end by itself, briefly, then cut it. */
-    const awaitStreamEnd = (c: Dispatcher.DispatchController): void => {
-      grace = setTimeout(() => stop(c), STREAM_END_GRACE_MS);
-      grace.unref();
-    };
-    const answer = (text: string, unanswered?: boolean): PostAnswer => ({
+/** What a reader of the POST settles with. */
+type Read = Exclude<PostAnswer, Failed | Unsent>;
+
+class MessageReader implements ResponseReader<Read> {
+  private status = 0;
+  private contentType = '';
+  private sessionId: string | undefined = undefined;
+  private cap = 0;
+  private sse: SseEvents | undefined = undefined;
+  private readonly chunks: Buffer[] = [];
+  private total = 0;
+  private grace: ReturnType<typeof setTimeout> | undefined = undefined;
+
+  constructor(private readonly o: PostOptions) {}
+
+  start(status: number, headers: ResponseHeaders): void {
+    this.status = status;
+    this.contentType = (headerText(headers['content-type']) ?? '').toLowerCase();
+    this.sessionId = headerText(headers['mcp-session-id']);
+    const ok = status < 300;
+    this.cap = ok ? this.o.readCap : STATUS_BODY_BYTES;
+    if (ok && this.contentType.startsWith('text/event-stream')) this.sse = new SseEvents();
+  }
+
+  data(chunk: Buffer, x: Reading<Read>): void {
+    if (x.settled) {
+      // After the answer, the rest of the stream only counts toward the cap.
+      this.total += chunk.length;
+      if (this.total > this.cap && this.grace !== undefined) {
+        clearTimeout(this.grace);
+        this.grace = undefined;
+        x.stop();
+      }
+      return;
+    }
+    if (this.total + chunk.length > this.cap) {
+      if (this.status >= 300) {
+        // A long error page: what was read is enough to say what it was.
+        this.chunks.push(chunk.subarray(0, this.cap - this.total));
+        this.total = this.cap;
+        x.settle(this.answer(this.text()));
+      } else x.settle({ kind: 'too-large', status: this.status });
+      x.stop();
+      return;
+    }
+    this.total += chunk.length;
+    if (!this.sse) {
+      this.chunks.push(chunk);
+      return;
+    }
+    for (const data of this.sse.push(chunk)) {
+      if (answers(data, this.o.id)) {
+        x.settle(this.answer(data));
+        // Our answer is in: let the stream end by itself, briefly, then cut it.
+        this.grace = setTimeout(() => x.stop(), STREAM_END_GRACE_MS);
+        this.grace.unref();
+        return;
+      }
+      if (this.o.onOther) {
+        try {
+          this.o.onOther(JSON.parse(data) as unknown);
+        } catch {
+          // Not JSON: the answer we wait for may still come; the deadline bounds it.
+        }
+      }
+    }
+  }
+
+  end(x: Reading<Read>): void {
+    clearTimeout(this.grace);
+    if (this.sse) x.settle(this.answer('', true));
+    else x.settle(this.answer(this.text()));
+  }
+
+  error(): undefined {
+    clearTimeout(this.grace);
+    return undefined;
+  }
+
+  private text(): string {
+    return Buffer.concat(this.chunks, this.total).toString('utf8');
+  }
+
+  private answer(text: string, unanswered?: boolean): Read {
+    return {
       kind: 'answer',
-      status,
-      contentType,
-      sessionId,
+      status: this.status,
+      contentType: this.contentType,
+      sessionId: this.sessionId,
       text,
       ...(unanswered && { unanswered }),
-    });
-
-    if (o.cancel?.cancelled) abortPending = true;
-    else o.cancel?.onCancel(abort);
-
-    const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(c) {
-        controller = c;
-        if (abortPending) c.abort(new undiciErrors.RequestAbortedError());
-      },
-      onResponseStart(_c, statusCode, headers) {
-        if (statusCode < 200) return; // informational; the answer follows
-        status = statusCode;
-        contentType = (headerText(headers['content-type']) ?? '').toLowerCase();
-        sessionId = headerText(headers['mcp-session-id']);
-        const ok = statusCode < 300;
-        cap = ok ? o.readCap : STATUS_BODY_BYTES;
-        if (ok && contentType.startsWith('text/event-stream')) sse = new SseEvents();
-      },
-      onResponseData(c, chunk) {
-        if (settled) {
-          // After the answer, the rest of the stream only counts toward the cap.
-          total += chunk.length;
-          if (total > cap && grace !== undefined) {
-            clearTimeout(grace);
-            grace = undefined;
-            stop(c);
-          }
-          return;
-        }
-        if (total + chunk.length > cap) {
-          if (status >= 300) {
-            // A long error page: what was read is enough to say what it was.
-            chunks.push(chunk.subarray(0, cap - total));
-            total = cap;
-            settle(answer(Buffer.concat(chunks, total).toString('utf8')));
-          } else settle({ kind: 'too-large', status });
-          stop(c);
-          return;
-        }
-        total += chunk.length;
-        if (!sse) {
-          chunks.push(chunk);
-          return;
-        }
-        for (const data of sse.push(chunk)) {
-          if (answers(data, o.id)) {
-            settle(answer(data));
-            awaitStreamEnd(c);
-            return;
-          }
-          if (o.onOther) {
-            try {
-              o.onOther(JSON.parse(data) as unknown);
-            } catch {
-              // Not JSON: the answer we wait for may still come; the deadline bounds it.
-            }
-          }
-        }
-      },
-      onResponseEnd() {
-        clearTimeout(grace);
-        if (sse) settle(answer('', true));
-        else settle(answer(Buffer.concat(chunks, total).toString('utf8')));
-      },
-      onResponseError(_c, err) {
-        clearTimeout(grace);
-        settle({ kind: 'failed', err, timedOut });
-      },
     };
-    try {
-      dispatcher.dispatch(
-        {
-          origin: o.url.origin,
-          path: `${o.url.pathname}${o.url.search}`,
-          method: 'POST',
-          headers: o.headers,
-          body: o.body,
-          headersTimeout: o.timeoutMs,
-          bodyTimeout: o.timeoutMs,
-        },
-        handler,
-      );
-    } catch (err) {
-      settle({ kind: 'failed', err, timedOut });
-    }
-  });
+  }
 }
 
 /** Whether an event's data is the response to `id` (cheaply: most events are). */
@@ -194,8 +180,4 @@ function answers(data: string, id: number | undefined): boolean {
   } catch {
     return false;
   }
-}
-
-function headerText(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
 }

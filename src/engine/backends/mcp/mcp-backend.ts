@@ -15,7 +15,7 @@ import type {
   UpstreamCallObserver,
 } from '../kind.js';
 import { makeRedactor, type Redactor } from '../../redact.js';
-import { buildObject, planObject } from '../http/body.js';
+import { buildObject, planObject } from '../upstream/argument-object.js';
 import { mapUpstreamFailure, mapUpstreamValue } from './mcp-outcome.js';
 import { openServers, type OpenedServer } from './open-servers.js';
 import type { UpstreamLog } from './upstream-log.js';

@@ -8,8 +8,8 @@
 import type { McpServerDescriptor, McpTransport } from '../../../compiler/descriptor.js';
 import type { Env } from '../../env.js';
 import { StartupError } from '../../startup-error.js';
-import { resolveCredential } from '../http/credentials.js';
-import { readCapFor } from '../read-cap.js';
+import { resolveCredential } from '../upstream/credentials.js';
+import { readCapFor } from '../upstream/read-cap.js';
 import type { GrantOf } from '../kind.js';
 import { openMcpUpstream, type McpUpstream, type UpstreamTransport } from './mcp-upstream.js';
 import type { UpstreamNotification } from './rpc-channel.js';

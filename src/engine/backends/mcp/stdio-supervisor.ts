@@ -9,7 +9,7 @@
  * the gateway, and no event of the child is left without a handler.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { decodeUtf8Prefix } from '../http/utf8-prefix.js';
+import { decodeUtf8Prefix } from '../upstream/utf8-prefix.js';
 import { BoundedLines } from './bounded-lines.js';
 import { childEnvironment, findProgram } from './child-environment.js';
 import { ChildStderr, STDERR_LINE_BYTES } from './child-stderr.js';

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { engineError, type EngineError } from '../../error-catalogue.js';
 import { jsonTypes } from './pg-values.js';
 import { sqlError } from './sql-errors.js';
-import { ADMITTED, ConnectionGate } from '../connection-gate.js';
+import { ADMITTED, ConnectionGate } from '../upstream/connection-gate.js';
 import type { SqlExecutor, SqlOutcome, SqlQuery } from './sql-executor.js';
 import { NO_SUCH_STATEMENT, TxQuery } from './tx-query.js';
 import { CONNECTION_WAIT, traceWait } from '../../../telemetry/client-span.js';

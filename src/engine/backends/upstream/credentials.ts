@@ -6,7 +6,7 @@
 import type { UpstreamAuth } from '../../../compiler/descriptor.js';
 import { StartupError } from '../../startup-error.js';
 import type { Env } from '../../env.js';
-import { formComponent, percentComponent } from './url.js';
+import { formComponent, percentComponent } from './query-encoding.js';
 
 export interface Credential {
   readonly headers: readonly (readonly [string, string])[];
@@ -68,7 +68,7 @@ export function resolveCredential(auth: UpstreamAuth | undefined, env: Env): Cre
     }
     case 'query': {
       const value = read(env, auth.env);
-      // The URL carries the value escaped by the grant's query encoding (url.ts builds
+      // The URL carries the value escaped by the grant's query encoding (http/url.ts builds
       // the query with the same functions): the credential is shared by every grant, so
       // the exact text of both encodings is a secret of its own.
       const spellings = [...new Set([formComponent, percentComponent].map((c) => c(value)))];

@@ -1,0 +1,182 @@
+/**
+ * One upstream HTTP request through undici's dispatch API, for every kind that speaks
+ * HTTP upstream: the http kind's exchange (http/http-exchange.ts) and the mcp kind's
+ * POST of a JSON-RPC message (mcp/http-post.ts). This part holds what they share: the
+ * deadline over the whole exchange, the caller going away, a request that can no longer
+ * go out in time, and ending the request from a reader. What the response means is the
+ * reader's: it is told the final status and each chunk, and settles the exchange.
+ *
+ * No response stream, no async iterator and no AbortController or event listener per
+ * call (each showed in profiles): the body is handed over straight from the parser.
+ * Redirects are not followed (dispatch never does).
+ */
+import { errors as undiciErrors, type Dispatcher } from 'undici';
+import type { Cancellation } from '../../call-context.js';
+
+/**
+ * The request never went on the wire: its deadline passed before a connection carried
+ * it, or `mayStart` said it could no longer finish in time. The upstream saw nothing.
+ */
+export interface Unsent {
+  readonly kind: 'unsent';
+}
+
+/** The request failed before a reader settled it (connection refused, reset, timed out). */
+export interface Failed {
+  readonly kind: 'failed';
+  readonly err: unknown;
+  readonly timedOut: boolean;
+}
+
+export type ResponseHeaders = Parameters<
+  NonNullable<Dispatcher.DispatchHandler['onResponseStart']>
+>[2];
+
+/** What a reader may do to the exchange it reads. */
+export interface Reading<T> {
+  /** Whether the exchange has its result (a reader may read on past it). */
+  readonly settled: boolean;
+  /** The exchange's result; the first one counts. */
+  settle(result: T): void;
+  /**
+   * Ends the request after the current handler returns (never from inside undici's
+   * parser): the connection is dropped, so an endless or huge body never grows memory
+   * (security.md, "Upstream misbehaviour").
+   */
+  stop(): void;
+}
+
+/** How one kind reads the response: told its final status and each chunk, it settles. */
+export interface ResponseReader<T> {
+  /** A final status (200 and up; an informational one is passed over) and its headers. */
+  start(status: number, headers: ResponseHeaders, x: Reading<T>): void;
+  data(chunk: Buffer, x: Reading<T>): void;
+  end(x: Reading<T>): void;
+  /** The response failed after it started: what to answer instead of `failed`, if anything. */
+  error?(err: unknown): T | undefined;
+}
+
+export interface ExchangeOptions {
+  /** The deadline of the whole exchange, body included. */
+  readonly timeoutMs: number;
+  /** The caller going away aborts the exchange too. */
+  readonly cancel?: Cancellation | undefined;
+  /**
+   * Asked at the moment undici is about to write the request: on a busy event loop that
+   * can be seconds after the call got its connection slot (the socket still connecting,
+   * the loop taking a burst of requests), and a request that can no longer be answered
+   * within its deadline is then not sent at all (docs/reliability.md, "Admission at the
+   * upstream").
+   */
+  readonly mayStart?: (() => boolean) | undefined;
+}
+
+/**
+ * Sends `request` and hands its response to `reader`. The deadline's timer, when it
+ * fires, yields to the I/O already waiting (setImmediate runs after the poll phase): on
+ * a stalled loop the expired timer runs before the answer that arrived in time would
+ * have been read.
+ */
+export function exchange<T>(
+  dispatcher: Dispatcher,
+  request: Dispatcher.DispatchOptions,
+  reader: ResponseReader<T>,
+  o: ExchangeOptions,
+): Promise<T | Failed | Unsent> {
+  return new Promise((resolve) => {
+    const x = new Exchanging(reader, o, resolve);
+    try {
+      dispatcher.dispatch(request, x);
+    } catch (err) {
+      x.settle({ kind: 'failed', err, timedOut: false });
+    }
+  });
+}
+
+class Exchanging<T> implements Dispatcher.DispatchHandler, Reading<T | Failed | Unsent> {
+  private controller: Dispatcher.DispatchController | undefined = undefined;
+  /** Set when the deadline or the caller ended the call before undici started it. */
+  private abortPending = false;
+  private done = false;
+  private timedOut = false;
+  private readonly timer: ReturnType<typeof setTimeout>;
+
+  constructor(
+    private readonly reader: ResponseReader<T>,
+    private readonly o: ExchangeOptions,
+    private readonly resolve: (result: T | Failed | Unsent) => void,
+  ) {
+    this.timer = setTimeout(() => setImmediate(() => this.deadline()), o.timeoutMs);
+    if (o.cancel?.cancelled) this.abortPending = true;
+    else o.cancel?.onCancel(() => this.abort());
+  }
+
+  get settled(): boolean {
+    return this.done;
+  }
+
+  settle(result: T | Failed | Unsent): void {
+    if (this.done) return;
+    this.done = true;
+    clearTimeout(this.timer);
+    this.o.cancel?.onCancel(undefined);
+    this.resolve(result);
+  }
+
+  stop(): void {
+    const c = this.controller;
+    if (!c) return;
+    c.pause();
+    queueMicrotask(() => c.abort(new undiciErrors.RequestAbortedError()));
+  }
+
+  onRequestStart(c: Dispatcher.DispatchController): void {
+    this.controller = c;
+    // Not sending: thrown here, before a byte is written, undici drops the request and
+    // keeps the connection for the next one (abort() would close it, and a new one costs
+    // a connect on the same busy loop).
+    if (this.done || this.abortPending) throw new undiciErrors.RequestAbortedError();
+    if (this.o.mayStart && !this.o.mayStart()) {
+      this.settle({ kind: 'unsent' });
+      throw new undiciErrors.RequestAbortedError();
+    }
+  }
+
+  onResponseStart(
+    _c: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: ResponseHeaders,
+  ): void {
+    if (statusCode < 200) return; // informational; the answer follows
+    this.reader.start(statusCode, headers, this as Reading<T>);
+  }
+
+  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.reader.data(chunk, this as Reading<T>);
+  }
+
+  onResponseEnd(): void {
+    this.reader.end(this as Reading<T>);
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+    this.settle(this.reader.error?.(err) ?? { kind: 'failed', err, timedOut: this.timedOut });
+  }
+
+  private abort(): void {
+    if (this.controller) this.controller.abort(new undiciErrors.RequestAbortedError());
+    else this.abortPending = true;
+  }
+
+  private deadline(): void {
+    if (this.done) return;
+    this.timedOut = true;
+    if (this.controller) this.abort();
+    else this.settle({ kind: 'unsent' });
+  }
+}
+
+/** The first value of a header undici may give as a list. */
+export function headerText(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
