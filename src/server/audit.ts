@@ -6,7 +6,7 @@
 import type { ConsentAudit } from '../engine/consent/consent-step.js';
 import type { Logger } from 'pino';
 import type { CallObserver } from '../engine/call-event.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../telemetry/metrics.js';
 
 export function createCallObserver(log: Logger | false, metrics: Metrics): CallObserver {
   return (e) => {

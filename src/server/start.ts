@@ -19,7 +19,7 @@ import { createCallObserver, createConsentAudit } from './audit.js';
 import { createConsentServices, hasConsent } from '../engine/consent/consent-services.js';
 import type { ListenAddress } from './listen-address.js';
 import { redactLogLines } from './logger.js';
-import { createMetrics, type Metrics } from './metrics.js';
+import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 import { buildRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 import { loadTelemetry } from '../telemetry/load-telemetry.js';
