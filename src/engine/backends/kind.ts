@@ -9,10 +9,11 @@ import type { CompiledSpec, ToolDescriptor } from '../../compiler/descriptor.js'
 import type { EnvelopeInput } from '../../envelope/envelope.js';
 import type { CallArguments } from '../call-arguments.js';
 import type { CallContext } from '../call-context.js';
-import type { Env } from '../env.js';
-import type { EngineError, ErrorCode } from '../error-catalogue.js';
+import type { Env } from '../../process/env.js';
+import type { EngineError } from '../error-catalogue.js';
 import type { Redactor } from '../redact.js';
 import type { ClientSpanFacts, UpstreamLeg } from '../../telemetry/client-span.js';
+import type { McpClientOperation } from '../../telemetry/operation-histograms.js';
 
 export type KindName = ToolDescriptor['backend']['kind'];
 
@@ -40,7 +41,7 @@ export interface KindBackend {
   /** The grant's client span: its name and attributes, built on the first call that records. */
   readonly span: ClientSpanFacts;
   /** A call to an upstream MCP server: the labels it is counted under. */
-  readonly operation?: Omit<UpstreamCall, 'errorType'>;
+  readonly operation?: Omit<McpClientOperation, 'errorType'>;
   /** `leg` is UNTRACED when nothing records (and when a test calls the backend bare). */
   invoke(args: CallArguments, ctx: CallContext, leg?: UpstreamLeg): Promise<BackendOutcome>;
 }
@@ -64,19 +65,6 @@ export interface BackendKind<K extends KindName> extends KindResources {
   /** `redact` knows every secret of the gateway: what the backend returns goes through it. */
   prepare(grant: GrantOf<K>, redact: Redactor): KindBackend;
 }
-
-/** One request a backend made of an upstream MCP server, answered or failed. */
-export interface UpstreamCall {
-  /** The spec's `mcp-server` name. */
-  readonly server: string;
-  readonly method: string;
-  readonly tool?: string;
-  /** The catalogue code of the grant's outcome when it failed. */
-  readonly errorType?: ErrorCode;
-}
-
-/** Told of each upstream call and its seconds (`mcp_client_operation_duration_seconds`). */
-export type UpstreamCallObserver = (call: UpstreamCall, seconds: number) => void;
 
 export interface KindContext<K extends KindName> {
   readonly env: Env;

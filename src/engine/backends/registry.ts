@@ -19,8 +19,10 @@ import type {
   KindName,
   KindResources,
   PreparedBackend,
-  UpstreamCallObserver,
 } from './kind.js';
+import type { Observer } from '../../telemetry/observer.js';
+
+type UpstreamCallObserver = Observer['upstreamCall'];
 
 export const BACKEND_KINDS: { readonly [K in KindName]: () => Promise<KindFactory<K>> } = {
   http: async () => (await import('./http/http-backend.js')).createHttpKind,

@@ -4,7 +4,7 @@
  * with the total in coverage; writes without RETURNING answer {"rowCount": n}.
  */
 import { createHash } from 'node:crypto';
-import { StartupError } from '../../startup-error.js';
+import { StartupError } from '../../../process/startup-error.js';
 import type { BackendKind, BackendOutcome, GrantOf, KindBackend, KindContext } from '../kind.js';
 import { bindValue } from './pg-values.js';
 import type { SqlExecutor } from './sql-executor.js';
