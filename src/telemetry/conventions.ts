@@ -155,7 +155,8 @@ export type Guard =
 /**
  * By the engine's catalogue codes (engine/error-catalogue.ts), spelled here as text:
  * telemetry imports nothing of the engine, which reports through it.
- * test/telemetry/conventions.test.ts holds every refusal code of the catalogue to a guard.
+ * test/telemetry/conventions.test.ts holds the catalogue's consent, upstream and SQL codes
+ * to a guard.
  */
 const GUARDS: Readonly<Record<string, Guard>> = {
   INSUFFICIENT_SCOPE: 'scope',
