@@ -5,7 +5,7 @@
  */
 import type { EmbeddedOptions } from '../../src/engine/backends/sql/embedded-executor.js';
 import type { SqlExecutor } from '../../src/engine/backends/sql/sql-executor.js';
-import { StartupError } from '../../src/engine/startup-error.js';
+import { StartupError } from '../../src/process/startup-error.js';
 
 export async function createEmbeddedExecutor(_opts: EmbeddedOptions): Promise<SqlExecutor> {
   throw new StartupError(

@@ -7,7 +7,7 @@
  * metadata URL in the challenges, and its URL accepted as a token's audience there.
  */
 import type { FastifyRequest } from 'fastify';
-import type { Env } from '../engine/env.js';
+import type { Env } from '../process/env.js';
 import { ANONYMOUS, type Caller } from '../engine/caller.js';
 import { engineError, type EngineError } from '../engine/error-catalogue.js';
 import type { AccessDescriptor } from '../compiler/descriptor.js';

@@ -6,9 +6,9 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AccessDescriptor } from '../compiler/descriptor.js';
-import type { Env } from '../engine/env.js';
+import type { Env } from '../process/env.js';
 import type { Caller } from '../engine/caller.js';
-import { StartupError } from '../engine/startup-error.js';
+import { StartupError } from '../process/startup-error.js';
 
 interface StoredKey {
   readonly digest: Buffer;

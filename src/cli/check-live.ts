@@ -8,7 +8,7 @@ import type { CompiledSpec, ToolDescriptor } from '../compiler/descriptor.js';
 import type { GrantOf } from '../engine/backends/kind.js';
 import { openServers, type OpenedServers } from '../engine/backends/mcp/open-servers.js';
 import { driftLine, toolDrift } from '../engine/backends/mcp/tool-drift.js';
-import type { Env } from '../engine/env.js';
+import type { Env } from '../process/env.js';
 import { makeRedactor, type Redactor } from '../engine/redact.js';
 import { readableError } from './output.js';
 

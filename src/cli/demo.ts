@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { startDemoApi } from '../demo/demo-api.js';
-import { StartupError } from '../engine/startup-error.js';
+import { StartupError } from '../process/startup-error.js';
 import { formatDiagnostic } from '../compiler/diagnostics.js';
 import { compileSpecFile } from '../compiler/load-spec.js';
 import { parseListen } from '../server/listen-address.js';

@@ -1,5 +1,5 @@
 /** `mcp-beaver serve <spec>`: compile, prepare, listen, and drain on SIGTERM/SIGINT. */
-import { StartupError } from '../engine/startup-error.js';
+import { StartupError } from '../process/startup-error.js';
 import { parseListen } from '../server/listen-address.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/start.js';

@@ -1,27 +1,11 @@
 /**
- * What the audit line and the metrics learn of one finished tool call: who called what,
- * how it ended and how long it took, never its arguments.
+ * The event the observer (telemetry/observer.ts) learns of one finished tool call: who
+ * called what, how it ended and how long it took, never its arguments.
  */
 import type { Caller } from './caller.js';
 import type { CallContext } from './call-context.js';
-import type { ErrorCode } from './error-catalogue.js';
 import type { Asked, Outcome } from './execute.js';
-
-export interface CallEvent {
-  readonly tool: string;
-  readonly caller: string;
-  readonly origin?: CallContext['origin'];
-  readonly traceId?: string;
-  /** 'ok', 'input_required' (the caller's user is asked first), or the catalogue code of the failure. */
-  readonly outcome: 'ok' | 'input_required' | ErrorCode;
-  readonly durationMs: number;
-  readonly bytes?: number;
-  readonly truncated?: boolean;
-  readonly overBudget?: boolean;
-  readonly upstreamStatus?: number;
-}
-
-export type CallObserver = (event: CallEvent) => void;
+import type { CallEvent } from '../telemetry/observer.js';
 
 /** The event of a call to `tool` that ended with `out` (already redacted). */
 export function callEvent(

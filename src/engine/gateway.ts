@@ -9,13 +9,13 @@ import type { Logger } from 'pino';
 import type { CompiledSpec } from '../compiler/descriptor.js';
 import { Admission } from './admission.js';
 import { openKinds, type OpenKinds } from './backends/registry.js';
-import type { UpstreamCallObserver } from './backends/kind.js';
 import type { CallArguments } from './call-arguments.js';
 import type { CallContext } from './call-context.js';
-import { callEvent, type CallObserver } from './call-event.js';
+import { callEvent } from './call-event.js';
+import type { Observer } from '../telemetry/observer.js';
 import type { Caller } from './caller.js';
 import { complete, type Completion, type CompletionRef } from './completion.js';
-import type { Env } from './env.js';
+import type { Env } from '../process/env.js';
 import type { EngineError } from './error-catalogue.js';
 import { execute, type Asked, type Outcome } from './execute.js';
 import {
@@ -42,9 +42,8 @@ export interface GatewayOptions {
   readonly log?: Pick<Logger, 'warn' | 'info'>;
   /** Credentials held outside the backends (inbound API keys), redacted like the rest. */
   readonly extraSecrets?: readonly string[];
-  readonly observer?: CallObserver;
-  /** Told of each call a backend makes to an upstream MCP server. */
-  readonly onUpstreamCall?: UpstreamCallObserver;
+  /** Told of each finished call, and of each call a backend makes to an upstream MCP server. */
+  readonly observer?: Observer;
   /**
    * Counts `rate-limit` grants; the server passes one that outlives reloads. Without it
    * a spec with rate limits gets a per-gateway in-process limiter.
@@ -73,7 +72,7 @@ export class Gateway {
     private readonly kinds: OpenKinds,
     readonly redact: Redactor,
     private readonly admission: Admission,
-    private readonly observer: CallObserver | undefined,
+    private readonly observer: Observer | undefined,
     private readonly ownedLimiter?: RateLimiter,
     private readonly ownedConsent?: OwnedConsentServices,
     /** The approvals store calls of this spec park in, when a grant has `approve`. */
@@ -121,7 +120,7 @@ export class Gateway {
         env: opts.env ?? process.env,
         spec,
         ...(opts.log && { log: opts.log }),
-        ...(opts.onUpstreamCall && { onUpstreamCall: opts.onUpstreamCall }),
+        ...(opts.observer && { onUpstreamCall: opts.observer.upstreamCall }),
       });
       // One matcher for every secret of every kind and the inbound API keys, built before
       // any grant is prepared: backends redact with it where upstream bytes become text.
@@ -257,7 +256,7 @@ export class Gateway {
       ran.ok || ran.error === undefined
         ? ran
         : { ok: false as const, error: redactError(this.redact, ran.error) };
-    this.observer?.(callEvent(op.name, caller, ctx, out, performance.now() - started));
+    this.observer?.call(callEvent(op.name, caller, ctx, out, performance.now() - started));
     return out;
   }
 

@@ -23,7 +23,7 @@ import { restErrorHandler, sendRestError } from '../projection/rest/rest-error.j
 import { registerMetadataRoutes } from '../access/metadata-routes.js';
 import { catalogProjection } from '../projection/catalog/catalog-routes.js';
 import type { Runtime } from './runtime.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../telemetry/metrics.js';
 import { metricsRoute } from './metrics-route.js';
 import { answerClientError } from './client-errors.js';
 import { drainUnreadBody } from './unread-body.js';

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { engineError, type EngineError } from '../engine/error-catalogue.js';
 import { restError } from '../projection/rest/rest-error.js';
 import type { ListenAddress } from './listen-address.js';
-import type { Metrics } from './metrics.js';
+import type { Metrics } from '../telemetry/metrics.js';
 import { prepareRequestGuard } from './request-guards.js';
 
 export interface MetricsListener {

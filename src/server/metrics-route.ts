@@ -10,7 +10,7 @@ import { challengeOf } from '../access/challenge.js';
 import { engineError } from '../engine/error-catalogue.js';
 import { missingScopes } from '../engine/guards/scopes.js';
 import { restErrorHandler, sendRestError } from '../projection/rest/rest-error.js';
-import { METRICS_SCOPE, type Metrics } from './metrics.js';
+import { METRICS_SCOPE, type Metrics } from '../telemetry/metrics.js';
 
 export interface MetricsRouteOptions {
   readonly current: () => GatedRuntime;

@@ -5,9 +5,8 @@
  */
 import type { Logger } from 'pino';
 import { createAccessControl } from '../access/access-control.js';
-import type { Env } from '../engine/env.js';
-import type { CallObserver } from '../engine/call-event.js';
-import type { UpstreamCallObserver } from '../engine/backends/kind.js';
+import type { Env } from '../process/env.js';
+import type { Observer } from '../telemetry/observer.js';
 import { Gateway } from '../engine/gateway.js';
 import type { ConsentServices } from '../engine/consent/consent-types.js';
 import type { RateLimiter } from '../engine/rate-limit/rate-limiter.js';
@@ -32,8 +31,8 @@ export interface RuntimeOptions {
   readonly loopbackOnly: boolean;
   readonly maxInFlight?: number;
   readonly log?: Logger;
-  readonly observer?: CallObserver;
-  readonly onUpstreamCall?: UpstreamCallObserver;
+  /** Where each call and each upstream call is reported (server/audit.ts). */
+  readonly observer?: Observer;
   /** One per server process, so rate-limit counts survive reloads. */
   readonly rateLimiter?: RateLimiter;
   /** One per server process, so pending approvals and spent states survive reloads. */
@@ -60,7 +59,6 @@ export async function buildRuntime(
     ...(opts.log && { log: opts.log }),
     ...(opts.maxInFlight && { maxInFlight: opts.maxInFlight }),
     ...(opts.observer && { observer: opts.observer }),
-    ...(opts.onUpstreamCall && { onUpstreamCall: opts.onUpstreamCall }),
     ...(opts.rateLimiter && { rateLimiter: opts.rateLimiter }),
     ...(opts.consent && { consent: opts.consent }),
   });

@@ -5,21 +5,21 @@
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { Env } from '../engine/env.js';
+import type { Env } from '../process/env.js';
 import type { Gateway } from '../engine/gateway.js';
 import { createServerLimiter } from '../engine/rate-limit/server-limiter.js';
-import { StartupError } from '../engine/startup-error.js';
+import { StartupError } from '../process/startup-error.js';
 import type { SpecOverrides } from '../compiler/compile-spec.js';
 import type { CompiledSpec } from '../compiler/descriptor.js';
 import { formatDiagnostic, type Diagnostic } from '../compiler/diagnostics.js';
 import { compileSpecFile } from '../compiler/load-spec.js';
 import { composeRedactors } from '../engine/redact.js';
 import { buildApp } from './app.js';
-import { createCallObserver, createConsentAudit } from './audit.js';
+import { createConsentAudit, createObserver } from './audit.js';
 import { createConsentServices, hasConsent } from '../engine/consent/consent-services.js';
 import type { ListenAddress } from './listen-address.js';
 import { redactLogLines } from './logger.js';
-import { createMetrics, type Metrics } from './metrics.js';
+import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 import { buildRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 import { loadTelemetry } from '../telemetry/load-telemetry.js';
@@ -145,8 +145,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     env,
     allowedHosts: opts.allowedHosts ?? [],
     loopbackOnly: listen.loopback,
-    observer: createCallObserver(logger, metrics),
-    onUpstreamCall: metrics.observeMcpClientOperation,
+    observer: createObserver(logger, metrics),
     ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
     ...(opts.maxInFlight && { maxInFlight: opts.maxInFlight }),
     ...(logger && { log: logger }),

@@ -4,11 +4,19 @@
  * catalogue code with the guard that refused it. Both surfaces call it, only when their
  * span is recording.
  */
-import type { Asked, Outcome } from '../engine/execute.js';
+import type { Coverage } from '../envelope/envelope.js';
 import { coverageAttributes, refusedBy } from './conventions.js';
 import type { Span } from './span.js';
 
-export function recordCall(span: Span, grant: string, out: Outcome | Asked): void {
+/**
+ * What the span reads of the engine's answer (engine/execute.ts `Outcome | Asked`): an
+ * envelope, a failure with its catalogue code, or a question (no error).
+ */
+export type CallAnswer =
+  | { readonly ok: true; readonly envelope: { readonly envelope: { readonly coverage: Coverage } } }
+  | { readonly ok: false; readonly error?: { readonly code: string } | undefined };
+
+export function recordCall(span: Span, grant: string, out: CallAnswer): void {
   if (out.ok) {
     span.setAttributes(coverageAttributes(grant, out.envelope.envelope.coverage));
     return;

@@ -14,7 +14,7 @@
  * imports) the SDK is in chunks of its own, which `serve` without OTLP never parses.
  */
 import type { Registry } from 'prom-client';
-import type { Env } from '../engine/env.js';
+import type { Env } from '../process/env.js';
 import type { TelemetryLog } from './otel-telemetry.js';
 import { TELEMETRY_OFF, type Telemetry } from './telemetry.js';
 import { telemetryConfigFrom } from './telemetry-config.js';

@@ -1,5 +1,5 @@
 /**
- * The operation histograms of the one metrics registry (server/operation-histograms.ts)
+ * The operation histograms of the one metrics registry (operation-histograms.ts)
  * as an OpenTelemetry `MetricProducer`: OTLP export reads the series `/metrics` serves,
  * so there is no second bookkeeping. Each collect() reads the three histograms and gives
  * them back in the conventions' names (`mcp.server.operation.duration`, seconds) with
@@ -23,7 +23,7 @@ import {
   HTTP_SERVER_DURATION,
   MCP_CLIENT_DURATION,
   MCP_SERVER_DURATION,
-} from '../server/operation-histograms.js';
+} from './operation-histograms.js';
 
 interface Exported {
   readonly prom: string;

@@ -5,8 +5,8 @@
  * start-up with the variable's name. Header values are never echoed: they hold collector
  * credentials.
  */
-import type { Env } from '../engine/env.js';
-import { StartupError } from '../engine/startup-error.js';
+import type { Env } from '../process/env.js';
+import { StartupError } from '../process/startup-error.js';
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 

@@ -2,7 +2,7 @@
  * The gateway's traces (issue 30): server spans for its requests, and their children,
  * in the names of the OpenTelemetry MCP semantic conventions (conventions.ts). The
  * operation histograms are not here: they live in the one metrics registry
- * (server/metrics.ts), which /metrics serves always and OTLP export reads when on, so
+ * (metrics.ts), which /metrics serves always and OTLP export reads when on, so
  * there is no second bookkeeping. TELEMETRY_OFF is what every server holds unless OTLP export is
  * switched on (`OTEL_EXPORTER_OTLP_*ENDPOINT`, or `serve --otlp <url>`); only then is
  * the OpenTelemetry SDK imported (otel-telemetry.ts), so a gateway without it loads no

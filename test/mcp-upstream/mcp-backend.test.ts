@@ -18,7 +18,7 @@ import { messageText } from '../../src/engine/backends/mcp/json-rpc-message.js';
 import type { BackendKind, GrantOf } from '../../src/engine/backends/kind.js';
 import { NumberTexts, parseJson } from '../../src/engine/number-text.js';
 import { makeRedactor } from '../../src/engine/redact.js';
-import { StartupError } from '../../src/engine/startup-error.js';
+import { StartupError } from '../../src/process/startup-error.js';
 import { EVERYTHING, HOSTILE, NODE, until } from './upstream-helpers.js';
 
 function server(

@@ -27,7 +27,7 @@ import {
   type RateLimiter,
 } from '../../src/engine/rate-limit/rate-limiter.js';
 import { createServerLimiter } from '../../src/engine/rate-limit/server-limiter.js';
-import { StartupError } from '../../src/engine/startup-error.js';
+import { StartupError } from '../../src/process/startup-error.js';
 import { compileSpecText } from '../../src/compiler/load-spec.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { serveProcess, type GatewayProcess } from '../helpers/gateway-process.js';

@@ -4,7 +4,7 @@ import {
   DataPointType,
   type HistogramMetricData,
 } from '@opentelemetry/sdk-metrics';
-import { createMetrics } from '../../src/server/metrics.js';
+import { createMetrics } from '../../src/telemetry/metrics.js';
 import { createPromMetricProducer, histogramOf } from '../../src/telemetry/prom-metric-producer.js';
 
 async function collected(observe: (m: ReturnType<typeof createMetrics>) => void) {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StartupError } from '../../src/engine/startup-error.js';
+import { StartupError } from '../../src/process/startup-error.js';
 import { TELEMETRY_OFF } from '../../src/telemetry/telemetry.js';
 import { startGateway } from '../helpers/gateway.js';
 import { KIND, startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StartupError } from '../../src/engine/startup-error.js';
+import { StartupError } from '../../src/process/startup-error.js';
 import { telemetryConfigFrom } from '../../src/telemetry/telemetry-config.js';
 
 function refusal(env: Record<string, string>, flag?: string): StartupError {

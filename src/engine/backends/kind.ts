@@ -9,9 +9,11 @@ import type { CompiledSpec, ToolDescriptor } from '../../compiler/descriptor.js'
 import type { EnvelopeInput } from '../../envelope/envelope.js';
 import type { CallArguments } from '../call-arguments.js';
 import type { CallContext } from '../call-context.js';
-import type { Env } from '../env.js';
-import type { EngineError, ErrorCode } from '../error-catalogue.js';
+import type { Env } from '../../process/env.js';
+import type { EngineError } from '../error-catalogue.js';
 import type { Redactor } from '../redact.js';
+import type { ClientSpanFacts, UpstreamLeg } from '../../telemetry/client-span.js';
+import type { McpClientOperation } from '../../telemetry/operation-histograms.js';
 
 export type KindName = ToolDescriptor['backend']['kind'];
 
@@ -28,6 +30,20 @@ export type BackendOutcome =
 export interface PreparedBackend {
   /** The validated arguments, with the caller's text of their numbers. */
   invoke(args: CallArguments, ctx: CallContext): Promise<BackendOutcome>;
+}
+
+/**
+ * One grant's backend as its kind prepares it. The registry wraps its `invoke` once
+ * (registry.ts): the client span named by `span`, and the upstream call's histogram when
+ * `operation` says which; the backend reports through `leg` and writes no telemetry.
+ */
+export interface KindBackend {
+  /** The grant's client span: its name and attributes, built on the first call that records. */
+  readonly span: ClientSpanFacts;
+  /** A call to an upstream MCP server: the labels it is counted under. */
+  readonly operation?: Omit<McpClientOperation, 'errorType'>;
+  /** `leg` is UNTRACED when nothing records (and when a test calls the backend bare). */
+  invoke(args: CallArguments, ctx: CallContext, leg?: UpstreamLeg): Promise<BackendOutcome>;
 }
 
 /** Resources shared by all grants of one kind (an HTTP agent, a database pool). */
@@ -47,21 +63,8 @@ export interface KindResources {
 
 export interface BackendKind<K extends KindName> extends KindResources {
   /** `redact` knows every secret of the gateway: what the backend returns goes through it. */
-  prepare(grant: GrantOf<K>, redact: Redactor): PreparedBackend;
+  prepare(grant: GrantOf<K>, redact: Redactor): KindBackend;
 }
-
-/** One request a backend made of an upstream MCP server, answered or failed. */
-export interface UpstreamCall {
-  /** The spec's `mcp-server` name. */
-  readonly server: string;
-  readonly method: string;
-  readonly tool?: string;
-  /** The catalogue code of the grant's outcome when it failed. */
-  readonly errorType?: ErrorCode;
-}
-
-/** Told of each upstream call and its seconds (`mcp_client_operation_duration_seconds`). */
-export type UpstreamCallObserver = (call: UpstreamCall, seconds: number) => void;
 
 export interface KindContext<K extends KindName> {
   readonly env: Env;
@@ -69,7 +72,6 @@ export interface KindContext<K extends KindName> {
   readonly grants: readonly GrantOf<K>[];
   readonly spec: CompiledSpec;
   readonly log?: Pick<Logger, 'warn' | 'info'>;
-  readonly onUpstreamCall?: UpstreamCallObserver;
 }
 
 /** What a kind's module exports: opens the kind for a spec's grants of it. */

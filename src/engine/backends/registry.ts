@@ -9,14 +9,20 @@
  */
 import type { CompiledSpec, ToolDescriptor } from '../../compiler/descriptor.js';
 import type { Redactor } from '../redact.js';
+import { ClientSpans, UNTRACED } from '../../telemetry/client-span.js';
 import type {
+  BackendOutcome,
   GrantOf,
+  KindBackend,
   KindContext,
   KindFactory,
   KindName,
   KindResources,
   PreparedBackend,
 } from './kind.js';
+import type { Observer } from '../../telemetry/observer.js';
+
+type UpstreamCallObserver = Observer['upstreamCall'];
 
 export const BACKEND_KINDS: { readonly [K in KindName]: () => Promise<KindFactory<K>> } = {
   http: async () => (await import('./http/http-backend.js')).createHttpKind,
@@ -40,7 +46,10 @@ export interface OpenKinds {
 }
 
 /** What opening a kind needs besides its grants. */
-export type OpenContext = Omit<KindContext<KindName>, 'grants'>;
+export interface OpenContext extends Omit<KindContext<KindName>, 'grants'> {
+  /** Told of each call to an upstream MCP server (`mcp_client_operation_duration_seconds`). */
+  readonly onUpstreamCall?: UpstreamCallObserver;
+}
 
 /**
  * Loads and opens only the kinds `spec` has grants of, in registry order. If one fails
@@ -48,10 +57,12 @@ export type OpenContext = Omit<KindContext<KindName>, 'grants'>;
  */
 export async function openKinds(spec: CompiledSpec, ctx: OpenContext): Promise<OpenKinds> {
   const opened: OpenKind[] = [];
+  const { onUpstreamCall, ...kindContext } = ctx;
   try {
     for (const name of KIND_NAMES) {
       const grants = grantsOf(spec.tools, name);
-      if (grants.length > 0) opened.push(await openKind(name, { ...ctx, grants }));
+      if (grants.length > 0)
+        opened.push(await openKind(name, { ...kindContext, grants }, onUpstreamCall));
     }
   } catch (err) {
     await closeAll(opened.map((k) => k.resources));
@@ -88,12 +99,51 @@ function grantsOf<K extends KindName>(tools: readonly ToolDescriptor[], kind: K)
 }
 
 /** Loads the kind's module and opens it for `ctx.grants`. */
-async function openKind<K extends KindName>(name: K, ctx: KindContext<K>): Promise<OpenKind> {
+async function openKind<K extends KindName>(
+  name: K,
+  ctx: KindContext<K>,
+  onUpstreamCall: UpstreamCallObserver | undefined,
+): Promise<OpenKind> {
   const factory: KindFactory<K> = await BACKEND_KINDS[name]();
   const kind = await factory(ctx);
   return {
     resources: kind,
-    prepareAll: (redact) => new Map(ctx.grants.map((g) => [g.name, kind.prepare(g, redact)])),
+    prepareAll: (redact) =>
+      new Map(ctx.grants.map((g) => [g.name, observed(kind.prepare(g, redact), onUpstreamCall)])),
+  };
+}
+
+/**
+ * The one place a backend's upstream call is observed (docs/observability.md, "Spans"
+ * and "Metrics"): its client span when the request's span records, and the
+ * histogram of a call to an upstream MCP server. A call nothing observes goes straight
+ * to the backend: no span, no timing, no second promise.
+ */
+function observed(backend: KindBackend, onUpstreamCall?: UpstreamCallObserver): PreparedBackend {
+  const spans = new ClientSpans(backend.span);
+  const counted = backend.operation && onUpstreamCall && { op: backend.operation, onUpstreamCall };
+  return {
+    invoke(args, ctx) {
+      if (!ctx.span?.recording && !counted) return backend.invoke(args, ctx, UNTRACED);
+      return traced();
+
+      async function traced(): Promise<BackendOutcome> {
+        const started = performance.now();
+        const leg = ctx.span?.recording ? spans.leg(ctx.span) : undefined;
+        let out: BackendOutcome | undefined;
+        try {
+          out = await backend.invoke(args, ctx, leg ?? UNTRACED);
+        } finally {
+          leg?.end(out === undefined || out.ok ? undefined : out.error.code);
+        }
+        // The upstream's tool name is the spec's (`tool=`), so the label is bounded by it.
+        counted?.onUpstreamCall(
+          { ...counted.op, ...(!out.ok && { errorType: out.error.code }) },
+          (performance.now() - started) / 1000,
+        );
+        return out;
+      }
+    },
   };
 }
 

@@ -7,9 +7,9 @@
  */
 import type { Logger } from 'pino';
 import type { CompiledSpec } from '../../compiler/descriptor.js';
-import type { Env } from '../env.js';
+import type { Env } from '../../process/env.js';
 import { redisUrlFrom } from '../redis-url.js';
-import { StartupError } from '../startup-error.js';
+import { StartupError } from '../../process/startup-error.js';
 import type { ApprovalStore } from './approvals.js';
 import { consentKeyFrom, randomConsentKey } from './consent-key.js';
 import type { ConsentAudit, ConsentServices } from './consent-types.js';

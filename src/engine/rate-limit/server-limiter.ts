@@ -4,7 +4,7 @@
  * names a variable holding a redis:// URL.
  */
 import type { Logger } from 'pino';
-import type { Env } from '../env.js';
+import type { Env } from '../../process/env.js';
 import { redisUrlFrom } from '../redis-url.js';
 import type { CompiledSpec } from '../../compiler/descriptor.js';
 import { createMemoryLimiter } from './memory-limiter.js';

@@ -14,7 +14,7 @@ export interface RpcReply {
   /**
    * A refusal's or failure's code (a JSON-RPC error's catalogue or protocol code, an
    * isError result's catalogue code): the request span's `error.type` and the operation
-   * histogram's (server/operation-histograms.ts). A constant string, so it costs the reply nothing.
+   * histogram's (telemetry/operation-histograms.ts). A constant string, so it costs the reply nothing.
    */
   readonly errorType?: string;
 }

@@ -27,7 +27,7 @@ import { clientWentAway } from '../client-went-away.js';
 import { clipped } from '../../engine/refusal-text.js';
 import { approvalPageUrl } from '../approval-url.js';
 import { TELEMETRY_OFF, type Telemetry } from '../../telemetry/telemetry.js';
-import type { OperationHistograms } from '../../server/operation-histograms.js';
+import type { OperationHistograms } from '../../telemetry/operation-histograms.js';
 import { operationOf } from './operation-of.js';
 import { sendRestError } from '../rest/rest-error.js';
 import type { Served } from '../../access/authenticate.js';

@@ -1,11 +1,11 @@
 /**
- * What the operation histogram says of one answered MCP request (server/operation-histograms.ts):
+ * What the operation histogram says of one answered MCP request (telemetry/operation-histograms.ts):
  * read from the message the route already parsed, after it was answered, so the
  * dispatch path carries nothing more. Every value is bounded: a tool name only when the
  * spec has that grant, a version only when this gateway serves it.
  */
 import type { Gateway } from '../../engine/gateway.js';
-import type { ErrorType, McpOperation } from '../../server/operation-histograms.js';
+import type { ErrorType, McpOperation } from '../../telemetry/operation-histograms.js';
 import type { Headers, ReadMessage } from './handle-message.js';
 import type { RpcReply } from './jsonrpc.js';
 import { field, servedVersionOf } from './served-version.js';

@@ -14,7 +14,7 @@
  * made-up tool names are one span name, not 50 in the tracing backend's index.
  */
 import type { Gateway } from '../../engine/gateway.js';
-import { methodLabel } from '../../server/operation-histograms.js';
+import { methodLabel } from '../../telemetry/operation-histograms.js';
 import type { TraceParent } from '../../telemetry/telemetry.js';
 import type { Span } from '../../telemetry/span.js';
 import {

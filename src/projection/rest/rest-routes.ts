@@ -32,7 +32,7 @@ import { NO_SPAN, type Span } from '../../telemetry/span.js';
 import { recordCall } from '../../telemetry/call-span.js';
 import { traceRestCall } from './rest-call-span.js';
 import type { ErrorCode } from '../../engine/error-catalogue.js';
-import type { OperationHistograms } from '../../server/operation-histograms.js';
+import type { OperationHistograms } from '../../telemetry/operation-histograms.js';
 
 export type { RestListing, RestRuntime } from './rest-runtime.js';
 

@@ -8,13 +8,7 @@ import { Agent, errors as undiciErrors } from 'undici';
 import type { HttpBackend } from '../../../compiler/descriptor.js';
 import { engineError, type EngineError } from '../../error-catalogue.js';
 import type { Redactor } from '../../redact.js';
-import type {
-  BackendKind,
-  BackendOutcome,
-  GrantOf,
-  KindContext,
-  PreparedBackend,
-} from '../kind.js';
+import type { BackendKind, BackendOutcome, GrantOf, KindBackend, KindContext } from '../kind.js';
 import type { CallArguments } from '../../call-arguments.js';
 import type { CallContext, Cancellation } from '../../call-context.js';
 import { buildBody, planBody } from './body.js';
@@ -26,8 +20,7 @@ import { classifyFailure, upstreamStatusError } from '../upstream/upstream-error
 import { EXCERPT_BYTES, exchange, type Exchange } from './http-exchange.js';
 import { ADMITTED, ConnectionGate, type GateRefusal } from '../upstream/connection-gate.js';
 import { readCapFor } from '../upstream/read-cap.js';
-import { NO_SPAN, type Span } from '../../../telemetry/span.js';
-import { ClientSpans, CONNECTION_WAIT, traceWait } from '../../../telemetry/client-span.js';
+import { UNTRACED, type UpstreamLeg } from '../../../telemetry/client-span.js';
 import { httpClientAttributes, httpClientSpanName } from '../../../telemetry/conventions.js';
 
 const USER_AGENT = 'mcp-beaver/0.1';
@@ -84,7 +77,7 @@ function prepareHttpGrant(
   agent: Agent,
   gate: ConnectionGate,
   redact: Redactor,
-): PreparedBackend {
+): KindBackend {
   const backend: HttpBackend = d.backend;
   const url = planUrl(backend, d.arguments, credential.query);
   const body = planBody(backend, d.arguments);
@@ -99,14 +92,18 @@ function prepareHttpGrant(
   const readCap = readCapFor(d.limits.maxBytes);
   const timeoutMs = backend.timeoutMs;
   const shaped = d.shape !== undefined;
-  // Its name and attributes are the grant's, built on the first call that records.
-  const spans = new ClientSpans(
-    () => httpClientSpanName(backend.method, backend.pathTemplate),
-    () => httpClientAttributes(backend.method, backend.baseUrl, backend.pathTemplate),
-  );
 
   return {
-    async invoke(args: CallArguments, ctx: CallContext): Promise<BackendOutcome> {
+    // The client span's name and attributes are the grant's, never a value sent.
+    span: {
+      name: () => httpClientSpanName(backend.method, backend.pathTemplate),
+      attributes: () => httpClientAttributes(backend.method, backend.baseUrl, backend.pathTemplate),
+    },
+    async invoke(
+      args: CallArguments,
+      ctx: CallContext,
+      leg: UpstreamLeg = UNTRACED,
+    ): Promise<BackendOutcome> {
       const target = buildTarget(url, args.value);
       const escaped = targetEscapes(url, target);
       if (escaped)
@@ -119,17 +116,14 @@ function prepareHttpGrant(
       // with what is left of it.
       const arrived = performance.now();
       let entry = gate.enter({ budgetMs: timeoutMs, mustFinish: true, cancel: ctx.cancel });
-      if (entry instanceof Promise)
-        entry = ctx.span?.recording
-          ? await traceWait(ctx.span, CONNECTION_WAIT, entry)
-          : await entry;
+      if (entry instanceof Promise) entry = await leg.wait(entry);
       if (entry !== ADMITTED) return { ok: false, error: refusalError(entry, timeoutMs) };
 
       // With telemetry on the upstream request is a client span of its own, and the
       // traceparent sent names it; off, the child id the projection made goes.
-      const client = ctx.span?.recording ? spans.start(ctx.span) : NO_SPAN;
-      const traceparent = client.recording ? client.traceparent() : ctx.traceparent;
-      const tracestate = client.recording ? client.tracestate() : undefined;
+      const sent = leg.send();
+      const traceparent = sent ? sent.traceparent : ctx.traceparent;
+      const tracestate = sent?.tracestate;
       const { baggage } = ctx;
       const reqHeaders = payload || traceparent || baggage ? { ...headers } : headers;
       if (payload) reqHeaders['content-type'] = payload.contentType;
@@ -206,18 +200,10 @@ function prepareHttpGrant(
             : body;
         }
       }
-      if (client.recording) endClientSpan(client, read, out);
+      if (read.kind === 'status' || read.kind === 'body') leg.answered(read.status);
       return out;
     },
   };
-}
-
-/** The upstream call's span ends with the status it answered, failed with our code if it failed. */
-function endClientSpan(span: Span, read: Exchange, out: BackendOutcome): void {
-  if (read.kind === 'status' || read.kind === 'body')
-    span.setAttribute('http.response.status_code', read.status);
-  if (!out.ok) span.fail(out.error.code);
-  span.end();
 }
 
 function refusalError(refusal: GateRefusal, timeoutMs: number): EngineError {

@@ -6,22 +6,14 @@
  * with the caller's numbers as written. Drift is checked at boot, when the upstream says
  * its tools changed, and at most every 10 minutes (tool-drift.ts).
  */
-import type {
-  GrantOf,
-  BackendKind,
-  BackendOutcome,
-  KindContext,
-  PreparedBackend,
-  UpstreamCallObserver,
-} from '../kind.js';
+import type { GrantOf, BackendKind, BackendOutcome, KindBackend, KindContext } from '../kind.js';
 import { makeRedactor, type Redactor } from '../../redact.js';
 import { buildObject, planObject } from '../upstream/argument-object.js';
 import { mapUpstreamFailure, mapUpstreamValue } from './mcp-outcome.js';
 import { openServers, type OpenedServer } from './open-servers.js';
 import type { UpstreamLog } from './upstream-log.js';
 import { driftLine, toolDrift } from './tool-drift.js';
-import { NO_SPAN } from '../../../telemetry/span.js';
-import { ClientSpans } from '../../../telemetry/client-span.js';
+import { UNTRACED } from '../../../telemetry/client-span.js';
 import { mcpClientAttributes, mcpClientSpanName } from '../../../telemetry/conventions.js';
 
 /** Drift is looked for again at most this often without a list_changed. */
@@ -32,7 +24,6 @@ export async function createMcpKind({
   grants,
   spec,
   log,
-  onUpstreamCall,
 }: KindContext<'mcp'>): Promise<BackendKind<'mcp'>> {
   const say: UpstreamLog = (level, message) => log?.[level](message);
   // Until the gateway's redactor exists (prepare), the kind's own secrets are redacted.
@@ -76,7 +67,7 @@ export async function createMcpKind({
   return {
     prepare(d, gatewayRedact) {
       redactor = gatewayRedact;
-      return prepareMcpGrant(d, byName.get(d.backend.server)!, gatewayRedact, onUpstreamCall);
+      return prepareMcpGrant(d, byName.get(d.backend.server)!, gatewayRedact);
     },
     secrets: () => opened.secrets,
     sentValues: () => opened.sent,
@@ -93,55 +84,33 @@ export async function createMcpKind({
   };
 }
 
-function prepareMcpGrant(
-  d: GrantOf<'mcp'>,
-  server: OpenedServer,
-  redact: Redactor,
-  observe?: UpstreamCallObserver,
-): PreparedBackend {
+function prepareMcpGrant(d: GrantOf<'mcp'>, server: OpenedServer, redact: Redactor): KindBackend {
   const b = d.backend;
   // Every declared field fills the arguments object (`arg=` projections at their paths).
   const plan = planObject(b.fields, d.arguments, b.setArgs, (a) => a.in !== 'projection');
   const shaped = d.shape !== undefined;
   const { upstream } = server;
-  const spans = new ClientSpans(
-    () => mcpClientSpanName(b.tool),
-    () => mcpClientAttributes(b.tool),
-  );
   return {
-    async invoke(args, ctx): Promise<BackendOutcome> {
+    span: { name: () => mcpClientSpanName(b.tool), attributes: () => mcpClientAttributes(b.tool) },
+    // The upstream's tool name is the spec's (`tool=`), so the label is bounded by it.
+    operation: { server: server.descriptor.name, method: 'tools/call', tool: b.tool },
+    async invoke(args, ctx, leg = UNTRACED): Promise<BackendOutcome> {
       const { value, texts } = buildObject(plan, args);
       // The upstream continues the call's trace from `_meta.traceparent`: the client
       // span's with telemetry on, else the child id the projection made (as HTTP sends).
-      const client = ctx.span?.recording ? spans.start(ctx.span) : NO_SPAN;
-      const started = performance.now();
+      const sent = leg.send();
       const out = await upstream.callTool(b.tool, value, {
         timeoutMs: b.timeoutMs,
         cancel: ctx.cancel,
         retryOnNewSession: b.retryOnNewSession,
         argumentTexts: texts,
-        traceparent: client.recording ? client.traceparent() : ctx.traceparent,
-        tracestate: client.recording ? client.tracestate() : undefined,
+        traceparent: sent ? sent.traceparent : ctx.traceparent,
+        tracestate: sent?.tracestate,
         baggage: ctx.baggage,
       });
-      const outcome: BackendOutcome = out.ok
+      return out.ok
         ? mapUpstreamValue(out.value, redact, shaped)
         : { ok: false, error: mapUpstreamFailure(out.error, server.descriptor.name, b, shaped) };
-      if (client.recording) {
-        if (!outcome.ok) client.fail(outcome.error.code);
-        client.end();
-      }
-      // The upstream's tool name is the spec's (`tool=`), so the label is bounded by it.
-      observe?.(
-        {
-          server: server.descriptor.name,
-          method: 'tools/call',
-          tool: b.tool,
-          ...(!outcome.ok && { errorType: outcome.error.code }),
-        },
-        (performance.now() - started) / 1000,
-      );
-      return outcome;
     },
   };
 }

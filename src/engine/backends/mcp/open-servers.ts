@@ -6,8 +6,8 @@
  * by the `mcp` kind and `check --live`.
  */
 import type { McpServerDescriptor, McpTransport } from '../../../compiler/descriptor.js';
-import type { Env } from '../../env.js';
-import { StartupError } from '../../startup-error.js';
+import type { Env } from '../../../process/env.js';
+import { StartupError } from '../../../process/startup-error.js';
 import { resolveCredential } from '../upstream/credentials.js';
 import { readCapFor } from '../upstream/read-cap.js';
 import type { GrantOf } from '../kind.js';

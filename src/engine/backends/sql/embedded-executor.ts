@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import pg from 'pg';
 import { readFile } from 'node:fs/promises';
-import { StartupError } from '../../startup-error.js';
+import { StartupError } from '../../../process/startup-error.js';
 import { startEmbeddedServer } from './embedded-server.js';
 import { createPgExecutor } from './pg-executor.js';
 import type { SqlExecutor } from './sql-executor.js';

@@ -32,7 +32,7 @@ import {
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { StartupError } from '../../startup-error.js';
+import { StartupError } from '../../../process/startup-error.js';
 
 export interface EmbeddedServer {
   /** postgres://postgres:<password>@127.0.0.1:<port>/postgres */

@@ -15,7 +15,6 @@ import { sqlError } from './sql-errors.js';
 import { ADMITTED, ConnectionGate } from '../upstream/connection-gate.js';
 import type { SqlExecutor, SqlOutcome, SqlQuery } from './sql-executor.js';
 import { NO_SUCH_STATEMENT, TxQuery } from './tx-query.js';
-import { CONNECTION_WAIT, traceWait } from '../../../telemetry/client-span.js';
 
 export interface PgExecutorOptions {
   readonly connectionString: string;
@@ -121,8 +120,7 @@ export function createPgExecutor(opts: PgExecutorOptions): SqlExecutor {
   return {
     async run(q: SqlQuery): Promise<SqlOutcome> {
       let entry = gate.enter({ budgetMs: opts.checkoutTimeoutMs, mustFinish: false });
-      if (entry instanceof Promise)
-        entry = q.span?.recording ? await traceWait(q.span, CONNECTION_WAIT, entry) : await entry;
+      if (entry instanceof Promise) entry = q.leg ? await q.leg.wait(entry) : await entry;
       if (entry !== ADMITTED)
         return {
           ok: false,

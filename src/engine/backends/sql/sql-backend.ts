@@ -4,20 +4,13 @@
  * with the total in coverage; writes without RETURNING answer {"rowCount": n}.
  */
 import { createHash } from 'node:crypto';
-import { StartupError } from '../../startup-error.js';
-import type {
-  BackendKind,
-  BackendOutcome,
-  GrantOf,
-  KindContext,
-  PreparedBackend,
-} from '../kind.js';
+import { StartupError } from '../../../process/startup-error.js';
+import type { BackendKind, BackendOutcome, GrantOf, KindBackend, KindContext } from '../kind.js';
 import { bindValue } from './pg-values.js';
 import type { SqlExecutor } from './sql-executor.js';
 import type { Redactor } from '../../redact.js';
 import type { CallArguments } from '../../call-arguments.js';
-import { NO_SPAN, type Span } from '../../../telemetry/span.js';
-import { ClientSpans } from '../../../telemetry/client-span.js';
+import { UNTRACED, type UpstreamLeg } from '../../../telemetry/client-span.js';
 import { sqlClientAttributes, sqlClientSpanName } from '../../../telemetry/conventions.js';
 
 export async function createSqlKind({
@@ -58,39 +51,27 @@ export async function createSqlKind({
   };
 }
 
-function prepareSqlGrant(
-  d: GrantOf<'sql'>,
-  executor: SqlExecutor,
-  redact: Redactor,
-): PreparedBackend {
+function prepareSqlGrant(d: GrantOf<'sql'>, executor: SqlExecutor, redact: Redactor): KindBackend {
   const { statement, readOnly, maxRows, timeoutMs } = d.backend;
   const params = d.arguments
     .filter((a) => a.in === 'param')
     .sort((a, b) => a.position! - b.position!);
   // One prepared statement per grant and connection; the hash keeps names unique and short.
   const name = `mcpb_${createHash('sha1').update(`${d.name}\0${statement}`).digest('hex').slice(0, 16)}`;
-  // The statement's span: its name and attributes are the spec's text, never a value.
-  const spans = new ClientSpans(
-    () => sqlClientSpanName(statement),
-    () => sqlClientAttributes(statement),
-  );
   return {
-    // Off, the statement runs as it did: no span, no second promise.
-    invoke: (args, ctx) =>
-      ctx.span?.recording ? traced(args, spans.start(ctx.span)) : run(args, NO_SPAN),
+    // The statement's span: its name and attributes are the spec's text, never a value.
+    span: {
+      name: () => sqlClientSpanName(statement),
+      attributes: () => sqlClientAttributes(statement),
+    },
+    invoke(args, _ctx, leg = UNTRACED) {
+      // The statement's client span starts with the call: a wait for a pooled connection is its child.
+      leg.send();
+      return run(args, leg);
+    },
   };
 
-  async function traced(args: CallArguments, span: Span): Promise<BackendOutcome> {
-    try {
-      const out = await run(args, span);
-      if (!out.ok) span.fail(out.error.code);
-      return out;
-    } finally {
-      span.end();
-    }
-  }
-
-  async function run(args: CallArguments, span: Span): Promise<BackendOutcome> {
+  async function run(args: CallArguments, leg: UpstreamLeg): Promise<BackendOutcome> {
     const values = params.map((p) =>
       bindValue(
         p.type,
@@ -105,7 +86,7 @@ function prepareSqlGrant(
       readOnly,
       timeoutMs,
       maxRows,
-      span,
+      leg,
       // pick/omit: an error must not quote a row value the shaping would remove.
       ...(d.shape && { quietErrors: true }),
     });

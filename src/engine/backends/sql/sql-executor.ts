@@ -1,6 +1,6 @@
 /** What a sql grant needs from a database, whichever runs it (a pg pool, on a server or the embedded one). */
 import type { EngineError } from '../../error-catalogue.js';
-import type { Span } from '../../../telemetry/span.js';
+import type { UpstreamLeg } from '../../../telemetry/client-span.js';
 
 export interface SqlQuery {
   /** Prepared-statement name, one per grant: parsed once per connection. */
@@ -12,8 +12,8 @@ export interface SqlQuery {
   readonly maxRows: number;
   /** A shaped grant's: errors name the SQLSTATE only, never quote Postgres' message. */
   readonly quietErrors?: boolean;
-  /** The statement's client span (issue 30): a wait for a connection is its child. */
-  readonly span?: Span;
+  /** The statement's leg of the call (issue 30): a wait for a connection is reported through it. */
+  readonly leg?: UpstreamLeg;
 }
 
 export interface SqlRun {

@@ -4,8 +4,8 @@
  * this module except as a header or query value bound for the spec's own base-url.
  */
 import type { UpstreamAuth } from '../../../compiler/descriptor.js';
-import { StartupError } from '../../startup-error.js';
-import type { Env } from '../../env.js';
+import { StartupError } from '../../../process/startup-error.js';
+import type { Env } from '../../../process/env.js';
 import { formComponent, percentComponent } from './query-encoding.js';
 
 export interface Credential {

@@ -7,7 +7,7 @@
  * (operation-histograms.ts); OTLP export reads them from this registry when it is on.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { CallEvent } from '../engine/call-event.js';
+import type { CallEvent } from './observer.js';
 import {
   createOperationHistograms,
   type HttpServerRequest,

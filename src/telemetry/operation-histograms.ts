@@ -15,10 +15,13 @@
  * declares. Nothing a caller writes becomes a label as written.
  */
 import { Histogram, type Registry } from 'prom-client';
-import type { ErrorCode, ProtocolErrorCode } from '../engine/error-catalogue.js';
 
-/** A catalogue code, or the protocol's own (INVALID_JSON, METHOD_NOT_FOUND, …). */
-export type ErrorType = ErrorCode | ProtocolErrorCode;
+/**
+ * A catalogue code, or the protocol's own (INVALID_JSON, METHOD_NOT_FOUND, …): the
+ * engine's `ErrorCode | ProtocolErrorCode` (engine/error-catalogue.ts), as text here,
+ * since telemetry imports nothing of the engine, which reports through it.
+ */
+export type ErrorType = string;
 
 /** The MCP semantic conventions' buckets for operation durations, in seconds. */
 export const MCP_DURATION_BUCKETS: readonly number[] = [
