@@ -17,7 +17,7 @@ import { decodeUtf8Prefix } from '../upstream/utf8-prefix.js';
 import { buildTarget, planUrl, targetEscapes } from './url.js';
 import { interpretBody } from './response-body.js';
 import { classifyFailure, upstreamStatusError } from '../upstream/upstream-errors.js';
-import { EXCERPT_BYTES, exchange, type Exchange } from './http-exchange.js';
+import { EXCERPT_BYTES, exchange } from './http-exchange.js';
 import { ADMITTED, ConnectionGate, type GateRefusal } from '../upstream/connection-gate.js';
 import { readCapFor } from '../upstream/read-cap.js';
 import { UNTRACED, type UpstreamLeg } from '../../../telemetry/client-span.js';
