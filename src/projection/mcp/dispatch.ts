@@ -1,8 +1,9 @@
 /** Method tables per era: the method string picks the handler before params are read. */
 import { callArguments } from '../../engine/call-arguments.js';
 import { isRpcError } from '../../engine/error-catalogue.js';
-import { resultBytes, resultText, rpcError, type RpcReply } from './jsonrpc.js';
-import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
+import { rpcError, type RpcReply } from './rpc-reply.js';
+import { resultBytes, resultText } from '../../mcp-wire/json-rpc.js';
+import type { McpDeps, RpcRequest } from './mcp-request.js';
 import { completeArgument } from './completion.js';
 import { callContextOf, callRefusal } from './method-support.js';
 import { getPrompt, listPrompts } from './prompt-methods.js';
@@ -13,7 +14,7 @@ import {
   inputRequiredText,
   missingCapabilityReply,
 } from './consent-round-trip.js';
-import { isLegacyVersion, LEGACY_VERSIONS } from './versions.js';
+import { isLegacyVersion, LEGACY_VERSIONS, type Era } from '../../mcp-wire/versions.js';
 import { recordCall } from '../../telemetry/call-span.js';
 
 type Handler = (req: RpcRequest, deps: McpDeps, era: Era) => RpcReply | Promise<RpcReply>;

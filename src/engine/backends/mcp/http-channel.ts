@@ -13,7 +13,8 @@ import { Agent, type Dispatcher } from 'undici';
 import { classifyFailure } from '../http/upstream-errors.js';
 import { classifyMessage, messageText, replyOf } from './json-rpc-message.js';
 import { postMessage, type PostAnswer } from './http-post.js';
-import { META_PROTOCOL_VERSION, mcpNameOf, headerValue } from './protocol-meta.js';
+import { encodeHeaderValue, mcpNameOf } from '../../../mcp-wire/header-values.js';
+import { META_PROTOCOL_VERSION } from '../../../mcp-wire/versions.js';
 import type { RequestOptions, RpcChannel, RpcReply, UpstreamNotification } from './rpc-channel.js';
 import { capText } from './upstream-outcome.js';
 
@@ -157,7 +158,7 @@ export class HttpChannel implements RpcChannel {
         ...this.base,
         'mcp-protocol-version': claimed,
         'mcp-method': method,
-        ...(name !== undefined && { 'mcp-name': headerValue(name) }),
+        ...(name !== undefined && { 'mcp-name': encodeHeaderValue(name) }),
       };
     }
     return {

@@ -3,11 +3,10 @@
  * did not send, a result that is not an object, an error without a numeric code are
  * all "not MCP" rather than exceptions.
  */
+import type { RpcId } from '../../../mcp-wire/json-rpc.js';
 import { NumberTexts, stringifyJson } from '../../number-text.js';
 import type { RpcReply } from './rpc-channel.js';
 import { capText } from './upstream-outcome.js';
-
-export type RpcId = string | number;
 
 export type IncomingMessage =
   | { readonly kind: 'response'; readonly id: RpcId; readonly reply: RpcReply }

@@ -6,7 +6,7 @@
  */
 import type { Cancellation } from '../../call-context.js';
 import type { RpcReply } from './rpc-channel.js';
-import type { RpcId } from './json-rpc-message.js';
+import type { RpcId } from '../../../mcp-wire/json-rpc.js';
 import type { UpstreamFailure } from './upstream-outcome.js';
 
 interface Pending {
