@@ -13,7 +13,7 @@ import {
 import type { RpcReply } from './rpc-reply.js';
 import { errorText } from '../../mcp-wire/json-rpc.js';
 import type { RpcRequest } from './mcp-request.js';
-import { actionableMessage } from './tool-result.js';
+import { actionableMessage } from './tool-result-text.js';
 import { META_CLIENT_CAPABILITIES } from '../../mcp-wire/versions.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -4,11 +4,11 @@ import { isRpcError } from '../../engine/error-catalogue.js';
 import { rpcError, type RpcReply } from './rpc-reply.js';
 import { resultBytes, resultText } from '../../mcp-wire/json-rpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
-import { completeArgument } from './completion.js';
+import { completeArgument } from './completion-method.js';
 import { callContextOf, callRefusal } from './method-support.js';
 import { getPrompt, listPrompts } from './prompt-methods.js';
 import { listResources, listTemplates, readResource } from './resource-methods.js';
-import { toolResultText, type ResultTail } from './tool-result.js';
+import { toolResultText, type ResultTail } from './tool-result-text.js';
 import {
   consentChannelOf,
   inputRequiredText,

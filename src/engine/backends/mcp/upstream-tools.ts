@@ -1,10 +1,10 @@
 /**
  * The two requests the backend kind makes of an upstream: `tools/call` (mapped by
- * tool-result.ts) and `tools/list`, all its pages, for the drift checks.
+ * upstream-tool-result.ts) and `tools/list`, all its pages, for the drift checks.
  */
 import type { Cancellation } from '../../call-context.js';
 import { NumberTexts } from '../../number-text.js';
-import { mapToolResult } from './tool-result.js';
+import { mapToolResult } from './upstream-tool-result.js';
 import type { UpstreamSession } from './upstream-session.js';
 import {
   capText,

@@ -3,7 +3,7 @@ import { withConnection, type Connection } from '../client/connect.js';
 import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
 import { formatCallResult, type CallResult } from '../client/print.js';
-import { CALL_COMMAND } from './commands/call.js';
+import { CALL_COMMAND } from './commands/call-command.js';
 import { parseCommand } from './flags.js';
 import { commandMessages } from './output.js';
 import { argumentsOf, isJsonArgument, splitWords, typedArguments } from './word-arguments.js';

@@ -2,7 +2,7 @@
  * `mcp-beaver import mcp <url>` and `import mcp -- <command> [<arg>...]`: draft a
  * guarded spec from an MCP server's tools (src/import/mcp/).
  */
-import { IMPORT_COMMAND } from './commands/import.js';
+import { IMPORT_COMMAND } from './commands/import-command.js';
 import type { ParsedCommand } from './flags.js';
 import { commandMessages, readableError } from './output.js';
 import { writeDraft } from './write-draft.js';
