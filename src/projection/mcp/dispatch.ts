@@ -40,7 +40,7 @@ const SPEC_METHODS: readonly (readonly [string, Handler])[] = [
 const MODERN: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ['server/discover', (req, d) => ok(req, d.payloads.discover)],
   ['tools/list', (req, d) => okBytes(req, d.payloads.toolLists(d.caller).modern)],
-  ['tools/call', callTool],
+  ['tools/call', answerToolsCall],
   ...SPEC_METHODS,
 ]);
 
@@ -57,7 +57,7 @@ const LEGACY: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ],
   ['ping', (req) => ok(req, '{}')],
   ['tools/list', (req, d) => okBytes(req, d.payloads.toolLists(d.caller).legacy)],
-  ['tools/call', callTool],
+  ['tools/call', answerToolsCall],
   ...SPEC_METHODS,
 ]);
 
@@ -81,7 +81,7 @@ function resultTail(deps: McpDeps, era: Era): ResultTail {
   return { modern: era === 'modern', meta: deps.payloads.modernMeta };
 }
 
-async function callTool(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcReply> {
+async function answerToolsCall(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcReply> {
   const name = req.params?.name;
   if (typeof name !== 'string')
     return rpcError('INVALID_PARAMS', req.id, 'tools/call needs params.name (a string)');
