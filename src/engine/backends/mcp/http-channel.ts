@@ -15,7 +15,12 @@ import { classifyMessage, messageText, replyOf } from './json-rpc-message.js';
 import { postMessage, type PostAnswer } from './http-post.js';
 import { encodeHeaderValue, mcpNameOf } from '../../../mcp-wire/header-values.js';
 import { META_PROTOCOL_VERSION } from '../../../mcp-wire/versions.js';
-import type { RequestOptions, RpcChannel, RpcReply, UpstreamNotification } from './rpc-channel.js';
+import type {
+  RequestOptions,
+  RpcChannel,
+  UpstreamReply,
+  UpstreamNotification,
+} from './rpc-channel.js';
 import { capText } from './upstream-outcome.js';
 
 export interface HttpChannelOptions {
@@ -78,7 +83,7 @@ export class HttpChannel implements RpcChannel {
     method: string,
     params: Record<string, unknown>,
     o: RequestOptions,
-  ): Promise<RpcReply> {
+  ): Promise<UpstreamReply> {
     const id = this.nextId++;
     let body: string;
     try {
@@ -174,7 +179,7 @@ export class HttpChannel implements RpcChannel {
     method: string,
     sentSession: string | undefined,
     o: RequestOptions,
-  ): RpcReply {
+  ): UpstreamReply {
     const where = `mcp-server ${this.o.name}`;
     if (a.kind === 'failed') {
       if (a.timedOut)
@@ -251,7 +256,7 @@ export class HttpChannel implements RpcChannel {
   }
 }
 
-function failed(kind: 'timeout' | 'unavailable' | 'protocol', message: string): RpcReply {
+function failed(kind: 'timeout' | 'unavailable' | 'protocol', message: string): UpstreamReply {
   return { kind: 'failed', error: { kind, message } };
 }
 
