@@ -50,8 +50,8 @@ const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 
 /** Modules the binary replaces with a stub: source (as imported, .js) → stub. */
 const STUBS = new Map([
-  [join(root, 'src/cli/demo.js'), join(root, 'scripts/sea-stubs/demo.ts')],
-  [join(root, 'src/cli/import.js'), join(root, 'scripts/sea-stubs/import.ts')],
+  [join(root, 'src/cli/run-demo.js'), join(root, 'scripts/sea-stubs/demo.ts')],
+  [join(root, 'src/cli/run-import.js'), join(root, 'scripts/sea-stubs/import.ts')],
   [
     join(root, 'src/engine/backends/sql/embedded-executor.js'),
     join(root, 'scripts/sea-stubs/embedded-executor.ts'),

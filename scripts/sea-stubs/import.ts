@@ -1,5 +1,5 @@
 /**
- * `mcp-beaver import` in the single executable, in place of src/cli/import.ts: the
+ * `mcp-beaver import` in the single executable, in place of src/cli/run-import.ts: the
  * OpenAPI parser and the Swagger 2.0 converter load their own files from disk at run
  * time, which only the npm package has.
  */

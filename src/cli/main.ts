@@ -1,5 +1,5 @@
 /** `mcp-beaver <command>`: dispatch to one command module each. */
-import { MAIN_FLAGS, mainHelp } from './commands/main.js';
+import { MAIN_FLAGS, mainHelp } from './commands/main-flags.js';
 import { flagNamed } from './flags.js';
 
 export interface MainOptions {
@@ -13,17 +13,17 @@ type Command = (argv: string[]) => Promise<number>;
 // the OpenAPI parsers, and `--version` or `check` must not pay for fastify, pg and the
 // rest of the server (start-up is what a scaling pod waits for).
 const COMMANDS: Record<string, Command> = {
-  check: async (argv) => (await import('./check.js')).runCheck(argv),
-  tools: async (argv) => (await import('./tools.js')).runTools(argv),
-  call: async (argv) => (await import('./call.js')).runCall(argv),
-  read: async (argv) => (await import('./read.js')).runRead(argv),
-  prompt: async (argv) => (await import('./prompt.js')).runPrompt(argv),
-  discover: async (argv) => (await import('./discover.js')).runDiscover(argv),
-  approvals: async (argv) => (await import('./approvals.js')).runApprovals(argv),
-  openapi: async (argv) => (await import('./openapi.js')).runOpenApi(argv),
-  import: async (argv) => (await import('./import.js')).runImport(argv),
-  serve: async (argv) => (await import('./serve.js')).runServe(argv),
-  demo: async (argv) => (await import('./demo.js')).runDemo(argv),
+  check: async (argv) => (await import('./run-check.js')).runCheck(argv),
+  tools: async (argv) => (await import('./run-tools.js')).runTools(argv),
+  call: async (argv) => (await import('./run-call.js')).runCall(argv),
+  read: async (argv) => (await import('./run-read.js')).runRead(argv),
+  prompt: async (argv) => (await import('./run-prompt.js')).runPrompt(argv),
+  discover: async (argv) => (await import('./run-discover.js')).runDiscover(argv),
+  approvals: async (argv) => (await import('./run-approvals.js')).runApprovals(argv),
+  openapi: async (argv) => (await import('./run-openapi.js')).runOpenApi(argv),
+  import: async (argv) => (await import('./run-import.js')).runImport(argv),
+  serve: async (argv) => (await import('./run-serve.js')).runServe(argv),
+  demo: async (argv) => (await import('./run-demo.js')).runDemo(argv),
 };
 
 export async function main(argv: string[], opts: MainOptions = {}): Promise<number> {

@@ -5,14 +5,14 @@
  * The page is read from `_meta["mcp-beaver/approval"].url` where the gateway puts it,
  * and from the text only for an older gateway that did not.
  */
-import type { CallResult } from './print.js';
+import type { ToolCallResult } from '../mcp-wire/tool-call-result.js';
 
 export interface ApprovalWait {
   /** The approval's page, where someone holding the scope decides. */
   readonly url: string;
 }
 
-export function approvalRequired(result: CallResult): ApprovalWait | undefined {
+export function approvalRequired(result: ToolCallResult): ApprovalWait | undefined {
   if (result.isError !== true) return undefined;
   const text = result.content?.find((b) => b.type === 'text')?.text ?? '';
   if (!text.startsWith('APPROVAL_REQUIRED:')) return undefined;

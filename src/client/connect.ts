@@ -19,7 +19,8 @@ import {
   type ElicitRequestParams,
   type ElicitResult,
 } from '@modelcontextprotocol/client';
-import { MODERN_VERSION, type RemoteOptions } from './options.js';
+import { MODERN_VERSION } from '../mcp-wire/versions.js';
+import type { RemoteOptions } from './options.js';
 
 export interface Connection {
   readonly client: Client;

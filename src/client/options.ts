@@ -3,18 +3,17 @@
  * kept apart from connect.ts so that parsing it does not load the MCP client.
  */
 import { parseDuration } from '../compiler/values.js';
+import type { Era } from '../mcp-wire/versions.js';
 
-export type Era = 'auto' | 'modern' | 'legacy';
-export const ERAS: readonly Era[] = ['auto', 'modern', 'legacy'];
-
-/** The protocol revision `--era modern` pins. */
-export const MODERN_VERSION = '2026-07-28';
+/** `--era`: an era, or `auto` (server/discover first, initialize when the server is older). */
+export type EraChoice = 'auto' | Era;
+export const ERAS: readonly EraChoice[] = ['auto', 'modern', 'legacy'];
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 export interface RemoteOptions {
   readonly url: URL;
   readonly headers: Headers;
-  readonly era: Era;
+  readonly era: EraChoice;
   readonly timeoutMs: number;
 }
 
@@ -71,7 +70,7 @@ export function remoteOptions(
       throw new UsageError(`--bearer-env ${bearerEnv}: the token is not a valid header value`);
     }
   }
-  const era = (values.era ?? 'auto') as Era;
+  const era = (values.era ?? 'auto') as EraChoice;
   if (!ERAS.includes(era)) {
     throw new UsageError(`--era ${JSON.stringify(values.era)}: use auto, modern or legacy`);
   }

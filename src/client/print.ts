@@ -1,4 +1,5 @@
 /** Terminal output of a remote server's tool list and of a tool call result. */
+import type { ContentBlock, ToolCallResult } from '../mcp-wire/tool-call-result.js';
 
 export interface RemoteTool {
   name: string;
@@ -43,25 +44,8 @@ export function hints(t: RemoteTool): string {
     .join(' ');
 }
 
-interface ContentBlock {
-  type: string;
-  text?: string;
-  mimeType?: string;
-  data?: string;
-  uri?: string;
-  name?: string;
-  resource?: { uri?: string; text?: string; mimeType?: string };
-}
-
-export interface CallResult {
-  content?: ContentBlock[];
-  structuredContent?: unknown;
-  isError?: boolean;
-  _meta?: Record<string, unknown>;
-}
-
 /** `structuredContent` pretty-printed when present, the content blocks otherwise. */
-export function formatCallResult(result: CallResult): string {
+export function formatCallResult(result: ToolCallResult): string {
   if (result.structuredContent !== undefined && !result.isError) {
     return `${JSON.stringify(result.structuredContent, null, 2)}\n`;
   }

@@ -12,7 +12,7 @@ import type { ExclusiveCheck } from './guards/exclusive.js';
 import type { ExactNumberCheck } from './guards/exact-numbers.js';
 import type { NullStripper } from './guards/optional-nulls.js';
 import type { RateCheck } from './rate-limit/rate-limiter.js';
-import type { RestrictMatcher } from './guards/restrict.js';
+import type { RestrictMatcher } from './guards/restrict-matchers.js';
 import type { Validator } from './guards/validate.js';
 
 export interface Operation {

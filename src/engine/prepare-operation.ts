@@ -15,7 +15,7 @@ import { prepareExactNumbers } from './guards/exact-numbers.js';
 import { prepareExclusive } from './guards/exclusive.js';
 import { mixedSegments } from './guards/metachar.js';
 import { prepareNullStripper } from './guards/optional-nulls.js';
-import { prepareRestrict } from './guards/restrict.js';
+import { prepareRestrict } from './guards/restrict-matchers.js';
 import { createAjv, prepareValidator } from './guards/validate.js';
 import { declaresInheritedName } from './null-prototype.js';
 import type { Operation } from './operation.js';

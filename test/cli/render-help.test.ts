@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { APPROVALS_COMMAND } from '../../src/cli/commands/approvals.js';
-import { CALL_COMMAND } from '../../src/cli/commands/call.js';
-import { CHECK_COMMAND } from '../../src/cli/commands/check.js';
-import { DEMO_COMMAND } from '../../src/cli/commands/demo.js';
-import { DISCOVER_COMMAND } from '../../src/cli/commands/discover.js';
-import { IMPORT_COMMAND } from '../../src/cli/commands/import.js';
-import { MAIN_FLAGS, mainHelp } from '../../src/cli/commands/main.js';
-import { OPENAPI_COMMAND } from '../../src/cli/commands/openapi.js';
-import { PROMPT_COMMAND } from '../../src/cli/commands/prompt.js';
-import { READ_COMMAND } from '../../src/cli/commands/read.js';
-import { SERVE_COMMAND } from '../../src/cli/commands/serve.js';
-import { TOOLS_COMMAND } from '../../src/cli/commands/tools.js';
+import { APPROVALS_COMMAND } from '../../src/cli/commands/approvals-command.js';
+import { CALL_COMMAND } from '../../src/cli/commands/call-command.js';
+import { CHECK_COMMAND } from '../../src/cli/commands/check-command.js';
+import { DEMO_COMMAND } from '../../src/cli/commands/demo-command.js';
+import { DISCOVER_COMMAND } from '../../src/cli/commands/discover-command.js';
+import { IMPORT_COMMAND } from '../../src/cli/commands/import-command.js';
+import { MAIN_FLAGS, mainHelp } from '../../src/cli/commands/main-flags.js';
+import { OPENAPI_COMMAND } from '../../src/cli/commands/openapi-command.js';
+import { PROMPT_COMMAND } from '../../src/cli/commands/prompt-command.js';
+import { READ_COMMAND } from '../../src/cli/commands/read-command.js';
+import { SERVE_COMMAND } from '../../src/cli/commands/serve-command.js';
+import { TOOLS_COMMAND } from '../../src/cli/commands/tools-command.js';
 import {
   defineCommand,
   parseCommand,

@@ -10,7 +10,7 @@ import {
   rpcOf,
   type RpcErrorCode,
 } from '../../src/engine/error-catalogue.js';
-import { rpcError } from '../../src/projection/mcp/jsonrpc.js';
+import { rpcError } from '../../src/projection/mcp/rpc-reply.js';
 import { restError } from '../../src/projection/rest/rest-error.js';
 import { renderErrorDocs } from '../../scripts/render-error-docs.js';
 

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BoundedLines } from '../../src/engine/backends/mcp/bounded-lines.js';
-import { headerValue } from '../../src/engine/backends/mcp/protocol-meta.js';
+import { encodeHeaderValue as headerValue } from '../../src/mcp-wire/header-values.js';
 import { SseEvents } from '../../src/engine/backends/mcp/sse-events.js';
-import { mapToolResult } from '../../src/engine/backends/mcp/tool-result.js';
+import { mapToolResult } from '../../src/engine/backends/mcp/upstream-tool-result.js';
 
 const same = (t: string): string => t;
 

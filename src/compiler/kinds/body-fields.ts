@@ -5,7 +5,7 @@
  * projection into a nested field), the checks of that, the upstream trees the engine's
  * body builder reshapes values by, and the check of a pinned path against them.
  */
-import type { Claims } from '../claims.js';
+import type { Claims } from '../argument-claims.js';
 import type { Diagnostics, Position, Subject } from '../diagnostics.js';
 import type { ArgumentDescriptor, BodyFieldDescriptor } from '../descriptor.js';
 import type { FieldSpec } from '../field-types.js';

@@ -5,7 +5,7 @@
  * the table of them and dispatches through it; a new backend is one more module that
  * implements this, and one more row of that table.
  */
-import type { Claims } from '../claims.js';
+import type { Claims } from '../argument-claims.js';
 import type { Diagnostics, Located, Position, Subject } from '../diagnostics.js';
 import type {
   AccessDescriptor,

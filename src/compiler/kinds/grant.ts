@@ -13,7 +13,7 @@ import {
   type ShapeNode,
   type ShapeStep,
 } from '../../envelope/shape-path.js';
-import { Claims } from '../claims.js';
+import { Claims } from '../argument-claims.js';
 import { count, locatedString, once, RATE_LIMIT, SCOPE, TEXT, TIMEOUT } from '../common-kinds.js';
 import type { Diagnostics, Located, Subject } from '../diagnostics.js';
 import type { RateLimit, ShapeDescriptor, ToolDescriptor } from '../descriptor.js';

@@ -4,7 +4,7 @@
  * key or an `arg=` projection), the checks of all that, and the HttpBackend it lowers
  * to, from the template and placements the check found.
  */
-import type { Claims } from '../claims.js';
+import type { Claims } from '../argument-claims.js';
 import { once } from '../common-kinds.js';
 import type { Located, Subject } from '../diagnostics.js';
 import type { BodyFieldDescriptor, HttpBackend, JsonScalar } from '../descriptor.js';

@@ -4,7 +4,7 @@
  * (built as a JSON body is: kinds/body-fields.ts) and `set { arg ... }` values pinned
  * into them; the checks of that, and the McpBackend it lowers to.
  */
-import type { Claims } from '../claims.js';
+import type { Claims } from '../argument-claims.js';
 import { once } from '../common-kinds.js';
 import type { Located, Position, Subject } from '../diagnostics.js';
 import type { JsonScalar, McpBackend } from '../descriptor.js';

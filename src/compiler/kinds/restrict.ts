@@ -4,7 +4,7 @@
  * check of one grant's arguments against it, the warning for an entry no grant uses,
  * and the RestrictDescriptors a tool carries.
  */
-import type { Claims } from '../claims.js';
+import type { Claims } from '../argument-claims.js';
 import type { Diagnostics, Located, Subject } from '../diagnostics.js';
 import type { RestrictDescriptor } from '../descriptor.js';
 import { scalarMisfit } from '../field-schema.js';

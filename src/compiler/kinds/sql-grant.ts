@@ -3,7 +3,7 @@
  * `params` bound by position ($1, $2, ...) and `max-rows`; the checks of the statement
  * against its params, and the SqlBackend it lowers to.
  */
-import type { Claims } from '../claims.js';
+import type { Claims } from '../argument-claims.js';
 import { count, locatedString, once } from '../common-kinds.js';
 import type { Located, Subject } from '../diagnostics.js';
 import type { SqlBackend } from '../descriptor.js';

@@ -10,10 +10,11 @@ import {
   type CatalogueEntry,
   type EngineError,
 } from '../../engine/error-catalogue.js';
-import { errorText, type RpcReply } from './jsonrpc.js';
+import type { RpcReply } from './rpc-reply.js';
+import { errorText } from '../../mcp-wire/json-rpc.js';
 import type { RpcRequest } from './mcp-request.js';
-import { actionableMessage } from './tool-result.js';
-import { META_CLIENT_CAPABILITIES } from './versions.js';
+import { actionableMessage } from './tool-result-text.js';
+import { META_CLIENT_CAPABILITIES } from '../../mcp-wire/versions.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

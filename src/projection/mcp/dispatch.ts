@@ -1,19 +1,20 @@
 /** Method tables per era: the method string picks the handler before params are read. */
 import { callArguments } from '../../engine/call-arguments.js';
 import { isRpcError } from '../../engine/error-catalogue.js';
-import { resultBytes, resultText, rpcError, type RpcReply } from './jsonrpc.js';
-import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
-import { completeArgument } from './completion.js';
+import { rpcError, type RpcReply } from './rpc-reply.js';
+import { resultBytes, resultText } from '../../mcp-wire/json-rpc.js';
+import type { McpDeps, RpcRequest } from './mcp-request.js';
+import { completeArgument } from './completion-method.js';
 import { callContextOf, callRefusal } from './method-support.js';
 import { getPrompt, listPrompts } from './prompt-methods.js';
 import { listResources, listTemplates, readResource } from './resource-methods.js';
-import { toolResultText, type ResultTail } from './tool-result.js';
+import { toolResultText, type ResultTail } from './tool-result-text.js';
 import {
   consentChannelOf,
   inputRequiredText,
   missingCapabilityReply,
 } from './consent-round-trip.js';
-import { isLegacyVersion, LEGACY_VERSIONS } from './versions.js';
+import { isLegacyVersion, LEGACY_VERSIONS, type Era } from '../../mcp-wire/versions.js';
 import { recordCall } from '../../telemetry/call-span.js';
 
 type Handler = (req: RpcRequest, deps: McpDeps, era: Era) => RpcReply | Promise<RpcReply>;
@@ -39,7 +40,7 @@ const SPEC_METHODS: readonly (readonly [string, Handler])[] = [
 const MODERN: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ['server/discover', (req, d) => ok(req, d.payloads.discover)],
   ['tools/list', (req, d) => okBytes(req, d.payloads.toolLists(d.caller).modern)],
-  ['tools/call', callTool],
+  ['tools/call', answerToolsCall],
   ...SPEC_METHODS,
 ]);
 
@@ -56,7 +57,7 @@ const LEGACY: ReadonlyMap<string, Handler> = new Map<string, Handler>([
   ],
   ['ping', (req) => ok(req, '{}')],
   ['tools/list', (req, d) => okBytes(req, d.payloads.toolLists(d.caller).legacy)],
-  ['tools/call', callTool],
+  ['tools/call', answerToolsCall],
   ...SPEC_METHODS,
 ]);
 
@@ -80,7 +81,7 @@ function resultTail(deps: McpDeps, era: Era): ResultTail {
   return { modern: era === 'modern', meta: deps.payloads.modernMeta };
 }
 
-async function callTool(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcReply> {
+async function answerToolsCall(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcReply> {
   const name = req.params?.name;
   if (typeof name !== 'string')
     return rpcError('INVALID_PARAMS', req.id, 'tools/call needs params.name (a string)');

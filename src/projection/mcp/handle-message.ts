@@ -6,9 +6,11 @@
  */
 import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../../engine/json-depth.js';
 import { parseJson, type ExactJson } from '../../engine/number-text.js';
-import { ACCEPTED, isValidId, rpcError, type RpcReply } from './jsonrpc.js';
+import { ACCEPTED, rpcError, type RpcReply } from './rpc-reply.js';
+import { isValidId } from '../../mcp-wire/json-rpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
-import { checkMirroredHeaders, singleHeaderValue } from './mirrored-headers.js';
+import { checkMirroredHeaders } from './mirrored-headers.js';
+import { singleHeaderValue } from '../../mcp-wire/header-values.js';
 import { dispatchLegacy, dispatchModern } from './dispatch.js';
 import { answerTraced } from './request-span.js';
 import {
@@ -17,7 +19,7 @@ import {
   isModernVersion,
   META_CLIENT_CAPABILITIES,
   META_PROTOCOL_VERSION,
-} from './versions.js';
+} from '../../mcp-wire/versions.js';
 
 export type Headers = Record<string, string | string[] | undefined>;
 

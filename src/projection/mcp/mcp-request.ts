@@ -9,14 +9,11 @@ import type { Cancellation } from '../../engine/call-context.js';
 import type { EngineError } from '../../engine/error-catalogue.js';
 import type { Gateway } from '../../engine/gateway.js';
 import type { NumberTexts } from '../../engine/number-text.js';
-import type { RpcId } from './jsonrpc.js';
+import type { ReplyId } from '../../mcp-wire/json-rpc.js';
 import type { Payloads } from './payloads.js';
 import type { Toolset } from '../../engine/toolsets.js';
 import type { Span } from '../../telemetry/span.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
-
-/** The protocol era a message belongs to, decided from its body (protocol.md). */
-export type Era = 'modern' | 'legacy';
 
 export interface McpDeps {
   readonly gateway: Gateway;
@@ -47,7 +44,8 @@ export interface McpDeps {
 }
 
 export interface RpcRequest {
-  readonly id: RpcId;
+  /** Null for a notification. */
+  readonly id: ReplyId;
   readonly method: string;
   readonly params: Record<string, unknown> | undefined;
   /** The caller's text of numbers in params a double would change (number-text.ts). */

@@ -12,7 +12,7 @@ import type { Gateway } from '../../engine/gateway.js';
 import type { AccessControl } from '../../access/access-control.js';
 import { Cancellation } from '../../engine/call-context.js';
 import { handleMessage, readMessage, type ReadMessage } from './handle-message.js';
-import { rpcError, type RpcReply } from './jsonrpc.js';
+import { rpcError, type RpcReply } from './rpc-reply.js';
 import type { Payloads } from './payloads.js';
 import { gateCallers } from '../../access/authenticate.js';
 import { RefusedRequest } from '../../access/refused-request.js';

@@ -8,8 +8,10 @@ import { isRpcError, statusOf, RPC, type EngineError } from '../../engine/error-
 import { validBaggage } from '../baggage.js';
 import { continueTrace } from '../trace-context.js';
 import { NO_SPAN } from '../../telemetry/span.js';
-import { errorText, rpcError, type RpcReply } from './jsonrpc.js';
-import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
+import { rpcError, type RpcReply } from './rpc-reply.js';
+import { errorText } from '../../mcp-wire/json-rpc.js';
+import type { McpDeps, RpcRequest } from './mcp-request.js';
+import type { Era } from '../../mcp-wire/versions.js';
 
 /** 2025-11-25 and earlier: resource not found (SEP-2164 moved it to -32602 in 2026-07-28). */
 export const LEGACY_RESOURCE_NOT_FOUND = -32002;

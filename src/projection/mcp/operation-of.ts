@@ -7,7 +7,7 @@
 import type { Gateway } from '../../engine/gateway.js';
 import type { ErrorType, McpOperation } from '../../telemetry/operation-histograms.js';
 import type { Headers, ReadMessage } from './handle-message.js';
-import type { RpcReply } from './jsonrpc.js';
+import type { RpcReply } from './rpc-reply.js';
 import { field, servedVersionOf } from './served-version.js';
 
 export function operationOf(
@@ -25,7 +25,7 @@ export function operationOf(
   return {
     method: typeof method === 'string' ? method : 'other',
     ...(tool !== undefined && { tool }),
-    // Every reply builder sets a catalogue or protocol code here (jsonrpc.ts), never free text.
+    // Every reply builder sets a catalogue or protocol code here (rpc-reply.ts), never free text.
     ...(out.errorType !== undefined && { errorType: out.errorType as ErrorType }),
     ...(protocolVersion !== undefined && { protocolVersion }),
   };

@@ -15,7 +15,7 @@ import type { PromptDescriptor, ResourceDescriptor } from '../../compiler/descri
 import type { Toolset } from '../../engine/toolsets.js';
 import { promptDefinition, resourceDefinition, templateDefinition } from './resource-definition.js';
 import { toolList } from './tool-definition.js';
-import { LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS } from './versions.js';
+import { LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS } from '../../mcp-wire/versions.js';
 
 /** How long a client may cache discover and tools/list (the list changes only on reload). */
 export const LIST_TTL_MS = 60_000;

@@ -3,8 +3,10 @@
  * is the engine's answer (arguments checked, embedded resources read as the caller).
  */
 import { LIST_TTL_MS, modernTailText } from './payloads.js';
-import { resultBytes, resultText, type RpcReply } from './jsonrpc.js';
-import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
+import type { RpcReply } from './rpc-reply.js';
+import { resultBytes, resultText } from '../../mcp-wire/json-rpc.js';
+import type { McpDeps, RpcRequest } from './mcp-request.js';
+import type { Era } from '../../mcp-wire/versions.js';
 import { callContextOf, engineErrorReply, invalidParams, notServed } from './method-support.js';
 
 export function listPrompts(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {

@@ -22,9 +22,9 @@ import {
   mcpServerSpanName,
   mcpTargetOf,
 } from '../../telemetry/conventions.js';
-import type { RpcReply } from './jsonrpc.js';
+import type { RpcReply } from './rpc-reply.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
-import { singleHeaderValue } from './mirrored-headers.js';
+import { singleHeaderValue } from '../../mcp-wire/header-values.js';
 import { servedVersionOf } from './served-version.js';
 
 type Headers = Record<string, string | string[] | undefined>;

@@ -3,8 +3,10 @@
  * fixed reads are prepared bytes (payloads.ts); a template read runs its grant through
  * the engine and is private to the caller, never cached (ttlMs 0).
  */
-import { resultBytes, resultText, type RpcReply } from './jsonrpc.js';
-import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
+import type { RpcReply } from './rpc-reply.js';
+import { resultBytes, resultText } from '../../mcp-wire/json-rpc.js';
+import type { McpDeps, RpcRequest } from './mcp-request.js';
+import type { Era } from '../../mcp-wire/versions.js';
 import { callContextOf, engineErrorReply, invalidParams, notServed } from './method-support.js';
 import { modernTailText } from './payloads.js';
 

@@ -3,8 +3,8 @@
  * version this gateway serves comes out, so a made-up one never becomes a metric label or
  * a span attribute (operation-of.ts, request-span.ts).
  */
-import { singleHeaderValue } from './mirrored-headers.js';
-import { ALL_VERSIONS, META_PROTOCOL_VERSION } from './versions.js';
+import { singleHeaderValue } from '../../mcp-wire/header-values.js';
+import { ALL_VERSIONS, META_PROTOCOL_VERSION } from '../../mcp-wire/versions.js';
 
 /** A plain object's own field, or undefined for anything else. */
 export function field(v: unknown, key: string): unknown {

@@ -175,7 +175,7 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
     '/api/:tool',
     hooks,
     // Not async: the answer's own promise is the handler's, so off costs no second one.
-    function callTool(req, reply) {
+    function postTool(req, reply) {
       const started = performance.now();
       const { runtime, caller } = gate.served(req);
       // A span per call only with telemetry on (issue 30); off, NO_SPAN's calls are free.

@@ -13,8 +13,14 @@ import { Agent, type Dispatcher } from 'undici';
 import { classifyFailure } from '../upstream/upstream-errors.js';
 import { classifyMessage, messageText, replyOf } from './json-rpc-message.js';
 import { postMessage, type PostAnswer } from './http-post.js';
-import { META_PROTOCOL_VERSION, mcpNameOf, headerValue } from './protocol-meta.js';
-import type { RequestOptions, RpcChannel, RpcReply, UpstreamNotification } from './rpc-channel.js';
+import { encodeHeaderValue, mcpNameOf } from '../../../mcp-wire/header-values.js';
+import { META_PROTOCOL_VERSION } from '../../../mcp-wire/versions.js';
+import type {
+  RequestOptions,
+  RpcChannel,
+  UpstreamReply,
+  UpstreamNotification,
+} from './rpc-channel.js';
 import { capText } from './upstream-outcome.js';
 
 export interface HttpChannelOptions {
@@ -77,7 +83,7 @@ export class HttpChannel implements RpcChannel {
     method: string,
     params: Record<string, unknown>,
     o: RequestOptions,
-  ): Promise<RpcReply> {
+  ): Promise<UpstreamReply> {
     const id = this.nextId++;
     let body: string;
     try {
@@ -157,7 +163,7 @@ export class HttpChannel implements RpcChannel {
         ...this.base,
         'mcp-protocol-version': claimed,
         'mcp-method': method,
-        ...(name !== undefined && { 'mcp-name': headerValue(name) }),
+        ...(name !== undefined && { 'mcp-name': encodeHeaderValue(name) }),
       };
     }
     return {
@@ -173,7 +179,7 @@ export class HttpChannel implements RpcChannel {
     method: string,
     sentSession: string | undefined,
     o: RequestOptions,
-  ): RpcReply {
+  ): UpstreamReply {
     const where = `mcp-server ${this.o.name}`;
     // Unsent: the deadline passed before the message could go out.
     if (a.kind === 'unsent' || (a.kind === 'failed' && a.timedOut))
@@ -251,7 +257,7 @@ export class HttpChannel implements RpcChannel {
   }
 }
 
-function failed(kind: 'timeout' | 'unavailable' | 'protocol', message: string): RpcReply {
+function failed(kind: 'timeout' | 'unavailable' | 'protocol', message: string): UpstreamReply {
   return { kind: 'failed', error: { kind, message } };
 }
 

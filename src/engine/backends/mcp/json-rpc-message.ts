@@ -3,14 +3,13 @@
  * did not send, a result that is not an object, an error without a numeric code are
  * all "not MCP" rather than exceptions.
  */
+import type { RpcId } from '../../../mcp-wire/json-rpc.js';
 import { NumberTexts, stringifyJson } from '../../number-text.js';
-import type { RpcReply } from './rpc-channel.js';
+import type { UpstreamReply } from './rpc-channel.js';
 import { capText } from './upstream-outcome.js';
 
-export type RpcId = string | number;
-
 export type IncomingMessage =
-  | { readonly kind: 'response'; readonly id: RpcId; readonly reply: RpcReply }
+  | { readonly kind: 'response'; readonly id: RpcId; readonly reply: UpstreamReply }
   | { readonly kind: 'notification'; readonly method: string; readonly params?: unknown }
   | { readonly kind: 'request'; readonly id: RpcId; readonly method: string }
   | { readonly kind: 'invalid'; readonly why: string };
@@ -37,7 +36,7 @@ export function classifyMessage(value: unknown): IncomingMessage {
 }
 
 /** A response's result or error as a reply. */
-export function replyOf(m: Record<string, unknown>): RpcReply {
+export function replyOf(m: Record<string, unknown>): UpstreamReply {
   if ('error' in m) {
     const e = m.error as Record<string, unknown> | null;
     if (e && typeof e === 'object' && typeof e.code === 'number') {
@@ -60,7 +59,7 @@ export function replyOf(m: Record<string, unknown>): RpcReply {
   return { kind: 'result', result: result as Record<string, unknown> };
 }
 
-export function notMcp(message: string): RpcReply {
+export function notMcp(message: string): UpstreamReply {
   return { kind: 'failed', error: { kind: 'protocol', message } };
 }
 

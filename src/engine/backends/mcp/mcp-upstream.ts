@@ -11,7 +11,7 @@ import { HttpChannel } from './http-channel.js';
 import type { RpcChannel, UpstreamNotification } from './rpc-channel.js';
 import { startStdioChild } from './stdio-supervisor.js';
 import type { UpstreamLog } from './upstream-log.js';
-import { callTool, listTools, type UpstreamTool } from './upstream-tools.js';
+import { requestToolsCall, requestToolsList, type UpstreamTool } from './upstream-tools.js';
 import {
   UpstreamSession,
   type Handshake,
@@ -139,7 +139,7 @@ export function openMcpUpstream(
     name: o.name,
     connect: (c) => session.ready(timeout(c), c?.cancel),
     callTool: (tool, args, c) =>
-      callTool(
+      requestToolsCall(
         session,
         tool,
         args,
@@ -154,7 +154,8 @@ export function openMcpUpstream(
         },
         o.redact,
       ),
-    listTools: (c) => listTools(session, { timeoutMs: timeout(c), cancel: c?.cancel }, o.redact),
+    listTools: (c) =>
+      requestToolsList(session, { timeoutMs: timeout(c), cancel: c?.cancel }, o.redact),
     // A child that is restarting is down whatever the last handshake said.
     state: () => (childState?.() === 'down' ? 'down' : session.state()),
     handshake: () => session.handshake(),

@@ -5,19 +5,19 @@
  * reused within one child's life, so a late answer to a timed-out call finds nothing.
  */
 import type { Cancellation } from '../../call-context.js';
-import type { RpcReply } from './rpc-channel.js';
-import type { RpcId } from './json-rpc-message.js';
+import type { UpstreamReply } from './rpc-channel.js';
+import type { RpcId } from '../../../mcp-wire/json-rpc.js';
 import type { UpstreamFailure } from './upstream-outcome.js';
 
 interface Pending {
-  readonly settle: (reply: RpcReply) => void;
+  readonly settle: (reply: UpstreamReply) => void;
   /** Set once the child wrote non-JSON while this call waited: said again at its deadline. */
   noise?: string;
 }
 
 export interface AddedCall {
   readonly id: number;
-  readonly reply: Promise<RpcReply>;
+  readonly reply: Promise<UpstreamReply>;
 }
 
 export class PendingCalls {
@@ -43,7 +43,7 @@ export class PendingCalls {
     onGiveUp: (id: number) => void,
   ): AddedCall {
     const id = this.nextId++;
-    const reply = new Promise<RpcReply>((resolve) => {
+    const reply = new Promise<UpstreamReply>((resolve) => {
       const timer = setTimeout(() => {
         const noise = this.calls.get(id)?.noise;
         if (!end()) return;
@@ -83,7 +83,7 @@ export class PendingCalls {
   }
 
   /** Delivers an answer; false when no call waits for `id` (late, or never ours). */
-  settle(id: RpcId, reply: RpcReply): boolean {
+  settle(id: RpcId, reply: UpstreamReply): boolean {
     const call = typeof id === 'number' ? this.calls.get(id) : undefined;
     if (!call) return false;
     call.settle(reply);
@@ -101,6 +101,6 @@ export class PendingCalls {
   }
 }
 
-function failure(kind: 'timeout' | 'unavailable' | 'protocol', message: string): RpcReply {
+function failure(kind: 'timeout' | 'unavailable' | 'protocol', message: string): UpstreamReply {
   return { kind: 'failed', error: { kind, message } };
 }

@@ -8,7 +8,11 @@ import type { Cancellation } from '../../call-context.js';
 import type { NumberTexts } from '../../number-text.js';
 import type { UpstreamFailure } from './upstream-outcome.js';
 
-export type RpcReply =
+/**
+ * An upstream's answer to one request, as its client reads it (the gateway's own HTTP
+ * reply to a caller is projection/mcp/rpc-reply.ts).
+ */
+export type UpstreamReply =
   | { readonly kind: 'result'; readonly result: Record<string, unknown> }
   | { readonly kind: 'failed'; readonly error: UpstreamFailure }
   /**
@@ -41,7 +45,11 @@ export interface RpcChannel {
    * forgot): state negotiated on an older epoch is gone.
    */
   readonly epoch: number;
-  request(method: string, params: Record<string, unknown>, o: RequestOptions): Promise<RpcReply>;
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    o: RequestOptions,
+  ): Promise<UpstreamReply>;
   /** Sends a notification; best effort, never fails the caller. */
   notify(
     method: string,

@@ -14,9 +14,15 @@ import { BoundedLines } from './bounded-lines.js';
 import { childEnvironment, findProgram } from './child-environment.js';
 import { ChildStderr, STDERR_LINE_BYTES } from './child-stderr.js';
 import type { NumberTexts } from '../../number-text.js';
-import { classifyMessage, messageText, type RpcId } from './json-rpc-message.js';
+import type { RpcId } from '../../../mcp-wire/json-rpc.js';
+import { classifyMessage, messageText } from './json-rpc-message.js';
 import { PendingCalls } from './pending-calls.js';
-import type { RequestOptions, RpcChannel, RpcReply, UpstreamNotification } from './rpc-channel.js';
+import type {
+  RequestOptions,
+  RpcChannel,
+  UpstreamReply,
+  UpstreamNotification,
+} from './rpc-channel.js';
 import { capText } from './upstream-outcome.js';
 import { Backoff } from './backoff.js';
 import type { UpstreamLog } from './upstream-log.js';
@@ -169,7 +175,11 @@ export class StdioSupervisor implements RpcChannel {
     child.stderr?.on('end', () => this.stderr.flush());
   }
 
-  request(method: string, params: Record<string, unknown>, o: RequestOptions): Promise<RpcReply> {
+  request(
+    method: string,
+    params: Record<string, unknown>,
+    o: RequestOptions,
+  ): Promise<UpstreamReply> {
     const child = this.child;
     if (!child || this.stopped) return Promise.resolve(this.unavailable());
     const calls = this.calls;
@@ -343,7 +353,7 @@ export class StdioSupervisor implements RpcChannel {
     this.restartTimer.unref?.();
   }
 
-  private unavailable(): RpcReply {
+  private unavailable(): UpstreamReply {
     if (this.stopped)
       return {
         kind: 'failed',

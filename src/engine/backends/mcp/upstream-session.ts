@@ -17,17 +17,16 @@ import type { Cancellation } from '../../call-context.js';
 import type { NumberTexts } from '../../number-text.js';
 import type { RpcChannel } from './rpc-channel.js';
 import {
-  CLIENT_INFO,
   LEGACY_VERSION,
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
   META_PROTOCOL_VERSION,
   MODERN_VERSION,
-} from './protocol-meta.js';
+  type Era,
+} from '../../../mcp-wire/versions.js';
 import { capText, type UpstreamFailure, type UpstreamOutcome } from './upstream-outcome.js';
 
 export type ProtocolChoice = 'auto' | typeof MODERN_VERSION | typeof LEGACY_VERSION;
-export type Era = 'modern' | 'legacy';
 export type UpstreamState = 'starting' | 'up' | 'down';
 
 /** What the upstream said of itself: its `server/discover` or `initialize` result, as sent. */
@@ -48,6 +47,9 @@ export interface SessionRequestOptions {
   /** The caller's number texts inside `params` (rpc-channel.ts). */
   readonly texts?: NumberTexts | undefined;
 }
+
+/** How the gateway names itself to an upstream, in `initialize` and in every modern `_meta`. */
+const CLIENT_INFO = { name: 'mcp-beaver', version: '0.1.0' } as const;
 
 /** A discover probe under `auto` waits at most this long before `initialize` is tried. */
 const PROBE_TIMEOUT_MS = 10_000;

@@ -1,10 +1,10 @@
 /**
  * The two requests the backend kind makes of an upstream: `tools/call` (mapped by
- * tool-result.ts) and `tools/list`, all its pages, for the drift checks.
+ * upstream-tool-result.ts) and `tools/list`, all its pages, for the drift checks.
  */
 import type { Cancellation } from '../../call-context.js';
 import { NumberTexts } from '../../number-text.js';
-import { mapToolResult } from './tool-result.js';
+import { mapToolResult } from './upstream-tool-result.js';
 import type { UpstreamSession } from './upstream-session.js';
 import {
   capText,
@@ -32,7 +32,7 @@ export interface TraceMeta {
 /** A `tools/list` that pages on past this is taken as a loop. */
 const MAX_PAGES = 100;
 
-export async function callTool(
+export async function requestToolsCall(
   session: UpstreamSession,
   tool: string,
   args: Record<string, unknown>,
@@ -77,7 +77,7 @@ export function finish(error: UpstreamFailure, redact: (text: string) => string)
     : error;
 }
 
-export async function listTools(
+export async function requestToolsList(
   session: UpstreamSession,
   o: { timeoutMs: number; cancel?: Cancellation | undefined },
   redact: (text: string) => string,

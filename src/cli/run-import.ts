@@ -1,8 +1,8 @@
 /**
  * `mcp-beaver import openapi <file>`: draft a guarded spec from an OpenAPI document;
- * `import mcp` (import-mcp.ts) drafts one from an MCP server's tools.
+ * `import mcp` (run-import-mcp.ts) drafts one from an MCP server's tools.
  */
-import { IMPORT_COMMAND } from './commands/import.js';
+import { IMPORT_COMMAND } from './commands/import-command.js';
 import { parseCommand } from './flags.js';
 import { commandMessages, readableError } from './output.js';
 import { writeDraft } from './write-draft.js';
@@ -18,7 +18,7 @@ export async function runImport(argv: string[]): Promise<number> {
   if (typeof parsed === 'number') return parsed;
   const { values, given, positionals } = parsed;
   const [format, file, ...extra] = positionals;
-  if (format === 'mcp') return (await import('./import-mcp.js')).runImportMcp(parsed, argv);
+  if (format === 'mcp') return (await import('./run-import-mcp.js')).runImportMcp(parsed, argv);
   const notHere = MCP_ONLY.find((k) => k in given);
   if (format === 'openapi' && notHere !== undefined)
     return usage(`--${notHere} is for import mcp, not import openapi`);

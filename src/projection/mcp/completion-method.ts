@@ -4,8 +4,10 @@
  */
 import type { CompletionRef } from '../../engine/completion.js';
 import { LIST_TTL_MS, modernTailText } from './payloads.js';
-import { resultText, type RpcReply } from './jsonrpc.js';
-import type { Era, McpDeps, RpcRequest } from './mcp-request.js';
+import type { RpcReply } from './rpc-reply.js';
+import { resultText } from '../../mcp-wire/json-rpc.js';
+import type { McpDeps, RpcRequest } from './mcp-request.js';
+import type { Era } from '../../mcp-wire/versions.js';
 import { engineErrorReply, invalidParams, notServed } from './method-support.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -7,7 +7,7 @@ import { compileSpecFile } from '../compiler/load-spec.js';
 import { schemaProblems } from '../engine/guards/validate.js';
 import { listSizeLines, listSizes, listSizeWarnings } from './check-list-sizes.js';
 import { checkLive } from './check-live.js';
-import { CHECK_COMMAND } from './commands/check.js';
+import { CHECK_COMMAND } from './commands/check-command.js';
 import { parseCommand } from './flags.js';
 import { commandMessages, readableError } from './output.js';
 import { resourcePromptCheckLines, specCounts } from './spec-resources-prompts.js';

@@ -5,7 +5,7 @@
 import { isRemoteTarget, remoteOptionsOr } from '../client/options.js';
 import { clientErrorLine, catalogueCode } from '../client/errors.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
-import { APPROVALS_COMMAND } from './commands/approvals.js';
+import { APPROVALS_COMMAND } from './commands/approvals-command.js';
 import { parseCommand } from './flags.js';
 import { commandMessages } from './output.js';
 

@@ -1,10 +1,9 @@
 /**
- * JSON-RPC 2.0 framing, written as text: result payloads are often precompiled JSON.
- * Error replies take their HTTP status and JSON-RPC code from the error catalogue.
+ * The HTTP reply to one JSON-RPC message. Error replies take their HTTP status and
+ * JSON-RPC code from the error catalogue; the framing is the wire's (mcp-wire/json-rpc.ts).
  */
 import { rpcFraming, type RpcErrorCode } from '../../engine/error-catalogue.js';
-
-export type RpcId = string | number | null;
+import { errorText, type ReplyId } from '../../mcp-wire/json-rpc.js';
 
 /** A response: HTTP status plus the JSON-RPC message text (empty for 202), or its bytes. */
 export interface RpcReply {
@@ -19,26 +18,6 @@ export interface RpcReply {
   readonly errorType?: string;
 }
 
-export function resultText(id: RpcId, resultJson: string): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
-}
-
-const RESULT_CLOSE = Buffer.from('}');
-
-/** `resultText` for a result kept as bytes (precompiled lists): no string is built or encoded. */
-export function resultBytes(id: RpcId, result: Buffer): Buffer {
-  return Buffer.concat([
-    Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`),
-    result,
-    RESULT_CLOSE,
-  ]);
-}
-
-export function errorText(id: RpcId, code: number, message: string, data?: unknown): string {
-  const error = data === undefined ? { code, message } : { code, message, data };
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(error)}}`;
-}
-
 export interface RpcErrorOptions {
   /** JSON-RPC `error.data`. */
   readonly data?: unknown;
@@ -50,7 +29,7 @@ export interface RpcErrorOptions {
 /** The JSON-RPC error reply for a catalogue code: status and code from its row. */
 export function rpcError(
   code: RpcErrorCode,
-  id: RpcId,
+  id: ReplyId,
   message: string,
   opts: RpcErrorOptions = {},
 ): RpcReply {
@@ -62,8 +41,3 @@ export function rpcError(
 }
 
 export const ACCEPTED: RpcReply = { status: 202, body: '' };
-
-/** A valid JSON-RPC id: string, or an integer (protocol: ids are never null in requests). */
-export function isValidId(id: unknown): id is string | number {
-  return typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id));
-}

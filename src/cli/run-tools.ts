@@ -8,7 +8,7 @@ import { prepareToolsets } from '../engine/toolsets.js';
 import { toolList } from '../projection/mcp/tool-definition.js';
 import { formatToolBlocks } from '../client/print-tools.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
-import { TOOLS_COMMAND } from './commands/tools.js';
+import { TOOLS_COMMAND } from './commands/tools-command.js';
 import { REMOTE_FLAGS } from './commands/remote-flags.js';
 import { parseCommand } from './flags.js';
 import { commandMessages, loadSpecOrReport } from './output.js';

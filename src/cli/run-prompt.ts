@@ -1,7 +1,7 @@
 /** `mcp-beaver prompt <url> <name> [args]`: get one prompt of a remote MCP server. */
 import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
 import { formatPromptMessages } from '../client/print-resources-prompts.js';
-import { PROMPT_COMMAND } from './commands/prompt.js';
+import { PROMPT_COMMAND } from './commands/prompt-command.js';
 import { parseCommand } from './flags.js';
 import { argumentsOf, stringArguments } from './word-arguments.js';
 import { requestOrExit } from './remote-request.js';

@@ -2,8 +2,9 @@
 import { withConnection, type Connection } from '../client/connect.js';
 import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
-import { formatCallResult, type CallResult } from '../client/print.js';
-import { CALL_COMMAND } from './commands/call.js';
+import { formatCallResult } from '../client/print.js';
+import type { ToolCallResult } from '../mcp-wire/tool-call-result.js';
+import { CALL_COMMAND } from './commands/call-command.js';
 import { parseCommand } from './flags.js';
 import { commandMessages } from './output.js';
 import { argumentsOf, isJsonArgument, splitWords, typedArguments } from './word-arguments.js';
@@ -47,7 +48,7 @@ export async function runCall(argv: string[]): Promise<number> {
     interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
     yes: values.yes === true,
   };
-  let result: CallResult;
+  let result: ToolCallResult;
   try {
     result = (await withConnection(
       options,
@@ -58,7 +59,7 @@ export async function runCall(argv: string[]): Promise<number> {
         return c.client.callTool({ name: tool, arguments: given }, { timeout: c.request.timeout });
       },
       (params) => answerElicitation(params, io),
-    )) as CallResult;
+    )) as ToolCallResult;
   } catch (err) {
     if (err instanceof UsageError) return badValue(err.message);
     process.stderr.write(`${clientErrorLine(options.url, err, options.timeoutMs)}\n`);

@@ -5,7 +5,7 @@ import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/start.js';
 import { watchSpecFile } from '../server/spec-watcher.js';
 import { parseDuration } from '../compiler/values.js';
-import { SERVE_COMMAND } from './commands/serve.js';
+import { SERVE_COMMAND } from './commands/serve-command.js';
 import { parseCommand } from './flags.js';
 import { commandMessages, loadSpecOrReport } from './output.js';
 

@@ -2,7 +2,7 @@
 import { withConnection } from '../client/connect.js';
 import { isRemoteTarget, remoteOptionsOr } from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
-import { DISCOVER_COMMAND } from './commands/discover.js';
+import { DISCOVER_COMMAND } from './commands/discover-command.js';
 import { parseCommand } from './flags.js';
 import { commandMessages } from './output.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';

@@ -1,7 +1,7 @@
 /** `mcp-beaver read <url> <uri>`: read one resource of a remote MCP server. */
 import { isRemoteTarget, remoteOptionsOr } from '../client/options.js';
 import { readOutput } from '../client/print-resources-prompts.js';
-import { READ_COMMAND } from './commands/read.js';
+import { READ_COMMAND } from './commands/read-command.js';
 import { parseCommand } from './flags.js';
 import { requestOrExit } from './remote-request.js';
 import { commandMessages } from './output.js';

@@ -2,7 +2,7 @@
  * `mcp-beaver import mcp <url>` and `import mcp -- <command> [<arg>...]`: draft a
  * guarded spec from an MCP server's tools (src/import/mcp/).
  */
-import { IMPORT_COMMAND } from './commands/import.js';
+import { IMPORT_COMMAND } from './commands/import-command.js';
 import type { ParsedCommand } from './flags.js';
 import { commandMessages, readableError } from './output.js';
 import { writeDraft } from './write-draft.js';
@@ -11,12 +11,13 @@ import { parseDuration } from '../compiler/values.js';
 import type { McpTarget } from '../import/mcp/mcp-draft.js';
 import { SERVER_NAME } from '../import/mcp/server-name.js';
 import type { ProtocolChoice } from '../engine/backends/mcp/upstream-session.js';
+import { LEGACY_VERSION, MODERN_VERSION } from '../mcp-wire/versions.js';
 
 const { usage, badValue } = commandMessages(IMPORT_COMMAND);
 
 /** Flags of `import openapi` that `import mcp` refuses. */
 const OPENAPI_ONLY = ['tag', 'base-url', 'list-tags', 'toolsets', 'ref-root'] as const;
-const PROTOCOLS: readonly ProtocolChoice[] = ['auto', '2026-07-28', '2025-11-25'];
+const PROTOCOLS: readonly ProtocolChoice[] = ['auto', MODERN_VERSION, LEGACY_VERSION];
 
 export async function runImportMcp(
   parsed: ParsedCommand<(typeof IMPORT_COMMAND)['flags']>,

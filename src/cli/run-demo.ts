@@ -15,7 +15,7 @@ import { compileSpecFile } from '../compiler/load-spec.js';
 import { parseListen } from '../server/listen-address.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/start.js';
-import { DEMO_COMMAND } from './commands/demo.js';
+import { DEMO_COMMAND } from './commands/demo-command.js';
 import { parseCommand } from './flags.js';
 import { commandMessages } from './output.js';
 

@@ -1,6 +1,6 @@
 /** `mcp-beaver openapi <spec>`: the OpenAPI 3.1 document of the REST surface, as GET /openapi.json serves it. */
 import { buildOpenApi } from '../projection/rest/openapi.js';
-import { OPENAPI_COMMAND } from './commands/openapi.js';
+import { OPENAPI_COMMAND } from './commands/openapi-command.js';
 import { parseCommand } from './flags.js';
 import { commandMessages, loadSpecOrReport } from './output.js';
 

@@ -5,12 +5,8 @@
  * `{content: [...]}` of its blocks. `isError: true` is the tool's own failure, with its
  * text (redacted before it is cut, so no cut leaves the front of a secret).
  */
+import type { ContentBlock } from '../../../mcp-wire/tool-call-result.js';
 import { capText, TOOL_ERROR_TEXT_BYTES, type UpstreamOutcome } from './upstream-outcome.js';
-
-interface Block {
-  readonly type: string;
-  readonly text?: unknown;
-}
 
 export function mapToolResult(
   result: Readonly<Record<string, unknown>>,
@@ -50,10 +46,10 @@ export function mapToolResult(
   return { ok: true, value: { content } };
 }
 
-function isBlock(b: unknown): b is Block {
-  return b !== null && typeof b === 'object' && typeof (b as Block).type === 'string';
+function isBlock(b: unknown): b is ContentBlock {
+  return b !== null && typeof b === 'object' && typeof (b as ContentBlock).type === 'string';
 }
 
-function isText(b: Block): b is Block & { readonly text: string } {
+function isText(b: ContentBlock): b is ContentBlock & { readonly text: string } {
   return b.type === 'text' && typeof b.text === 'string';
 }
