@@ -6,12 +6,11 @@
  * 16 MiB, with Content-Length and chunked, to POST /api/<tool> and /mcp, several times,
  * while the machine's cores are busy; each must read 413 in the surface's error shape.
  */
-import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
-import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serveProcess, type ServeProcess } from './serve-process.js';
+import { busyMachine } from '../helpers/busy-machine.js';
 
 const MiB = 1024 * 1024;
 const ROUNDS = 4;
@@ -27,25 +26,6 @@ can get thing {
     path "/thing/{id}"
 }
 `;
-
-/** Busy-loop processes, one fewer than the cores, each ending by itself after `ms`. */
-function busyMachine(ms: number): () => Promise<void> {
-  const children = Array.from({ length: Math.max(1, availableParallelism() - 1) }, () =>
-    spawn(process.execPath, ['-e', `const end = Date.now() + ${ms}; while (Date.now() < end);`], {
-      stdio: 'ignore',
-    }),
-  );
-  return async () => {
-    await Promise.all(
-      children.map((c) => {
-        if (c.exitCode !== null || c.signalCode !== null) return undefined;
-        const done = new Promise((r) => c.once('exit', r));
-        c.kill('SIGKILL');
-        return done;
-      }),
-    );
-  };
-}
 
 beforeAll(async () => {
   gw = await serveProcess(SPEC);

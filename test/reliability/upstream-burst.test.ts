@@ -7,11 +7,11 @@
  * wire seconds after its call got a connection. Outcomes only: no wall-clock bound.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { serveProcess, type ServeProcess } from './serve-process.js';
 import { sleep } from '../../bench/lib/sleep.mjs';
+import { busyMachine } from '../helpers/busy-machine.js';
 
 const CALLS = 2_000;
 const UPSTREAM_MS = 1_000;
@@ -124,28 +124,6 @@ async function burst(url: string, from: number): Promise<Answer[]> {
   } finally {
     await agent.close();
   }
-}
-
-/**
- * Busy-loop processes on all cores but one, each ending by itself after `ms` at the
- * latest: the busy machine on which the gateway sends its requests late.
- */
-function busyMachine(ms: number): () => Promise<void> {
-  const children = Array.from({ length: Math.max(1, availableParallelism() - 1) }, () =>
-    spawn(process.execPath, ['-e', `const end = Date.now() + ${ms}; while (Date.now() < end);`], {
-      stdio: 'ignore',
-    }),
-  );
-  return async () => {
-    await Promise.all(
-      children.map((c) => {
-        if (c.exitCode !== null || c.signalCode !== null) return undefined;
-        const done = new Promise((r) => c.once('exit', r));
-        c.kill('SIGKILL');
-        return done;
-      }),
-    );
-  };
 }
 
 const tally = (answers: readonly Answer[]): string => {
