@@ -6,7 +6,7 @@
  * confirmation that cannot be asked (-32021 in 2026-07-28, CONFIRMATION_UNAVAILABLE
  * otherwise) names its code and what would let the call run. Nothing reaches the upstream.
  */
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   AGENT_KEY,
@@ -19,6 +19,7 @@ import {
   listApprovals,
   modernClient,
   restRefund,
+  legacyClient,
 } from '../helpers/consent.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
@@ -49,22 +50,9 @@ interface MetaResult {
   _meta?: Record<string, unknown>;
 }
 
-async function legacyClient(key: string): Promise<Client> {
-  const client = new Client(
-    { name: 'consent-answers-legacy', version: '1.0.0' },
-    { versionNegotiation: { mode: 'legacy' } },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), {
-      requestInit: { headers: bearer(key) },
-    }),
-  );
-  return client;
-}
-
 const ERAS: [string, () => Promise<Client>][] = [
   ['2026-07-28', () => modernClient(gw.url, AGENT_KEY, undefined)],
-  ['2025-11-25', () => legacyClient(AGENT_KEY)],
+  ['2025-11-25', () => legacyClient(gw.url, AGENT_KEY)],
 ];
 
 describe.each(ERAS)('APPROVAL_REQUIRED to the SDK v2 client in %s', (era, connect) => {
@@ -135,7 +123,7 @@ describe('a confirmation that cannot be asked', () => {
   });
 
   it('is a CONFIRMATION_UNAVAILABLE result to the SDK v2 client in 2025-11-25, saying which client or grant would be asked', async () => {
-    const client = await legacyClient(AGENT_KEY);
+    const client = await legacyClient(gw.url, AGENT_KEY);
     let result: MetaResult;
     try {
       result = (await client.callTool({

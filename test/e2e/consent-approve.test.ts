@@ -5,7 +5,6 @@
  * and decides it over REST; the caller's repeat then runs exactly once. Each case asserts
  * what the upstream received: one request after an approval, nothing otherwise.
  */
-import { Client as ClientV2, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -23,6 +22,7 @@ import {
   modernClient,
   restRefund,
   URL_CAPS,
+  legacyClient,
 } from '../helpers/consent.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
@@ -61,19 +61,6 @@ function approvalIdIn(text: string): string {
   const m = /\/approvals\/([A-Za-z0-9_-]{22})\b/.exec(text);
   if (!m) throw new Error(`no approval url in: ${text}`);
   return m[1]!;
-}
-
-async function legacyV2(key: string): Promise<ClientV2> {
-  const client = new ClientV2(
-    { name: 'consent-e2e-legacy', version: '1.0.0' },
-    { versionNegotiation: { mode: 'legacy' } },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${gw.url}/mcp`), {
-      requestInit: { headers: bearer(key) },
-    }),
-  );
-  return client;
 }
 
 async function clientV1(key: string): Promise<ClientV1> {
@@ -189,7 +176,7 @@ describe('approve over REST', () => {
 
 describe('approve through MCP clients that cannot be asked', () => {
   it('gives the SDK v2 client in the 2025 era APPROVAL_REQUIRED, then runs its repeat once approved', async () => {
-    const client = await legacyV2(AGENT_KEY);
+    const client = await legacyClient(gw.url, AGENT_KEY);
     try {
       const call = () =>
         client.callTool({

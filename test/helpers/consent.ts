@@ -283,3 +283,17 @@ export async function modernClient(
   );
   return client;
 }
+
+/** An SDK v2 client in the 2025-11-25 era (an `initialize` handshake), with no capabilities. */
+export async function legacyClient(url: string, key: string): Promise<Client> {
+  const client = new Client(
+    { name: 'consent-e2e-legacy', version: '1.0.0' },
+    { versionNegotiation: { mode: 'legacy' } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+      requestInit: { headers: bearer(key) },
+    }),
+  );
+  return client;
+}
