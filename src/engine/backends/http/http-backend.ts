@@ -21,7 +21,6 @@ import { EXCERPT_BYTES, exchange } from './http-exchange.js';
 import { ADMITTED, ConnectionGate, type GateRefusal } from '../upstream/connection-gate.js';
 import { readCapFor } from '../upstream/read-cap.js';
 import { UNTRACED, type UpstreamLeg } from '../../../telemetry/client-span.js';
-import { httpClientAttributes, httpClientSpanName } from '../../../telemetry/conventions.js';
 
 const USER_AGENT = 'mcp-beaver/0.1';
 
@@ -94,11 +93,6 @@ function prepareHttpGrant(
   const shaped = d.shape !== undefined;
 
   return {
-    // The client span's name and attributes are the grant's, never a value sent.
-    span: {
-      name: () => httpClientSpanName(backend.method, backend.pathTemplate),
-      attributes: () => httpClientAttributes(backend.method, backend.baseUrl, backend.pathTemplate),
-    },
     async invoke(
       args: CallArguments,
       ctx: CallContext,

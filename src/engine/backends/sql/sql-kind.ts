@@ -1,0 +1,33 @@
+/**
+ * The `sql` kind (spec-language.md, `sql` + `params`): a grant with `sql` runs one
+ * Postgres statement on the spec's `database`. Everything the rest of the gateway knows
+ * of the kind is here; its runtime (sql-backend.ts, and `pg`) loads only with a grant of it.
+ */
+import { SQL_GRANT } from '../../../compiler/kinds/sql-grant.js';
+import { sqlClientAttributes, sqlClientSpanName } from '../../../telemetry/conventions.js';
+import type { KindDescriptor } from '../kind.js';
+
+const always = (): boolean => true;
+/** A read-only statement runs in a READ ONLY transaction: it conflicts with nothing. */
+const writes = (b: { readonly readOnly: boolean }): boolean => !b.readOnly;
+
+export const SQL_KIND: KindDescriptor<'sql'> = {
+  kind: 'sql',
+  word: 'SQL',
+  grant: SQL_GRANT,
+  codes: {
+    SQL_TIMEOUT: always,
+    SQL_CONFLICT: writes,
+    SQL_CONSTRAINT: writes,
+    SQL_DATA: always,
+    SQL_ERROR: always,
+    POOL_EXHAUSTED: always,
+    DATABASE_UNAVAILABLE: always,
+  },
+  target: (b) => `SQL ${b.readOnly ? 'read-only' : 'read-write'}`,
+  span: (b) => ({
+    name: () => sqlClientSpanName(b.statement),
+    attributes: () => sqlClientAttributes(b.statement),
+  }),
+  load: async () => (await import('./sql-backend.js')).createSqlKind,
+};
