@@ -50,10 +50,11 @@ export interface KindDescriptor<K extends KindName> {
   /** Its compiler part: the children it adds to `can`, their check, and its lowering. */
   readonly grant: GrantBackend;
   /**
-   * The catalogue codes a grant of this kind can answer besides every grant's, each with
-   * the grants that can (the OpenAPI document lists them per operation).
+   * The catalogue codes a grant of this kind can answer besides every grant's: each
+   * grant of the kind (true), or those its rule picks. The OpenAPI document lists them
+   * per operation.
    */
-  readonly codes: Readonly<Partial<Record<ErrorCode, (b: BackendOf<K>) => boolean>>>;
+  readonly codes: Readonly<Partial<Record<ErrorCode, true | ((b: BackendOf<K>) => boolean)>>>;
   /** What `check` prints a grant calls: `GET /repos/{owner}`, `SQL read-only`. */
   target(b: BackendOf<K>): string;
   /** The grant's client span: its name and attributes are the spec's, never a value sent. */

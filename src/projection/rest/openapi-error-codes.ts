@@ -56,7 +56,10 @@ const KIND_CODES = new Set<ErrorCode>(
 export function errorCodesFor(d: ToolDescriptor, spec: CompiledSpec): ErrorCode[] {
   const kind = kindOf(d.backend);
   return CODES.filter((code) => {
-    if (KIND_CODES.has(code)) return kind.codes[code]?.(d.backend) ?? false;
+    if (KIND_CODES.has(code)) {
+      const answers = kind.codes[code];
+      return answers === true || (answers?.(d.backend) ?? false);
+    }
     const rule = APPLIES[code];
     if (rule) return rule(d, spec);
     return entry(code).status === 429 ? d.limits.rateLimit !== undefined : true;

@@ -8,17 +8,15 @@ import { httpClientAttributes, httpClientSpanName } from '../../../telemetry/con
 import { mixedSegments } from '../../guards/metachar.js';
 import type { KindDescriptor } from '../kind.js';
 
-const always = (): boolean => true;
-
 export const HTTP_KIND: KindDescriptor<'http'> = {
   kind: 'http',
   word: 'HTTP',
   grant: HTTP_GRANT,
   codes: {
-    UPSTREAM_STATUS: always,
-    UPSTREAM_UNREACHABLE: always,
-    UPSTREAM_BAD_RESPONSE: always,
-    UPSTREAM_TIMEOUT: always,
+    UPSTREAM_STATUS: true,
+    UPSTREAM_UNREACHABLE: true,
+    UPSTREAM_BAD_RESPONSE: true,
+    UPSTREAM_TIMEOUT: true,
   },
   target: (b) => `${b.method} ${b.pathTemplate}`,
   span: (b) => ({

@@ -7,18 +7,16 @@ import { MCP_GRANT } from '../../../compiler/kinds/mcp-grant.js';
 import { mcpClientAttributes, mcpClientSpanName } from '../../../telemetry/conventions.js';
 import type { KindDescriptor } from '../kind.js';
 
-const always = (): boolean => true;
-
 export const MCP_KIND: KindDescriptor<'mcp'> = {
   kind: 'mcp',
   word: 'MCP',
   grant: MCP_GRANT,
   codes: {
-    UPSTREAM_TIMEOUT: always,
-    UPSTREAM_TOOL_ERROR: always,
-    UPSTREAM_ERROR: always,
-    UPSTREAM_UNAVAILABLE: always,
-    UPSTREAM_PROTOCOL: always,
+    UPSTREAM_TIMEOUT: true,
+    UPSTREAM_TOOL_ERROR: true,
+    UPSTREAM_ERROR: true,
+    UPSTREAM_UNAVAILABLE: true,
+    UPSTREAM_PROTOCOL: true,
   },
   target: (b) => `MCP ${b.server} ${b.tool}`,
   span: (b) => ({

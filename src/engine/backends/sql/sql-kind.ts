@@ -7,7 +7,6 @@ import { SQL_GRANT } from '../../../compiler/kinds/sql-grant.js';
 import { sqlClientAttributes, sqlClientSpanName } from '../../../telemetry/conventions.js';
 import type { KindDescriptor } from '../kind.js';
 
-const always = (): boolean => true;
 /** A read-only statement runs in a READ ONLY transaction: it conflicts with nothing. */
 const writes = (b: { readonly readOnly: boolean }): boolean => !b.readOnly;
 
@@ -16,13 +15,13 @@ export const SQL_KIND: KindDescriptor<'sql'> = {
   word: 'SQL',
   grant: SQL_GRANT,
   codes: {
-    SQL_TIMEOUT: always,
+    SQL_TIMEOUT: true,
     SQL_CONFLICT: writes,
     SQL_CONSTRAINT: writes,
-    SQL_DATA: always,
-    SQL_ERROR: always,
-    POOL_EXHAUSTED: always,
-    DATABASE_UNAVAILABLE: always,
+    SQL_DATA: true,
+    SQL_ERROR: true,
+    POOL_EXHAUSTED: true,
+    DATABASE_UNAVAILABLE: true,
   },
   target: (b) => `SQL ${b.readOnly ? 'read-only' : 'read-write'}`,
   span: (b) => ({

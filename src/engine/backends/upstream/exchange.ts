@@ -13,6 +13,9 @@
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import type { Cancellation } from '../../call-context.js';
 
+/** How the gateway names itself to every upstream it calls over HTTP. */
+export const USER_AGENT = 'mcp-beaver/0.1';
+
 /**
  * The request never went on the wire: its deadline passed before a connection carried
  * it, or `mayStart` said it could no longer finish in time. The upstream saw nothing.
