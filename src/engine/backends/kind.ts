@@ -47,6 +47,8 @@ export interface KindDescriptor<K extends KindName> {
   readonly kind: K;
   /** How `check`'s counts name the kind ("2 HTTP, 1 MCP"). */
   readonly word: string;
+  /** The OpenAPI document's tag of its grants' operations: what they do. */
+  readonly tag: string;
   /** Its compiler part: the children it adds to `can`, their check, and its lowering. */
   readonly grant: GrantBackend;
   /**

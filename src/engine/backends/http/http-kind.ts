@@ -11,6 +11,7 @@ import type { KindDescriptor } from '../kind.js';
 export const HTTP_KIND: KindDescriptor<'http'> = {
   kind: 'http',
   word: 'HTTP',
+  tag: 'Grants that call the upstream HTTP API.',
   grant: HTTP_GRANT,
   codes: {
     UPSTREAM_STATUS: true,

@@ -10,6 +10,7 @@ import type { KindDescriptor } from '../kind.js';
 export const MCP_KIND: KindDescriptor<'mcp'> = {
   kind: 'mcp',
   word: 'MCP',
+  tag: 'Grants that call one tool of an upstream MCP server.',
   grant: MCP_GRANT,
   codes: {
     UPSTREAM_TIMEOUT: true,

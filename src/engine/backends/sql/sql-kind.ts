@@ -13,6 +13,7 @@ const writes = (b: { readonly readOnly: boolean }): boolean => !b.readOnly;
 export const SQL_KIND: KindDescriptor<'sql'> = {
   kind: 'sql',
   word: 'SQL',
+  tag: 'Grants that run a SQL statement on the database.',
   grant: SQL_GRANT,
   codes: {
     SQL_TIMEOUT: true,
