@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { formatDiagnostic, type CheckErrorCode } from '../compiler/diagnostics.js';
 import type { CompiledSpec, ToolDescriptor } from '../compiler/descriptor.js';
 import { compileSpecFile } from '../compiler/load-spec.js';
+import { kindOf } from '../engine/backends/kinds.js';
 import { schemaProblems } from '../engine/guards/validate.js';
 import { listSizeLines, listSizes, listSizeWarnings } from './check-list-sizes.js';
 import { checkLive } from './check-live.js';
@@ -105,7 +106,7 @@ function summary(t: ToolDescriptor): string {
     a.openWorldHint ? 'open-world' : '',
     t.scopes.length > 0 ? `scope=${t.scopes.join(',')}` : '',
   ].filter(Boolean);
-  return `${target(t.backend)}  ${hints.join(' ')}`;
+  return `${kindOf(t.backend).target(t.backend)}  ${hints.join(' ')}`;
 }
 
 /** `mcp-server tracker  url http://…  timeout 30s`: each upstream MCP server, names aligned. */
@@ -119,16 +120,4 @@ function mcpServerLines(spec: CompiledSpec): string[] {
     const protocol = s.protocol === 'auto' ? '' : `  protocol ${s.protocol}`;
     return `  mcp-server ${s.name.padEnd(width)}  ${where}  timeout ${s.timeoutMs / 1000}s${protocol}`;
   });
-}
-
-/** What a grant calls: the HTTP operation, the kind of statement, or the upstream tool. */
-function target(b: ToolDescriptor['backend']): string {
-  switch (b.kind) {
-    case 'http':
-      return `${b.method} ${b.pathTemplate}`;
-    case 'sql':
-      return `SQL ${b.readOnly ? 'read-only' : 'read-write'}`;
-    case 'mcp':
-      return `MCP ${b.server} ${b.tool}`;
-  }
 }

@@ -4,6 +4,7 @@
  * it, and `tools --json` the lists' result objects beside `tools`.
  */
 import type { CompiledSpec, PromptDescriptor, ResourceDescriptor } from '../compiler/descriptor.js';
+import { KIND_LIST } from '../engine/backends/kinds.js';
 import {
   promptDefinition,
   resourceDefinition,
@@ -23,20 +24,19 @@ export function specCounts(spec: CompiledSpec): string {
     .join(', ');
 }
 
-const KIND_WORDS = { http: 'HTTP', sql: 'SQL', mcp: 'MCP' } as const;
-
 /**
- * ` (2 HTTP, 1 MCP on 1 server)`: the grants by kind, said only when MCP grants are among
- * them (a spec without upstream MCP servers reads as it always has).
+ * ` (2 HTTP, 1 MCP on 1 server)`: the grants by kind, said only when the spec declares
+ * upstream servers (a spec without them reads as it always has); a kind with servers is
+ * counted even when no grant uses it.
  */
 function toolKinds(spec: CompiledSpec): string {
-  const servers = spec.mcpServers?.length ?? 0;
+  const servers = KIND_LIST.reduce((n, k) => n + (k.servers?.(spec) ?? 0), 0);
   if (servers === 0) return '';
   const counts = new Map<string, number>();
   for (const t of spec.tools) counts.set(t.backend.kind, (counts.get(t.backend.kind) ?? 0) + 1);
-  const parts = (['http', 'sql', 'mcp'] as const)
-    .filter((k) => k === 'mcp' || counts.has(k))
-    .map((k) => `${counts.get(k) ?? 0} ${KIND_WORDS[k]}`);
+  const parts = KIND_LIST.filter((k) => k.servers || counts.has(k.kind)).map(
+    (k) => `${counts.get(k.kind) ?? 0} ${k.word}`,
+  );
   return ` (${parts.join(', ')} on ${plural(servers, 'server')})`;
 }
 

@@ -13,7 +13,7 @@ import type { ConsentServices } from './consent/consent-types.js';
 import { prepareClaims } from './guards/claims.js';
 import { prepareExactNumbers } from './guards/exact-numbers.js';
 import { prepareExclusive } from './guards/exclusive.js';
-import { mixedSegments } from './guards/metachar.js';
+import { kindOf } from './backends/kinds.js';
 import { prepareNullStripper } from './guards/optional-nulls.js';
 import { prepareRestrict } from './guards/restrict-matchers.js';
 import { createAjv, prepareValidator } from './guards/validate.js';
@@ -69,7 +69,7 @@ export function prepareOperation(
     pathArgs: d.arguments
       .filter((a) => a.in === 'path' && a.fromClaim === undefined)
       .map((a) => a.name),
-    pathSegments: d.backend.kind === 'http' ? mixedSegments(d.backend.path) : [],
+    pathSegments: kindOf(d.backend).pathSegments?.(d.backend) ?? [],
     ...(stripNulls && { stripNulls }),
     ...(rateLimit && { rateLimit }),
     ...(restrict && { restrict }),

@@ -7,6 +7,8 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { GRANT_BACKENDS } from '../../src/compiler/kinds/grant.js';
+import { KIND_LIST } from '../../src/engine/backends/kinds.js';
 
 const SRC = join(import.meta.dirname, '..', '..', 'src');
 // Preparing a gateway opens no connection: any well-formed URL will do.
@@ -59,6 +61,11 @@ can list orders {
 }`;
 
 describe('backend kinds', () => {
+  it('are the rows of the grant table, in the order of their list', () => {
+    // The compiler cannot read the list (its lazy runtimes are the engine's): held here.
+    expect(KIND_LIST.map((k) => k.grant)).toEqual(GRANT_BACKENDS);
+  });
+
   it('a spec with HTTP grants only never loads pg', async () => {
     const out = await prepareInChild(
       `wrap "k" version="1.0.0"\nbase-url "http://127.0.0.1:9"${HTTP_GRANT}`,

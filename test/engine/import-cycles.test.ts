@@ -74,8 +74,8 @@ describe('the modules of src/', () => {
     const graph = srcGraph();
     expect([...graph.keys()]).toContain(join('projection', 'mcp', 'dispatch.ts'));
     expect([...graph.keys()]).toContain(join('compiler', 'kdl-reader.ts'));
-    // The registry's lazily loaded kinds are edges too.
-    expect(graph.get(join('engine', 'backends', 'registry.ts'))).toContain(
+    // A kind's lazily loaded runtime is an edge too.
+    expect(graph.get(join('engine', 'backends', 'http', 'http-kind.ts'))).toContain(
       join('engine', 'backends', 'http', 'http-backend.ts'),
     );
     // Every relative import resolves to a file the walk read.

@@ -12,6 +12,7 @@ import {
   sqlOperationName,
 } from '../../src/telemetry/conventions.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/engine/error-catalogue.js';
+import { KIND_LIST } from '../../src/engine/backends/kinds.js';
 
 describe('MCP server spans', () => {
   it('are named after the method and the tool or prompt it targets', () => {
@@ -130,5 +131,11 @@ describe('our own attributes', () => {
     const codes = (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).filter((c) => family.test(c));
     expect(codes.length).toBeGreaterThan(10);
     for (const code of codes) expect(refusedBy(code), code).toBeDefined();
+  });
+
+  it('say every code a backend kind answers was refused by the upstream, or by admission', () => {
+    const codes = KIND_LIST.flatMap((k) => Object.keys(k.codes));
+    expect(codes.length).toBeGreaterThan(10);
+    for (const code of codes) expect(['upstream', 'admission'], code).toContain(refusedBy(code));
   });
 });

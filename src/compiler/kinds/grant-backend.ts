@@ -1,12 +1,13 @@
 /**
  * What a backend sub-kind of the grant is (spec-language.md, "Grants"): the children it
- * adds to `can` (HTTP: path, query, body, set; sql: sql, params, max-rows), its checks,
- * and its lowering to the descriptor's `backend`. The grant kind (kinds/grant.ts) holds
- * the table of them and dispatches through it; a new backend is one more module that
- * implements this, and one more row of that table.
+ * adds to `can` (HTTP: path, query, body, set; sql: sql, params, max-rows), its slice of
+ * the top-level settings, its checks, and its lowering to the descriptor's `backend`.
+ * The grant kind (kinds/grant.ts) holds the table of them and dispatches through it; a
+ * new backend is one more module that implements this, named by its kind's descriptor
+ * (engine/backends/<kind>/<kind>-kind.ts), and one more row of that table.
  */
 import type { Claims } from '../argument-claims.js';
-import type { Diagnostics, Located, Position, Subject } from '../diagnostics.js';
+import type { Diagnostics, Located, Position, SpecErrorCode, Subject } from '../diagnostics.js';
 import type {
   AccessDescriptor,
   JsonSchema,
@@ -15,7 +16,7 @@ import type {
   UpstreamAuth,
 } from '../descriptor.js';
 import type { FieldSpec } from '../field-types.js';
-import type { Built, TableRow } from '../kdl-reader.js';
+import { childNamed, type Built, type TableRow } from '../kdl-reader.js';
 import type { Placement } from '../placement.js';
 import type { HttpMethod } from '../verbs.js';
 import type { ApproveSpec, ConfirmSpec } from './consent.js';
@@ -47,23 +48,29 @@ export interface GrantSpec {
   readonly parts: readonly Built[];
 }
 
-/** What a grant needs of the spec around it, found once by the top kind (kinds/top.ts). */
-export interface GrantContext {
-  readonly file: string;
-  readonly diag: Diagnostics;
-  /** Whether base-url is given (its own errors are reported on it). */
-  readonly hasBaseUrl: boolean;
-  /** The normalized base-url; '' when there is none. */
-  readonly baseUrl: string;
+/**
+ * The top-level settings that belong to some backend, as the top kind found them
+ * (kinds/top.ts): each backend reads only its own slice of them (`settings`).
+ */
+export interface TopSettings {
+  /** The normalized base-url; '' when it is refused (its own errors are reported on it). */
+  readonly baseUrl?: string;
   readonly auth?: UpstreamAuth;
   /** The header `auth` fills, which no other header may set. */
   readonly authHeader?: string;
   readonly headers: readonly (readonly [string, string])[];
-  readonly hasDatabase: boolean;
+  /** The database's statement-timeout, its default filled in; none without a database. */
+  readonly statementTimeoutMs?: number;
   /** The declared `mcp-server` names, each with its call timeout (kinds/mcp-server.ts). */
   readonly mcpServers: ReadonlyMap<string, number>;
-  /** The database's statement-timeout, its default filled in. */
-  readonly statementTimeoutMs: number;
+}
+
+/** What every grant needs of the spec around it, found once by the top kind (kinds/top.ts). */
+export interface GrantContext {
+  readonly file: string;
+  readonly diag: Diagnostics;
+  /** What belongs to the backends, each reading its own slice. */
+  readonly top: TopSettings;
   /** The top-level `timeout`. */
   readonly timeoutMs?: number;
   readonly hasOauth: boolean;
@@ -90,7 +97,29 @@ export interface CheckedBackend {
   lower(tool: { readonly method: HttpMethod; readonly readOnly: boolean }): BackendDescriptor;
 }
 
-export interface GrantBackend {
+/** One grant's check by its backend: its own children as read, its slice of the settings. */
+export interface BackendCheck<Own, Settings> {
+  readonly grant: GrantSpec;
+  readonly own: Own;
+  readonly settings: Settings;
+  readonly ctx: GrantContext;
+  readonly diag: Diagnostics;
+  readonly subject: Subject;
+  readonly claims: Claims;
+}
+
+/** A top-level setting a grant of the kind needs and the spec lacks, and where to say so. */
+export interface Missing {
+  readonly code: SpecErrorCode;
+  readonly at: Position;
+  readonly message: string;
+}
+
+/**
+ * A backend sub-kind. `Own` is its children of a grant as read, by name (`max-rows` as
+ * `maxRows`: the grant kind reads them, ownChildren); `Settings` its slice of TopSettings.
+ */
+export interface GrantBackend<Own = unknown, Settings = unknown> {
   /** How messages name the kind: "HTTP", "sql". */
   readonly name: string;
   /** The child that makes a grant of this kind; its value holds the place blamed. */
@@ -105,10 +134,24 @@ export interface GrantBackend {
   readonly outputSchema: JsonSchema;
   /** Whether the tool reaches outside the gateway's own systems (MCP `openWorldHint`). */
   readonly openWorld: boolean;
+  /** Its slice of the top-level settings. */
+  settings(top: TopSettings): Settings;
   /** Its field blocks, with the labels their messages use (bounds are checked first). */
-  blocks(parts: readonly Built[]): [FieldLabel, readonly FieldSpec[]][];
-  check(g: GrantSpec, ctx: GrantContext, subject: Subject, claims: Claims): CheckedBackend;
+  blocks(own: Own): [FieldLabel, readonly FieldSpec[]][];
+  /** What the grant needs of the top-level settings and lacks: the grant makes no tool. */
+  missing?(own: Own, settings: Settings): Missing | undefined;
+  check(c: BackendCheck<Own, Settings>): CheckedBackend;
   /** Its arguments as written, unchecked: what a `from=` resource sees of a grant whose
    * backend is in doubt (it names two), so the resource's own errors are still found. */
-  place(parts: readonly Built[]): Placement[];
+  place(own: Own): Placement[];
+}
+
+/** A backend's own children of a grant, by name, a `max-rows` child as `maxRows`. */
+export function ownChildren(parts: readonly Built[], backend: GrantBackend): unknown {
+  return Object.fromEntries(
+    Object.keys(backend.children).map((name) => [
+      name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()),
+      childNamed(parts, name),
+    ]),
+  );
 }

@@ -41,7 +41,13 @@ import {
 } from '../verbs.js';
 import { APPROVE, checkConsent, CONFIRM, lowerConsent } from './consent.js';
 import { checkBounds } from './field.js';
-import type { CheckedBackend, GrantBackend, GrantContext, GrantSpec } from './grant-backend.js';
+import {
+  ownChildren,
+  type CheckedBackend,
+  type GrantBackend,
+  type GrantContext,
+  type GrantSpec,
+} from './grant-backend.js';
 import { HTTP_GRANT } from './http-grant.js';
 import { MCP_GRANT } from './mcp-grant.js';
 import { checkRestrict, lowerRestrict } from './restrict.js';
@@ -49,8 +55,13 @@ import { SQL_GRANT } from './sql-grant.js';
 
 export type { GrantContext, GrantSpec } from './grant-backend.js';
 
-/** The backends a grant may have, in the order messages and the "known: ..." hint list them. */
-const GRANT_BACKENDS: readonly GrantBackend[] = [HTTP_GRANT, SQL_GRANT, MCP_GRANT];
+/**
+ * The backends a grant may have, in the order messages and the "known: ..." hint list
+ * them: the compiler parts of the backend kinds, in the order of their list
+ * (engine/backends/kinds.ts, which the compiler does not import; a test holds the two
+ * to each other).
+ */
+export const GRANT_BACKENDS: readonly GrantBackend[] = [HTTP_GRANT, SQL_GRANT, MCP_GRANT];
 
 const DEFAULT_MAX_BYTES = 262_144;
 const DEFAULT_BUDGET_BYTES = 40_000;
@@ -182,7 +193,7 @@ function checkGrant(g: GrantSpec, ctx: GrantContext): CheckedGrant {
   const { name } = g;
   const subject = [`grant ${name}`];
   checkBounds(
-    GRANT_BACKENDS.flatMap((b) => b.blocks(g.parts)),
+    GRANT_BACKENDS.flatMap((b) => b.blocks(ownChildren(g.parts, b))),
     diag,
     subject,
   );
@@ -224,7 +235,8 @@ function checkGrant(g: GrantSpec, ctx: GrantContext): CheckedGrant {
         : `a grant needs ${GRANT_BACKENDS.map((b) => b.needs).join(' or ')}`,
     );
     // Of a grant that names two backends, the later one's arguments are what a resource sees.
-    const placements = given.length > 1 ? given.at(-1)!.place(g.parts) : [];
+    const later = given.at(-1);
+    const placements = later && given.length > 1 ? later.place(ownChildren(g.parts, later)) : [];
     return { spec: g, name, makesTool: false, placements };
   }
   const kind = given[0]!;
@@ -248,8 +260,12 @@ function checkGrant(g: GrantSpec, ctx: GrantContext): CheckedGrant {
   }
 
   const claims = new Claims(diag, subject);
-  const checked = kind.check(g, ctx, subject, claims);
-  if (!checked.ok) ok = false;
+  const own = ownChildren(g.parts, kind);
+  const settings = kind.settings(ctx.top);
+  const missing = kind.missing?.(own, settings);
+  if (missing) diag.error(missing.code, missing.at, subject, missing.message);
+  const checked = kind.check({ grant: g, own, settings, ctx, diag, subject, claims });
+  if (!checked.ok || missing) ok = false;
   const shape = checkShape(g, diag, subject);
   checkConsent(
     g,

@@ -4,14 +4,13 @@
  * key or an `arg=` projection), the checks of all that, and the HttpBackend it lowers
  * to, from the template and placements the check found.
  */
-import type { Claims } from '../argument-claims.js';
 import { once } from '../common-kinds.js';
-import type { Located, Subject } from '../diagnostics.js';
-import type { BodyFieldDescriptor, HttpBackend, JsonScalar } from '../descriptor.js';
+import type { Diagnostics, Located, Subject } from '../diagnostics.js';
+import type { BodyFieldDescriptor, HttpBackend, JsonScalar, UpstreamAuth } from '../descriptor.js';
 import { PATH_PARAM_MAX_LENGTH, type JsonSchema } from '../field-schema.js';
 import type { FieldSpec } from '../field-types.js';
 import { headerProblem } from '../headers.js';
-import { arg, argAt, childNamed, prop, propAt, type Built, type NodeKind } from '../kdl-reader.js';
+import { arg, argAt, prop, propAt, type NodeKind } from '../kdl-reader.js';
 import { RESERVED_NAME, reservedMessage } from '../naming.js';
 import { HTTP_OUTPUT_SCHEMA } from '../output-schema.js';
 import { parseTemplate, type TemplateResult } from '../path-template.js';
@@ -28,19 +27,20 @@ import {
   type FieldBlockSpec,
 } from './field.js';
 import { BODY_WORDS, checkObjectFields, checkPinnedPath, objectPlacements } from './body-fields.js';
-import type { CheckedBackend, GrantBackend, GrantContext, GrantSpec } from './grant-backend.js';
+import type { BackendCheck, CheckedBackend, GrantBackend } from './grant-backend.js';
 import { SET, type SetSpec } from './set.js';
 
 /** The upstream timeout when neither the grant nor the spec sets one. */
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 /** `query encoding="form"`: how query keys and values are escaped (engine/backends/http/url.ts). */
-interface QuerySpec extends FieldBlockSpec {
-  readonly encoding?: 'percent' | 'form';
-}
+type QuerySpec = EncodedBlock<'percent' | 'form'>;
 
-interface BodySpec extends FieldBlockSpec {
-  readonly encoding: 'json' | 'form';
+/** `body encoding="form"`: a form body instead of JSON. */
+type BodySpec = EncodedBlock<'json' | 'form'>;
+
+interface EncodedBlock<E extends string> extends FieldBlockSpec {
+  readonly encoding?: E;
 }
 
 type PathSpec = Located<string> & { readonly params: readonly FieldSpec[] };
@@ -53,52 +53,38 @@ interface HttpSpec {
   readonly set?: Located<readonly SetSpec[]>;
 }
 
-function httpSpecOf(parts: readonly Built[]): HttpSpec {
-  return {
-    path: childNamed(parts, 'path'),
-    query: childNamed(parts, 'query'),
-    body: childNamed(parts, 'body'),
-    set: childNamed(parts, 'set'),
-  };
+/** The top-level settings an HTTP grant is sent with. */
+interface HttpSettings {
+  /** The normalized base-url; '' when it is refused, none when it is not given. */
+  readonly baseUrl?: string;
+  readonly auth?: UpstreamAuth;
+  readonly authHeader?: string;
+  readonly headers: readonly (readonly [string, string])[];
 }
 
-const BODY: NodeKind<BodySpec> = {
-  props: { encoding: { type: 'string' } },
-  children: blockTable('body field'),
-  build(n, ctx) {
-    const encoding = prop<string>(n, 'encoding') ?? 'json';
-    if (encoding !== 'json' && encoding !== 'form')
-      ctx.diag.error(
-        'SPEC_VALUE_TYPE',
-        propAt(n, 'encoding'),
-        ctx.subject,
-        `body encoding=${JSON.stringify(encoding)} must be "json" or "form"`,
-      );
-    return {
-      ...fieldBlock(n, ctx, 'body field'),
-      encoding: encoding === 'form' ? 'form' : 'json',
-    };
-  },
-};
-
-const QUERY: NodeKind<QuerySpec> = {
-  props: { encoding: { type: 'string' } },
-  children: blockTable('query field'),
-  build(n, ctx) {
-    const encoding = prop<string>(n, 'encoding');
-    if (encoding !== undefined && encoding !== 'percent' && encoding !== 'form')
-      ctx.diag.error(
-        'SPEC_VALUE_TYPE',
-        propAt(n, 'encoding'),
-        ctx.subject,
-        `query encoding=${JSON.stringify(encoding)} must be "percent" or "form"`,
-      );
-    return {
-      ...fieldBlock(n, ctx, 'query field'),
-      ...((encoding === 'percent' || encoding === 'form') && { encoding }),
-    };
-  },
-};
+/** A query or body block: its fields, and an `encoding=` of `allowed` (else refused). */
+function encodedBlock<E extends string>(
+  block: 'query' | 'body',
+  allowed: readonly [E, E],
+): NodeKind<EncodedBlock<E>> {
+  const label = `${block} field` as const;
+  return {
+    props: { encoding: { type: 'string' } },
+    children: blockTable(label),
+    build(n, ctx) {
+      const encoding = prop<string>(n, 'encoding');
+      const known = allowed.find((e) => e === encoding);
+      if (encoding !== undefined && known === undefined)
+        ctx.diag.error(
+          'SPEC_VALUE_TYPE',
+          propAt(n, 'encoding'),
+          ctx.subject,
+          `${block} encoding=${JSON.stringify(encoding)} must be "${allowed[0]}" or "${allowed[1]}"`,
+        );
+      return { ...fieldBlock(n, ctx, label), ...(known && { encoding: known }) };
+    },
+  };
+}
 
 const PATH: NodeKind<PathSpec> = {
   args: [{ what: 'a path template', type: 'string' }],
@@ -110,25 +96,37 @@ const PATH: NodeKind<PathSpec> = {
   },
 };
 
-export const HTTP_GRANT: GrantBackend = {
+export const HTTP_GRANT: GrantBackend<HttpSpec, HttpSettings> = {
   name: 'HTTP',
   marker: 'path',
   needs: '`path` (an HTTP operation)',
   either: 'a path (HTTP)',
-  children: { path: once(PATH), query: once(QUERY), body: once(BODY), set: once(SET) },
+  children: {
+    path: once(PATH),
+    query: once(encodedBlock('query', ['percent', 'form'])),
+    body: once(encodedBlock('body', ['json', 'form'])),
+    set: once(SET),
+  },
   outputSchema: HTTP_OUTPUT_SCHEMA,
   openWorld: true,
-  blocks(parts) {
-    const s = httpSpecOf(parts);
+  settings: ({ baseUrl, auth, authHeader, headers }) => ({ baseUrl, auth, authHeader, headers }),
+  blocks(s) {
     return [
       ['path param', s.path?.params ?? []],
       ['query field', s.query?.fields ?? []],
       ['body field', s.body?.fields ?? []],
     ];
   },
+  missing: (s, { baseUrl }) =>
+    baseUrl === undefined
+      ? {
+          code: 'SPEC_NO_BASE_URL',
+          at: s.path!.at,
+          message: 'an HTTP grant needs a top-level `base-url "https://..."`',
+        }
+      : undefined,
   check: checkHttp,
-  place(parts) {
-    const s = httpSpecOf(parts);
+  place(s) {
     const template = s.path && parseTemplate(s.path.value);
     const path = template?.ok ? pathPlacements(s.path!, template.params) : [];
     return [...path, ...queryPlacements(s), ...bodyPlacements(s)];
@@ -147,25 +145,9 @@ function unreadable(s: HttpSpec): CheckedBackend {
   };
 }
 
-function checkHttp(
-  g: GrantSpec,
-  ctx: GrantContext,
-  subject: Subject,
-  claims: Claims,
-): CheckedBackend {
-  const { diag } = ctx;
-  const s = httpSpecOf(g.parts);
+function checkHttp(c: BackendCheck<HttpSpec, HttpSettings>): CheckedBackend {
+  const { own: s, settings, diag, subject, claims } = c;
   const path = s.path!;
-  let ok = true;
-  if (!ctx.hasBaseUrl) {
-    ok = false;
-    diag.error(
-      'SPEC_NO_BASE_URL',
-      path.at,
-      subject,
-      'an HTTP grant needs a top-level `base-url "https://..."`',
-    );
-  }
   const template = parseTemplate(path.value);
   if (!template.ok) {
     diag.error(
@@ -192,13 +174,14 @@ function checkHttp(
   for (const placed of pathPlaced) {
     if (placed.argument.name === RESERVED_NAME) continue;
     const given = path.params.find((p) => p.name === placed.argument.name);
-    if (given) checkPathParam(given, ctx, subject);
+    if (given) checkPathParam(given, diag, subject);
     claims.claim(placed);
   }
 
   // Query: scalars and scalar arrays, each under its own upstream key.
   const queryKeys = new Map<string, string>();
-  if (ctx.auth?.kind === 'query') queryKeys.set(ctx.auth.param, 'the auth query parameter');
+  if (settings.auth?.kind === 'query')
+    queryKeys.set(settings.auth.param, 'the auth query parameter');
   const queryPlaced = queryPlacements(s);
   for (const placed of queryPlaced) {
     const f = placed.field;
@@ -233,13 +216,13 @@ function checkHttp(
   const bodyPlaced = body.placements;
   checkExclusive(s.body, diag, subject);
 
-  checkSet(s, ctx, subject, queryKeys, body.callerPaths);
+  checkSet(s, c, queryKeys, body.callerPaths);
   const placements = [...pathPlaced, ...queryPlaced, ...bodyPlaced];
   return {
-    ok,
+    ok: true,
     placements,
     exclusive: [s.query, s.body].flatMap(groupsOf),
-    lower: (tool) => lowerHttp(s, template, body.trees, tool.method, g, ctx),
+    lower: (tool) => lowerHttp(s, template, body.trees, tool.method, c),
   };
 }
 
@@ -251,7 +234,7 @@ function groupsOf(block: FieldBlockSpec | undefined): string[][] {
 /** Array path params: items comma-joined in one segment, each percent-encoded. */
 const PATH_ARRAYS: ReadonlySet<string> = new Set(['string[]', 'integer[]']);
 
-function checkPathParam(given: FieldSpec, { diag }: GrantContext, subject: Subject): void {
+function checkPathParam(given: FieldSpec, diag: Diagnostics, subject: Subject): void {
   const here = [...subject, `path param ${given.name}`];
   if (!isScalarType(given.type) && !PATH_ARRAYS.has(given.type))
     diag.error(
@@ -294,8 +277,7 @@ function checkPathParam(given: FieldSpec, { diag }: GrantContext, subject: Subje
 
 function checkSet(
   s: HttpSpec,
-  { diag, authHeader }: GrantContext,
-  subject: Subject,
+  { diag, subject, settings: { authHeader } }: BackendCheck<HttpSpec, HttpSettings>,
   queryKeys: Map<string, string>,
   callerPaths: readonly (readonly string[])[],
 ): void {
@@ -333,11 +315,10 @@ function lowerHttp(
   template: Extract<TemplateResult, { ok: true }>,
   fields: readonly BodyFieldDescriptor[],
   method: HttpBackend['method'],
-  g: GrantSpec,
-  ctx: GrantContext,
+  { grant: g, ctx, settings }: BackendCheck<HttpSpec, HttpSettings>,
 ): HttpBackend {
   // set: fixed server-side values, never overridable by the caller.
-  const headers = new Map(ctx.headers.map(([k, v]) => [k.toLowerCase(), [k, v] as const]));
+  const headers = new Map(settings.headers.map(([k, v]) => [k.toLowerCase(), [k, v] as const]));
   const setQuery: [string, JsonScalar][] = [];
   const setBody: { path: string[]; value: JsonScalar }[] = [];
   for (const set of s.set?.value ?? []) {
@@ -350,7 +331,7 @@ function lowerHttp(
   return {
     kind: 'http',
     method,
-    baseUrl: ctx.baseUrl,
+    baseUrl: settings.baseUrl!,
     pathTemplate: s.path!.value,
     path: template.parts,
     ...((s.body || setBody.length > 0) && { body: { encoding, fields } }),
@@ -359,7 +340,7 @@ function lowerHttp(
     headers: [...headers.values()],
     setQuery,
     setBody,
-    ...(ctx.auth && { auth: ctx.auth }),
+    ...(settings.auth && { auth: settings.auth }),
     timeoutMs: g.timeoutMs ?? ctx.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   };
 }

@@ -4,11 +4,10 @@
  * (built as a JSON body is: kinds/body-fields.ts) and `set { arg ... }` values pinned
  * into them; the checks of that, and the McpBackend it lowers to.
  */
-import type { Claims } from '../argument-claims.js';
 import { once } from '../common-kinds.js';
-import type { Located, Position, Subject } from '../diagnostics.js';
+import type { Located, Position } from '../diagnostics.js';
 import type { JsonScalar, McpBackend } from '../descriptor.js';
-import { arg, argAt, childNamed, type Built, type NodeKind } from '../kdl-reader.js';
+import { arg, argAt, type NodeKind } from '../kdl-reader.js';
 import { MCP_OUTPUT_SCHEMA } from '../output-schema.js';
 import {
   checkObjectFields,
@@ -17,7 +16,7 @@ import {
   type ObjectWords,
 } from './body-fields.js';
 import { blockKind, checkExclusive, type FieldBlockSpec } from './field.js';
-import type { CheckedBackend, GrantBackend, GrantContext, GrantSpec } from './grant-backend.js';
+import type { BackendCheck, CheckedBackend, GrantBackend } from './grant-backend.js';
 import { unknownServerMessage } from './mcp-server.js';
 import { SET, type SetSpec } from './set.js';
 
@@ -40,13 +39,8 @@ interface McpSpec {
   readonly set?: Located<readonly SetSpec[]>;
 }
 
-function mcpSpecOf(parts: readonly Built[]): McpSpec {
-  return {
-    tool: childNamed(parts, 'tool'),
-    args: childNamed(parts, 'args'),
-    set: childNamed(parts, 'set'),
-  };
-}
+/** The declared `mcp-server` names, each with its call timeout. */
+type McpSettings = ReadonlyMap<string, number>;
 
 const TOOL: NodeKind<ToolRef> = {
   args: [
@@ -67,7 +61,7 @@ const TOOL: NodeKind<ToolRef> = {
   },
 };
 
-export const MCP_GRANT: GrantBackend = {
+export const MCP_GRANT: GrantBackend<McpSpec, McpSettings> = {
   name: 'MCP',
   marker: 'tool',
   needs: '`tool "<server>" "<tool>"` (a tool of an mcp-server)',
@@ -75,31 +69,23 @@ export const MCP_GRANT: GrantBackend = {
   children: { tool: once(TOOL), args: once(blockKind('argument')), set: once(SET) },
   outputSchema: MCP_OUTPUT_SCHEMA,
   openWorld: true,
-  blocks: (parts) => [['argument', mcpSpecOf(parts).args?.fields ?? []]],
+  settings: (top) => top.mcpServers,
+  blocks: (s) => [['argument', s.args?.fields ?? []]],
+  missing: ({ tool: ref }, servers) =>
+    ref && !servers.has(ref.server.value)
+      ? {
+          code: 'SPEC_UNKNOWN_MCP_SERVER',
+          at: ref.server.at,
+          message: unknownServerMessage(ref.server.value, [...servers.keys()]),
+        }
+      : undefined,
   check: checkMcp,
-  place: (parts) => objectPlacements(mcpSpecOf(parts).args?.fields ?? [], 'argument'),
+  place: (s) => objectPlacements(s.args?.fields ?? [], 'argument'),
 };
 
-function checkMcp(
-  g: GrantSpec,
-  ctx: GrantContext,
-  subject: Subject,
-  claims: Claims,
-): CheckedBackend {
-  const { diag } = ctx;
-  const s = mcpSpecOf(g.parts);
+function checkMcp(c: BackendCheck<McpSpec, McpSettings>): CheckedBackend {
+  const { own: s, diag, subject, claims } = c;
   const ref = s.tool;
-  let ok = ref !== undefined;
-  const serverTimeout = ref && ctx.mcpServers.get(ref.server.value);
-  if (ref && serverTimeout === undefined) {
-    ok = false;
-    diag.error(
-      'SPEC_UNKNOWN_MCP_SERVER',
-      ref.server.at,
-      subject,
-      unknownServerMessage(ref.server.value, [...ctx.mcpServers.keys()]),
-    );
-  }
   const fields = checkObjectFields(s.args?.fields ?? [], ARG_WORDS, diag, subject, claims);
   checkExclusive(s.args, diag, subject);
   const pins: { path: string[]; value: JsonScalar }[] = [];
@@ -125,7 +111,7 @@ function checkMcp(
     pins.push({ path: set.key.split('.'), value: set.value });
   }
   return {
-    ok,
+    ok: ref !== undefined,
     placements: fields.placements,
     exclusive: (s.args?.exclusive ?? []).map((x) => x.value.map((n) => n.value)),
     lower: ({ readOnly }): McpBackend => ({
@@ -134,7 +120,7 @@ function checkMcp(
       tool: ref!.tool.value,
       fields: fields.trees,
       setArgs: pins,
-      timeoutMs: g.timeoutMs ?? serverTimeout!,
+      timeoutMs: c.grant.timeoutMs ?? c.settings.get(ref!.server.value)!,
       retryOnNewSession: readOnly,
     }),
   };

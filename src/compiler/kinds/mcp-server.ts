@@ -11,16 +11,7 @@ import { locatedString, once, TIMEOUT } from '../common-kinds.js';
 import type { Diagnostics, Located, Position } from '../diagnostics.js';
 import type { McpChildEnv, McpServerDescriptor, UpstreamAuth } from '../descriptor.js';
 import { authHeaderName, headerProblem } from '../headers.js';
-import {
-  arg,
-  argAt,
-  childNamed,
-  childrenNamed,
-  prop,
-  propAt,
-  type Built,
-  type NodeKind,
-} from '../kdl-reader.js';
+import { arg, argAt, childNamed, childrenNamed, type Built, type NodeKind } from '../kdl-reader.js';
 import { AUTH, HEADER } from './auth.js';
 
 const SERVER_NAME = /^[a-z][a-z0-9-]{0,31}$/;
@@ -92,21 +83,19 @@ const ENV: NodeKind<Located<McpChildEnv>> = {
       diag.error('SPEC_MCP_COMMAND', argAt(n, 1), here, `the value ${NUL_SAYS}`);
       return undefined;
     }
-    const fromEnv = prop<string>(n, 'from-env');
+    const fromEnv = n.props.get('from-env') as Located<string> | undefined;
     if (value !== undefined && fromEnv !== undefined) {
-      diag.error(
-        'SPEC_VALUE_TYPE',
-        propAt(n, 'from-env'),
-        here,
-        'give a value or from-env=, not both',
-      );
+      diag.error('SPEC_VALUE_TYPE', fromEnv.at, here, 'give a value or from-env=, not both');
       return undefined;
     }
     if (value === undefined && fromEnv === undefined) {
       diag.error('SPEC_MISSING', n.at, here, '`env` needs a value or from-env="VARIABLE"');
       return undefined;
     }
-    return { value: value !== undefined ? { name, value } : { name, fromEnv: fromEnv! }, at: n.at };
+    return {
+      value: value !== undefined ? { name, value } : { name, fromEnv: fromEnv!.value },
+      at: n.at,
+    };
   },
 };
 

@@ -3,17 +3,15 @@
  * `params` bound by position ($1, $2, ...) and `max-rows`; the checks of the statement
  * against its params, and the SqlBackend it lowers to.
  */
-import type { Claims } from '../argument-claims.js';
 import { count, locatedString, once } from '../common-kinds.js';
-import type { Located, Subject } from '../diagnostics.js';
+import type { Located } from '../diagnostics.js';
 import type { SqlBackend } from '../descriptor.js';
 import type { FieldSpec } from '../field-types.js';
-import { childNamed, type Built } from '../kdl-reader.js';
 import { SQL_OUTPUT_SCHEMA } from '../output-schema.js';
 import { plain, type Placement } from '../placement.js';
 import { scanSql } from '../sql-text.js';
 import { blockKind, checkExclusive, checkFieldValues, type FieldBlockSpec } from './field.js';
-import type { CheckedBackend, GrantBackend, GrantContext, GrantSpec } from './grant-backend.js';
+import type { BackendCheck, CheckedBackend, GrantBackend } from './grant-backend.js';
 
 /** Rows beyond this are dropped and reported in coverage (spec-language.md, max-rows). */
 const DEFAULT_MAX_ROWS = 1000;
@@ -25,15 +23,12 @@ interface SqlSpec {
   readonly maxRows?: Located<number>;
 }
 
-function sqlSpecOf(parts: readonly Built[]): SqlSpec {
-  return {
-    sql: childNamed(parts, 'sql'),
-    params: childNamed(parts, 'params'),
-    maxRows: childNamed(parts, 'max-rows'),
-  };
+/** The database's statement-timeout; none without a database. */
+interface SqlSettings {
+  readonly statementTimeoutMs?: number;
 }
 
-export const SQL_GRANT: GrantBackend = {
+export const SQL_GRANT: GrantBackend<SqlSpec, SqlSettings> = {
   name: 'sql',
   marker: 'sql',
   needs: '`sql` (a Postgres statement)',
@@ -45,30 +40,24 @@ export const SQL_GRANT: GrantBackend = {
   },
   outputSchema: SQL_OUTPUT_SCHEMA,
   openWorld: false,
-  blocks: (parts) => [['param', sqlSpecOf(parts).params?.fields ?? []]],
+  settings: ({ statementTimeoutMs }) => ({ statementTimeoutMs }),
+  blocks: (s) => [['param', s.params?.fields ?? []]],
+  missing: (s, { statementTimeoutMs }) =>
+    statementTimeoutMs === undefined
+      ? {
+          code: 'SPEC_NO_DATABASE',
+          at: s.sql!.at,
+          message:
+            'a sql grant needs a top-level `database env="DATABASE_URL"` (or `database embedded`)',
+        }
+      : undefined,
   check: checkSql,
-  place: (parts) => paramPlacements(sqlSpecOf(parts).params?.fields ?? []),
+  place: (s) => paramPlacements(s.params?.fields ?? []),
 };
 
-function checkSql(
-  g: GrantSpec,
-  ctx: GrantContext,
-  subject: Subject,
-  claims: Claims,
-): CheckedBackend {
-  const { diag } = ctx;
-  const s = sqlSpecOf(g.parts);
+function checkSql(c: BackendCheck<SqlSpec, SqlSettings>): CheckedBackend {
+  const { own: s, diag, subject, claims } = c;
   const sql = s.sql!;
-  let ok = true;
-  if (!ctx.hasDatabase) {
-    ok = false;
-    diag.error(
-      'SPEC_NO_DATABASE',
-      sql.at,
-      subject,
-      'a sql grant needs a top-level `database env="DATABASE_URL"` (or `database embedded`)',
-    );
-  }
   const params = s.params?.fields ?? [];
   const placements = paramPlacements(params);
   params.forEach((f, i) => {
@@ -112,7 +101,7 @@ function checkSql(
       );
   });
   return {
-    ok,
+    ok: true,
     placements,
     exclusive: (s.params?.exclusive ?? []).map((x) => x.value.map((n) => n.value)),
     lower: ({ readOnly }): SqlBackend => ({
@@ -120,7 +109,7 @@ function checkSql(
       statement: sql.value,
       readOnly,
       maxRows: s.maxRows?.value ?? DEFAULT_MAX_ROWS,
-      timeoutMs: g.timeoutMs ?? ctx.statementTimeoutMs,
+      timeoutMs: c.grant.timeoutMs ?? c.settings.statementTimeoutMs!,
     }),
   };
 }

@@ -300,14 +300,17 @@ export function checkTop(
   return {
     file: spec.file,
     diag,
-    hasBaseUrl: baseUrl !== undefined,
-    baseUrl: normalized?.ok ? normalized.url : '',
-    ...(auth && { auth }),
-    ...(authHeader !== undefined && { authHeader }),
-    headers: spec.headers.map((h) => h.value),
-    hasDatabase: spec.database !== undefined,
-    mcpServers: servers.timeouts,
-    statementTimeoutMs: spec.database?.statementTimeoutMs ?? DATABASE_DEFAULTS.statementTimeoutMs,
+    top: {
+      ...(normalized && { baseUrl: normalized.ok ? normalized.url : '' }),
+      ...(auth && { auth }),
+      ...(authHeader !== undefined && { authHeader }),
+      headers: spec.headers.map((h) => h.value),
+      ...(spec.database && {
+        statementTimeoutMs:
+          spec.database.statementTimeoutMs ?? DATABASE_DEFAULTS.statementTimeoutMs,
+      }),
+      mcpServers: servers.timeouts,
+    },
     ...(spec.timeoutMs !== undefined && { timeoutMs: spec.timeoutMs }),
     hasOauth: spec.access?.oauth !== undefined,
     ...(spec.access && { access: spec.access }),

@@ -1,26 +1,79 @@
 /**
  * The backend contract (architecture.md, "Adding a backend kind"): what a backend kind
- * provides, and what each grant's prepared backend is called with and answers. A kind's
- * module imports this file and nothing of the registry; the registry (registry.ts)
- * imports the kinds, so the two never import each other.
+ * declares of itself (KindDescriptor: one per kind folder, `<kind>/<kind>-kind.ts`, in
+ * the one list of kinds.ts), what its runtime provides, and what each grant's prepared
+ * backend is called with and answers. A kind's modules import this file and nothing of
+ * the registry or the list, so neither is ever imported back.
  */
 import type { Logger } from 'pino';
 import type { CompiledSpec, ToolDescriptor } from '../../compiler/descriptor.js';
+import type { GrantBackend } from '../../compiler/kinds/grant-backend.js';
 import type { EnvelopeInput } from '../../envelope/envelope.js';
 import type { CallArguments } from '../call-arguments.js';
 import type { CallContext } from '../call-context.js';
 import type { Env } from '../../process/env.js';
-import type { EngineError } from '../error-catalogue.js';
+import type { EngineError, ErrorCode } from '../error-catalogue.js';
 import type { Redactor } from '../redact.js';
 import type { ClientSpanFacts, UpstreamLeg } from '../../telemetry/client-span.js';
+import type { MixedSegment } from '../guards/metachar.js';
 import type { McpClientOperation } from '../../telemetry/operation-histograms.js';
 
 export type KindName = ToolDescriptor['backend']['kind'];
 
+/** A grant's backend of kind `K`, as the compiler lowered it. */
+export type BackendOf<K extends KindName> = Extract<
+  ToolDescriptor['backend'],
+  { readonly kind: K }
+>;
+
 /** A grant whose backend is of kind `K`. */
-export type GrantOf<K extends KindName> = ToolDescriptor & {
-  readonly backend: Extract<ToolDescriptor['backend'], { readonly kind: K }>;
-};
+export type GrantOf<K extends KindName> = ToolDescriptor & { readonly backend: BackendOf<K> };
+
+/** The upstream call of a grant, as the histogram of upstream MCP calls labels it. */
+export type UpstreamOperation = Omit<McpClientOperation, 'errorType'>;
+
+/** What `check --live` found of a spec's grants of one kind: one line per problem. */
+export interface LiveReport {
+  readonly lines: readonly string[];
+  readonly failed: boolean;
+}
+
+/**
+ * Everything a backend kind is, in one place: a new kind is one folder, one variant of
+ * the descriptors' `backend` union and one line of kinds.ts. Nothing outside the kind
+ * folders asks a grant's kind by name; it asks the kind's descriptor.
+ */
+export interface KindDescriptor<K extends KindName> {
+  readonly kind: K;
+  /** How `check`'s counts name the kind ("2 HTTP, 1 MCP"). */
+  readonly word: string;
+  /** The OpenAPI document's tag of its grants' operations: what they do. */
+  readonly tag: string;
+  /** Its compiler part: the children it adds to `can`, their check, and its lowering. */
+  readonly grant: GrantBackend;
+  /**
+   * The catalogue codes a grant of this kind can answer besides every grant's: each
+   * grant of the kind (true), or those its rule picks. The OpenAPI document lists them
+   * per operation.
+   */
+  readonly codes: Readonly<Partial<Record<ErrorCode, true | ((b: BackendOf<K>) => boolean)>>>;
+  /** What `check` prints a grant calls: `GET /repos/{owner}`, `SQL read-only`. */
+  target(b: BackendOf<K>): string;
+  /** The grant's client span: its name and attributes are the spec's, never a value sent. */
+  span(b: BackendOf<K>): ClientSpanFacts;
+  /** A call counted in the histogram of upstream MCP calls, under these labels. */
+  operation?(b: BackendOf<K>): UpstreamOperation;
+  /** The literal and variable parts of the path a path value is checked against. */
+  pathSegments?(b: BackendOf<K>): readonly MixedSegment[];
+  /** How many upstream servers of this kind the spec declares (`check`'s "on 2 servers"). */
+  servers?(spec: CompiledSpec): number;
+  /** `check --live` for the spec's grants of this kind; throws when it cannot start. */
+  live?(): Promise<
+    (spec: CompiledSpec, grants: readonly GrantOf<K>[], env: Env) => Promise<LiveReport>
+  >;
+  /** Its runtime, imported when a spec first has a grant of this kind. */
+  load(): Promise<KindFactory<K>>;
+}
 
 export type BackendOutcome =
   | { readonly ok: true; readonly value: EnvelopeInput & { readonly upstreamStatus?: number } }
@@ -34,14 +87,10 @@ export interface PreparedBackend {
 
 /**
  * One grant's backend as its kind prepares it. The registry wraps its `invoke` once
- * (registry.ts): the client span named by `span`, and the upstream call's histogram when
- * `operation` says which; the backend reports through `leg` and writes no telemetry.
+ * (registry.ts): the client span its descriptor names, and the upstream call's histogram
+ * when the descriptor says which; the backend reports through `leg` and writes no telemetry.
  */
 export interface KindBackend {
-  /** The grant's client span: its name and attributes, built on the first call that records. */
-  readonly span: ClientSpanFacts;
-  /** A call to an upstream MCP server: the labels it is counted under. */
-  readonly operation?: Omit<McpClientOperation, 'errorType'>;
   /** `leg` is UNTRACED when nothing records (and when a test calls the backend bare). */
   invoke(args: CallArguments, ctx: CallContext, leg?: UpstreamLeg): Promise<BackendOutcome>;
 }

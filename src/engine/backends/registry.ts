@@ -1,9 +1,9 @@
 /**
- * Backend kinds by descriptor kind (architecture.md, "Adding a backend kind": a map, not a switch). The
- * map is typed by the descriptors' own `backend.kind` union, so every kind has an entry
- * and each entry only ever sees grants of its kind: nothing checks a kind at run time.
+ * Opens the backend kinds a spec has grants of (architecture.md, "Adding a backend
+ * kind": the list of kinds.ts, not a switch). Each kind only ever sees grants of its
+ * kind: nothing checks a kind at run time.
  *
- * Each kind's module is imported when a spec first has a grant of that kind: a spec
+ * Each kind's runtime is imported when a spec first has a grant of that kind: a spec
  * without SQL grants never loads `pg`, one without HTTP grants never loads undici
  * (start-up is what a scaling pod waits for).
  */
@@ -15,22 +15,19 @@ import type {
   GrantOf,
   KindBackend,
   KindContext,
+  KindDescriptor,
   KindFactory,
   KindName,
   KindResources,
   PreparedBackend,
+  UpstreamOperation,
 } from './kind.js';
+import { KINDS } from './kinds.js';
 import type { Observer } from '../../telemetry/observer.js';
 
 type UpstreamCallObserver = Observer['upstreamCall'];
 
-export const BACKEND_KINDS: { readonly [K in KindName]: () => Promise<KindFactory<K>> } = {
-  http: async () => (await import('./http/http-backend.js')).createHttpKind,
-  sql: async () => (await import('./sql/sql-backend.js')).createSqlKind,
-  mcp: async () => (await import('./mcp/mcp-backend.js')).createMcpKind,
-};
-
-const KIND_NAMES = Object.keys(BACKEND_KINDS) as readonly KindName[];
+const KIND_NAMES = Object.keys(KINDS) as readonly KindName[];
 
 /** The kinds a spec has grants of, opened: their shared resources as one. */
 export interface OpenKinds {
@@ -104,24 +101,39 @@ async function openKind<K extends KindName>(
   ctx: KindContext<K>,
   onUpstreamCall: UpstreamCallObserver | undefined,
 ): Promise<OpenKind> {
-  const factory: KindFactory<K> = await BACKEND_KINDS[name]();
+  const descriptor: KindDescriptor<K> = KINDS[name];
+  const factory: KindFactory<K> = await descriptor.load();
   const kind = await factory(ctx);
   return {
     resources: kind,
     prepareAll: (redact) =>
-      new Map(ctx.grants.map((g) => [g.name, observed(kind.prepare(g, redact), onUpstreamCall)])),
+      new Map(
+        ctx.grants.map((g) => [
+          g.name,
+          observed(
+            kind.prepare(g, redact),
+            new ClientSpans(descriptor.span(g.backend)),
+            descriptor.operation?.(g.backend),
+            onUpstreamCall,
+          ),
+        ]),
+      ),
   };
 }
 
 /**
  * The one place a backend's upstream call is observed (docs/observability.md, "Spans"
  * and "Metrics"): its client span when the request's span records, and the
- * histogram of a call to an upstream MCP server. A call nothing observes goes straight
+ * histogram of a call to an upstream MCP server, as the grant's kind names them. A call nothing observes goes straight
  * to the backend: no span, no timing, no second promise.
  */
-function observed(backend: KindBackend, onUpstreamCall?: UpstreamCallObserver): PreparedBackend {
-  const spans = new ClientSpans(backend.span);
-  const counted = backend.operation && onUpstreamCall && { op: backend.operation, onUpstreamCall };
+function observed(
+  backend: KindBackend,
+  spans: ClientSpans,
+  operation: UpstreamOperation | undefined,
+  onUpstreamCall?: UpstreamCallObserver,
+): PreparedBackend {
+  const counted = operation && onUpstreamCall && { op: operation, onUpstreamCall };
   return {
     invoke(args, ctx) {
       if (!ctx.span?.recording && !counted) return backend.invoke(args, ctx, UNTRACED);
@@ -136,7 +148,6 @@ function observed(backend: KindBackend, onUpstreamCall?: UpstreamCallObserver): 
         } finally {
           leg?.end(out === undefined || out.ok ? undefined : out.error.code);
         }
-        // The upstream's tool name is the spec's (`tool=`), so the label is bounded by it.
         counted?.onUpstreamCall(
           { ...counted.op, ...(!out.ok && { errorType: out.error.code }) },
           (performance.now() - started) / 1000,

@@ -1,16 +1,18 @@
 /**
  * Which catalogue errors an operation of the REST surface can answer with: a grant's
- * follow from what it declares (path values, restrict, claims, its backend kind, a rate
- * limit); a resource read or a prompt get answers the route's own refusals, its
+ * follow from what it declares (path values, restrict, claims, a rate limit) and from
+ * what its backend kind says it can answer (the kind's descriptor); a resource read or a prompt get answers the route's own refusals, its
  * not-found code, and the errors of every grant it may run (a template's grant).
  */
 import type { ErrorCode } from '../../engine/error-catalogue.js';
 import type { CompiledSpec, ToolDescriptor } from '../../compiler/descriptor.js';
+import { KIND_LIST, kindOf } from '../../engine/backends/kinds.js';
 import { CODES, entry } from './openapi-responses.js';
 
 /**
- * Which catalogue errors a grant can answer with. A code without a rule applies to
- * every grant, except 429 codes, which apply to rate-limited grants only.
+ * Which catalogue errors a grant can answer with. A code some backend kind answers
+ * applies to the grants whose kind says so; a code without a rule applies to every
+ * grant, except 429 codes, which apply to rate-limited grants only.
  */
 const APPLIES: Partial<Record<ErrorCode, (d: ToolDescriptor, spec: CompiledSpec) => boolean>> = {
   UNAUTHENTICATED: (_d, spec) => spec.access !== undefined,
@@ -19,21 +21,6 @@ const APPLIES: Partial<Record<ErrorCode, (d: ToolDescriptor, spec: CompiledSpec)
   EXCLUSIVE_ARGUMENTS: (d) => d.exclusive.length > 0,
   DENIED_BY_RESTRICT: (d) => d.restrict.length > 0,
   MISSING_CLAIM: (d) => d.arguments.some((a) => a.fromClaim !== undefined),
-  UPSTREAM_STATUS: (d) => d.backend.kind === 'http',
-  UPSTREAM_UNREACHABLE: (d) => d.backend.kind === 'http',
-  UPSTREAM_BAD_RESPONSE: (d) => d.backend.kind === 'http',
-  UPSTREAM_TIMEOUT: (d) => d.backend.kind === 'http' || d.backend.kind === 'mcp',
-  UPSTREAM_TOOL_ERROR: (d) => d.backend.kind === 'mcp',
-  UPSTREAM_ERROR: (d) => d.backend.kind === 'mcp',
-  UPSTREAM_UNAVAILABLE: (d) => d.backend.kind === 'mcp',
-  UPSTREAM_PROTOCOL: (d) => d.backend.kind === 'mcp',
-  SQL_TIMEOUT: (d) => d.backend.kind === 'sql',
-  SQL_CONFLICT: (d) => d.backend.kind === 'sql' && !d.backend.readOnly,
-  SQL_CONSTRAINT: (d) => d.backend.kind === 'sql' && !d.backend.readOnly,
-  SQL_DATA: (d) => d.backend.kind === 'sql',
-  SQL_ERROR: (d) => d.backend.kind === 'sql',
-  POOL_EXHAUSTED: (d) => d.backend.kind === 'sql',
-  DATABASE_UNAVAILABLE: (d) => d.backend.kind === 'sql',
   // Confirmation and approval: REST cannot be asked to confirm, so of the confirmation
   // codes only "unavailable" reaches it, and only where no approval takes over.
   CONFIRMATION_UNAVAILABLE: (d) => d.consent?.confirm !== undefined && !d.consent.approve,
@@ -61,8 +48,18 @@ const APPLIES: Partial<Record<ErrorCode, (d: ToolDescriptor, spec: CompiledSpec)
 /** A grant's route answers this for any tool name it does not know; a resource or prompt route does not. */
 const TOOL_ROUTE_ONLY = new Set<ErrorCode>(['UNKNOWN_TOOL']);
 
+/** The codes only grants of some backend kind answer. */
+const KIND_CODES = new Set<ErrorCode>(
+  KIND_LIST.flatMap((k) => Object.keys(k.codes) as ErrorCode[]),
+);
+
 export function errorCodesFor(d: ToolDescriptor, spec: CompiledSpec): ErrorCode[] {
+  const kind = kindOf(d.backend);
   return CODES.filter((code) => {
+    if (KIND_CODES.has(code)) {
+      const answers = kind.codes[code];
+      return answers === true || (answers?.(d.backend) ?? false);
+    }
     const rule = APPLIES[code];
     if (rule) return rule(d, spec);
     return entry(code).status === 429 ? d.limits.rateLimit !== undefined : true;
@@ -82,7 +79,13 @@ export function resourcePromptCodesFor(
 ): ErrorCode[] {
   const codes = new Set<ErrorCode>(notFound);
   for (const code of CODES)
-    if (!APPLIES[code] && entry(code).status !== 429 && !TOOL_ROUTE_ONLY.has(code)) codes.add(code);
+    if (
+      !APPLIES[code] &&
+      !KIND_CODES.has(code) &&
+      entry(code).status !== 429 &&
+      !TOOL_ROUTE_ONLY.has(code)
+    )
+      codes.add(code);
   if (spec.access) codes.add('UNAUTHENTICATED');
   if (spec.access && scoped) codes.add('INSUFFICIENT_SCOPE');
   for (const d of grants)

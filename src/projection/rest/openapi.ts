@@ -10,6 +10,7 @@
  */
 import type { CompiledSpec, ToolDescriptor, ToolsetDescriptor } from '../../compiler/descriptor.js';
 import { COVERAGE_SCHEMA } from '../../compiler/output-schema.js';
+import { KINDS } from '../../engine/backends/kinds.js';
 import { errorCodesFor } from './openapi-error-codes.js';
 import { CODES, errorResponses } from './openapi-responses.js';
 import { resourcePromptPaths, type ResourcePromptView } from './openapi-resource-prompt.js';
@@ -51,12 +52,6 @@ export interface OpenApiOptions {
 const COVERAGE_REF = '#/components/schemas/Coverage';
 const SECURITY = 'bearer';
 
-const TAGS: Record<ToolDescriptor['backend']['kind'], string> = {
-  http: 'Grants that call the upstream HTTP API.',
-  sql: 'Grants that run a SQL statement on the database.',
-  mcp: 'Grants that call one tool of an upstream MCP server.',
-};
-
 export function buildOpenApi(spec: CompiledSpec, opts: OpenApiOptions = {}): OpenApiDocument {
   const access = spec.access !== undefined;
   const tools = spec.tools.filter((d) => opts.visible?.(d) ?? true);
@@ -75,7 +70,7 @@ export function buildOpenApi(spec: CompiledSpec, opts: OpenApiOptions = {}): Ope
     info: info(spec, opts.toolset),
     ...(opts.serverUrl !== undefined && { servers: [{ url: opts.serverUrl }] }),
     ...(access && { security: [{ [SECURITY]: [] }] }),
-    tags: [...kinds.map((name) => ({ name, description: TAGS[name] })), ...extra.tags],
+    tags: [...kinds.map((name) => ({ name, description: KINDS[name].tag })), ...extra.tags],
     paths,
     components: components(spec),
   };

@@ -4,26 +4,29 @@
  * assert it, send with the spec's headers and credential only, read within the
  * deadline and the byte cap, and hand back JSON or text (response-body.ts).
  */
-import { Agent, errors as undiciErrors } from 'undici';
+import { Agent } from 'undici';
 import type { HttpBackend } from '../../../compiler/descriptor.js';
 import { engineError, type EngineError } from '../../error-catalogue.js';
 import type { Redactor } from '../../redact.js';
 import type { BackendKind, BackendOutcome, GrantOf, KindBackend, KindContext } from '../kind.js';
 import type { CallArguments } from '../../call-arguments.js';
-import type { CallContext, Cancellation } from '../../call-context.js';
+import type { CallContext } from '../../call-context.js';
 import { buildBody, planBody } from './body.js';
 import { resolveCredential, type Credential } from '../upstream/credentials.js';
 import { decodeUtf8Prefix } from '../upstream/utf8-prefix.js';
 import { buildTarget, planUrl, targetEscapes } from './url.js';
 import { interpretBody } from './response-body.js';
-import { classifyFailure, upstreamStatusError } from '../upstream/upstream-errors.js';
+import {
+  CANCELLED,
+  failureClass,
+  upstreamStatusError,
+  type FailureClass,
+} from '../upstream/upstream-errors.js';
 import { EXCERPT_BYTES, exchange } from './http-exchange.js';
+import { USER_AGENT } from '../upstream/exchange.js';
 import { ADMITTED, ConnectionGate, type GateRefusal } from '../upstream/connection-gate.js';
 import { readCapFor } from '../upstream/read-cap.js';
 import { UNTRACED, type UpstreamLeg } from '../../../telemetry/client-span.js';
-import { httpClientAttributes, httpClientSpanName } from '../../../telemetry/conventions.js';
-
-const USER_AGENT = 'mcp-beaver/0.1';
 
 /** Connections per upstream origin unless the spec says `base-url … connections=N`. */
 export const DEFAULT_UPSTREAM_CONNECTIONS = 256;
@@ -94,11 +97,6 @@ function prepareHttpGrant(
   const shaped = d.shape !== undefined;
 
   return {
-    // The client span's name and attributes are the grant's, never a value sent.
-    span: {
-      name: () => httpClientSpanName(backend.method, backend.pathTemplate),
-      attributes: () => httpClientAttributes(backend.method, backend.baseUrl, backend.pathTemplate),
-    },
     async invoke(
       args: CallArguments,
       ctx: CallContext,
@@ -169,7 +167,7 @@ function prepareHttpGrant(
           out = { ok: false, error: lateStartError(gate.refusal(), timeoutMs) };
           break;
         case 'failed':
-          out = { ok: false, error: failure(read.err, read.timedOut, timeoutMs, ctx.cancel) };
+          out = { ok: false, error: failure(failureClass(read, ctx.cancel), timeoutMs) };
           break;
         case 'status': {
           // A shaped grant's error quotes nothing of the body: it may hold omitted fields.
@@ -207,8 +205,7 @@ function prepareHttpGrant(
 }
 
 function refusalError(refusal: GateRefusal, timeoutMs: number): EngineError {
-  if (refusal.kind === 'cancelled')
-    return engineError('UPSTREAM_UNREACHABLE', 'the call was cancelled by the caller');
+  if (refusal.kind === 'cancelled') return engineError('UPSTREAM_UNREACHABLE', CANCELLED);
   return engineError(
     'OVERLOADED',
     `all ${refusal.slots} upstream connections are busy and ${refusal.waiting} calls wait for one: ` +
@@ -226,23 +223,12 @@ function lateStartError(refusal: GateRefusal, timeoutMs: number): EngineError {
   );
 }
 
-function failure(
-  err: unknown,
-  timedOut: boolean,
-  timeoutMs: number,
-  cancel: Cancellation | undefined,
-): EngineError {
-  if (
-    timedOut ||
-    err instanceof undiciErrors.HeadersTimeoutError ||
-    err instanceof undiciErrors.BodyTimeoutError
-  ) {
+function failure(f: FailureClass, timeoutMs: number): EngineError {
+  if (f.kind === 'timeout')
     return engineError(
       'UPSTREAM_TIMEOUT',
       `upstream timeout: no complete answer within ${timeoutMs} ms`,
     );
-  }
-  if (cancel?.cancelled)
-    return engineError('UPSTREAM_UNREACHABLE', 'the call was cancelled by the caller');
-  return classifyFailure(err);
+  if (f.kind === 'cancelled') return engineError('UPSTREAM_UNREACHABLE', CANCELLED);
+  return f.error;
 }

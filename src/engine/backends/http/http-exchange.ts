@@ -7,12 +7,11 @@
  */
 import type { Agent, Dispatcher } from 'undici';
 import type { Cancellation } from '../../call-context.js';
+import { CappedBytes } from '../upstream/capped-bytes.js';
 import {
   exchange as send,
-  headerText,
   type Failed,
   type Reading,
-  type ResponseHeaders,
   type ResponseReader,
   type Unsent,
 } from '../upstream/exchange.js';
@@ -59,39 +58,30 @@ export function exchange(
 class BodyReader implements ResponseReader<Read> {
   private status = 0;
   private contentType: string | undefined = undefined;
-  private cap = 0;
-  private readonly chunks: Buffer[] = [];
-  private total = 0;
+  private readonly body = new CappedBytes();
 
   constructor(private readonly readCap: number) {}
 
-  start(status: number, headers: ResponseHeaders, x: Reading<Read>): void {
+  start(status: number, header: (name: string) => string | undefined, x: Reading<Read>): void {
     this.status = status;
     if (status >= 300) {
-      this.cap = EXCERPT_BYTES;
+      this.body.cap = EXCERPT_BYTES;
       return;
     }
-    const encoding = headerText(headers['content-encoding']);
+    const encoding = header('content-encoding');
     if (encoding && encoding.toLowerCase() !== 'identity') {
       x.settle({ kind: 'encoded', encoding });
       x.stop();
       return;
     }
-    this.contentType = headerText(headers['content-type']);
-    this.cap = this.readCap;
+    this.contentType = header('content-type');
+    this.body.cap = this.readCap;
   }
 
   data(chunk: Buffer, x: Reading<Read>): void {
-    if (x.settled) return;
-    if (this.total + chunk.length > this.cap) {
-      this.chunks.push(chunk.subarray(0, this.cap - this.total));
-      this.total = this.cap;
-      x.settle(this.read(true));
-      x.stop();
-      return;
-    }
-    this.chunks.push(chunk);
-    this.total += chunk.length;
+    if (x.settled || this.body.add(chunk)) return;
+    x.settle(this.read(true));
+    x.stop();
   }
 
   end(x: Reading<Read>): void {
@@ -107,8 +97,7 @@ class BodyReader implements ResponseReader<Read> {
 
   private read(overflow: boolean): Read {
     const { status, contentType } = this;
-    const bytes =
-      this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.total);
+    const bytes = this.body.bytes();
     return status >= 300
       ? { kind: 'status', status, excerpt: bytes }
       : { kind: 'body', status, contentType, bytes, overflow };

@@ -10,7 +10,8 @@
  * gateway's own) are the only ones of the caller's sent: never the inbound caller's token.
  */
 import { Agent, type Dispatcher } from 'undici';
-import { classifyFailure } from '../upstream/upstream-errors.js';
+import { CANCELLED, failureClass } from '../upstream/upstream-errors.js';
+import { USER_AGENT } from '../upstream/exchange.js';
 import { classifyMessage, messageText, replyOf } from './json-rpc-message.js';
 import { postMessage, type PostAnswer } from './http-post.js';
 import { encodeHeaderValue, mcpNameOf } from '../../../mcp-wire/header-values.js';
@@ -37,7 +38,6 @@ export interface HttpChannelOptions {
 }
 
 const ACCEPT = 'application/json, text/event-stream';
-const USER_AGENT = 'mcp-beaver/0.1';
 /** Headers the caller's may not set: undici's framing, and what the protocol needs as it is. */
 const RESERVED = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
 /** The DELETE that ends a 2025-era session on close waits at most this long. */
@@ -182,12 +182,14 @@ export class HttpChannel implements RpcChannel {
   ): UpstreamReply {
     const where = `mcp-server ${this.o.name}`;
     // Unsent: the deadline passed before the message could go out.
-    if (a.kind === 'unsent' || (a.kind === 'failed' && a.timedOut))
+    const failure = a.kind === 'failed' ? failureClass(a, o.cancel) : undefined;
+    if (a.kind === 'unsent' || failure?.kind === 'timeout')
       return failed('timeout', `${where}: no answer to ${method} within ${o.timeoutMs} ms`);
-    if (a.kind === 'failed') {
-      if (o.cancel?.cancelled) return failed('unavailable', 'the call was cancelled by the caller');
-      return failed('unavailable', `${where}: ${classifyFailure(a.err).message}`);
-    }
+    if (a.kind === 'failed')
+      return failed(
+        'unavailable',
+        failure?.kind === 'unreachable' ? `${where}: ${failure.error.message}` : CANCELLED,
+      );
     if (a.kind === 'too-large')
       return failed(
         'protocol',

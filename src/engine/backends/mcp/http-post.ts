@@ -7,12 +7,11 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Cancellation } from '../../call-context.js';
+import { CappedBytes } from '../upstream/capped-bytes.js';
 import {
   exchange,
-  headerText,
   type Failed,
   type Reading,
-  type ResponseHeaders,
   type ResponseReader,
   type Unsent,
 } from '../upstream/exchange.js';
@@ -83,49 +82,39 @@ class MessageReader implements ResponseReader<Read> {
   private status = 0;
   private contentType = '';
   private sessionId: string | undefined = undefined;
-  private cap = 0;
   private sse: SseEvents | undefined = undefined;
-  private readonly chunks: Buffer[] = [];
-  private total = 0;
+  private readonly body = new CappedBytes();
   private grace: ReturnType<typeof setTimeout> | undefined = undefined;
 
   constructor(private readonly o: PostOptions) {}
 
-  start(status: number, headers: ResponseHeaders): void {
+  start(status: number, header: (name: string) => string | undefined): void {
     this.status = status;
-    this.contentType = (headerText(headers['content-type']) ?? '').toLowerCase();
-    this.sessionId = headerText(headers['mcp-session-id']);
+    this.contentType = (header('content-type') ?? '').toLowerCase();
+    this.sessionId = header('mcp-session-id');
     const ok = status < 300;
-    this.cap = ok ? this.o.readCap : STATUS_BODY_BYTES;
+    this.body.cap = ok ? this.o.readCap : STATUS_BODY_BYTES;
     if (ok && this.contentType.startsWith('text/event-stream')) this.sse = new SseEvents();
   }
 
   data(chunk: Buffer, x: Reading<Read>): void {
     if (x.settled) {
       // After the answer, the rest of the stream only counts toward the cap.
-      this.total += chunk.length;
-      if (this.total > this.cap && this.grace !== undefined) {
+      if (!this.body.count(chunk.length) && this.grace !== undefined) {
         clearTimeout(this.grace);
         this.grace = undefined;
         x.stop();
       }
       return;
     }
-    if (this.total + chunk.length > this.cap) {
-      if (this.status >= 300) {
-        // A long error page: what was read is enough to say what it was.
-        this.chunks.push(chunk.subarray(0, this.cap - this.total));
-        this.total = this.cap;
-        x.settle(this.answer(this.text()));
-      } else x.settle({ kind: 'too-large', status: this.status });
+    if (!(this.sse ? this.body.count(chunk.length) : this.body.add(chunk))) {
+      // A long error page: what was read is enough to say what it was.
+      if (this.status >= 300) x.settle(this.answer(this.text()));
+      else x.settle({ kind: 'too-large', status: this.status });
       x.stop();
       return;
     }
-    this.total += chunk.length;
-    if (!this.sse) {
-      this.chunks.push(chunk);
-      return;
-    }
+    if (!this.sse) return;
     for (const data of this.sse.push(chunk)) {
       if (answers(data, this.o.id)) {
         x.settle(this.answer(data));
@@ -156,7 +145,7 @@ class MessageReader implements ResponseReader<Read> {
   }
 
   private text(): string {
-    return Buffer.concat(this.chunks, this.total).toString('utf8');
+    return this.body.bytes().toString('utf8');
   }
 
   private answer(text: string, unanswered?: boolean): Read {

@@ -14,7 +14,6 @@ import { openServers, type OpenedServer } from './open-servers.js';
 import type { UpstreamLog } from './upstream-log.js';
 import { driftLine, toolDrift } from './tool-drift.js';
 import { UNTRACED } from '../../../telemetry/client-span.js';
-import { mcpClientAttributes, mcpClientSpanName } from '../../../telemetry/conventions.js';
 
 /** Drift is looked for again at most this often without a list_changed. */
 export const DRIFT_INTERVAL_MS = 10 * 60_000;
@@ -91,9 +90,6 @@ function prepareMcpGrant(d: GrantOf<'mcp'>, server: OpenedServer, redact: Redact
   const shaped = d.shape !== undefined;
   const { upstream } = server;
   return {
-    span: { name: () => mcpClientSpanName(b.tool), attributes: () => mcpClientAttributes(b.tool) },
-    // The upstream's tool name is the spec's (`tool=`), so the label is bounded by it.
-    operation: { server: server.descriptor.name, method: 'tools/call', tool: b.tool },
     async invoke(args, ctx, leg = UNTRACED): Promise<BackendOutcome> {
       const { value, texts } = buildObject(plan, args);
       // The upstream continues the call's trace from `_meta.traceparent`: the client

@@ -11,7 +11,6 @@ import type { SqlExecutor } from './sql-executor.js';
 import type { Redactor } from '../../redact.js';
 import type { CallArguments } from '../../call-arguments.js';
 import { UNTRACED, type UpstreamLeg } from '../../../telemetry/client-span.js';
-import { sqlClientAttributes, sqlClientSpanName } from '../../../telemetry/conventions.js';
 
 export async function createSqlKind({
   env,
@@ -59,11 +58,6 @@ function prepareSqlGrant(d: GrantOf<'sql'>, executor: SqlExecutor, redact: Redac
   // One prepared statement per grant and connection; the hash keeps names unique and short.
   const name = `mcpb_${createHash('sha1').update(`${d.name}\0${statement}`).digest('hex').slice(0, 16)}`;
   return {
-    // The statement's span: its name and attributes are the spec's text, never a value.
-    span: {
-      name: () => sqlClientSpanName(statement),
-      attributes: () => sqlClientAttributes(statement),
-    },
     invoke(args, _ctx, leg = UNTRACED) {
       // The statement's client span starts with the call: a wait for a pooled connection is its child.
       leg.send();

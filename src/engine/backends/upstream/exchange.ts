@@ -13,6 +13,9 @@
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import type { Cancellation } from '../../call-context.js';
 
+/** How the gateway names itself to every upstream it calls over HTTP. */
+export const USER_AGENT = 'mcp-beaver/0.1';
+
 /**
  * The request never went on the wire: its deadline passed before a connection carried
  * it, or `mayStart` said it could no longer finish in time. The upstream saw nothing.
@@ -28,9 +31,7 @@ export interface Failed {
   readonly timedOut: boolean;
 }
 
-export type ResponseHeaders = Parameters<
-  NonNullable<Dispatcher.DispatchHandler['onResponseStart']>
->[2];
+type ResponseHeaders = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2];
 
 /** What a reader may do to the exchange it reads. */
 export interface Reading<T> {
@@ -48,8 +49,8 @@ export interface Reading<T> {
 
 /** How one kind reads the response: told its final status and each chunk, it settles. */
 export interface ResponseReader<T> {
-  /** A final status (200 and up; an informational one is passed over) and its headers. */
-  start(status: number, headers: ResponseHeaders, x: Reading<T>): void;
+  /** A final status (200 and up; an informational one is passed over) and its headers, each by name. */
+  start(status: number, header: (name: string) => string | undefined, x: Reading<T>): void;
   data(chunk: Buffer, x: Reading<T>): void;
   end(x: Reading<T>): void;
   /** The response failed after it started: what to answer instead of `failed`, if anything. */
@@ -148,7 +149,7 @@ class Exchanging<T> implements Dispatcher.DispatchHandler, Reading<T | Failed | 
     headers: ResponseHeaders,
   ): void {
     if (statusCode < 200) return; // informational; the answer follows
-    this.reader.start(statusCode, headers, this as Reading<T>);
+    this.reader.start(statusCode, (name) => headerText(headers[name]), this as Reading<T>);
   }
 
   onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -177,6 +178,6 @@ class Exchanging<T> implements Dispatcher.DispatchHandler, Reading<T | Failed | 
 }
 
 /** The first value of a header undici may give as a list. */
-export function headerText(v: string | string[] | undefined): string | undefined {
+function headerText(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }

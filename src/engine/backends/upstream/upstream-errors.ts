@@ -1,5 +1,32 @@
-/** Upstream failures as catalogue errors, with nothing of the credential in them. */
+/**
+ * Upstream failures as catalogue errors, with nothing of the credential in them, and
+ * what a failed exchange came to, for every kind that calls upstream over HTTP.
+ */
+import { errors as undiciErrors } from 'undici';
+import type { Cancellation } from '../../call-context.js';
 import { engineError, type EngineError } from '../../error-catalogue.js';
+import type { Failed } from './exchange.js';
+
+/** What a call its caller went away from answers: nothing of the upstream is known. */
+export const CANCELLED = 'the call was cancelled by the caller';
+
+/** A failed exchange by its cause: the deadline, the caller, or the upstream out of reach. */
+export type FailureClass =
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'cancelled' }
+  | { readonly kind: 'unreachable'; readonly error: EngineError };
+
+/** Why `f` failed: its deadline passed (undici's own timeouts too), its caller went away, or else. */
+export function failureClass(f: Failed, cancel: Cancellation | undefined): FailureClass {
+  if (
+    f.timedOut ||
+    f.err instanceof undiciErrors.HeadersTimeoutError ||
+    f.err instanceof undiciErrors.BodyTimeoutError
+  )
+    return { kind: 'timeout' };
+  if (cancel?.cancelled) return { kind: 'cancelled' };
+  return { kind: 'unreachable', error: classifyFailure(f.err) };
+}
 
 const EXCERPT_CHARS = 512;
 
@@ -37,7 +64,7 @@ const UNREACHABLE: Record<string, string> = {
   UND_ERR_ABORTED: 'request aborted',
 };
 
-export function classifyFailure(err: unknown): EngineError {
+function classifyFailure(err: unknown): EngineError {
   const code = errorCode(err);
   const reason = (code && UNREACHABLE[code]) ?? 'the request failed';
   return engineError(

@@ -1,0 +1,29 @@
+/**
+ * The `http` kind (spec-language.md, "Grants"): a grant with `path` calls one operation
+ * of the spec's `base-url` over undici. Everything the rest of the gateway knows of the
+ * kind is here; its runtime (http-backend.ts) loads only with a grant of it.
+ */
+import { HTTP_GRANT } from '../../../compiler/kinds/http-grant.js';
+import { httpClientAttributes, httpClientSpanName } from '../../../telemetry/conventions.js';
+import { mixedSegments } from '../../guards/metachar.js';
+import type { KindDescriptor } from '../kind.js';
+
+export const HTTP_KIND: KindDescriptor<'http'> = {
+  kind: 'http',
+  word: 'HTTP',
+  tag: 'Grants that call the upstream HTTP API.',
+  grant: HTTP_GRANT,
+  codes: {
+    UPSTREAM_STATUS: true,
+    UPSTREAM_UNREACHABLE: true,
+    UPSTREAM_BAD_RESPONSE: true,
+    UPSTREAM_TIMEOUT: true,
+  },
+  target: (b) => `${b.method} ${b.pathTemplate}`,
+  span: (b) => ({
+    name: () => httpClientSpanName(b.method, b.pathTemplate),
+    attributes: () => httpClientAttributes(b.method, b.baseUrl, b.pathTemplate),
+  }),
+  pathSegments: (b) => mixedSegments(b.path),
+  load: async () => (await import('./http-backend.js')).createHttpKind,
+};

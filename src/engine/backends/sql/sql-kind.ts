@@ -1,0 +1,33 @@
+/**
+ * The `sql` kind (spec-language.md, `sql` + `params`): a grant with `sql` runs one
+ * Postgres statement on the spec's `database`. Everything the rest of the gateway knows
+ * of the kind is here; its runtime (sql-backend.ts, and `pg`) loads only with a grant of it.
+ */
+import { SQL_GRANT } from '../../../compiler/kinds/sql-grant.js';
+import { sqlClientAttributes, sqlClientSpanName } from '../../../telemetry/conventions.js';
+import type { KindDescriptor } from '../kind.js';
+
+/** A read-only statement runs in a READ ONLY transaction: it conflicts with nothing. */
+const writes = (b: { readonly readOnly: boolean }): boolean => !b.readOnly;
+
+export const SQL_KIND: KindDescriptor<'sql'> = {
+  kind: 'sql',
+  word: 'SQL',
+  tag: 'Grants that run a SQL statement on the database.',
+  grant: SQL_GRANT,
+  codes: {
+    SQL_TIMEOUT: true,
+    SQL_CONFLICT: writes,
+    SQL_CONSTRAINT: writes,
+    SQL_DATA: true,
+    SQL_ERROR: true,
+    POOL_EXHAUSTED: true,
+    DATABASE_UNAVAILABLE: true,
+  },
+  target: (b) => `SQL ${b.readOnly ? 'read-only' : 'read-write'}`,
+  span: (b) => ({
+    name: () => sqlClientSpanName(b.statement),
+    attributes: () => sqlClientAttributes(b.statement),
+  }),
+  load: async () => (await import('./sql-backend.js')).createSqlKind,
+};
