@@ -5,11 +5,8 @@
  * gets when it did not declare the capability a confirmation needs.
  */
 import type { ConsentChannel, InputRequired } from '../../engine/consent/consent-types.js';
-import {
-  ERROR_CATALOGUE,
-  type CatalogueEntry,
-  type EngineError,
-} from '../../engine/error-catalogue.js';
+import type { EngineError } from '../../engine/error-catalogue.js';
+import { rpcRow } from './rpc-codes.js';
 import type { RpcReply } from './rpc-reply.js';
 import { errorText } from '../../mcp-wire/json-rpc.js';
 import type { RpcRequest } from './mcp-request.js';
@@ -50,8 +47,8 @@ export function inputRequiredText(asked: InputRequired, modernMeta: string): str
  * message); undefined for the rest.
  */
 export function missingCapabilityReply(req: RpcRequest, e: EngineError): RpcReply | undefined {
-  const row: CatalogueEntry = ERROR_CATALOGUE[e.code];
-  if (row.mcp !== 'tool-error' || row.modernRpc === undefined) return undefined;
+  const row = rpcRow(e.code);
+  if (row.modernRpc === undefined) return undefined;
   const data = { ...(isObject(e.details) ? e.details : {}), code: e.code };
   return {
     status: 400,

@@ -1,6 +1,6 @@
 /** Method tables per era: the method string picks the handler before params are read. */
 import { callArguments } from '../../engine/call-arguments.js';
-import { isRpcError } from '../../engine/error-catalogue.js';
+import { isRpcError } from './rpc-codes.js';
 import { rpcError, type RpcReply } from './rpc-reply.js';
 import { resultBytes, resultText } from '../../mcp-wire/json-rpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';

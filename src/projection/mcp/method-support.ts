@@ -4,7 +4,8 @@
  * to a method the spec does not serve.
  */
 import type { CallContext } from '../../engine/call-context.js';
-import { isRpcError, statusOf, RPC, type EngineError } from '../../engine/error-catalogue.js';
+import { statusOf, type EngineError } from '../../engine/error-catalogue.js';
+import { isRpcError, RPC } from './rpc-codes.js';
 import { validBaggage } from '../baggage.js';
 import { continueTrace } from '../trace-context.js';
 import { NO_SPAN } from '../../telemetry/span.js';
