@@ -83,7 +83,7 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
     const handled = handleMessage(read, req.headers, {
       gateway,
       payloads,
-      toolset: payloads.toolset,
+      view: gateway.view(payloads.toolset),
       caller,
       challenge: (e) => challengeOf(access, req, e),
       callerCancel: lazyCancellation(reply),

@@ -3,7 +3,8 @@
  * "Resources and prompts"), the context a call into the engine carries, and the answer
  * to a method the spec does not serve.
  */
-import type { CallContext } from '../../engine/call-context.js';
+import type { RequestScope } from '../../engine/call-context.js';
+import { CANNOT_BE_ASKED } from '../unaskable.js';
 import { statusOf, type EngineError } from '../../engine/error-catalogue.js';
 import { isRpcError, RPC } from './rpc-codes.js';
 import { validBaggage } from '../baggage.js';
@@ -82,16 +83,21 @@ export function invalidParams(req: RpcRequest, message: string): RpcReply {
  * spec's on `/mcp`, the toolset's members on `/mcp/<toolset>`.
  */
 export function notServed(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
-  const whose = deps.toolset
-    ? `toolset ${JSON.stringify(deps.toolset.name)} has no member of its kind`
+  const { toolset } = deps.view;
+  const whose = toolset
+    ? `toolset ${JSON.stringify(toolset.name)} has no member of its kind`
     : "this server's spec declares none";
   return rpcError('METHOD_NOT_FOUND', req.id, `Method not found: ${req.method} (${whose})`, {
     legacy: era === 'legacy',
   });
 }
 
-/** The context of a call into the engine: tools/call, and the `from=` read of a resource or prompt. */
-export function callContextOf(req: RpcRequest, deps: McpDeps, era: Era): CallContext {
+/**
+ * The request scope of a call into the engine (tools/call, and the `from=` read of a
+ * resource or prompt): the caller, its trace and cancellation, where it came from. It
+ * asks nothing; tools/call adds the questions a 2026-07-28 request can be asked.
+ */
+export function requestScopeOf(req: RpcRequest, deps: McpDeps, era: Era): RequestScope {
   // The trace is in the request's _meta in either era (clients of both send it there),
   // else in the header. With a span, the call continues the span's trace: its trace id
   // is the span's, whether or not the caller's parent was valid.
@@ -105,6 +111,7 @@ export function callContextOf(req: RpcRequest, deps: McpDeps, era: Era): CallCon
         : deps.traceparentHeader,
   );
   return {
+    caller: deps.caller,
     cancel: deps.callerCancel(),
     traceparent: trace.traceparent,
     traceId: trace.traceId,
@@ -115,8 +122,9 @@ export function callContextOf(req: RpcRequest, deps: McpDeps, era: Era): CallCon
       surface: 'mcp',
       era,
       ...(deps.requestId && { requestId: deps.requestId }),
-      ...(deps.toolset && { toolset: deps.toolset.name }),
+      ...(deps.view.toolset && { toolset: deps.view.toolset.name }),
     },
     approvalUrl: deps.approvalUrl,
+    unaskable: CANNOT_BE_ASKED,
   };
 }

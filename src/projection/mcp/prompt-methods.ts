@@ -7,7 +7,7 @@ import type { RpcReply } from './rpc-reply.js';
 import { resultBytes, resultText } from '../../mcp-wire/json-rpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
 import type { Era } from '../../mcp-wire/versions.js';
-import { callContextOf, engineErrorReply, invalidParams, notServed } from './method-support.js';
+import { requestScopeOf, engineErrorReply, invalidParams, notServed } from './method-support.js';
 
 export function listPrompts(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
   if (!deps.payloads.serves.prompts) return notServed(req, deps, era);
@@ -20,12 +20,10 @@ export async function getPrompt(req: RpcRequest, deps: McpDeps, era: Era): Promi
   const name = req.params?.name;
   if (typeof name !== 'string')
     return invalidParams(req, 'prompts/get needs params.name (a string)');
-  const got = await deps.gateway.getPrompt(
+  const got = await deps.view.getPrompt(
     name,
     req.params?.arguments,
-    deps.caller,
-    callContextOf(req, deps, era),
-    deps.toolset,
+    requestScopeOf(req, deps, era),
   );
   if (!got.ok) return engineErrorReply(req, deps, era, got.error);
   const { prompt, messages, fromGrant, scoped } = got;

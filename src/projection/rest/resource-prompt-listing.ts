@@ -1,7 +1,7 @@
 /**
  * The resources, templates and prompts of GET /api (beside `tools`), and the prepared
  * answers of POST /api/resources/read for fixed resources. Each entry is serialized once
- * per loaded spec; which entries a caller gets is the engine's view (`visibleTo`).
+ * per loaded spec; which entries a caller gets is the engine's view (`view(toolset).visibleTo`).
  * Entries carry what a form needs beyond the MCP lists: a template's variables with their
  * types and values, a prompt argument's default, enum and pattern.
  */
