@@ -18,7 +18,7 @@ import { buildApp } from './app.js';
 import { ServiceList } from './service-list.js';
 import { createConsentAudit, createObserver } from './audit.js';
 import { createConsentServices, hasConsent } from '../engine/consent/consent-services.js';
-import type { ListenAddress } from './listen-address.js';
+import { boundUrl, type ListenAddress } from './listen-address.js';
 import { redactLogLines } from './logger.js';
 import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
@@ -198,13 +198,6 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       throw new StartupError(`cannot listen for metrics on ${mh}:${mp}: ${(err as Error).message}`);
     }
   }
-  const addr = app.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : listen.port;
-  const host = listen.host.includes(':')
-    ? `[${listen.host}]`
-    : listen.host === '0.0.0.0'
-      ? '127.0.0.1'
-      : listen.host;
 
   const failReload = (reason: string, diagnostics?: readonly Diagnostic[]): ReloadResult => {
     metrics.reloaded(false, current.generation);
@@ -282,7 +275,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     get runtime() {
       return current;
     },
-    url: `http://${host}:${port}`,
+    url: boundUrl(listen, app.server.address()),
     ...(metricsListener && { metricsUrl: metricsListener.url }),
     reload() {
       // One reload at a time; a reload asked for meanwhile waits for it, then runs.

@@ -11,7 +11,7 @@ import { validBaggage } from '../baggage.js';
 import { continueTrace } from '../trace-context.js';
 import { NO_SPAN } from '../../telemetry/span.js';
 import { rpcError, type RpcReply } from './rpc-reply.js';
-import { errorText } from '../../mcp-wire/json-rpc.js';
+import { errorText, resultBytes } from '../../mcp-wire/json-rpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
 import type { Era } from '../../mcp-wire/versions.js';
 
@@ -90,6 +90,24 @@ export function notServed(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
   return rpcError('METHOD_NOT_FOUND', req.id, `Method not found: ${req.method} (${whose})`, {
     legacy: era === 'legacy',
   });
+}
+
+/**
+ * A list method (resources, templates, prompts): the prepared bytes of the caller's
+ * view in the era's shape, or -32601 on an endpoint that serves no such kind.
+ */
+export function listMethod(
+  kind: 'resources' | 'templates' | 'prompts',
+): (req: RpcRequest, deps: McpDeps, era: Era) => RpcReply {
+  const served = kind === 'prompts' ? 'prompts' : 'resources';
+  return (req, deps, era) => {
+    if (!deps.payloads.serves[served]) return notServed(req, deps, era);
+    const lists = deps.payloads.lists(deps.caller)[kind];
+    return {
+      status: 200,
+      body: resultBytes(req.id, era === 'modern' ? lists.modern : lists.legacy),
+    };
+  };
 }
 
 /**

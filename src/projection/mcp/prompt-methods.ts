@@ -4,16 +4,18 @@
  */
 import { LIST_TTL_MS, modernTailText } from './payloads.js';
 import type { RpcReply } from './rpc-reply.js';
-import { resultBytes, resultText } from '../../mcp-wire/json-rpc.js';
+import { resultText } from '../../mcp-wire/json-rpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
 import type { Era } from '../../mcp-wire/versions.js';
-import { requestScopeOf, engineErrorReply, invalidParams, notServed } from './method-support.js';
+import {
+  engineErrorReply,
+  invalidParams,
+  listMethod,
+  notServed,
+  requestScopeOf,
+} from './method-support.js';
 
-export function listPrompts(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
-  if (!deps.payloads.serves.prompts) return notServed(req, deps, era);
-  const lists = deps.payloads.lists(deps.caller).prompts;
-  return { status: 200, body: resultBytes(req.id, era === 'modern' ? lists.modern : lists.legacy) };
-}
+export const listPrompts = listMethod('prompts');
 
 export async function getPrompt(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcReply> {
   if (!deps.payloads.serves.prompts) return notServed(req, deps, era);
