@@ -4,7 +4,7 @@
  * is for (the model that made the call, the client whose request was refused, or anyone
  * at the HTTP edge), whether it carries a WWW-Authenticate challenge, and what it means.
  * The rows name no protocol: each projection frames them its own way (the MCP one keeps
- * its JSON-RPC codes in projection/mcp/rpc-codes.ts). docs/errors.md is rendered from
+ * its protocol's codes in projection/mcp/). docs/errors.md is rendered from
  * both and tested against them.
  */
 

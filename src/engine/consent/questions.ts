@@ -1,7 +1,7 @@
 /**
  * The consent step's questions in no protocol's words: what a request can be asked and
  * what its retry answered (read by each surface from its own wire), and the question the
- * step puts (each surface renders it: an MCP `input_required`, a page). Its own file so
+ * step puts (each surface renders it in its own words). Its own file so
  * the request scope (call-context.ts) and the step both read it.
  */
 
