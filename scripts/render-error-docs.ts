@@ -1,17 +1,18 @@
 /**
- * Renders docs/errors.md from the error catalogue (src/engine/error-catalogue.ts), so
- * the documented codes, statuses, JSON-RPC codes and challenges are the ones both
- * surfaces answer with: their reply builders read the same rows.
+ * Renders docs/errors.md from the error catalogue (src/engine/error-catalogue.ts) and
+ * MCP's framing of it (src/projection/mcp/rpc-codes.ts), so the documented codes,
+ * statuses, JSON-RPC codes and challenges are the ones both surfaces answer with: their
+ * reply builders read the same rows.
  * `npm run docs:errors` writes it; test/engine/error-catalogue.test.ts checks it.
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
   ERROR_CATALOGUE,
-  PROTOCOL_ERRORS,
   type CatalogueEntry,
-  type ProtocolEntry,
+  type ErrorCode,
 } from '../src/engine/error-catalogue.js';
+import { PROTOCOL_ERRORS, rpcRow, type ProtocolEntry } from '../src/projection/mcp/rpc-codes.js';
 import {
   CHECK_ERROR_CODES,
   SPEC_ERROR_CODES,
@@ -23,23 +24,25 @@ const CHALLENGES = {
   scopes: '`insufficient_scope`, every scope the grant needs',
 } as const;
 
-function mcpCell(e: CatalogueEntry): string {
-  if (e.mcp === 'http')
+function mcpCell(code: ErrorCode, e: CatalogueEntry): string {
+  const row = rpcRow(code);
+  const note = row.note === undefined ? '' : ` (${row.note})`;
+  if (e.audience === 'edge')
     return e.restOnly
       ? 'never on /mcp: the REST routes alone answer it'
       : 'the REST answer, on every path (no message was read)';
-  if (e.mcp === 'tool-error') {
+  if (e.audience === 'model') {
     const base =
-      e.rpc === undefined
+      row.rpc === undefined
         ? 'tool result, `isError: true`'
-        : `tool result, \`isError: true\`; outside a call, JSON-RPC error \`${e.rpc}\``;
+        : `tool result, \`isError: true\`; outside a call, JSON-RPC error \`${row.rpc}\``;
     // A 2026-07-28 request lacking a capability the call needs is told so as a JSON-RPC error.
-    return e.modernRpc === undefined
+    return row.modernRpc === undefined
       ? base
-      : `${base}; in 2026-07-28, JSON-RPC error \`${e.modernRpc}\`, HTTP 400`;
+      : `${base}; in 2026-07-28, JSON-RPC error \`${row.modernRpc}\`, HTTP 400${note}`;
   }
-  const status = e.mcpStatus !== undefined ? `, HTTP ${e.mcpStatus}` : '';
-  return `JSON-RPC error \`${e.rpc}\`${status}`;
+  const status = row.status !== undefined ? `, HTTP ${row.status}` : '';
+  return `JSON-RPC error \`${row.rpc}\`${status}${note}`;
 }
 
 function protocolStatus(e: ProtocolEntry): string {
@@ -51,7 +54,7 @@ function protocolStatus(e: ProtocolEntry): string {
 export function renderErrorDocs(): string {
   const rows = Object.entries(ERROR_CATALOGUE).map(([code, e]: [string, CatalogueEntry]) => {
     const challenge = e.challenge === undefined ? '' : CHALLENGES[e.challenge];
-    return `| \`${code}\` | ${e.status} | ${mcpCell(e)} | ${challenge} | ${e.summary} |`;
+    return `| \`${code}\` | ${e.status} | ${mcpCell(code as ErrorCode, e)} | ${challenge} | ${e.summary} |`;
   });
   const protocol = Object.entries(PROTOCOL_ERRORS).map(
     ([code, e]: [string, ProtocolEntry]) =>
@@ -63,8 +66,9 @@ export function renderErrorDocs(): string {
       .join('\n');
   return `# Error codes
 
-Generated from \`src/engine/error-catalogue.ts\` and \`src/compiler/diagnostics.ts\` by
-\`npm run docs:errors\`; a test fails when this file and the code disagree.
+Generated from \`src/engine/error-catalogue.ts\`, \`src/projection/mcp/rpc-codes.ts\` and
+\`src/compiler/diagnostics.ts\` by \`npm run docs:errors\`; a test fails when this file and
+the code disagree.
 
 ## Call errors
 

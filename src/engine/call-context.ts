@@ -1,4 +1,6 @@
 import type { Span } from '../telemetry/span.js';
+import type { Caller } from './caller.js';
+import type { Questions, Unaskable } from './consent/questions.js';
 
 /**
  * What travels with one call from a surface through the engine to its backend: where
@@ -13,8 +15,8 @@ export interface CallContext {
   /** The trace this call belongs to, for the audit line. */
   readonly traceId?: string;
   /**
-   * W3C baggage as the caller sent it (`_meta.baggage` or the header), passed on
-   * unchanged; absent when it was not valid baggage (projection/baggage.ts).
+   * W3C baggage as the caller sent it, passed on unchanged; absent when it was not valid
+   * baggage (projection/baggage.ts).
    */
   readonly baggage?: string;
   /**
@@ -23,9 +25,26 @@ export interface CallContext {
    */
   readonly span?: Span;
   readonly origin?: CallOrigin;
-  /** The catalog page's view of one approval, as this request reaches the gateway. */
-  readonly approvalUrl?: (id: string) => string;
 }
+
+/**
+ * One request as the engine reads it, built once by the surface's gate: who calls, the
+ * call's context (trace, cancellation, origin), and what the request can be asked and
+ * has answered. The toolset view is the gateway's (`gateway.view(toolset)`), through
+ * which the surface found the operation.
+ */
+export interface RequestScope extends CallContext {
+  readonly caller: Caller;
+  /** Present when the request can put questions to its user (consent-types.ts). */
+  readonly questions?: Questions;
+  /** How this surface says it cannot ask, for a call that needs its user's yes. */
+  readonly unaskable?: Unaskable;
+  /** Where a person sees approval `id`: the surface builds it, the engine quotes it. */
+  readonly approvalUrl: (id: string) => string;
+}
+
+/** A scope that cannot ask its user anything: a call in it is done or failed, never asked. */
+export type AnsweringScope = RequestScope & { readonly questions?: undefined };
 
 /**
  * The caller going away, for a backend to stop waiting on its upstream. A small object
@@ -60,9 +79,9 @@ export class Cancellation {
 /** Where a call came from, for audit lines and metrics. */
 export interface CallOrigin {
   readonly surface: 'mcp' | 'rest';
-  /** MCP only: the protocol era of the request. */
+  /** The surface's own generation of the request (MCP: its protocol era), for audit and metrics. */
   readonly era?: 'modern' | 'legacy';
   readonly requestId?: string;
-  /** MCP only: the toolset whose URL (`/mcp/<toolset>`) the request came to. */
+  /** The toolset whose URL the request came to. */
   readonly toolset?: string;
 }

@@ -2,17 +2,15 @@
  * The event the observer (telemetry/observer.ts) learns of one finished tool call: who
  * called what, how it ended and how long it took, never its arguments.
  */
-import type { Caller } from './caller.js';
-import type { CallContext } from './call-context.js';
-import type { Asked, Outcome } from './execute.js';
-import type { CallEvent } from '../telemetry/observer.js';
+import type { RequestScope } from './call-context.js';
+import type { Outcome } from './execute.js';
+import { ASKED, type CallEvent } from '../telemetry/observer.js';
 
-/** The event of a call to `tool` that ended with `out` (already redacted). */
+/** The event of a call to `tool` in `scope` that ended with `out` (already redacted). */
 export function callEvent(
   tool: string,
-  caller: Caller,
-  ctx: CallContext,
-  out: Outcome | Asked,
+  scope: RequestScope,
+  out: Outcome,
   durationMs: number,
 ): CallEvent {
   const upstream = out.ok
@@ -20,10 +18,10 @@ export function callEvent(
     : (out.error?.details as { status?: unknown } | undefined)?.status;
   return {
     tool,
-    caller: caller.id,
-    ...(ctx.origin && { origin: ctx.origin }),
-    ...(ctx.traceId && { traceId: ctx.traceId }),
-    outcome: out.ok ? 'ok' : (out.error?.code ?? 'input_required'),
+    caller: scope.caller.id,
+    ...(scope.origin && { origin: scope.origin }),
+    ...(scope.traceId && { traceId: scope.traceId }),
+    outcome: out.ok ? 'ok' : (out.error?.code ?? ASKED),
     durationMs,
     ...(out.ok && {
       bytes: out.envelope.envelope.coverage.bytes,

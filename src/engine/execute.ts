@@ -16,38 +16,50 @@
  * asks for; a call the step stops sends nothing.
  */
 import { buildEnvelope, type BuiltEnvelope } from '../envelope/envelope.js';
-import type { CallContext } from './call-context.js';
+import type { RequestScope } from './call-context.js';
 import type { CallArguments } from './call-arguments.js';
-import type { Caller } from './caller.js';
 import type { EngineError } from './error-catalogue.js';
 import { gatePathValues } from './guards/metachar.js';
 import { checkScopes } from './guards/scopes.js';
 import { withoutPrototypes } from './null-prototype.js';
 import type { Operation } from './operation.js';
-import type { ConsentChannel, InputRequired } from './consent/consent-types.js';
+import type { Question } from './consent/questions.js';
 
-export type Outcome =
-  | { readonly ok: true; readonly envelope: BuiltEnvelope; readonly upstreamStatus?: number }
-  | { readonly ok: false; readonly error: EngineError };
+/** The call ran: its envelope, and the upstream's status where it has one. */
+export interface Done {
+  readonly ok: true;
+  readonly envelope: BuiltEnvelope;
+  readonly upstreamStatus?: number;
+}
 
-/** The call is waiting on the caller's user (an MRTR `input_required`); only a 2026-07-28 request with a channel gets it. */
+/** The call failed, or was refused, with a catalogue error. */
+export interface Failed {
+  readonly ok: false;
+  readonly error: EngineError;
+}
+
+/**
+ * The call waits on the caller's user; only a request whose scope says it can be asked
+ * gets it, and its surface renders the question.
+ */
 export interface Asked {
   readonly ok: false;
-  readonly asked: InputRequired;
+  readonly asked: Question;
   readonly error?: undefined;
 }
 
-function fail(error: EngineError): Outcome {
+export type Outcome = Done | Failed | Asked;
+
+function fail(error: EngineError): Failed {
   return { ok: false, error };
 }
 
 export async function execute(
   op: Operation,
   input: CallArguments,
-  caller: Caller,
-  ctx: CallContext,
-  channel?: ConsentChannel,
-): Promise<Outcome | Asked> {
+  scope: RequestScope,
+): Promise<Outcome> {
+  const { caller } = scope;
   const d = op.descriptor;
   const denied = checkScopes(op.name, d.scopes, caller);
   if (denied) return fail(denied);
@@ -84,10 +96,10 @@ export async function execute(
     if (claimRestricted) return fail(claimRestricted);
   }
   if (op.consent) {
-    const verdict = await op.consent(call, caller, ctx, channel);
+    const verdict = await op.consent(call, scope);
     if (verdict) return 'ask' in verdict ? { ok: false, asked: verdict.ask } : fail(verdict.error);
   }
-  const out = await op.backend.invoke(call, ctx);
+  const out = await op.backend.invoke(call, scope);
   if (!out.ok) return out;
   return {
     ok: true,

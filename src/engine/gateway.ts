@@ -1,38 +1,38 @@
 /**
- * The prepared gateway: what one compiled spec serves, and the call entry point both
- * surfaces use. It wires the parts and holds no logic of its own: the backend kinds
+ * The prepared gateway: what one compiled spec serves, and the one call entry point every
+ * surface uses. It wires the parts and holds no logic of its own: the backend kinds
  * opened for the spec (backends/registry.ts), every grant prepared as an Operation
- * (prepare-operation.ts), and per call lookup → admission (admission.ts) → execute
- * (execute.ts) → the error redacted once more → the call event (call-event.ts).
+ * (prepare-operation.ts), the spec as each URL serves it (`view`, visibility.ts), and per
+ * call admission (admission.ts) → execute (execute.ts) → the error redacted once more →
+ * the call event (call-event.ts). A surface's gate builds the request scope
+ * (call-context.ts) the call reads.
  */
 import type { Logger } from 'pino';
 import type { CompiledSpec } from '../compiler/descriptor.js';
 import { Admission } from './admission.js';
 import { openKinds, type OpenKinds } from './backends/registry.js';
 import type { CallArguments } from './call-arguments.js';
-import type { CallContext } from './call-context.js';
+import type { AnsweringScope, RequestScope } from './call-context.js';
 import { callEvent } from './call-event.js';
 import type { Observer } from '../telemetry/observer.js';
-import type { Caller } from './caller.js';
-import { complete, type Completion, type CompletionRef } from './completion.js';
 import type { Env } from '../process/env.js';
 import type { EngineError } from './error-catalogue.js';
-import { execute, type Asked, type Outcome } from './execute.js';
+import { execute, type Done, type Failed, type Outcome } from './execute.js';
 import {
   createConsentServices,
   hasConsent,
   type OwnedConsentServices,
 } from './consent/consent-services.js';
-import type { ConsentChannel, ConsentServices } from './consent/consent-types.js';
+import type { ConsentServices } from './consent/consent-types.js';
 import type { Operation } from './operation.js';
 import { prepareOperations } from './prepare-operation.js';
-import { preparePrompts, type PromptCatalog, type PromptGet } from './prompts.js';
+import { preparePrompts, type PromptCatalog } from './prompts.js';
 import { createMemoryLimiter } from './rate-limit/memory-limiter.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import { makeRedactor, type Redactor } from './redact.js';
-import { prepareResources, type ResourceCatalog, type ResourceRead } from './resources.js';
+import { prepareResources, type ResourceCatalog } from './resources.js';
 import { prepareToolsets, type Toolset } from './toolsets.js';
-import { prepareVisibility, type VisibleTo, type VisibleTools } from './visibility.js';
+import { prepareView, type GatewayView } from './visibility.js';
 import { warmValidators } from './warm-validators.js';
 
 export interface GatewayOptions {
@@ -57,9 +57,8 @@ export interface GatewayOptions {
 }
 
 export class Gateway {
-  private readonly visible: VisibleTo;
-  /** Each toolset's own views: its members, then the caller's scopes. */
-  private readonly visibleInToolset: ReadonlyMap<Toolset, VisibleTo>;
+  /** The whole spec's view, and each toolset's: its members, then the caller's scopes. */
+  private readonly views: Map<Toolset | undefined, GatewayView>;
   /** The spec's toolsets by name (spec-language.md, "Toolsets"). */
   readonly toolsets: ReadonlyMap<string, Toolset>;
   /** Resources and templates of the spec, matched and read through `call`. */
@@ -78,26 +77,19 @@ export class Gateway {
     /** The approvals store calls of this spec park in, when a grant has `approve`. */
     readonly consent?: ConsentServices,
   ) {
-    const all = [...operations.values()];
-    this.visible = prepareVisibility(all, spec.resources, spec.prompts);
     this.toolsets = prepareToolsets(spec);
-    this.visibleInToolset = new Map(
-      [...this.toolsets.values()].map((t) => [
-        t,
-        prepareVisibility(
-          all.filter((op) => t.hasTool(op.name)),
-          t.resources,
-          t.prompts,
-        ),
-      ]),
-    );
     this.resources = prepareResources(
       spec.resources,
       (name) => operations.get(name),
-      (op, input, caller, ctx) => this.call(op, input, caller, ctx),
+      // A read is answered at once: its scope asks nothing, so the call cannot ask.
+      (op, input, scope) => this.call(op, input, { ...scope, questions: undefined }),
       redact,
     );
     this.prompts = preparePrompts(spec.prompts, this.resources, redact);
+    const parts = { spec, operations, resources: this.resources, prompts: this.prompts };
+    this.views = new Map(
+      [undefined, ...this.toolsets.values()].map((t) => [t, prepareView(parts, t)]),
+    );
   }
 
   static async prepare(spec: CompiledSpec, opts: GatewayOptions = {}): Promise<Gateway> {
@@ -156,107 +148,32 @@ export class Gateway {
     return this.admission.isDraining;
   }
 
-  /**
-   * Looks a tool up by name; a Map, so names like `__proto__` find nothing. In a toolset
-   * a non-member is not found: the same answer as a name no grant has.
-   */
-  operation(name: string, toolset?: Toolset): Operation | undefined {
-    if (toolset && !toolset.hasTool(name)) return undefined;
-    return this.operations.get(name);
-  }
-
   /** A toolset by name; undefined for a name the spec has none of. */
   toolset(name: string): Toolset | undefined {
     return this.toolsets.get(name);
   }
 
-  /**
-   * The tools, resources and prompts this caller may see (in `toolset`, its members
-   * only): one frozen view per distinct outcome.
-   */
-  visibleTo(caller: Caller, toolset?: Toolset): VisibleTools {
-    return toolset ? this.visibleInToolset.get(toolset)!(caller) : this.visible(caller);
-  }
-
-  // Resources, prompts and completion are answered by their own modules; the gateway
-  // only hands them the caller, so both surfaces reach them the way they reach `call`.
-
-  /**
-   * `resources/read`: fixed content after the scope check, or the `from=` grant called
-   * with the URI's variables converted to its field types, through `call`.
-   */
-  readResource(
-    uri: string,
-    caller: Caller,
-    ctx: CallContext = {},
-    toolset?: Toolset,
-  ): Promise<ResourceRead> {
-    return this.resources.read(uri, caller, ctx, toolset?.hasResource);
-  }
-
-  /** `prompts/get`: arguments checked, placeholders filled, embedded resources read. */
-  getPrompt(
-    name: string,
-    args: unknown,
-    caller: Caller,
-    ctx: CallContext = {},
-    toolset?: Toolset,
-  ): Promise<PromptGet> {
-    return this.prompts.get(name, args, caller, ctx, toolset?.hasPrompt);
-  }
-
-  /** `completion/complete`: the enum values of a prompt argument or template variable. */
-  complete(
-    ref: CompletionRef,
-    argument: string,
-    prefix: string,
-    caller: Caller,
-    toolset?: Toolset,
-  ): Completion {
-    return complete(this.prompts, this.resources, ref, argument, prefix, caller, toolset);
-  }
-
-  /** A call from a surface that cannot ask the caller's user anything (REST, 2025 eras, reads). */
-  call(
-    op: Operation,
-    input: CallArguments,
-    caller: Caller,
-    ctx: CallContext = {},
-  ): Promise<Outcome> {
-    // Without a channel the consent step never asks: it refuses or parks instead.
-    return this.run(op, input, caller, ctx, undefined) as Promise<Outcome>;
+  /** The spec as one URL serves it: `toolset`'s members only, or all of it. */
+  view(toolset?: Toolset): GatewayView {
+    return this.views.get(toolset)!;
   }
 
   /**
-   * A 2026-07-28 tools/call: a grant with `confirm` may answer that it needs the user's
-   * answer first (an MRTR input_required), and `channel` carries the retry's answer.
+   * The one call of every surface: a grant with `confirm` or `approve` may answer with a
+   * question for the caller's user when the scope says the request can be asked.
    */
-  callAsking(
-    op: Operation,
-    input: CallArguments,
-    caller: Caller,
-    ctx: CallContext,
-    channel: ConsentChannel,
-  ): Promise<Outcome | Asked> {
-    return this.run(op, input, caller, ctx, channel);
-  }
-
-  private async run(
-    op: Operation,
-    input: CallArguments,
-    caller: Caller,
-    ctx: CallContext,
-    channel: ConsentChannel | undefined,
-  ): Promise<Outcome | Asked> {
+  call(op: Operation, input: CallArguments, scope: AnsweringScope): Promise<Done | Failed>;
+  call(op: Operation, input: CallArguments, scope: RequestScope): Promise<Outcome>;
+  async call(op: Operation, input: CallArguments, scope: RequestScope): Promise<Outcome> {
     const started = performance.now();
-    const ran = await this.admission.run(() => execute(op, input, caller, ctx, channel));
-    // Errors are redacted once more where they leave for both surfaces: a message may quote
+    const ran = await this.admission.run(() => execute(op, input, scope));
+    // Errors are redacted once more where they leave for every surface: a message may quote
     // anything (an upstream header, a database error), whatever built it.
     const out =
       ran.ok || ran.error === undefined
         ? ran
         : { ok: false as const, error: redactError(this.redact, ran.error) };
-    this.observer?.call(callEvent(op.name, caller, ctx, out, performance.now() - started));
+    this.observer?.call(callEvent(op.name, scope, out, performance.now() - started));
     return out;
   }
 

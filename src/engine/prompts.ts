@@ -7,8 +7,7 @@
  */
 import type { PromptDescriptor, PromptTextPart } from '../compiler/descriptor.js';
 import { fillPlaceholders } from '../compiler/prompt-text.js';
-import type { CallContext } from './call-context.js';
-import type { Caller } from './caller.js';
+import type { RequestScope } from './call-context.js';
 import { engineError, type EngineError } from './error-catalogue.js';
 import { checkScopes } from './guards/scopes.js';
 import type { Redactor } from './redact.js';
@@ -49,8 +48,7 @@ export interface PromptCatalog {
   get(
     name: string,
     args: unknown,
-    caller: Caller,
-    ctx: CallContext,
+    scope: RequestScope,
     member?: (name: string) => boolean,
   ): Promise<PromptGet>;
 }
@@ -99,7 +97,7 @@ export function preparePrompts(
 
   return {
     byName: (name) => byName.get(name),
-    async get(name, args, caller, ctx, member) {
+    async get(name, args, scope, member) {
       const prompt = member === undefined || member(name) ? byName.get(name) : undefined;
       if (!prompt)
         return {
@@ -109,7 +107,7 @@ export function preparePrompts(
             `Unknown prompt: ${JSON.stringify(clipped(name, MAX_QUOTED_NAME))}`,
           ),
         };
-      const denied = checkScopes(`prompt ${prompt.name}`, prompt.scopes, caller);
+      const denied = checkScopes(`prompt ${prompt.name}`, prompt.scopes, scope.caller);
       if (denied) return { ok: false, error: denied };
       const values = argumentValues(prompt, args, checks.get(prompt)!);
       if (!values.ok) return values;
@@ -126,7 +124,7 @@ export function preparePrompts(
         }
         // A value fills one URI part: percent-encoded, as RFC 6570 simple expansion does.
         const uri = fillPlaceholders(m.parts, values.values, encodeURIComponent);
-        const read = await resources.read(uri, caller, ctx);
+        const read = await resources.read(uri, scope);
         if (!read.ok) return read;
         if (read.resource.content.kind === 'tool') fromGrant = true;
         if (read.resource.scopes.length > 0) scoped = true;

@@ -57,3 +57,51 @@ export function failFastRedis(url: string, opts: RedisClientOptions = {}): FailF
       }),
   };
 }
+
+/**
+ * Whether Redis answers, as one store tells its log: `onChange(down, reason)` once per
+ * change, from the connection's events and from each command's fate, and never after
+ * close() (disconnecting is no outage).
+ */
+export interface RedisHealth {
+  /** Why Redis cannot take a command now (marking it down), or undefined when it can. */
+  unready(): string | undefined;
+  down(reason: string): void;
+  up(): void;
+  /** Disconnects; no change is told after it. */
+  close(): void;
+}
+
+/** Watches `redis` after giving its first connection a moment (firstConnection). */
+export async function watchRedis(
+  redis: FailFastRedis,
+  onChange: (down: boolean, reason?: string) => void,
+): Promise<RedisHealth> {
+  const { client } = redis;
+  let down = false;
+  let closing = false;
+  const set = (on: boolean, reason?: string): void => {
+    if (on === down || closing) return;
+    down = on;
+    onChange(on, reason);
+  };
+  client.on('ready', () => set(false));
+  client.on('close', () => set(true, redis.lastError() ?? 'connection closed'));
+  await redis.firstConnection();
+  if (client.status !== 'ready')
+    set(true, redis.lastError() ?? `not connected within ${redis.connectTimeoutMs} ms`);
+  return {
+    unready() {
+      if (client.status === 'ready') return undefined;
+      const reason = redis.lastError() ?? `connection ${client.status}`;
+      set(true, reason);
+      return reason;
+    },
+    down: (reason) => set(true, reason),
+    up: () => set(false),
+    close() {
+      closing = true;
+      client.disconnect();
+    },
+  };
+}

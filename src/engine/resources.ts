@@ -17,10 +17,9 @@ import {
   type UriPlan,
 } from '../compiler/uri-match.js';
 import type { CallArguments } from './call-arguments.js';
-import type { CallContext } from './call-context.js';
-import type { Caller } from './caller.js';
+import type { RequestScope } from './call-context.js';
 import { engineError, type EngineError } from './error-catalogue.js';
-import type { Outcome } from './execute.js';
+import type { Done, Failed } from './execute.js';
 import { checkScopes } from './guards/scopes.js';
 import { withoutNumberTexts } from './number-text.js';
 import type { Operation } from './operation.js';
@@ -47,13 +46,15 @@ export type ResourceRead =
  */
 export type ServedResources = (resource: ResourceDescriptor) => boolean;
 
-/** How a `from=` read reaches its grant: the gateway's own call, admission included. */
+/**
+ * How a `from=` read reaches its grant: the gateway's own call, admission included, in a
+ * scope that asks nothing (a read is answered at once).
+ */
 export type CallGrant = (
   op: Operation,
   input: CallArguments,
-  caller: Caller,
-  ctx: CallContext,
-) => Promise<Outcome>;
+  scope: RequestScope,
+) => Promise<Done | Failed>;
 
 export interface ResourceCatalog {
   /** The resource or template serving `uri`, with the variables' text as written (read decodes it). */
@@ -64,12 +65,7 @@ export interface ResourceCatalog {
   /** The resource with exactly this URI or template (completion refers to templates so). */
   byUri(uri: string): ResourceDescriptor | undefined;
   /** `serves` narrows what may match (a toolset's members); a non-member is not found. */
-  read(
-    uri: string,
-    caller: Caller,
-    ctx: CallContext,
-    serves?: ServedResources,
-  ): Promise<ResourceRead>;
+  read(uri: string, scope: RequestScope, serves?: ServedResources): Promise<ResourceRead>;
   /** What a fixed resource serves (redacted), for the projections' prepared answers. */
   fixed(resource: ResourceDescriptor): ResourceContents | undefined;
 }
@@ -122,7 +118,7 @@ export function prepareResources(
     match,
     byUri: (uri) => byUri.get(uri),
     fixed: (r) => served.get(r),
-    async read(uri, caller, ctx, serves) {
+    async read(uri, scope, serves) {
       // No URI holds one (it has no UTF-8 form to percent-encode); a variable would carry
       // it on to a grant, where a path refuses it and a query sends U+FFFD instead.
       const broken = loneSurrogateProblem(uri);
@@ -136,7 +132,7 @@ export function prepareResources(
       const found = match(uri, serves);
       if (!found) return { ok: false, error: notFound(uri) };
       const { resource, values } = found;
-      const denied = checkScopes(`resource ${resource.uri}`, resource.scopes, caller);
+      const denied = checkScopes(`resource ${resource.uri}`, resource.scopes, scope.caller);
       if (denied) return { ok: false, error: denied };
       const c = resource.content;
       if (c.kind !== 'tool') return { ok: true, resource, contents: served.get(resource)! };
@@ -149,7 +145,7 @@ export function prepareResources(
         args[resource.variables[i]!.name] = v.value;
       }
       // A number variable is converted to a double, checked as such: no text is kept.
-      const out = await call(op, withoutNumberTexts(args), caller, ctx);
+      const out = await call(op, withoutNumberTexts(args), scope);
       if (!out.ok) return out;
       return {
         ok: true,

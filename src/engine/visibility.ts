@@ -16,8 +16,13 @@ import type {
   PromptDescriptor,
   ResourceDescriptor,
 } from '../compiler/descriptor.js';
+import type { RequestScope } from './call-context.js';
+import { complete, type Completion, type CompletionRef } from './completion.js';
 import { missingScopes } from './guards/scopes.js';
 import type { Operation } from './operation.js';
+import type { PromptCatalog, PromptGet } from './prompts.js';
+import type { ResourceCatalog, ResourceRead } from './resources.js';
+import type { Toolset } from './toolsets.js';
 
 export interface VisibleTools {
   /** The tools the caller may call, in spec order. */
@@ -96,5 +101,63 @@ function makeView(v: Visible, key: string): VisibleTools {
     prompts: Object.freeze([...v.prompts]),
     key,
     has: (name: string) => names.has(name),
+  });
+}
+
+/**
+ * The spec as one URL serves it: the whole spec, or one toolset's members
+ * (`gateway.view(toolset)`). A surface resolves names, lists and reads through its
+ * request's view, so a non-member is the same answer as a name the spec does not have.
+ */
+export interface GatewayView {
+  readonly toolset: Toolset | undefined;
+  /** Looks a tool up by name; a Map, so names like `__proto__` find nothing. */
+  operation(name: string): Operation | undefined;
+  /** The tools, resources and prompts this caller may see here: one frozen view per outcome. */
+  visibleTo(caller: Caller): VisibleTools;
+  /**
+   * `resources/read`: fixed content after the scope check, or the `from=` grant called
+   * with the URI's variables converted to its field types, through the gateway's call.
+   */
+  readResource(uri: string, scope: RequestScope): Promise<ResourceRead>;
+  /** `prompts/get`: arguments checked, placeholders filled, embedded resources read. */
+  getPrompt(name: string, args: unknown, scope: RequestScope): Promise<PromptGet>;
+  /** `completion/complete`: the enum values of a prompt argument or template variable. */
+  complete(ref: CompletionRef, argument: string, prefix: string, caller: Caller): Completion;
+}
+
+export interface ViewParts {
+  /** The spec's own resources and prompts, in spec order. */
+  readonly spec: {
+    readonly resources: readonly ResourceDescriptor[];
+    readonly prompts: readonly PromptDescriptor[];
+  };
+  readonly operations: ReadonlyMap<string, Operation>;
+  readonly resources: ResourceCatalog;
+  readonly prompts: PromptCatalog;
+}
+
+/** The view of `toolset` (of the whole spec when undefined), over the gateway's parts. */
+export function prepareView(parts: ViewParts, toolset: Toolset | undefined): GatewayView {
+  const { spec, operations, resources, prompts } = parts;
+  const all = [...operations.values()];
+  const visible = toolset
+    ? prepareVisibility(
+        all.filter((op) => toolset.hasTool(op.name)),
+        toolset.resources,
+        toolset.prompts,
+      )
+    : prepareVisibility(all, spec.resources, spec.prompts);
+  return Object.freeze({
+    toolset,
+    operation: (name: string) =>
+      toolset && !toolset.hasTool(name) ? undefined : operations.get(name),
+    visibleTo: visible,
+    readResource: (uri: string, scope: RequestScope) =>
+      resources.read(uri, scope, toolset?.hasResource),
+    getPrompt: (name: string, args: unknown, scope: RequestScope) =>
+      prompts.get(name, args, scope, toolset?.hasPrompt),
+    complete: (ref: CompletionRef, argument: string, prefix: string, caller: Caller) =>
+      complete(prompts, resources, ref, argument, prefix, caller, toolset),
   });
 }

@@ -1,5 +1,5 @@
 /** `--http [host]:port`: where to listen, and whether that is loopback only. */
-import { isIP } from 'node:net';
+import { isIP, type AddressInfo } from 'node:net';
 
 export interface ListenAddress {
   readonly host: string;
@@ -43,4 +43,18 @@ export function isLoopbackHost(host: string): boolean {
     h === '::1' ||
     /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)
   );
+}
+
+/**
+ * The http://host:port a bound server is reached at: the port it got (`:0` picks one),
+ * an IPv6 host in brackets, and all interfaces through loopback.
+ */
+export function boundUrl(listen: ListenAddress, addr: string | AddressInfo | null): string {
+  const port = typeof addr === 'object' && addr ? addr.port : listen.port;
+  const host = listen.host.includes(':')
+    ? `[${listen.host}]`
+    : listen.host === '0.0.0.0'
+      ? '127.0.0.1'
+      : listen.host;
+  return `http://${host}:${port}`;
 }

@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { engineError, type EngineError } from '../engine/error-catalogue.js';
 import { restError } from '../projection/rest/rest-error.js';
-import type { ListenAddress } from './listen-address.js';
+import { boundUrl, type ListenAddress } from './listen-address.js';
 import type { Metrics } from '../telemetry/metrics.js';
 import { prepareRequestGuard } from './request-guards.js';
 
@@ -68,16 +68,9 @@ export async function startMetricsListener(
       resolve();
     });
   });
-  const addr = server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : listen.port;
-  const host = listen.host.includes(':')
-    ? `[${listen.host}]`
-    : listen.host === '0.0.0.0'
-      ? '127.0.0.1'
-      : listen.host;
   let closed: Promise<void> | undefined;
   return {
-    url: `http://${host}:${port}`,
+    url: boundUrl(listen, server.address()),
     close() {
       closed ??= new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -10,7 +10,8 @@ import type { FastifyBaseLogger } from 'fastify';
 
 type Bindings = Record<string, unknown>;
 type LogArgs = [unknown, ...unknown[]];
-type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+type Level = (typeof LEVELS)[number];
 
 interface PinoLike extends FastifyBaseLogger {
   isLevelEnabled?(level: string): boolean;
@@ -48,31 +49,13 @@ class LazyChild {
     return at.isLevelEnabled ? at.isLevelEnabled(level) : true;
   }
 
-  private write(level: Level, args: LogArgs): void {
+  write(level: Level, args: LogArgs): void {
     if (!this.enabled(level)) return;
     const real = this.real();
     // pino's methods read their logger from `this`.
     (real[level] as (...a: LogArgs) => void).apply(real, args);
   }
 
-  fatal(...args: LogArgs): void {
-    this.write('fatal', args);
-  }
-  error(...args: LogArgs): void {
-    this.write('error', args);
-  }
-  warn(...args: LogArgs): void {
-    this.write('warn', args);
-  }
-  info(...args: LogArgs): void {
-    this.write('info', args);
-  }
-  debug(...args: LogArgs): void {
-    this.write('debug', args);
-  }
-  trace(...args: LogArgs): void {
-    this.write('trace', args);
-  }
   silent(): void {}
 
   child(bindings: Bindings, options?: object): FastifyBaseLogger {
@@ -83,6 +66,15 @@ class LazyChild {
     return this.real().bindings?.() ?? {};
   }
 }
+
+// The level methods (`req.log.warn(…)`), on the prototype: one function each, not one
+// per request.
+for (const level of LEVELS)
+  Object.defineProperty(LazyChild.prototype, level, {
+    value(this: LazyChild, ...args: LogArgs): void {
+      this.write(level, args);
+    },
+  });
 
 /**
  * fastify's `childLoggerFactory`: a lazy child when the route sets no log level or

@@ -15,9 +15,10 @@ import { formatDiagnostic, type Diagnostic } from '../compiler/diagnostics.js';
 import { compileSpecFile } from '../compiler/load-spec.js';
 import { composeRedactors } from '../engine/redact.js';
 import { buildApp } from './app.js';
+import { ServiceList } from './service-list.js';
 import { createConsentAudit, createObserver } from './audit.js';
 import { createConsentServices, hasConsent } from '../engine/consent/consent-services.js';
-import type { ListenAddress } from './listen-address.js';
+import { boundUrl, type ListenAddress } from './listen-address.js';
 import { redactLogLines } from './logger.js';
 import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
@@ -107,40 +108,38 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   }
   const metrics = createMetrics();
   const env = opts.env ?? process.env;
-  // Before anything opens: a bad OTEL_* value stops start-up with nothing to close.
-  const telemetry =
-    opts.telemetry ?? (await loadTelemetry(env, opts.otlp, logger || undefined, metrics.registry));
-  // One limiter for the process: reloads keep it, so counts (and Redis) survive them.
-  const rateLimiter = await createServerLimiter(spec, {
-    env,
-    onFallback: (active) => metrics.rateLimitFallback(active),
-    ...(logger && { log: logger }),
-  }).catch(async (err: unknown) => {
-    await telemetry.shutdown();
-    throw err;
-  });
-  // The key and stores of confirm/approve, for the process like the limiter: pending
-  // approvals and spent states outlive a reload.
-  let consent;
-  try {
-    consent = hasConsent(spec)
-      ? await createConsentServices(spec, {
-          env,
-          audit: createConsentAudit(logger),
-          ...(logger && { log: logger }),
-        })
-      : undefined;
-  } catch (err) {
-    await rateLimiter.close();
-    await telemetry.shutdown();
-    throw err;
-  }
-  const closeShared = async (): Promise<void> => {
-    await rateLimiter.close();
-    await consent?.close();
-    // After the drain: the spans of the last calls are flushed (bounded) before exit.
-    await telemetry.shutdown();
-  };
+  const services = new ServiceList();
+  // First: a bad OTEL_* value stops start-up with nothing to close. Closed last, after
+  // the drain: the spans of the last calls are flushed (bounded) before exit.
+  const telemetry = await services.open(
+    async () =>
+      opts.telemetry ??
+      (await loadTelemetry(env, opts.otlp, logger || undefined, metrics.registry)),
+    (t) => t.shutdown(),
+  );
+  // One limiter for the process, so counts (and Redis) survive reloads.
+  const rateLimiter = await services.open(
+    () =>
+      createServerLimiter(spec, {
+        env,
+        onFallback: (active) => metrics.rateLimitFallback(active),
+        ...(logger && { log: logger }),
+      }),
+    (l) => l.close(),
+  );
+  // The key and stores of confirm/approve, for the process like the limiter.
+  const consent = await services.open(
+    async () =>
+      hasConsent(spec)
+        ? await createConsentServices(spec, {
+            env,
+            audit: createConsentAudit(logger),
+            ...(logger && { log: logger }),
+          })
+        : undefined,
+    async (c) => c?.close(),
+  );
+  const closeShared = (): Promise<void> => services.close();
   const runtimeOptions: RuntimeOptions = {
     env,
     allowedHosts: opts.allowedHosts ?? [],
@@ -199,13 +198,6 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       throw new StartupError(`cannot listen for metrics on ${mh}:${mp}: ${(err as Error).message}`);
     }
   }
-  const addr = app.server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : listen.port;
-  const host = listen.host.includes(':')
-    ? `[${listen.host}]`
-    : listen.host === '0.0.0.0'
-      ? '127.0.0.1'
-      : listen.host;
 
   const failReload = (reason: string, diagnostics?: readonly Diagnostic[]): ReloadResult => {
     metrics.reloaded(false, current.generation);
@@ -283,7 +275,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     get runtime() {
       return current;
     },
-    url: `http://${host}:${port}`,
+    url: boundUrl(listen, app.server.address()),
     ...(metricsListener && { metricsUrl: metricsListener.url }),
     reload() {
       // One reload at a time; a reload asked for meanwhile waits for it, then runs.

@@ -9,7 +9,7 @@ import { coverageAttributes, refusedBy } from './conventions.js';
 import type { Span } from './span.js';
 
 /**
- * What the span reads of the engine's answer (engine/execute.ts `Outcome | Asked`): an
+ * What the span reads of the engine's answer (engine/execute.ts `Outcome`): an
  * envelope, a failure with its catalogue code, or a question (no error).
  */
 export type CallAnswer =

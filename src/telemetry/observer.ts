@@ -22,7 +22,7 @@ export interface CallEvent {
     readonly toolset?: string;
   };
   readonly traceId?: string;
-  /** 'ok', 'input_required' (the caller's user is asked first), or the catalogue code of the failure. */
+  /** 'ok', ASKED (the caller's user is asked first), or the catalogue code of the failure. */
   readonly outcome: string;
   readonly durationMs: number;
   readonly bytes?: number;
@@ -30,6 +30,9 @@ export interface CallEvent {
   readonly overBudget?: boolean;
   readonly upstreamStatus?: number;
 }
+
+/** The outcome of a call that asked its user first (its name on the audit line and metrics). */
+export const ASKED = 'input_required';
 
 export interface Observer {
   /** One tool call finished. */

@@ -18,7 +18,7 @@ import { Histogram, type Registry } from 'prom-client';
 
 /**
  * A catalogue code, or the protocol's own (INVALID_JSON, METHOD_NOT_FOUND, …): the
- * engine's `ErrorCode | ProtocolErrorCode` (engine/error-catalogue.ts), as text here,
+ * `ErrorCode | ProtocolErrorCode` (engine/error-catalogue.ts, projection/mcp/rpc-codes.ts), as text here,
  * since telemetry imports nothing of the engine, which reports through it.
  */
 export type ErrorType = string;

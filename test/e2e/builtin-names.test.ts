@@ -12,6 +12,7 @@ import { compileSpecText } from '../../src/compiler/load-spec.js';
 import { callTool } from '../helpers/call-tool.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { scopeFor } from '../helpers/scope.js';
 
 const NAMES = [
   'toString',
@@ -220,20 +221,28 @@ can list c {
     const result = compileSpecText(CLAIMS_SPEC(upstream.url), 'claims.mcp.kdl');
     const gateway = await Gateway.prepare(result.compiled!);
     try {
-      const op = gateway.operation('list_c')!;
-      const lacking = await gateway.call(op, withoutNumberTexts({}), {
-        id: 'u',
-        scopes: 'all',
-        claims: { sub: 's' },
-      });
+      const op = gateway.view().operation('list_c')!;
+      const lacking = await gateway.call(
+        op,
+        withoutNumberTexts({}),
+        scopeFor({
+          id: 'u',
+          scopes: 'all',
+          claims: { sub: 's' },
+        }),
+      );
       expect(lacking).toMatchObject({ ok: false, error: { code: 'MISSING_CLAIM' } });
       expect(!lacking.ok && lacking.error.message).toContain("which the caller's token lacks");
       const before = upstream.requests.length;
-      const bound = await gateway.call(op, withoutNumberTexts({}), {
-        id: 'u',
-        scopes: 'all',
-        claims: { sub: 's', toString: 'me' },
-      });
+      const bound = await gateway.call(
+        op,
+        withoutNumberTexts({}),
+        scopeFor({
+          id: 'u',
+          scopes: 'all',
+          claims: { sub: 's', toString: 'me' },
+        }),
+      );
       expect(bound.ok).toBe(true);
       expect(upstream.requests.slice(before).map((r) => r.query)).toEqual(['who=me&constructor=s']);
     } finally {

@@ -3,13 +3,16 @@ import { describe, expect, it } from 'vitest';
 import {
   engineError,
   ERROR_CATALOGUE,
-  PROTOCOL_ERRORS,
   type CatalogueEntry,
   type ErrorCode,
+} from '../../src/engine/error-catalogue.js';
+import {
+  PROTOCOL_ERRORS,
   type ProtocolEntry,
   rpcOf,
+  rpcRow,
   type RpcErrorCode,
-} from '../../src/engine/error-catalogue.js';
+} from '../../src/projection/mcp/rpc-codes.js';
 import { rpcError } from '../../src/projection/mcp/rpc-reply.js';
 import { restError } from '../../src/projection/rest/rest-error.js';
 import { renderErrorDocs } from '../../scripts/render-error-docs.js';
@@ -38,16 +41,25 @@ describe('the error catalogue', () => {
       // APPROVAL_REQUIRED is no failure: the call was accepted and waits for a person.
       if (code === 'APPROVAL_REQUIRED') expect(entry.status, code).toBe(202);
       else expect(entry.status, code).toBeGreaterThanOrEqual(400);
-      expect(['tool-error', 'jsonrpc', 'http'], code).toContain(entry.mcp);
+      expect(['model', 'client', 'edge'], code).toContain(entry.audience);
       expect(entry.summary.length, code).toBeGreaterThan(10);
+    }
+  });
+
+  it('names no MCP code or era in its rows: the MCP projection keeps those in its own table', () => {
+    for (const [code, entry] of CATALOGUE) {
+      expect(Object.keys(entry).sort(), code).toEqual(
+        expect.arrayContaining(['audience', 'status', 'summary']),
+      );
+      expect(entry.summary, code).not.toMatch(/-32\d{3}|2026-07-28|elicitation/);
     }
   });
 
   it('gives every code MCP answers as a JSON-RPC error a code in the reserved range', () => {
     for (const [code, entry] of CATALOGUE) {
-      const rpc = rpcOf(entry);
+      const rpc = rpcOf(code);
       // A row MCP answers as a JSON-RPC error must have its code; others may have one.
-      if (entry.mcp === 'jsonrpc') expect(rpc, code).toBeDefined();
+      if (entry.audience === 'client') expect(rpc, code).toBeDefined();
       if (rpc !== undefined) expect(isReservedRpcCode(rpc), code).toBe(true);
     }
     for (const [code, entry] of PROTOCOL) expect(isReservedRpcCode(entry.rpc), code).toBe(true);
@@ -89,12 +101,11 @@ describe('the replies both surfaces build from it', () => {
   );
 
   it.each(
-    CATALOGUE.filter(([, e]) => rpcOf(e) !== undefined).map(([code, e]) => [code, e] as const),
+    CATALOGUE.filter(([code]) => rpcOf(code) !== undefined).map(([code, e]) => [code, e] as const),
   )('answers %s over MCP as a JSON-RPC error with its code and status', (code, e) => {
     const reply = rpcError(code as RpcErrorCode, 7, 'what went wrong');
-    const mcpStatus = e.mcp === 'jsonrpc' ? e.mcpStatus : undefined;
-    expect(reply.status).toBe(mcpStatus ?? e.status);
-    expect(errorOf(reply)).toEqual({ code: rpcOf(e), message: 'what went wrong' });
+    expect(reply.status).toBe(rpcRow(code).status ?? e.status);
+    expect(errorOf(reply)).toEqual({ code: rpcOf(code), message: 'what went wrong' });
   });
 
   it.each(PROTOCOL.map(([code, e]) => [code, e] as const))(

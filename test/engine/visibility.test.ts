@@ -37,39 +37,46 @@ const caller = (...scopes: string[]) => ({ id: 'c', scopes: new Set(scopes) });
 
 describe('gateway.visibleTo', () => {
   it('shows a caller the tools whose every scope it holds, in spec order', () => {
-    expect(gateway.visibleTo(caller()).operations.map((op) => op.name)).toEqual(['list_labels']);
-    expect(gateway.visibleTo(caller('issues:read')).operations.map((op) => op.name)).toEqual([
-      'list_issues',
-      'list_labels',
-    ]);
-    const admin = gateway.visibleTo(caller('issues:write', 'issues:read'));
+    expect(
+      gateway
+        .view()
+        .visibleTo(caller())
+        .operations.map((op) => op.name),
+    ).toEqual(['list_labels']);
+    expect(
+      gateway
+        .view()
+        .visibleTo(caller('issues:read'))
+        .operations.map((op) => op.name),
+    ).toEqual(['list_issues', 'list_labels']);
+    const admin = gateway.view().visibleTo(caller('issues:write', 'issues:read'));
     expect(admin.descriptors.map((d) => d.name)).toEqual([
       'list_issues',
       'create_issue',
       'list_labels',
     ]);
     expect(admin.has('create_issue')).toBe(true);
-    expect(gateway.visibleTo(caller('issues:read')).has('create_issue')).toBe(false);
+    expect(gateway.view().visibleTo(caller('issues:read')).has('create_issue')).toBe(false);
   });
 
   it('shows everything to a caller without scope limits', () => {
-    expect(gateway.visibleTo({ id: 'anonymous', scopes: 'all' }).key).toBe(
+    expect(gateway.view().visibleTo({ id: 'anonymous', scopes: 'all' }).key).toBe(
       'list_issues,create_issue,list_labels',
     );
   });
 
   it('returns the same frozen view to callers whose scopes yield the same tools', () => {
-    const a = gateway.visibleTo(caller('issues:read'));
-    const b = gateway.visibleTo(caller('issues:read', 'unrelated'));
+    const a = gateway.view().visibleTo(caller('issues:read'));
+    const b = gateway.view().visibleTo(caller('issues:read', 'unrelated'));
     expect(b).toBe(a);
-    expect(gateway.visibleTo(caller('issues:read'))).toBe(a);
+    expect(gateway.view().visibleTo(caller('issues:read'))).toBe(a);
     expect(Object.isFrozen(a)).toBe(true);
     expect(Object.isFrozen(a.operations)).toBe(true);
   });
 
   it('still answers correctly for scope sets beyond its cache', () => {
-    for (let i = 0; i < 300; i++) gateway.visibleTo(caller(`s${i}`));
-    const late = gateway.visibleTo(caller('issues:read', 'issues:write', 'late'));
+    for (let i = 0; i < 300; i++) gateway.view().visibleTo(caller(`s${i}`));
+    const late = gateway.view().visibleTo(caller('issues:read', 'issues:write', 'late'));
     expect(late.key).toBe('list_issues,create_issue,list_labels');
   });
 });
@@ -105,22 +112,22 @@ prompt "hello" {
   afterAll(() => gw.close());
 
   it("shows a from= resource only to holders of its grant's scopes, and a prompt only with its embedded resources' scopes", () => {
-    const none = gw.visibleTo(caller());
+    const none = gw.view().visibleTo(caller());
     expect(none.resources.map((r) => r.uri)).toEqual(['docs://guide']);
     expect(none.templates).toEqual([]);
     expect(none.prompts.map((p) => p.name)).toEqual(['hello']);
-    const reader = gw.visibleTo(caller('issues:read'));
+    const reader = gw.view().visibleTo(caller('issues:read'));
     expect(reader.templates.map((r) => r.uri)).toEqual(['issues://{id}']);
     expect(reader.prompts.map((p) => p.name)).toEqual(['summarize', 'hello']);
-    const staff = gw.visibleTo(caller('staff'));
+    const staff = gw.view().visibleTo(caller('staff'));
     expect(staff.resources.map((r) => r.uri)).toEqual(['docs://guide', 'docs://secret']);
   });
 
   it('gives callers whose scopes see the same entries the same frozen view', () => {
-    const a = gw.visibleTo(caller('issues:read', 'other'));
-    const b = gw.visibleTo(caller('issues:read'));
+    const a = gw.view().visibleTo(caller('issues:read', 'other'));
+    const b = gw.view().visibleTo(caller('issues:read'));
     expect(a).toBe(b);
     expect(Object.isFrozen(a.templates)).toBe(true);
-    expect(gw.visibleTo(caller('staff'))).not.toBe(b);
+    expect(gw.view().visibleTo(caller('staff'))).not.toBe(b);
   });
 });

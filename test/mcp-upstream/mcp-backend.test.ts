@@ -20,6 +20,7 @@ import { NumberTexts, parseJson } from '../../src/engine/number-text.js';
 import { makeRedactor } from '../../src/engine/redact.js';
 import { StartupError } from '../../src/process/startup-error.js';
 import { EVERYTHING, HOSTILE, NODE, until } from './upstream-helpers.js';
+import { scopeFor } from '../helpers/scope.js';
 
 function server(
   name: string,
@@ -310,9 +311,9 @@ describe('a gateway with mcp grants', () => {
       expect(await gateway.ready()).toBe(true);
       expect(gateway.readiness()).toEqual({ servers: { everything: expect.any(String) } });
       const out = await gateway.call(
-        gateway.operation('echo_text')!,
+        gateway.view().operation('echo_text')!,
         noTexts({ text: 'hi' }),
-        ANONYMOUS,
+        scopeFor(ANONYMOUS),
       );
       expect(out.ok).toBe(true);
       expect(gateway.readiness()).toEqual({ servers: { everything: 'up' } });

@@ -41,6 +41,7 @@ import {
   startRedisServer,
   type RedisServer,
 } from '../helpers/redis-server.js';
+import { scopeFor } from '../helpers/scope.js';
 
 const KEY_A = 'rate-key-a-2f9c41d7';
 const KEY_B = 'rate-key-b-8e13b6a0';
@@ -163,17 +164,25 @@ can list items {
     ).compiled!;
     expect(compiled.tools[0]!.limits.rateLimit).toEqual({ count: 10, windowMs: 60_000 });
     const gw = await Gateway.prepare(compiled, { env: {}, rateLimiter: counting });
-    const op = gw.operation('list_items')!;
-    const denied = await gw.call(op, withoutNumberTexts({}), {
-      id: 'sub:nobody',
-      scopes: new Set(['other']),
-    });
+    const op = gw.view().operation('list_items')!;
+    const denied = await gw.call(
+      op,
+      withoutNumberTexts({}),
+      scopeFor({
+        id: 'sub:nobody',
+        scopes: new Set(['other']),
+      }),
+    );
     expect(denied).toMatchObject({ ok: false, error: { code: 'INSUFFICIENT_SCOPE' } });
     expect(keys).toEqual([]);
-    const ok = await gw.call(op, withoutNumberTexts({}), {
-      id: 'sub:alice',
-      scopes: new Set(['items:read']),
-    });
+    const ok = await gw.call(
+      op,
+      withoutNumberTexts({}),
+      scopeFor({
+        id: 'sub:alice',
+        scopes: new Set(['items:read']),
+      }),
+    );
     expect(ok.ok).toBe(true);
     expect(keys).toEqual(['list_items\u0000sub:alice']);
     await gw.close();

@@ -14,31 +14,25 @@ import type { ConsentVerdict } from './consent-types.js';
 type Approve = NonNullable<ConsentGrant['approve']>;
 
 /**
- * An approval waiting. A client declaring URL mode is handed its link, unless this is
- * already the retry of that link (then it is APPROVAL_REQUIRED, not asked in a loop);
- * the retry of a confirmation (grants with both) is asked too: the approval is new.
+ * An approval waiting. A request that can send its user to a page is sent to the
+ * approval's, unless this is already the retry of that (then it is APPROVAL_REQUIRED,
+ * not asked in a loop); the retry of a confirmation (grants with both) is asked too: the
+ * approval is new.
  */
 function waiting(call: ConsentCall, a: Approval, created: boolean): ConsentVerdict {
-  const url = call.approvalUrl(a.id);
   call.audit(created ? 'approval_requested' : 'approval_pending', { approvalId: a.id });
-  if (call.channel?.elicitUrl && !call.approveRetry) {
+  if (call.questions?.canVisit && !call.approveRetry) {
     const sealed = sealState(call, 'approve', Math.max(1, a.expiresAt - call.grant.now()));
     return {
       ask: {
-        inputRequests: {
-          approve: {
-            method: 'elicitation/create',
-            params: {
-              mode: 'url',
-              message: `${a.message} (needs approval by someone holding ${a.scope}; open the link to see it)`,
-              url,
-            },
-          },
-        },
-        requestState: sealed.requestState,
+        kind: 'visit',
+        message: `${a.message} (needs approval by someone holding ${a.scope}; open the link to see it)`,
+        approvalId: a.id,
+        state: sealed.requestState,
       },
     };
   }
+  const url = call.approvalUrl(a.id);
   return {
     error: engineError(
       'APPROVAL_REQUIRED',

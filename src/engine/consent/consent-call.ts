@@ -5,7 +5,7 @@
  */
 import type { ConsentDescriptor } from '../../compiler/descriptor.js';
 import type { CallArguments } from '../call-arguments.js';
-import type { CallContext } from '../call-context.js';
+import type { RequestScope } from '../call-context.js';
 import type { Caller } from '../caller.js';
 import { engineError, type EngineError } from '../error-catalogue.js';
 import type { RateCheck } from '../rate-limit/rate-limiter.js';
@@ -13,10 +13,10 @@ import { argumentsDigest } from './arguments-digest.js';
 import type {
   ConsentAuditEvent,
   ConsentAuditLine,
-  ConsentChannel,
   ConsentServices,
   ConsentVerdict,
 } from './consent-types.js';
+import type { Answers, Questions, Unaskable } from './questions.js';
 
 /** A grant's consent, fixed when it is prepared. */
 export interface ConsentGrant {
@@ -36,11 +36,14 @@ export interface ConsentCall {
   readonly grant: ConsentGrant;
   readonly input: CallArguments;
   readonly caller: Caller;
-  readonly channel: ConsentChannel | undefined;
+  /** What the request can be asked; undefined where its surface cannot ask at all. */
+  readonly questions: Questions | undefined;
+  /** How the surface says it cannot ask. */
+  readonly unaskable: Unaskable;
   /** Over the text that goes upstream, not the doubles: `1e400` is not `null` (arguments-digest.ts). */
   readonly digest: string;
-  /** The retry's `inputResponses`, when they are an object. */
-  readonly responses: Record<string, unknown> | undefined;
+  /** The retry's answers, when it sent them as an object. */
+  readonly answers: Answers | undefined;
   /** The request echoes a state or answers: it is the retry of a question. */
   readonly isRetry: boolean;
   /** A retry that answers the approval's URL request, or (grants with `confirm`) the confirmation. */
@@ -57,23 +60,22 @@ export interface ConsentCall {
   invalid(reason: string, message: string): ConsentVerdict;
 }
 
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+/** What a request whose surface names no wording of its own is told. */
+const CANNOT_ASK: Unaskable = {
+  reason: 'this request cannot ask its user',
+  remedy: 'from a client that can ask its user',
+};
 
 export function consentCall(
   grant: ConsentGrant,
   input: CallArguments,
-  caller: Caller,
-  ctx: CallContext,
-  channel: ConsentChannel | undefined,
+  scope: RequestScope,
 ): ConsentCall {
   const { tool, confirm, approve, services } = grant;
+  const { caller, questions } = scope;
   const digest = argumentsDigest(input.value, input.texts);
-  const responses = isObject(channel?.inputResponses) ? channel.inputResponses : undefined;
-  const isRetry =
-    channel !== undefined &&
-    (channel.requestState !== undefined || channel.inputResponses !== undefined);
+  const answers = questions?.answers;
+  const isRetry = questions?.isRetry ?? false;
   const audit: ConsentCall['audit'] = (event, extra = {}) =>
     services.audit?.({ event, tool, caller: caller.id, argumentsDigest: digest, ...extra });
   const refuse: ConsentCall['refuse'] = (event, error, extra) => {
@@ -84,15 +86,14 @@ export function consentCall(
     grant,
     input,
     caller,
-    channel,
+    questions,
+    unaskable: scope.unaskable ?? CANNOT_ASK,
     digest,
-    responses,
+    answers,
     isRetry,
     approveRetry:
-      isRetry &&
-      approve !== undefined &&
-      (confirm === undefined || Object.hasOwn(responses ?? {}, 'approve')),
-    approvalUrl: (id) => (ctx.approvalUrl ? ctx.approvalUrl(id) : `/approvals/${id}`),
+      isRetry && approve !== undefined && (confirm === undefined || answers?.visited === true),
+    approvalUrl: scope.approvalUrl,
     audit,
     refuse,
     invalid: (reason, message) =>

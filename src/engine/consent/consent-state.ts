@@ -47,7 +47,7 @@ export function sealState(call: ConsentCall, purpose: StatePurpose, ttlMs?: numb
 /** The state the retry echoes, when it is this gateway's, unexpired and bound to this call. */
 export function openState(call: ConsentCall, purpose: StatePurpose): OpenResult {
   const { services, now } = call.grant;
-  return openRequestState(services.key, call.channel!.requestState, binding(call, purpose), {
+  return openRequestState(services.key, call.questions!.state, binding(call, purpose), {
     now,
   });
 }

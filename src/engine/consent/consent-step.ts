@@ -38,9 +38,9 @@ export function prepareConsent(
     rateLimit,
   };
 
-  return async function consentStep(input, caller, ctx, channel) {
+  return async function consentStep(input, scope) {
     try {
-      return await decide(consentCall(grant, input, caller, ctx, channel));
+      return await decide(consentCall(grant, input, scope));
     } catch {
       // A store that cannot answer (Redis down): nothing is granted by default.
       return {

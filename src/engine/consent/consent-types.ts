@@ -4,10 +4,10 @@
  */
 import type { KeyObject } from 'node:crypto';
 import type { CallArguments } from '../call-arguments.js';
-import type { CallContext } from '../call-context.js';
-import type { Caller } from '../caller.js';
+import type { RequestScope } from '../call-context.js';
 import type { EngineError } from '../error-catalogue.js';
 import type { ApprovalStore } from './approvals.js';
+import type { Question } from './questions.js';
 import type { SpentStates } from './spent-states.js';
 
 /** What the step needs beyond the grant: the sealing key and the two stores. */
@@ -48,35 +48,9 @@ export interface ConsentAuditLine {
 
 export type ConsentAudit = (line: ConsentAuditLine) => void;
 
-/**
- * What a 2026-07-28 request says about asking its user (its `clientCapabilities` and, on
- * a retry, what it echoes). REST and the 2025 eras have none: nobody can be asked there.
- */
-export interface ConsentChannel {
-  /** `elicitation` declared (form mode: an empty object or `form`). */
-  readonly elicitForm: boolean;
-  /** `elicitation.url` declared. */
-  readonly elicitUrl: boolean;
-  /** The retry's `inputResponses`, as sent. */
-  readonly inputResponses?: unknown;
-  /** The retry's `requestState`, as sent. */
-  readonly requestState?: unknown;
-}
-
-/** An MRTR `input_required` answer: what to ask the client's user, and the sealed state. */
-export interface InputRequired {
-  readonly inputRequests: Readonly<Record<string, unknown>>;
-  readonly requestState: string;
-}
-
 /** Go on (undefined), refuse with an error, or ask the user first. */
 export type ConsentVerdict =
-  undefined | { readonly error: EngineError } | { readonly ask: InputRequired };
+  undefined | { readonly error: EngineError } | { readonly ask: Question };
 
 /** `input`: the checked arguments with the caller's number texts, as the backend gets them. */
-export type ConsentCheck = (
-  input: CallArguments,
-  caller: Caller,
-  ctx: CallContext,
-  channel: ConsentChannel | undefined,
-) => Promise<ConsentVerdict>;
+export type ConsentCheck = (input: CallArguments, scope: RequestScope) => Promise<ConsentVerdict>;

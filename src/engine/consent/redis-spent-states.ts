@@ -12,7 +12,7 @@
  * answer is CONSENT_UNAVAILABLE ("retry shortly", the same retry then succeeding).
  */
 import type { Logger } from 'pino';
-import { failFastRedis } from '../redis-client.js';
+import { failFastRedis, watchRedis } from '../redis-client.js';
 import type { SpentStates } from './spent-states.js';
 
 export interface RedisSpentStatesOptions {
@@ -38,52 +38,35 @@ export async function createRedisSpentStates(
   const skew = opts.clockSkewMs ?? 60_000;
   // No queue while disconnected and no retries: a spend is refused at once, never waits.
   const redis = failFastRedis(url, opts);
-  const { client } = redis;
-  const connectTimeout = redis.connectTimeoutMs;
-
-  let down = false;
-  let closing = false;
-  const setDown = (on: boolean, reason?: string): void => {
-    if (on === down || closing) return;
-    down = on;
-    if (on)
+  const health = await watchRedis(redis, (down, reason) => {
+    if (down)
       opts.log?.warn(
         { consent: 'unavailable', reason },
         'Redis is unreachable: confirmations are refused until it answers again',
       );
     else opts.log?.info({ consent: 'shared' }, 'Redis answers again: confirmations are accepted');
-  };
-  client.on('ready', () => setDown(false));
-  client.on('close', () => setDown(true, redis.lastError() ?? 'connection closed'));
-
-  await redis.firstConnection();
-  if (client.status !== 'ready')
-    setDown(true, redis.lastError() ?? `not connected within ${connectTimeout} ms`);
+  });
 
   return {
     async markSpent(nonce, expiresAt) {
       const ttl = expiresAt - now();
       if (ttl <= 0) return false;
-      if (client.status !== 'ready') {
-        const reason = redis.lastError() ?? `connection ${client.status}`;
-        setDown(true, reason);
-        throw new Error(`Redis cannot record the spend: ${reason}`);
-      }
+      const unready = health.unready();
+      if (unready !== undefined) throw new Error(`Redis cannot record the spend: ${unready}`);
       let answer: string | null;
       try {
-        answer = await client.set(`${prefix}${nonce}`, '1', 'PX', ttl + skew, 'NX');
+        answer = await redis.client.set(`${prefix}${nonce}`, '1', 'PX', ttl + skew, 'NX');
       } catch (err) {
-        setDown(true, (err as Error).message);
+        health.down((err as Error).message);
         throw new Error(`Redis cannot record the spend: ${(err as Error).message}`, {
           cause: err,
         });
       }
-      setDown(false);
+      health.up();
       return answer === 'OK';
     },
     async close() {
-      closing = true;
-      client.disconnect();
+      health.close();
     },
   };
 }

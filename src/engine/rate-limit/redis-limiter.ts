@@ -9,7 +9,7 @@
  * answer from Redis afterwards switches back (`onFallback(false)`).
  */
 import type { Logger } from 'pino';
-import { failFastRedis } from '../redis-client.js';
+import { failFastRedis, watchRedis } from '../redis-client.js';
 import type { RateDecision, RateLimit, RateLimiter } from './rate-limiter.js';
 
 /** KEYS[1] the counter; ARGV[1] the window in ms. Returns {count, ms left in the window}. */
@@ -46,16 +46,10 @@ export async function createRedisLimiter(
   const prefix = opts.prefix ?? 'mcpb:rl:';
   // No queue while disconnected and no retries: a call falls back at once, never waits.
   const redis = failFastRedis(url, opts);
-  const { client } = redis;
-  const connectTimeout = redis.connectTimeoutMs;
-  client.defineCommand('mcpbRateHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
-  const hitCommand = client as unknown as HitCommand;
-
-  let active = false;
-  let closing = false;
-  const setFallback = (on: boolean, reason?: string): void => {
-    if (on === active || closing) return;
-    active = on;
+  redis.client.defineCommand('mcpbRateHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  const hitCommand = redis.client as unknown as HitCommand;
+  // Given a moment first, so the first calls are shared when Redis is up.
+  const health = await watchRedis(redis, (on, reason) => {
     if (on)
       opts.log?.warn(
         { rateLimit: 'fallback', reason },
@@ -67,37 +61,26 @@ export async function createRedisLimiter(
     } catch {
       // A reporting hook never breaks counting.
     }
-  };
-  client.on('ready', () => setFallback(false));
-  client.on('close', () => setFallback(true, redis.lastError() ?? 'connection closed'));
-
-  // Give the first connection a moment, so the first calls are shared when Redis is up.
-  await redis.firstConnection();
-  if (client.status !== 'ready')
-    setFallback(true, redis.lastError() ?? `not connected within ${connectTimeout} ms`);
+  });
 
   return {
     async hit(key: string, limit: RateLimit): Promise<RateDecision> {
-      if (client.status !== 'ready') {
-        setFallback(true, redis.lastError() ?? `connection ${client.status}`);
-        return opts.fallback.hit(key, limit);
-      }
+      if (health.unready() !== undefined) return opts.fallback.hit(key, limit);
       try {
         const [count, ttl] = await hitCommand.mcpbRateHit(
           `${prefix}${limit.windowMs}:${key}`,
           limit.windowMs,
         );
-        setFallback(false);
+        health.up();
         const allowed = Number(count) <= limit.count;
         return { allowed, retryAfterMs: allowed ? 0 : Math.max(1, Number(ttl)) };
       } catch (err) {
-        setFallback(true, (err as Error).message);
+        health.down((err as Error).message);
         return opts.fallback.hit(key, limit);
       }
     },
     async close() {
-      closing = true;
-      client.disconnect();
+      health.close();
       await opts.fallback.close();
     },
   };

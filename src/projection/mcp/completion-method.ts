@@ -32,13 +32,7 @@ export function completeArgument(req: RpcRequest, deps: McpDeps, era: Era): RpcR
       req,
       'params.ref must be {type:"ref/prompt", name} or {type:"ref/resource", uri}',
     );
-  const out = deps.gateway.complete(
-    target,
-    argument.name,
-    argument.value,
-    deps.caller,
-    deps.toolset,
-  );
+  const out = deps.view.complete(target, argument.name, argument.value, deps.caller);
   if (!out.ok) return engineErrorReply(req, deps, era, out.error);
   const completion = { values: out.values, total: out.total, hasMore: out.hasMore };
   const tail =

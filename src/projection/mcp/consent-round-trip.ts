@@ -1,15 +1,14 @@
 /**
  * The 2026-07-28 side of `confirm` and `approve` (docs/spec-language.md, "Confirmation
- * and approval"): what a request says about asking its user, the `input_required`
- * answer (MRTR: the question and a sealed state, no session), and the -32021 a request
- * gets when it did not declare the capability a confirmation needs.
+ * and approval"): what a request says about asking its user, read into the engine's
+ * neutral questions; the engine's question rendered as the `input_required` answer
+ * (MRTR: an elicitation and a sealed state, no session), the approval's URL built here;
+ * and the -32021 a request gets when it did not declare the capability a confirmation
+ * needs.
  */
-import type { ConsentChannel, InputRequired } from '../../engine/consent/consent-types.js';
-import {
-  ERROR_CATALOGUE,
-  type CatalogueEntry,
-  type EngineError,
-} from '../../engine/error-catalogue.js';
+import type { Question, Questions } from '../../engine/consent/questions.js';
+import type { EngineError } from '../../engine/error-catalogue.js';
+import { rpcRow } from './rpc-codes.js';
 import type { RpcReply } from './rpc-reply.js';
 import { errorText } from '../../mcp-wire/json-rpc.js';
 import type { RpcRequest } from './mcp-request.js';
@@ -21,26 +20,70 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * The request's elicitation capability and its retry fields. An empty `elicitation`
- * object means form mode (the modes were split out later, form staying the default).
+ * The request's elicitation capability and its retry fields, in the engine's words. An
+ * empty `elicitation` object means form mode (the modes were split out later, form
+ * staying the default).
  */
-export function consentChannelOf(req: RpcRequest): ConsentChannel {
+export function questionsOf(req: RpcRequest): Questions {
   const params = req.params ?? {};
   const meta = isObject(params._meta) ? params._meta : undefined;
   const caps = isObject(meta?.[META_CLIENT_CAPABILITIES]) ? meta[META_CLIENT_CAPABILITIES] : {};
   const elicitation = isObject(caps.elicitation) ? caps.elicitation : undefined;
   const modes = elicitation === undefined ? 0 : Object.keys(elicitation).length;
+  const responses = isObject(params.inputResponses) ? params.inputResponses : undefined;
   return {
-    elicitForm: elicitation !== undefined && (modes === 0 || isObject(elicitation.form)),
-    elicitUrl: elicitation !== undefined && isObject(elicitation.url),
-    ...(params.inputResponses !== undefined && { inputResponses: params.inputResponses }),
-    ...(params.requestState !== undefined && { requestState: params.requestState }),
+    canConfirm: elicitation !== undefined && (modes === 0 || isObject(elicitation.form)),
+    canVisit: elicitation !== undefined && isObject(elicitation.url),
+    isRetry: params.requestState !== undefined || params.inputResponses !== undefined,
+    ...(responses && {
+      answers: {
+        confirm: confirmAnswer(responses.confirm),
+        visited: Object.hasOwn(responses, 'approve'),
+      },
+    }),
+    ...(params.requestState !== undefined && { state: params.requestState }),
   };
 }
 
+/** A form elicitation's result as a yes, no or dismissal; anything else says neither. */
+function confirmAnswer(answer: unknown): NonNullable<Questions['answers']>['confirm'] {
+  const action = isObject(answer) ? answer.action : undefined;
+  const said = isObject(answer) && isObject(answer.content) ? answer.content.confirm : undefined;
+  if (action === 'cancel') return 'dismissed';
+  if (action === 'decline' || (action === 'accept' && said === false)) return 'no';
+  return action === 'accept' && said === true ? 'yes' : 'unreadable';
+}
+
+const CONFIRM_SCHEMA = Object.freeze({
+  type: 'object',
+  properties: { confirm: { type: 'boolean', title: 'Confirm', description: 'Run this call?' } },
+  required: ['confirm'],
+});
+
+/** The elicitation that puts the engine's question: a form to confirm, or a page to visit. */
+function inputRequests(q: Question, approvalUrl: (id: string) => string): object {
+  return q.kind === 'confirm'
+    ? {
+        confirm: {
+          method: 'elicitation/create',
+          params: { mode: 'form', message: q.message, requestedSchema: CONFIRM_SCHEMA },
+        },
+      }
+    : {
+        approve: {
+          method: 'elicitation/create',
+          params: { mode: 'url', message: q.message, url: approvalUrl(q.approvalId) },
+        },
+      };
+}
+
 /** `{resultType:"input_required", inputRequests, requestState}` with the modern `_meta`. */
-export function inputRequiredText(asked: InputRequired, modernMeta: string): string {
-  return `{"resultType":"input_required","inputRequests":${JSON.stringify(asked.inputRequests)},"requestState":${JSON.stringify(asked.requestState)},"_meta":${modernMeta}}`;
+export function inputRequiredText(
+  q: Question,
+  approvalUrl: (id: string) => string,
+  modernMeta: string,
+): string {
+  return `{"resultType":"input_required","inputRequests":${JSON.stringify(inputRequests(q, approvalUrl))},"requestState":${JSON.stringify(q.state)},"_meta":${modernMeta}}`;
 }
 
 /**
@@ -50,9 +93,13 @@ export function inputRequiredText(asked: InputRequired, modernMeta: string): str
  * message); undefined for the rest.
  */
 export function missingCapabilityReply(req: RpcRequest, e: EngineError): RpcReply | undefined {
-  const row: CatalogueEntry = ERROR_CATALOGUE[e.code];
-  if (row.mcp !== 'tool-error' || row.modernRpc === undefined) return undefined;
-  const data = { ...(isObject(e.details) ? e.details : {}), code: e.code };
+  const row = rpcRow(e.code);
+  if (row.modernRpc === undefined) return undefined;
+  const data = {
+    requiredCapabilities: { elicitation: {} },
+    ...(isObject(e.details) ? e.details : {}),
+    code: e.code,
+  };
   return {
     status: 400,
     // The message names the code too: the SDKs rebuild `data` from requiredCapabilities

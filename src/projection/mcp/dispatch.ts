@@ -1,19 +1,16 @@
 /** Method tables per era: the method string picks the handler before params are read. */
 import { callArguments } from '../../engine/call-arguments.js';
-import { isRpcError } from '../../engine/error-catalogue.js';
+import { isRpcError } from './rpc-codes.js';
 import { rpcError, type RpcReply } from './rpc-reply.js';
 import { resultBytes, resultText } from '../../mcp-wire/json-rpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
 import { completeArgument } from './completion-method.js';
-import { callContextOf, callRefusal } from './method-support.js';
+import { requestScopeOf, callRefusal } from './method-support.js';
 import { getPrompt, listPrompts } from './prompt-methods.js';
 import { listResources, listTemplates, readResource } from './resource-methods.js';
 import { toolResultText, type ResultTail } from './tool-result-text.js';
-import {
-  consentChannelOf,
-  inputRequiredText,
-  missingCapabilityReply,
-} from './consent-round-trip.js';
+import { inputRequiredText, missingCapabilityReply, questionsOf } from './consent-round-trip.js';
+import { UNDECLARED } from '../unaskable.js';
 import { isLegacyVersion, LEGACY_VERSIONS, type Era } from '../../mcp-wire/versions.js';
 import { recordCall } from '../../telemetry/call-span.js';
 
@@ -85,7 +82,7 @@ async function answerToolsCall(req: RpcRequest, deps: McpDeps, era: Era): Promis
   const name = req.params?.name;
   if (typeof name !== 'string')
     return rpcError('INVALID_PARAMS', req.id, 'tools/call needs params.name (a string)');
-  const op = deps.gateway.operation(name, deps.toolset);
+  const op = deps.view.operation(name);
   if (!op) return rpcError('UNKNOWN_TOOL', req.id, `Unknown tool: ${JSON.stringify(name)}`);
   // What arguments may be is the engine's decision; a call it refuses is malformed (-32602).
   const args = callArguments(op.name, {
@@ -94,14 +91,18 @@ async function answerToolsCall(req: RpcRequest, deps: McpDeps, era: Era): Promis
   });
   if (!args.ok)
     return rpcError('INVALID_PARAMS', req.id, 'tools/call params.arguments must be an object');
-  const ctx = callContextOf(req, deps, era);
+  const scope = requestScopeOf(req, deps, era);
   // Only a grant with confirm/approve, called in 2026-07-28, can be answered with a question.
-  const out =
+  const out = await deps.gateway.call(
+    op,
+    args.args,
     op.consent && era === 'modern'
-      ? await deps.gateway.callAsking(op, args.args, deps.caller, ctx, consentChannelOf(req))
-      : await deps.gateway.call(op, args.args, deps.caller, ctx);
+      ? { ...scope, questions: questionsOf(req), unaskable: UNDECLARED }
+      : scope,
+  );
   if (deps.span?.recording) recordCall(deps.span, op.name, out);
-  if ('asked' in out) return ok(req, inputRequiredText(out.asked, deps.payloads.modernMeta));
+  if ('asked' in out)
+    return ok(req, inputRequiredText(out.asked, deps.approvalUrl, deps.payloads.modernMeta));
   if (!out.ok) {
     // The catalogue says which failures refuse the call itself (a missing scope: HTTP 403
     // with its challenge) rather than answer it with a tool result.

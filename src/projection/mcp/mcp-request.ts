@@ -11,7 +11,7 @@ import type { Gateway } from '../../engine/gateway.js';
 import type { NumberTexts } from '../../engine/number-text.js';
 import type { ReplyId } from '../../mcp-wire/json-rpc.js';
 import type { Payloads } from './payloads.js';
-import type { Toolset } from '../../engine/toolsets.js';
+import type { GatewayView } from '../../engine/visibility.js';
 import type { Span } from '../../telemetry/span.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 
@@ -20,10 +20,10 @@ export interface McpDeps {
   /** The endpoint's prepared answers: `/mcp`'s, or the toolset's. */
   readonly payloads: Payloads;
   /**
-   * The toolset of `/mcp/<toolset>` (undefined on `/mcp`): the engine answers a non-member
-   * as a name the spec does not have.
+   * The spec as this URL serves it (`/mcp/<toolset>`: the toolset's members): the engine
+   * answers a non-member as a name the spec does not have.
    */
-  readonly toolset: Toolset | undefined;
+  readonly view: GatewayView;
   /** Who is calling, already authenticated by the route. */
   readonly caller: Caller;
   /** The WWW-Authenticate an error's catalogue row asks for (a 403 names the scopes), if any. */

@@ -17,12 +17,8 @@ import type { Payloads } from './payloads.js';
 import { gateCallers } from '../../access/authenticate.js';
 import { RefusedRequest } from '../../access/refused-request.js';
 import { challengeOf } from '../../access/challenge.js';
-import {
-  engineError,
-  isRpcError,
-  rpcFraming,
-  type EngineError,
-} from '../../engine/error-catalogue.js';
+import { engineError, type EngineError } from '../../engine/error-catalogue.js';
+import { isRpcError, rpcFraming } from './rpc-codes.js';
 import { clientWentAway } from '../client-went-away.js';
 import { clipped } from '../../engine/refusal-text.js';
 import { approvalPageUrl } from '../approval-url.js';
@@ -87,7 +83,7 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
     const handled = handleMessage(read, req.headers, {
       gateway,
       payloads,
-      toolset: payloads.toolset,
+      view: gateway.view(payloads.toolset),
       caller,
       challenge: (e) => challengeOf(access, req, e),
       callerCancel: lazyCancellation(reply),

@@ -3,13 +3,15 @@
  * "Resources and prompts"), the context a call into the engine carries, and the answer
  * to a method the spec does not serve.
  */
-import type { CallContext } from '../../engine/call-context.js';
-import { isRpcError, statusOf, RPC, type EngineError } from '../../engine/error-catalogue.js';
+import type { RequestScope } from '../../engine/call-context.js';
+import { CANNOT_BE_ASKED } from '../unaskable.js';
+import { statusOf, type EngineError } from '../../engine/error-catalogue.js';
+import { isRpcError, RPC } from './rpc-codes.js';
 import { validBaggage } from '../baggage.js';
 import { continueTrace } from '../trace-context.js';
 import { NO_SPAN } from '../../telemetry/span.js';
 import { rpcError, type RpcReply } from './rpc-reply.js';
-import { errorText } from '../../mcp-wire/json-rpc.js';
+import { errorText, resultBytes } from '../../mcp-wire/json-rpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
 import type { Era } from '../../mcp-wire/versions.js';
 
@@ -81,16 +83,39 @@ export function invalidParams(req: RpcRequest, message: string): RpcReply {
  * spec's on `/mcp`, the toolset's members on `/mcp/<toolset>`.
  */
 export function notServed(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
-  const whose = deps.toolset
-    ? `toolset ${JSON.stringify(deps.toolset.name)} has no member of its kind`
+  const { toolset } = deps.view;
+  const whose = toolset
+    ? `toolset ${JSON.stringify(toolset.name)} has no member of its kind`
     : "this server's spec declares none";
   return rpcError('METHOD_NOT_FOUND', req.id, `Method not found: ${req.method} (${whose})`, {
     legacy: era === 'legacy',
   });
 }
 
-/** The context of a call into the engine: tools/call, and the `from=` read of a resource or prompt. */
-export function callContextOf(req: RpcRequest, deps: McpDeps, era: Era): CallContext {
+/**
+ * A list method (resources, templates, prompts): the prepared bytes of the caller's
+ * view in the era's shape, or -32601 on an endpoint that serves no such kind.
+ */
+export function listMethod(
+  kind: 'resources' | 'templates' | 'prompts',
+): (req: RpcRequest, deps: McpDeps, era: Era) => RpcReply {
+  const served = kind === 'prompts' ? 'prompts' : 'resources';
+  return (req, deps, era) => {
+    if (!deps.payloads.serves[served]) return notServed(req, deps, era);
+    const lists = deps.payloads.lists(deps.caller)[kind];
+    return {
+      status: 200,
+      body: resultBytes(req.id, era === 'modern' ? lists.modern : lists.legacy),
+    };
+  };
+}
+
+/**
+ * The request scope of a call into the engine (tools/call, and the `from=` read of a
+ * resource or prompt): the caller, its trace and cancellation, where it came from. It
+ * asks nothing; tools/call adds the questions a 2026-07-28 request can be asked.
+ */
+export function requestScopeOf(req: RpcRequest, deps: McpDeps, era: Era): RequestScope {
   // The trace is in the request's _meta in either era (clients of both send it there),
   // else in the header. With a span, the call continues the span's trace: its trace id
   // is the span's, whether or not the caller's parent was valid.
@@ -104,6 +129,7 @@ export function callContextOf(req: RpcRequest, deps: McpDeps, era: Era): CallCon
         : deps.traceparentHeader,
   );
   return {
+    caller: deps.caller,
     cancel: deps.callerCancel(),
     traceparent: trace.traceparent,
     traceId: trace.traceId,
@@ -114,8 +140,9 @@ export function callContextOf(req: RpcRequest, deps: McpDeps, era: Era): CallCon
       surface: 'mcp',
       era,
       ...(deps.requestId && { requestId: deps.requestId }),
-      ...(deps.toolset && { toolset: deps.toolset.name }),
+      ...(deps.view.toolset && { toolset: deps.view.toolset.name }),
     },
     approvalUrl: deps.approvalUrl,
+    unaskable: CANNOT_BE_ASKED,
   };
 }

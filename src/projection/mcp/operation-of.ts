@@ -20,7 +20,8 @@ export function operationOf(
   const method = field(msg, 'method');
   const params = field(msg, 'params');
   const name = method === 'tools/call' ? field(params, 'name') : undefined;
-  const tool = typeof name === 'string' && gateway.operation(name) !== undefined ? name : undefined;
+  const tool =
+    typeof name === 'string' && gateway.view().operation(name) !== undefined ? name : undefined;
   const protocolVersion = servedVersionOf(method, params, headers);
   return {
     method: typeof method === 'string' ? method : 'other',

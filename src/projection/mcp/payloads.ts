@@ -2,7 +2,7 @@
  * Results that never change while a spec is loaded, serialized once at boot per era
  * (bytes ready to write): server/discover, initialize, the lists (tools, resources,
  * resource templates, prompts) and the reads of fixed resources. Which entries a caller
- * sees is the engine's answer (`gateway.visibleTo`); each view gets its lists built
+ * sees is the engine's answer (`gateway.view(toolset).visibleTo`); each view gets its lists built
  * once, and with `access` on a list's cacheScope is "private". `/mcp` has one Payloads,
  * and each toolset's endpoint `/mcp/<toolset>` one of its own (spec-language.md,
  * "Served at `/mcp/<toolset>`"): its instructions, its capabilities, its members' lists.
@@ -147,7 +147,7 @@ export function buildPayloads(gateway: Gateway, filtered: boolean, toolset?: Too
   // Views are interned by the engine (bounded), so the lists are built once per view.
   const cache = new WeakMap<VisibleTools, ViewLists>();
   const lists = (caller: Caller): ViewLists => {
-    const view = gateway.visibleTo(caller, toolset);
+    const view = gateway.view(toolset).visibleTo(caller);
     let built = cache.get(view);
     if (!built) cache.set(view, (built = listsOf(view)));
     return built;

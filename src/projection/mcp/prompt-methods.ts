@@ -4,28 +4,28 @@
  */
 import { LIST_TTL_MS, modernTailText } from './payloads.js';
 import type { RpcReply } from './rpc-reply.js';
-import { resultBytes, resultText } from '../../mcp-wire/json-rpc.js';
+import { resultText } from '../../mcp-wire/json-rpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
 import type { Era } from '../../mcp-wire/versions.js';
-import { callContextOf, engineErrorReply, invalidParams, notServed } from './method-support.js';
+import {
+  engineErrorReply,
+  invalidParams,
+  listMethod,
+  notServed,
+  requestScopeOf,
+} from './method-support.js';
 
-export function listPrompts(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
-  if (!deps.payloads.serves.prompts) return notServed(req, deps, era);
-  const lists = deps.payloads.lists(deps.caller).prompts;
-  return { status: 200, body: resultBytes(req.id, era === 'modern' ? lists.modern : lists.legacy) };
-}
+export const listPrompts = listMethod('prompts');
 
 export async function getPrompt(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcReply> {
   if (!deps.payloads.serves.prompts) return notServed(req, deps, era);
   const name = req.params?.name;
   if (typeof name !== 'string')
     return invalidParams(req, 'prompts/get needs params.name (a string)');
-  const got = await deps.gateway.getPrompt(
+  const got = await deps.view.getPrompt(
     name,
     req.params?.arguments,
-    deps.caller,
-    callContextOf(req, deps, era),
-    deps.toolset,
+    requestScopeOf(req, deps, era),
   );
   if (!got.ok) return engineErrorReply(req, deps, era, got.error);
   const { prompt, messages, fromGrant, scoped } = got;

@@ -52,7 +52,7 @@ export function answerTraced(
       target,
       protocolVersion: servedVersionOf(req.method, req.params, headers),
       requestId: req.id,
-      ...(deps.toolset && { toolset: deps.toolset.name }),
+      ...(deps.view.toolset && { toolset: deps.view.toolset.name }),
     }),
   );
   let out: RpcReply | Promise<RpcReply>;
@@ -107,6 +107,7 @@ function knownTarget(
 ): string | undefined {
   const name = mcpTargetOf(method, params);
   if (name === undefined) return undefined;
-  const known = method === 'tools/call' ? gateway.operation(name) : gateway.prompts.byName(name);
+  const known =
+    method === 'tools/call' ? gateway.view().operation(name) : gateway.prompts.byName(name);
   return known ? name : undefined;
 }

@@ -4,7 +4,7 @@
  */
 import type { PromptDescriptor, ResourceDescriptor } from '../../compiler/descriptor.js';
 
-function about(d: { title?: string; description?: string }): Record<string, string> {
+export function about(d: { title?: string; description?: string }): Record<string, string> {
   return {
     ...(d.title !== undefined && { title: d.title }),
     ...(d.description !== undefined && { description: d.description }),
@@ -19,14 +19,15 @@ export function templateDefinition(r: ResourceDescriptor): Record<string, unknow
   return { uriTemplate: r.uri, name: r.name, ...about(r), mimeType: r.mimeType };
 }
 
-export function promptDefinition(p: PromptDescriptor): Record<string, unknown> {
+/** A prompt argument as the lists name it; GET /api adds what a form needs. */
+export function promptArgument(a: PromptDescriptor['arguments'][number]): Record<string, unknown> {
   return {
-    name: p.name,
-    ...about(p),
-    arguments: p.arguments.map((a) => ({
-      name: a.name,
-      ...(a.description !== undefined && { description: a.description }),
-      required: a.required,
-    })),
+    name: a.name,
+    ...(a.description !== undefined && { description: a.description }),
+    required: a.required,
   };
+}
+
+export function promptDefinition(p: PromptDescriptor): Record<string, unknown> {
+  return { name: p.name, ...about(p), arguments: p.arguments.map(promptArgument) };
 }

@@ -7,32 +7,24 @@ import type { RpcReply } from './rpc-reply.js';
 import { resultBytes, resultText } from '../../mcp-wire/json-rpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
 import type { Era } from '../../mcp-wire/versions.js';
-import { callContextOf, engineErrorReply, invalidParams, notServed } from './method-support.js';
+import {
+  engineErrorReply,
+  invalidParams,
+  listMethod,
+  notServed,
+  requestScopeOf,
+} from './method-support.js';
 import { modernTailText } from './payloads.js';
 
-export function listResources(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
-  if (!deps.payloads.serves.resources) return notServed(req, deps, era);
-  const lists = deps.payloads.lists(deps.caller).resources;
-  return { status: 200, body: resultBytes(req.id, era === 'modern' ? lists.modern : lists.legacy) };
-}
-
-export function listTemplates(req: RpcRequest, deps: McpDeps, era: Era): RpcReply {
-  if (!deps.payloads.serves.resources) return notServed(req, deps, era);
-  const lists = deps.payloads.lists(deps.caller).templates;
-  return { status: 200, body: resultBytes(req.id, era === 'modern' ? lists.modern : lists.legacy) };
-}
+export const listResources = listMethod('resources');
+export const listTemplates = listMethod('templates');
 
 export async function readResource(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcReply> {
   if (!deps.payloads.serves.resources) return notServed(req, deps, era);
   const uri = req.params?.uri;
   if (typeof uri !== 'string')
     return invalidParams(req, 'resources/read needs params.uri (a string)');
-  const read = await deps.gateway.readResource(
-    uri,
-    deps.caller,
-    callContextOf(req, deps, era),
-    deps.toolset,
-  );
+  const read = await deps.view.readResource(uri, requestScopeOf(req, deps, era));
   if (!read.ok) return engineErrorReply(req, deps, era, read.error);
   const fixed = deps.payloads.fixedReads.get(read.resource);
   if (fixed)

@@ -1,8 +1,8 @@
 /**
  * The HTTP reply to one JSON-RPC message. Error replies take their HTTP status and
- * JSON-RPC code from the error catalogue; the framing is the wire's (mcp-wire/json-rpc.ts).
+ * JSON-RPC code from the error catalogue's MCP table (rpc-codes.ts); the framing is the wire's (mcp-wire/json-rpc.ts).
  */
-import { rpcFraming, type RpcErrorCode } from '../../engine/error-catalogue.js';
+import { rpcFraming, type RpcErrorCode } from './rpc-codes.js';
 import { errorText, type ReplyId } from '../../mcp-wire/json-rpc.js';
 
 /** A response: HTTP status plus the JSON-RPC message text (empty for 202), or its bytes. */

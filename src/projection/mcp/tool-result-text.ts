@@ -9,7 +9,7 @@
  * the text, so a host can show the person what is being asked without parsing prose.
  */
 import type { EngineError } from '../../engine/error-catalogue.js';
-import type { Outcome } from '../../engine/execute.js';
+import type { Done, Failed } from '../../engine/execute.js';
 
 /** The `_meta` key of the approval a waiting call's result carries. */
 const APPROVAL_META = 'mcp-beaver/approval';
@@ -22,7 +22,7 @@ export interface ResultTail {
 }
 
 /** The text of a tools/call result, ending with the era's tail. */
-export function toolResultText(out: Outcome, tail: ResultTail): string {
+export function toolResultText(out: Done | Failed, tail: ResultTail): string {
   if (out.ok) {
     const json = out.envelope.json;
     return `{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json},"isError":false${tailText(tail, tail.modern ? tail.meta : undefined)}}`;

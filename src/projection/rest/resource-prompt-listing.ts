@@ -1,7 +1,7 @@
 /**
  * The resources, templates and prompts of GET /api (beside `tools`), and the prepared
  * answers of POST /api/resources/read for fixed resources. Each entry is serialized once
- * per loaded spec; which entries a caller gets is the engine's view (`visibleTo`).
+ * per loaded spec; which entries a caller gets is the engine's view (`view(toolset).visibleTo`).
  * Entries carry what a form needs beyond the MCP lists: a template's variables with their
  * types and values, a prompt argument's default, enum and pattern.
  */
@@ -12,60 +12,42 @@ import type {
   PromptDescriptor,
   ResourceDescriptor,
 } from '../../compiler/descriptor.js';
+import {
+  about,
+  promptArgument,
+  resourceDefinition,
+  templateDefinition,
+} from '../mcp/resource-definition.js';
 
 export const READ_RESOURCE_PATH = '/api/resources/read';
 export const GET_PROMPT_PATH = '/api/prompts/get';
 
-function about(d: { title?: string; description?: string }): Record<string, string> {
-  return {
-    ...(d.title !== undefined && { title: d.title }),
-    ...(d.description !== undefined && { description: d.description }),
-  };
-}
+/** How a resource is read, or a prompt got, over REST. */
+const READ = { method: 'POST', path: READ_RESOURCE_PATH } as const;
+const GET = { method: 'POST', path: GET_PROMPT_PATH } as const;
 
 function resourceEntry(r: ResourceDescriptor): string {
-  return JSON.stringify({
-    uri: r.uri,
-    name: r.name,
-    ...about(r),
-    mimeType: r.mimeType,
-    method: 'POST',
-    path: READ_RESOURCE_PATH,
-  });
+  return JSON.stringify({ ...resourceDefinition(r), ...READ });
 }
 
 function templateEntry(r: ResourceDescriptor): string {
-  return JSON.stringify({
-    uriTemplate: r.uri,
-    name: r.name,
-    ...about(r),
-    mimeType: r.mimeType,
-    variables: r.variables.map((v) => ({
-      name: v.name,
-      type: v.type,
-      ...(v.values !== undefined && { enum: v.values }),
-    })),
-    method: 'POST',
-    path: READ_RESOURCE_PATH,
-  });
+  const variables = r.variables.map((v) => ({
+    name: v.name,
+    type: v.type,
+    ...(v.values !== undefined && { enum: v.values }),
+  }));
+  return JSON.stringify({ ...templateDefinition(r), variables, ...READ });
 }
 
 function promptEntry(p: PromptDescriptor): string {
-  return JSON.stringify({
-    name: p.name,
-    ...about(p),
-    arguments: p.arguments.map((a) => ({
-      name: a.name,
-      ...(a.description !== undefined && { description: a.description }),
-      required: a.required,
-      ...(a.default !== undefined && { default: a.default }),
-      ...(a.enum !== undefined && { enum: a.enum }),
-      ...(a.pattern !== undefined && { pattern: a.pattern }),
-      maxLength: a.maxLength,
-    })),
-    method: 'POST',
-    path: GET_PROMPT_PATH,
-  });
+  const args = p.arguments.map((a) => ({
+    ...promptArgument(a),
+    ...(a.default !== undefined && { default: a.default }),
+    ...(a.enum !== undefined && { enum: a.enum }),
+    ...(a.pattern !== undefined && { pattern: a.pattern }),
+    maxLength: a.maxLength,
+  }));
+  return JSON.stringify({ name: p.name, ...about(p), arguments: args, ...GET });
 }
 
 /** Which of the two kinds a listing names at all (empty lists included). */

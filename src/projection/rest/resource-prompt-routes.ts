@@ -13,7 +13,7 @@ import { engineError } from '../../engine/error-catalogue.js';
 import type { ExactJson } from '../../engine/number-text.js';
 import { clipped, ProblemList } from '../../engine/refusal-text.js';
 import { sendRestError } from './rest-error.js';
-import { callContextOf } from './rest-call-context.js';
+import { requestScopeOf } from './rest-call-context.js';
 import type { RestRuntime } from './rest-runtime.js';
 import { GET_PROMPT_PATH, READ_RESOURCE_PATH } from './resource-prompt-listing.js';
 
@@ -73,7 +73,9 @@ export function registerResourcePromptRoutes(
     if (!uri.ok) return sendRestError(reply, uri.error);
     const extra = undeclared(json, READ_RESOURCE_PATH, ['uri']);
     if (extra) return sendRestError(reply, extra);
-    const read = await gateway.readResource(uri.value as string, caller, callContextOf(req, reply));
+    const read = await gateway
+      .view()
+      .readResource(uri.value as string, requestScopeOf(req, reply, caller, access.baseUrl(req)));
     if (!read.ok) return sendRestError(reply, read.error, challengeOf(access, req, read.error));
     const body =
       restListing.fixedRead(read.resource) ?? JSON.stringify({ contents: [read.contents] });
@@ -90,12 +92,13 @@ export function registerResourcePromptRoutes(
     if (!args.ok) return sendRestError(reply, args.error);
     const extra = undeclared(json, GET_PROMPT_PATH, ['name', 'arguments']);
     if (extra) return sendRestError(reply, extra);
-    const got = await gateway.getPrompt(
-      name.value as string,
-      args.value,
-      caller,
-      callContextOf(req, reply),
-    );
+    const got = await gateway
+      .view()
+      .getPrompt(
+        name.value as string,
+        args.value,
+        requestScopeOf(req, reply, caller, access.baseUrl(req)),
+      );
     if (!got.ok) return sendRestError(reply, got.error, challengeOf(access, req, got.error));
     const { prompt, messages } = got;
     return reply

@@ -1,20 +1,25 @@
-/** What travels with a REST call into the engine: its trace, origin and cancellation. */
+/** The request scope of a REST call into the engine: its caller, trace, origin and cancellation. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Cancellation, type CallContext } from '../../engine/call-context.js';
+import { Cancellation, type AnsweringScope } from '../../engine/call-context.js';
+import type { Caller } from '../../engine/caller.js';
+import { approvalPageUrl } from '../approval-url.js';
 import { validBaggage } from '../baggage.js';
 import { continueTrace } from '../trace-context.js';
+import { CANNOT_BE_ASKED } from '../unaskable.js';
 import { NO_SPAN, type Span } from '../../telemetry/span.js';
 
 /**
- * The context of the call `req` makes: the W3C traceparent header (or, with telemetry on,
- * the call's span, a child of it), cancelled if the caller goes.
+ * The scope of the call `req` makes: the W3C traceparent header (or, with telemetry on,
+ * the call's span, a child of it), cancelled if the caller goes. REST asks its caller's
+ * user nothing; an approval is named by its page on the gateway at `baseUrl`.
  */
-export function callContextOf(
+export function requestScopeOf(
   req: FastifyRequest,
   reply: FastifyReply,
-  approvalUrl?: (id: string) => string,
+  caller: Caller,
+  baseUrl: string,
   span: Span = NO_SPAN,
-): CallContext {
+): AnsweringScope {
   const cancel = new Cancellation();
   // The response closing before it was written means the caller went away.
   reply.raw.once('close', () => {
@@ -22,6 +27,7 @@ export function callContextOf(
   });
   const trace = continueTrace(span.recording ? span.traceparent() : req.headers.traceparent);
   return {
+    caller,
     cancel,
     traceparent: trace.traceparent,
     traceId: trace.traceId,
@@ -29,6 +35,7 @@ export function callContextOf(
     baggage: validBaggage(req.headers.baggage),
     span,
     origin: { surface: 'rest', requestId: req.id },
-    ...(approvalUrl && { approvalUrl }),
+    approvalUrl: (id) => approvalPageUrl(baseUrl, id),
+    unaskable: CANNOT_BE_ASKED,
   };
 }

@@ -21,7 +21,7 @@ export async function traceRestCall(
   const span = telemetry.serverSpan(
     REST_SPAN_NAME,
     parentOf(req),
-    restServerAttributes(gateway.operation(tool) ? tool : undefined),
+    restServerAttributes(gateway.view().operation(tool) ? tool : undefined),
   );
   try {
     return await answer(span);

@@ -23,9 +23,8 @@ import type { Toolset } from '../../engine/toolsets.js';
 import { MCP_PATH } from '../mcp/mcp-routes.js';
 import { registerResourcePromptRoutes } from './resource-prompt-routes.js';
 import { registerApprovalRoutes } from './approval-routes.js';
-import { approvalPageUrl } from '../approval-url.js';
 import { readRestBodies } from './rest-body.js';
-import { callContextOf } from './rest-call-context.js';
+import { requestScopeOf } from './rest-call-context.js';
 import type { RestListing, RestRuntime } from './rest-runtime.js';
 import type { Caller } from '../../engine/caller.js';
 import { NO_SPAN, type Span } from '../../telemetry/span.js';
@@ -68,7 +67,7 @@ export function prepareRestListing(gateway: Gateway): RestListing {
   const bodies = new Map<Toolset | undefined, WeakMap<VisibleTools, string>>();
   return {
     forCaller(caller, toolset) {
-      const view = gateway.visibleTo(caller, toolset);
+      const view = gateway.view(toolset).visibleTo(caller);
       let built = bodies.get(toolset);
       if (!built) bodies.set(toolset, (built = new WeakMap()));
       let body = built.get(view);
@@ -142,7 +141,7 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
     const asked = toolsetOf(req, gateway);
     if (!asked.ok) return sendRestError(reply, asked.error);
     const { toolset } = asked;
-    const visible = gateway.visibleTo(caller, toolset);
+    const visible = gateway.view(toolset).visibleTo(caller);
     const serverUrl = baseUrl(access, req);
     // A name cannot hold a newline, so no whole-spec key equals a toolset's.
     const key = `${serverUrl}\n${visible.key}${toolset ? `\n${toolset.name}` : ''}`;
@@ -210,7 +209,7 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
       return sent;
     };
     const { gateway, access } = runtime;
-    const op = gateway.operation(req.params.tool);
+    const op = gateway.view().operation(req.params.tool);
     if (!op) {
       span.fail('UNKNOWN_TOOL');
       return answered(
@@ -230,8 +229,8 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
       span.fail(input.error.code);
       return answered(sendRestError(reply, input.error), input.error.code);
     }
-    const ctx = callContextOf(req, reply, (id) => approvalPageUrl(access.baseUrl(req), id), span);
-    const out = await gateway.call(op, input.args, caller, ctx);
+    const scope = requestScopeOf(req, reply, caller, access.baseUrl(req), span);
+    const out = await gateway.call(op, input.args, scope);
     if (span.recording) recordCall(span, op.name, out);
     if (!out.ok)
       return answered(
