@@ -27,14 +27,7 @@ import type {
   UsageForm,
 } from './flag-spec.js';
 
-export type {
-  CommandSpec,
-  FlagRule,
-  FlagSpec,
-  FlagTable,
-  RuleTable,
-  UsageForm,
-} from './flag-spec.js';
+export type * from './flag-spec.js';
 
 type ValueOf<R extends FlagRule> = R['type'] extends 'boolean'
   ? boolean

@@ -1,22 +1,21 @@
 /** `mcp-beaver discover <url>`: what a remote MCP server says about itself. */
 import { withConnection } from '../client/connect.js';
-import { isRemoteTarget, remoteOptionsOr } from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
 import { DISCOVER_COMMAND } from './commands/discover-command.js';
-import { parseCommand } from './flags.js';
+import { parseOperands, remoteOptionsOf } from './operands.js';
 import { commandMessages } from './output.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
 
-const { usage, badValue } = commandMessages(DISCOVER_COMMAND);
+const messages = commandMessages(DISCOVER_COMMAND);
 
 export async function runDiscover(argv: string[]): Promise<number> {
-  const parsed = parseCommand(DISCOVER_COMMAND, argv);
+  const parsed = parseOperands(DISCOVER_COMMAND, argv, {
+    min: 1,
+    max: 1,
+    wrong: 'name exactly one server URL',
+  });
   if (typeof parsed === 'number') return parsed;
-  const { values, positionals } = parsed;
-  const target = positionals[0];
-  if (target === undefined || positionals.length > 1) return usage('name exactly one server URL');
-  if (!isRemoteTarget(target)) return usage(`${JSON.stringify(target)} is not an http(s) URL`);
-  const options = remoteOptionsOr(target, values, badValue);
+  const options = remoteOptionsOf(parsed.operands[0], parsed.values, messages);
   if (typeof options === 'number') return options;
   let result: unknown;
   try {
