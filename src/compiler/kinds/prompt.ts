@@ -8,7 +8,7 @@
  * cannot read what a prompt embeds does not see it.
  */
 import { matchName, NameClaims, takenBy } from '../name-claims.js';
-import { once, propOrChild, SCOPE, TEXT } from '../common-kinds.js';
+import { namedSubject, once, propOrChild, SCOPE, TEXT } from '../common-kinds.js';
 import type { Diagnostics, Located, Position, Subject } from '../diagnostics.js';
 import type {
   PromptDescriptor,
@@ -144,10 +144,7 @@ export const PROMPT: NodeKind<PromptSpec> = {
     where: 'in a prompt',
     twice: 'is given twice',
   },
-  inner: (n) => {
-    const name = arg<string>(n, 0);
-    return name === undefined ? undefined : [`prompt ${name}`];
-  },
+  inner: namedSubject('prompt'),
   build(n, outer) {
     const name = arg<string>(n, 0)!;
     const ctx = { ...outer, subject: [`prompt ${name}`] };
