@@ -23,12 +23,10 @@ interface ApprovalJson {
 }
 
 export async function runApprovals(argv: string[]): Promise<number> {
-  const parsed = parseOperands(APPROVALS_COMMAND, argv, { min: 1, wrong: 'name the gateway URL' });
+  const parsed = parseOperands(APPROVALS_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const {
-    values,
-    operands: [target, decision, id, ...extra],
-  } = parsed;
+  const { values } = parsed;
+  const [target, decision, id, ...extra] = parsed.operands;
   if (!isRemoteTarget(target)) return usage(`${JSON.stringify(target)} is not an http(s) URL`);
   if (decision !== undefined && decision !== 'approve' && decision !== 'decline')
     return usage(`${JSON.stringify(decision)}: say approve <id> or decline <id>`);

@@ -5,7 +5,7 @@ import { clientErrorLine } from '../client/errors.js';
 import { formatCallResult } from '../client/print.js';
 import type { ToolCallResult } from '../mcp-wire/tool-call-result.js';
 import { CALL_COMMAND } from './commands/call-command.js';
-import { parseOperands, remoteOptionsOf } from './operands.js';
+import { parseRemote } from './operands.js';
 import { commandMessages } from './output.js';
 import { argumentsOf, isJsonArgument, splitWords, typedArguments } from './word-arguments.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
@@ -15,21 +15,13 @@ import { approvalRequired } from '../client/approval-result.js';
 /** The exit code of a call that waits for someone's approval: repeat it once approved. */
 export const APPROVAL_EXIT = 3;
 
-const messages = commandMessages(CALL_COMMAND);
-const { badValue } = messages;
+const { badValue } = commandMessages(CALL_COMMAND);
 
 export async function runCall(argv: string[]): Promise<number> {
-  const parsed = parseOperands(CALL_COMMAND, argv, {
-    min: 2,
-    wrong: 'name a server URL, a tool, and its arguments (one JSON object or name=value words)',
-  });
+  const parsed = parseRemote(CALL_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const {
-    values,
-    operands: [target, tool, ...argTexts],
-  } = parsed;
-  const options = remoteOptionsOf(target, values, messages);
-  if (typeof options === 'number') return options;
+  const { values, options } = parsed;
+  const [, tool, ...argTexts] = parsed.operands;
   let args: Record<string, unknown> | undefined;
   try {
     // name=value words are typed by the tool's schema, read once connected; JSON now.

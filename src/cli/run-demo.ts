@@ -24,7 +24,7 @@ export const DEMO_SPEC = fileURLToPath(new URL('../../specs/demo.mcp.kdl', impor
 const { badValue } = commandMessages(DEMO_COMMAND);
 
 export async function runDemo(argv: string[]): Promise<number> {
-  const parsed = parseOperands(DEMO_COMMAND, argv, { min: 0, max: 0, wrong: 'takes no arguments' });
+  const parsed = parseOperands(DEMO_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
   const { values } = parsed;
   const listen = parseListen(values.http);

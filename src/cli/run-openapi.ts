@@ -1,13 +1,13 @@
 /** `mcp-beaver openapi <spec>`: the OpenAPI 3.1 document of the REST surface, as GET /openapi.json serves it. */
 import { buildOpenApi } from '../projection/rest/openapi.js';
 import { OPENAPI_COMMAND } from './commands/openapi-command.js';
-import { ONE_SPEC_FILE, parseOperands } from './operands.js';
+import { parseOperands } from './operands.js';
 import { commandMessages, loadSpecOrReport } from './output.js';
 
 const { badValue } = commandMessages(OPENAPI_COMMAND);
 
 export async function runOpenApi(argv: string[]): Promise<number> {
-  const parsed = parseOperands(OPENAPI_COMMAND, argv, ONE_SPEC_FILE);
+  const parsed = parseOperands(OPENAPI_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
   const { values, operands } = parsed;
   const file = operands[0];

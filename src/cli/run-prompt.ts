@@ -2,32 +2,25 @@
 import { UsageError } from '../client/options.js';
 import { formatPromptMessages } from '../client/print-resources-prompts.js';
 import { PROMPT_COMMAND } from './commands/prompt-command.js';
-import { parseOperands, remoteOptionsOf } from './operands.js';
+import { parseRemote } from './operands.js';
 import { argumentsOf, stringArguments } from './word-arguments.js';
 import { requestOrExit } from './remote-request.js';
 import { commandMessages } from './output.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
 
-const messages = commandMessages(PROMPT_COMMAND);
+const { badValue } = commandMessages(PROMPT_COMMAND);
 
 export async function runPrompt(argv: string[]): Promise<number> {
-  const parsed = parseOperands(PROMPT_COMMAND, argv, {
-    min: 2,
-    wrong: 'name a server URL, a prompt, and its arguments',
-  });
+  const parsed = parseRemote(PROMPT_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const {
-    values,
-    operands: [target, name, ...argTexts],
-  } = parsed;
-  const options = remoteOptionsOf(target, values, messages);
-  if (typeof options === 'number') return options;
+  const { values, options } = parsed;
+  const [, name, ...argTexts] = parsed.operands;
   let args: Record<string, unknown>;
   try {
     // Prompt arguments are strings: name=value words as given, or one JSON object.
     args = await argumentsOf(argTexts, stringArguments);
   } catch (err) {
-    if (err instanceof UsageError) return messages.badValue(err.message);
+    if (err instanceof UsageError) return badValue(err.message);
     throw err;
   }
   // Values are sent as given (a JSON number too): the server names an argument it refuses.

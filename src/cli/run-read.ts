@@ -1,26 +1,15 @@
 /** `mcp-beaver read <url> <uri>`: read one resource of a remote MCP server. */
 import { readOutput } from '../client/print-resources-prompts.js';
 import { READ_COMMAND } from './commands/read-command.js';
-import { parseOperands, remoteOptionsOf } from './operands.js';
+import { parseRemote } from './operands.js';
 import { requestOrExit } from './remote-request.js';
-import { commandMessages } from './output.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
 
-const messages = commandMessages(READ_COMMAND);
-
 export async function runRead(argv: string[]): Promise<number> {
-  const parsed = parseOperands(READ_COMMAND, argv, {
-    min: 2,
-    max: 2,
-    wrong: 'name a server URL and one resource URI',
-  });
+  const parsed = parseRemote(READ_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const {
-    values,
-    operands: [target, uri],
-  } = parsed;
-  const options = remoteOptionsOf(target, values, messages);
-  if (typeof options === 'number') return options;
+  const { values, operands, options } = parsed;
+  const uri = operands[1];
   const asked = await requestOrExit(options, (c) =>
     // A read is fetched each time: a CLI run has no earlier answer worth serving.
     c.client.readResource({ uri }, { ...c.request, cacheMode: 'bypass' }),

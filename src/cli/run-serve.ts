@@ -6,13 +6,13 @@ import { startServer } from '../server/start.js';
 import { watchSpecFile } from '../server/spec-watcher.js';
 import { parseDuration } from '../compiler/values.js';
 import { SERVE_COMMAND } from './commands/serve-command.js';
-import { ONE_SPEC_FILE, parseOperands } from './operands.js';
+import { parseOperands } from './operands.js';
 import { commandMessages, loadSpecOrReport } from './output.js';
 
 const { badValue } = commandMessages(SERVE_COMMAND);
 
 export async function runServe(argv: string[]): Promise<number> {
-  const parsed = parseOperands(SERVE_COMMAND, argv, ONE_SPEC_FILE);
+  const parsed = parseOperands(SERVE_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
   const { values, operands } = parsed;
   const file = operands[0];

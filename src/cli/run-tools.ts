@@ -17,17 +17,10 @@ import { describeResourcesAndPrompts, resourcePromptLists } from './spec-resourc
 const { usage, badValue } = commandMessages(TOOLS_COMMAND);
 
 export async function runTools(argv: string[]): Promise<number> {
-  const parsed = parseOperands(TOOLS_COMMAND, argv, {
-    min: 1,
-    max: 1,
-    wrong: 'name exactly one spec file or server URL',
-  });
+  const parsed = parseOperands(TOOLS_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const {
-    values,
-    given,
-    operands: [file],
-  } = parsed;
+  const { values, given, operands } = parsed;
+  const file = operands[0];
   if (isRemoteTarget(file)) {
     if (values.toolset !== undefined)
       return usage(
