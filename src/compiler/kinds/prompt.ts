@@ -24,6 +24,7 @@ import {
   propAt,
   type NodeKind,
 } from '../kdl-reader.js';
+import type { FieldSpec } from '../field-types.js';
 import { checkPattern } from '../pattern-safety.js';
 import {
   fillPlaceholders,
@@ -35,14 +36,12 @@ import { compileUriPlan, matchUri } from '../uri-match.js';
 import { reportPattern } from './field.js';
 import type { CheckedResource } from './resource.js';
 
-export interface PromptArgumentSpec {
-  readonly name: string;
-  readonly at: Position;
-  readonly required: boolean;
+/** An argument as written: a field's rules that apply to a string, its values strings. */
+export interface PromptArgumentSpec extends Pick<
+  FieldSpec,
+  'name' | 'at' | 'required' | 'describe' | 'pattern' | 'maxLength'
+> {
   readonly default?: Located<string>;
-  readonly describe?: string;
-  readonly pattern?: Located<string>;
-  readonly maxLength?: Located<number>;
   readonly enum?: readonly Located<string>[];
 }
 
