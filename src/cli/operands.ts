@@ -49,11 +49,9 @@ export function parseRemote<F extends FlagTable, N extends number>(
 ): (CountedCommand<F, N> & { readonly options: RemoteOptions }) | number {
   const parsed = parseOperands(command, argv);
   if (typeof parsed === 'number') return parsed;
-  const options = remoteOptionsOf(
-    parsed.positionals[0]!,
-    parsed.values as RemoteArgValues,
-    command,
-  );
+  // The remote commands' tables declare REMOTE_FLAGS (commands/remote-flags.ts).
+  const values = parsed.values as RemoteArgValues;
+  const options = remoteOptionsOf(parsed.positionals[0] ?? '', values, command);
   return typeof options === 'number' ? options : { ...parsed, options };
 }
 
