@@ -1,6 +1,6 @@
 // The soak's verdict: each check compares what the traffic and the watchers recorded
 // with what must hold, calls `fail(why)` for each breach, and returns its figures.
-import { percentile } from '../bench/lib/stats.mjs';
+import { median } from '../bench/lib/stats.mjs';
 import { EXPECTED_OUTCOME, FAULTS } from './fault-upstream.mjs';
 
 const GROWTH_LIMIT = 0.1;
@@ -21,9 +21,6 @@ function outcomesOf(recs) {
   for (const r of recs) tally(counts, r.outcome);
   return counts;
 }
-
-/** The median as the soak has always taken it: the lower one of an even count. */
-const percentile50 = (xs) => percentile(xs, 50);
 
 /**
  * Every request answered exactly once and by the answer meant for it; the gateway alive
@@ -185,10 +182,10 @@ export function checkGrowth(cfg, samples, fail) {
   const half = cfg.warmupMs + (cfg.durationMs - cfg.warmupMs) / 2;
   const warm = samples.filter((s) => s.t >= cfg.warmupMs && s.t < half);
   const tail = samples.filter((s) => s.t >= half && s.t <= cfg.durationMs);
-  const rssWarm = percentile50(warm.map((s) => s.rssMb));
-  const rssEnd = percentile50(tail.map((s) => s.rssMb));
-  const fdWarm = percentile50(warm.map((s) => s.fds));
-  const fdEnd = percentile50(tail.map((s) => s.fds));
+  const rssWarm = median(warm.map((s) => s.rssMb));
+  const rssEnd = median(tail.map((s) => s.rssMb));
+  const fdWarm = median(warm.map((s) => s.fds));
+  const fdEnd = median(tail.map((s) => s.fds));
   if (rssEnd > rssWarm * (1 + GROWTH_LIMIT))
     fail(
       `RSS grew ${fmt(100 * (rssEnd / rssWarm - 1))}% after warm-up (${fmt(rssWarm)} → ${fmt(rssEnd)} MB)`,

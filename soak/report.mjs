@@ -1,6 +1,6 @@
 // What the soak prints (and writes with --json): its figures gathered from the traffic,
 // the watchers and the checks, and the text report of them.
-import { percentile } from '../bench/lib/stats.mjs';
+import { percentile, stats } from '../bench/lib/stats.mjs';
 import { fmt } from './checks.mjs';
 
 /**
@@ -15,7 +15,7 @@ export function soakFigures(cfg, run, checked) {
   const { sqlRecs, sqlOutcomes } = checked.sql;
   const { growth } = checked;
   const lat = (rs) => {
-    const ms = rs.map((r) => r.ms).sort((a, b) => a - b);
+    const ms = rs.map((r) => r.ms);
     return {
       n: ms.length,
       p50: percentile(ms, 50),
@@ -24,7 +24,7 @@ export function soakFigures(cfg, run, checked) {
     };
   };
   const answered = records.filter((r) => r.answers === 1);
-  const lagSorted = lag.map((l) => l.p99ms).sort((a, b) => a - b);
+  const lagP99 = stats(lag.map((l) => l.p99ms));
   return {
     date: new Date(t0).toISOString(),
     node: process.version,
@@ -88,8 +88,8 @@ export function soakFigures(cfg, run, checked) {
         idle: idleStats?.fds,
       },
       eventLoopLagP99Ms: {
-        median: percentile(lagSorted, 50),
-        max: lagSorted.at(-1),
+        median: lagP99?.median,
+        max: lagP99?.max,
         scrapes: lag.length,
       },
       // Every 5 s: RSS and fds from /proc, JS heap in use and external memory from /metrics.

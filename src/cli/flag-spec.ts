@@ -39,11 +39,22 @@ export type FlagTable = Readonly<Record<string, FlagSpec>>;
 export type UsageForm<Name extends string = string> =
   string | { readonly operands: string; readonly flags: readonly Name[] };
 
-export interface CommandSpec<F extends FlagTable> {
+/** How many operands a command takes (operands.ts counts them). */
+export interface OperandCount<N extends number = number> {
+  readonly min: N;
+  /** Absent: any number beyond `min`. */
+  readonly max?: number;
+  /** The usage message when the count is wrong. */
+  readonly wrong: string;
+}
+
+export interface CommandSpec<F extends FlagTable, N extends number = number> {
   /** As written after `mcp-beaver`, e.g. "serve" or "import". */
   readonly name: string;
   /** The usage line, one entry per form. */
   readonly usage: readonly UsageForm[];
+  /** Its operands' count, where the command's run has it counted (parseOperands). */
+  readonly operands?: OperandCount<N>;
   /** What the command does, printed before the options. */
   readonly about: string;
   readonly flags: F;

@@ -27,14 +27,7 @@ import type {
   UsageForm,
 } from './flag-spec.js';
 
-export type {
-  CommandSpec,
-  FlagRule,
-  FlagSpec,
-  FlagTable,
-  RuleTable,
-  UsageForm,
-} from './flag-spec.js';
+export type * from './flag-spec.js';
 
 type ValueOf<R extends FlagRule> = R['type'] extends 'boolean'
   ? boolean
@@ -66,9 +59,9 @@ export interface ParsedCommand<F extends FlagTable> {
   positionals: string[];
 }
 
-export function defineCommand<const F extends FlagTable>(
-  spec: CommandSpec<F> & { readonly usage: readonly UsageForm<keyof F & string>[] },
-): CommandSpec<F> {
+export function defineCommand<const F extends FlagTable, const N extends number = number>(
+  spec: CommandSpec<F, N> & { readonly usage: readonly UsageForm<keyof F & string>[] },
+): CommandSpec<F, N> {
   return spec;
 }
 

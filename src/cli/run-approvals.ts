@@ -6,7 +6,7 @@ import { isRemoteTarget, remoteOptionsOr } from '../client/options.js';
 import { clientErrorLine, catalogueCode } from '../client/errors.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
 import { APPROVALS_COMMAND } from './commands/approvals-command.js';
-import { parseCommand } from './flags.js';
+import { parseOperands } from './operands.js';
 import { commandMessages } from './output.js';
 
 const { usage, badValue } = commandMessages(APPROVALS_COMMAND);
@@ -23,11 +23,10 @@ interface ApprovalJson {
 }
 
 export async function runApprovals(argv: string[]): Promise<number> {
-  const parsed = parseCommand(APPROVALS_COMMAND, argv);
+  const parsed = parseOperands(APPROVALS_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const { values, positionals } = parsed;
-  const [target, decision, id, ...extra] = positionals;
-  if (target === undefined) return usage('name the gateway URL');
+  const { values } = parsed;
+  const [target, decision, id, ...extra] = parsed.operands;
   if (!isRemoteTarget(target)) return usage(`${JSON.stringify(target)} is not an http(s) URL`);
   if (decision !== undefined && decision !== 'approve' && decision !== 'decline')
     return usage(`${JSON.stringify(decision)}: say approve <id> or decline <id>`);

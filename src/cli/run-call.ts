@@ -1,11 +1,11 @@
 /** `mcp-beaver call <url> <tool> [args]`: call one tool of a remote MCP server. */
 import { withConnection, type Connection } from '../client/connect.js';
-import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
+import { UsageError } from '../client/options.js';
 import { clientErrorLine } from '../client/errors.js';
 import { formatCallResult } from '../client/print.js';
 import type { ToolCallResult } from '../mcp-wire/tool-call-result.js';
 import { CALL_COMMAND } from './commands/call-command.js';
-import { parseCommand } from './flags.js';
+import { parseRemote } from './operands.js';
 import { commandMessages } from './output.js';
 import { argumentsOf, isJsonArgument, splitWords, typedArguments } from './word-arguments.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
@@ -15,23 +15,15 @@ import { approvalRequired } from '../client/approval-result.js';
 /** The exit code of a call that waits for someone's approval: repeat it once approved. */
 export const APPROVAL_EXIT = 3;
 
-const { usage, badValue } = commandMessages(CALL_COMMAND);
+const { badValue } = commandMessages(CALL_COMMAND);
 
 export async function runCall(argv: string[]): Promise<number> {
-  const parsed = parseCommand(CALL_COMMAND, argv);
+  const parsed = parseRemote(CALL_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const { values, positionals } = parsed;
-  const [target, tool, ...argTexts] = positionals;
-  if (target === undefined || tool === undefined) {
-    return usage(
-      'name a server URL, a tool, and its arguments (one JSON object or name=value words)',
-    );
-  }
-  if (!isRemoteTarget(target)) return usage(`${JSON.stringify(target)} is not an http(s) URL`);
-  let options;
+  const { values, options } = parsed;
+  const [, tool, ...argTexts] = parsed.operands;
   let args: Record<string, unknown> | undefined;
   try {
-    options = remoteOptions(target, values);
     // name=value words are typed by the tool's schema, read once connected; JSON now.
     if (argTexts.length === 0 || isJsonArgument(argTexts))
       args = await argumentsOf(argTexts, () => ({}));

@@ -16,18 +16,17 @@ import { parseListen } from '../server/listen-address.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/start.js';
 import { DEMO_COMMAND } from './commands/demo-command.js';
-import { parseCommand } from './flags.js';
+import { parseOperands } from './operands.js';
 import { commandMessages } from './output.js';
 
 export const DEMO_SPEC = fileURLToPath(new URL('../../specs/demo.mcp.kdl', import.meta.url));
 
-const { usage, badValue } = commandMessages(DEMO_COMMAND);
+const { badValue } = commandMessages(DEMO_COMMAND);
 
 export async function runDemo(argv: string[]): Promise<number> {
-  const parsed = parseCommand(DEMO_COMMAND, argv);
+  const parsed = parseOperands(DEMO_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const { values, positionals } = parsed;
-  if (positionals.length > 0) return usage('takes no arguments');
+  const { values } = parsed;
   const listen = parseListen(values.http);
   if (typeof listen === 'string') return badValue(listen);
   const say = (line = ''): boolean => process.stdout.write(`${line}\n`);

@@ -1,17 +1,16 @@
 /** `mcp-beaver openapi <spec>`: the OpenAPI 3.1 document of the REST surface, as GET /openapi.json serves it. */
 import { buildOpenApi } from '../projection/rest/openapi.js';
 import { OPENAPI_COMMAND } from './commands/openapi-command.js';
-import { parseCommand } from './flags.js';
+import { parseOperands } from './operands.js';
 import { commandMessages, loadSpecOrReport } from './output.js';
 
-const { usage, badValue } = commandMessages(OPENAPI_COMMAND);
+const { badValue } = commandMessages(OPENAPI_COMMAND);
 
 export async function runOpenApi(argv: string[]): Promise<number> {
-  const parsed = parseCommand(OPENAPI_COMMAND, argv);
+  const parsed = parseOperands(OPENAPI_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const { values, positionals } = parsed;
-  const file = positionals[0];
-  if (file === undefined || positionals.length > 1) return usage('name exactly one spec file');
+  const { values, operands } = parsed;
+  const file = operands[0];
   const serverUrl = values['server-url'];
   if (serverUrl !== undefined && !/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(serverUrl))
     return badValue('--server-url must be an http:// or https:// URL without query or fragment');

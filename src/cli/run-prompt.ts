@@ -1,27 +1,22 @@
 /** `mcp-beaver prompt <url> <name> [args]`: get one prompt of a remote MCP server. */
-import { UsageError, isRemoteTarget, remoteOptions } from '../client/options.js';
+import { UsageError } from '../client/options.js';
 import { formatPromptMessages } from '../client/print-resources-prompts.js';
 import { PROMPT_COMMAND } from './commands/prompt-command.js';
-import { parseCommand } from './flags.js';
+import { parseRemote } from './operands.js';
 import { argumentsOf, stringArguments } from './word-arguments.js';
 import { requestOrExit } from './remote-request.js';
 import { commandMessages } from './output.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
 
-const { usage, badValue } = commandMessages(PROMPT_COMMAND);
+const { badValue } = commandMessages(PROMPT_COMMAND);
 
 export async function runPrompt(argv: string[]): Promise<number> {
-  const parsed = parseCommand(PROMPT_COMMAND, argv);
+  const parsed = parseRemote(PROMPT_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const { values, positionals } = parsed;
-  const [target, name, ...argTexts] = positionals;
-  if (target === undefined || name === undefined)
-    return usage('name a server URL, a prompt, and its arguments');
-  if (!isRemoteTarget(target)) return usage(`${JSON.stringify(target)} is not an http(s) URL`);
-  let options;
+  const { values, options } = parsed;
+  const [, name, ...argTexts] = parsed.operands;
   let args: Record<string, unknown>;
   try {
-    options = remoteOptions(target, values);
     // Prompt arguments are strings: name=value words as given, or one JSON object.
     args = await argumentsOf(argTexts, stringArguments);
   } catch (err) {

@@ -1,24 +1,15 @@
 /** `mcp-beaver read <url> <uri>`: read one resource of a remote MCP server. */
-import { isRemoteTarget, remoteOptionsOr } from '../client/options.js';
 import { readOutput } from '../client/print-resources-prompts.js';
 import { READ_COMMAND } from './commands/read-command.js';
-import { parseCommand } from './flags.js';
+import { parseRemote } from './operands.js';
 import { requestOrExit } from './remote-request.js';
-import { commandMessages } from './output.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
 
-const { usage, badValue } = commandMessages(READ_COMMAND);
-
 export async function runRead(argv: string[]): Promise<number> {
-  const parsed = parseCommand(READ_COMMAND, argv);
+  const parsed = parseRemote(READ_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const { values, positionals } = parsed;
-  const [target, uri, ...extra] = positionals;
-  if (target === undefined || uri === undefined || extra.length > 0)
-    return usage('name a server URL and one resource URI');
-  if (!isRemoteTarget(target)) return usage(`${JSON.stringify(target)} is not an http(s) URL`);
-  const options = remoteOptionsOr(target, values, badValue);
-  if (typeof options === 'number') return options;
+  const { values, operands, options } = parsed;
+  const uri = operands[1];
   const asked = await requestOrExit(options, (c) =>
     // A read is fetched each time: a CLI run has no earlier answer worth serving.
     c.client.readResource({ uri }, { ...c.request, cacheMode: 'bypass' }),

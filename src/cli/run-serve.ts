@@ -6,17 +6,16 @@ import { startServer } from '../server/start.js';
 import { watchSpecFile } from '../server/spec-watcher.js';
 import { parseDuration } from '../compiler/values.js';
 import { SERVE_COMMAND } from './commands/serve-command.js';
-import { parseCommand } from './flags.js';
+import { parseOperands } from './operands.js';
 import { commandMessages, loadSpecOrReport } from './output.js';
 
-const { usage, badValue } = commandMessages(SERVE_COMMAND);
+const { badValue } = commandMessages(SERVE_COMMAND);
 
 export async function runServe(argv: string[]): Promise<number> {
-  const parsed = parseCommand(SERVE_COMMAND, argv);
+  const parsed = parseOperands(SERVE_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const { values, positionals } = parsed;
-  const file = positionals[0];
-  if (file === undefined || positionals.length > 1) return usage('name exactly one spec file');
+  const { values, operands } = parsed;
+  const file = operands[0];
   const listen = parseListen(values.http);
   const metricsListen =
     values['metrics-http'] === undefined

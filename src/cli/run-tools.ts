@@ -10,20 +10,17 @@ import { formatToolBlocks } from '../client/print-tools.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
 import { TOOLS_COMMAND } from './commands/tools-command.js';
 import { REMOTE_FLAGS } from './commands/remote-flags.js';
-import { parseCommand } from './flags.js';
+import { parseOperands } from './operands.js';
 import { commandMessages, loadSpecOrReport } from './output.js';
 import { describeResourcesAndPrompts, resourcePromptLists } from './spec-resources-prompts.js';
 
 const { usage, badValue } = commandMessages(TOOLS_COMMAND);
 
 export async function runTools(argv: string[]): Promise<number> {
-  const parsed = parseCommand(TOOLS_COMMAND, argv);
+  const parsed = parseOperands(TOOLS_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const { values, given, positionals } = parsed;
-  const file = positionals[0];
-  if (file === undefined || positionals.length > 1) {
-    return usage('name exactly one spec file or server URL');
-  }
+  const { values, given, operands } = parsed;
+  const file = operands[0];
   if (isRemoteTarget(file)) {
     if (values.toolset !== undefined)
       return usage(

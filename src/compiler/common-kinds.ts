@@ -1,5 +1,5 @@
 /** Node kinds that several tables share: texts, counts, durations, rate limits, located strings. */
-import type { Located } from './diagnostics.js';
+import type { Located, SpecErrorCode, Subject } from './diagnostics.js';
 import type { RateLimit } from './descriptor.js';
 import {
   arg,
@@ -41,41 +41,52 @@ export const TEXT: NodeKind<string> = {
   build: (n) => arg(n, 0),
 };
 
+/**
+ * One text argument that `parse` reads; a text it cannot read is refused with `code` and
+ * the message `refusal` words (the node is named by its own name, `timeout` or another).
+ */
+function parsedText<T>(
+  what: string,
+  parse: (text: string) => T | undefined,
+  code: SpecErrorCode,
+  refusal: (node: string, quoted: string) => string,
+): NodeKind<T> {
+  return {
+    args: [{ what, type: 'string' }],
+    build(n, { diag }) {
+      const text = arg<string>(n, 0);
+      if (text === undefined) return undefined;
+      const value = parse(text);
+      if (value === undefined)
+        diag.error(code, argAt(n, 0), n.subject, refusal(n.name, JSON.stringify(text)));
+      return value;
+    },
+  };
+}
+
 /** `timeout "10s"`, at the top and in a grant. */
-export const TIMEOUT: NodeKind<number> = {
-  args: [{ what: 'a duration such as "10s"', type: 'string' }],
-  build(n, { diag }) {
-    const text = arg<string>(n, 0);
-    if (text === undefined) return undefined;
-    const ms = parseDuration(text);
-    if (ms === undefined)
-      diag.error(
-        'SPEC_DURATION',
-        argAt(n, 0),
-        n.subject,
-        `${n.name} ${JSON.stringify(text)} is not a duration like 500ms, 10s, 2m`,
-      );
-    return ms;
-  },
-};
+export const TIMEOUT: NodeKind<number> = parsedText(
+  'a duration such as "10s"',
+  parseDuration,
+  'SPEC_DURATION',
+  (node, quoted) => `${node} ${quoted} is not a duration like 500ms, 10s, 2m`,
+);
 
 /** `rate-limit "60/m"`, at the top and in a grant. */
-export const RATE_LIMIT: NodeKind<RateLimit> = {
-  args: [{ what: 'a rate such as "60/m"', type: 'string' }],
-  build(n, { diag }) {
-    const text = arg<string>(n, 0);
-    if (text === undefined) return undefined;
-    const rl = parseRateLimit(text);
-    if (!rl)
-      diag.error(
-        'SPEC_RATE_LIMIT',
-        argAt(n, 0),
-        n.subject,
-        `rate-limit ${JSON.stringify(text)} is not like "60/m" (calls per s, m or h)`,
-      );
-    return rl;
-  },
-};
+export const RATE_LIMIT: NodeKind<RateLimit> = parsedText(
+  'a rate such as "60/m"',
+  parseRateLimit,
+  'SPEC_RATE_LIMIT',
+  (_, quoted) => `rate-limit ${quoted} is not like "60/m" (calls per s, m or h)`,
+);
+
+/** The subject `<kind> <name>` of a node named by its first argument; none without one. */
+export function namedSubject(kind: string): (n: ReadNode) => Subject | undefined {
+  return (n) => {
+    const name = arg<string>(n, 0);
+    return name === undefined ? undefined : [`${kind} ${name}`];
+  };
+}
 
 /** `scope "<s>"...`, repeatable, on grants, resources and prompts. */
 export const SCOPE: NodeKind<string[]> = {

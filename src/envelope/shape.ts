@@ -68,18 +68,28 @@ function pickEach(arr: readonly unknown[], node: ShapeNode): unknown[] {
   return out;
 }
 
+/**
+ * The members of `obj` in their order, each as `member` gives it from its value and its
+ * node of the tree (none for a member the paths do not name); DROP leaves it out.
+ */
+function eachMember(
+  obj: Record<string, unknown>,
+  named: ReadonlyMap<string, ShapeNode>,
+  member: (v: unknown, node: ShapeNode | undefined) => unknown,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    const kept = member(v, named.get(k));
+    if (kept !== DROP) put(out, k, kept);
+  }
+  return out;
+}
+
 function pickFields(
   obj: Record<string, unknown>,
   named: ReadonlyMap<string, ShapeNode>,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) {
-    const node = named.get(k);
-    if (!node) continue;
-    const kept = picked(v, node);
-    if (kept !== DROP) put(out, k, kept);
-  }
-  return out;
+  return eachMember(obj, named, (v, node) => (node ? picked(v, node) : DROP));
 }
 
 function omitted(v: unknown, node: ShapeNode): unknown {
@@ -99,13 +109,9 @@ function omitFields(
   obj: Record<string, unknown>,
   named: ReadonlyMap<string, ShapeNode>,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) {
-    const node = named.get(k);
-    if (!node) put(out, k, v);
-    else if (node.kind !== 'whole') put(out, k, omitted(v, node));
-  }
-  return out;
+  return eachMember(obj, named, (v, node) =>
+    !node ? v : node.kind === 'whole' ? DROP : omitted(v, node),
+  );
 }
 
 /** An own member even for a key such as `__proto__`, which plain assignment would not create. */

@@ -6,7 +6,8 @@
  * of the OpenTelemetry MCP and HTTP conventions are here too, in Prometheus naming
  * (operation-histograms.ts); OTLP export reads them from this registry when it is on.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { instrumentsOf } from './instruments.js';
 import type { CallEvent } from './observer.js';
 import {
   createOperationHistograms,
@@ -36,65 +37,52 @@ export interface Metrics {
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'mcp_beaver_' });
-  const calls = new Counter({
-    name: 'mcp_beaver_tool_calls_total',
-    help: 'Tool calls by tool, surface (mcp, rest) and outcome (ok or the error code).',
-    labelNames: ['tool', 'surface', 'outcome'] as const,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'mcp_beaver_tool_call_duration_seconds',
-    help: 'Tool call latency inside the gateway, from admission to envelope.',
-    labelNames: ['tool', 'surface'] as const,
-    buckets: [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [registry],
-  });
-  const upstream = new Counter({
-    name: 'mcp_beaver_upstream_responses_total',
-    help: 'Upstream HTTP responses by tool and status class (2xx, 3xx, 4xx, 5xx).',
-    labelNames: ['tool', 'class'] as const,
-    registers: [registry],
-  });
-  const bytes = new Histogram({
-    name: 'mcp_beaver_result_bytes',
-    help: 'Size of complete results before truncation.',
-    labelNames: ['tool'] as const,
-    buckets: [256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304],
-    registers: [registry],
-  });
-  const truncated = new Counter({
-    name: 'mcp_beaver_truncated_results_total',
-    help: 'Results cut to max-bytes or max-rows.',
-    labelNames: ['tool'] as const,
-    registers: [registry],
-  });
-  const overBudget = new Counter({
-    name: 'mcp_beaver_over_budget_results_total',
-    help: 'Envelopes larger than budget-bytes.',
-    labelNames: ['tool'] as const,
-    registers: [registry],
-  });
-  const reloads = new Counter({
-    name: 'mcp_beaver_spec_reloads_total',
-    help: 'Spec reloads by result.',
-    labelNames: ['result'] as const,
-    registers: [registry],
-  });
-  const lastReload = new Gauge({
-    name: 'mcp_beaver_spec_last_reload_success',
-    help: '1 when the last reload succeeded (or none happened yet), 0 when it failed.',
-    registers: [registry],
-  });
-  const generation = new Gauge({
-    name: 'mcp_beaver_spec_generation',
-    help: 'How many specs have been loaded, the first one included.',
-    registers: [registry],
-  });
-  const fallback = new Gauge({
-    name: 'mcp_beaver_rate_limit_fallback',
-    help: '1 while rate limits fall back to per-pod counting because Redis is unreachable.',
-    registers: [registry],
-  });
+  const { counter, histogram, gauge } = instrumentsOf(registry);
+  const calls = counter(
+    'mcp_beaver_tool_calls_total',
+    'Tool calls by tool, surface (mcp, rest) and outcome (ok or the error code).',
+    ['tool', 'surface', 'outcome'],
+  );
+  const duration = histogram(
+    'mcp_beaver_tool_call_duration_seconds',
+    'Tool call latency inside the gateway, from admission to envelope.',
+    ['tool', 'surface'],
+    [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  );
+  const upstream = counter(
+    'mcp_beaver_upstream_responses_total',
+    'Upstream HTTP responses by tool and status class (2xx, 3xx, 4xx, 5xx).',
+    ['tool', 'class'],
+  );
+  const bytes = histogram(
+    'mcp_beaver_result_bytes',
+    'Size of complete results before truncation.',
+    ['tool'],
+    [256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304],
+  );
+  const truncated = counter(
+    'mcp_beaver_truncated_results_total',
+    'Results cut to max-bytes or max-rows.',
+    ['tool'],
+  );
+  const overBudget = counter(
+    'mcp_beaver_over_budget_results_total',
+    'Envelopes larger than budget-bytes.',
+    ['tool'],
+  );
+  const reloads = counter('mcp_beaver_spec_reloads_total', 'Spec reloads by result.', ['result']);
+  const lastReload = gauge(
+    'mcp_beaver_spec_last_reload_success',
+    '1 when the last reload succeeded (or none happened yet), 0 when it failed.',
+  );
+  const generation = gauge(
+    'mcp_beaver_spec_generation',
+    'How many specs have been loaded, the first one included.',
+  );
+  const fallback = gauge(
+    'mcp_beaver_rate_limit_fallback',
+    '1 while rate limits fall back to per-pod counting because Redis is unreachable.',
+  );
   let readInFlight = (): number => 0;
   new Gauge({
     name: 'mcp_beaver_calls_in_flight',

@@ -14,7 +14,8 @@
  * a protocol version is one this gateway serves; an upstream server is one the spec
  * declares. Nothing a caller writes becomes a label as written.
  */
-import { Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { instrumentsOf } from './instruments.js';
 
 /**
  * A catalogue code, or the protocol's own (INVALID_JSON, METHOD_NOT_FOUND, …): the
@@ -95,27 +96,25 @@ export interface OperationHistograms {
  * every observe, and composing the cache key cost more on top.
  */
 export function createOperationHistograms(registry: Registry): OperationHistograms {
-  const server = new Histogram({
-    name: MCP_SERVER_DURATION,
-    help: 'MCP requests answered, from the route receiving the message to its answer.',
-    labelNames: ['mcp_method_name', 'gen_ai_tool_name', 'error_type', 'mcp_protocol_version'],
-    buckets: [...MCP_DURATION_BUCKETS],
-    registers: [registry],
-  });
-  const client = new Histogram({
-    name: MCP_CLIENT_DURATION,
-    help: 'Requests to upstream MCP servers, from sending to the mapped answer.',
-    labelNames: ['mcp_method_name', 'gen_ai_tool_name', 'error_type', 'mcp_server'],
-    buckets: [...MCP_DURATION_BUCKETS],
-    registers: [registry],
-  });
-  const http = new Histogram({
-    name: HTTP_SERVER_DURATION,
-    help: 'REST tool calls, from the route receiving the request to its answer.',
-    labelNames: ['http_request_method', 'http_route', 'http_response_status_code', 'error_type'],
-    buckets: [...HTTP_DURATION_BUCKETS],
-    registers: [registry],
-  });
+  const { histogram } = instrumentsOf(registry);
+  const server = histogram(
+    MCP_SERVER_DURATION,
+    'MCP requests answered, from the route receiving the message to its answer.',
+    ['mcp_method_name', 'gen_ai_tool_name', 'error_type', 'mcp_protocol_version'],
+    MCP_DURATION_BUCKETS,
+  );
+  const client = histogram(
+    MCP_CLIENT_DURATION,
+    'Requests to upstream MCP servers, from sending to the mapped answer.',
+    ['mcp_method_name', 'gen_ai_tool_name', 'error_type', 'mcp_server'],
+    MCP_DURATION_BUCKETS,
+  );
+  const http = histogram(
+    HTTP_SERVER_DURATION,
+    'REST tool calls, from the route receiving the request to its answer.',
+    ['http_request_method', 'http_route', 'http_response_status_code', 'error_type'],
+    HTTP_DURATION_BUCKETS,
+  );
   return {
     observeMcpOperation({ method, tool, errorType, protocolVersion }, seconds) {
       const labels: Record<string, string> = { mcp_method_name: methodLabel(method) };

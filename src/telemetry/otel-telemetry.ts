@@ -46,7 +46,12 @@ import { NO_SPAN, type Attributes, type AttributeValue, type Span, type SpanKind
 import type { Telemetry, TraceParent } from './telemetry.js';
 import { packageVersion } from './package-version.js';
 import { resourceOf } from './otel-resource.js';
-import type { SamplerConfig, SignalExport, TelemetryConfig } from './telemetry-config.js';
+import type {
+  OtlpProtocol,
+  SamplerConfig,
+  SignalExport,
+  TelemetryConfig,
+} from './telemetry-config.js';
 
 export type TelemetryLog = Pick<Logger, 'info' | 'warn'>;
 
@@ -99,16 +104,7 @@ class SdkSpan implements Span {
     this.span.setStatus({ code: SpanStatusCode.ERROR });
   }
   child(name: string, kind: SpanKind, attributes?: Attributes): Span {
-    const parent: Context = trace.setSpan(ROOT_CONTEXT, this.span);
-    const attrs = defined(attributes);
-    return new SdkSpan(
-      this.tracer,
-      this.tracer.startSpan(
-        name,
-        { kind: KINDS[kind], ...(attrs && { attributes: attrs }) },
-        parent,
-      ),
-    );
+    return startSpan(this.tracer, name, kind, attributes, trace.setSpan(ROOT_CONTEXT, this.span));
   }
   /**
    * Also for a span sampled out: the trace goes on upstream with its flags saying so,
@@ -124,6 +120,19 @@ class SdkSpan implements Span {
   end(): void {
     this.span.end();
   }
+}
+
+/** A span begun under `parent`, a child span or a server span alike. */
+function startSpan(
+  tracer: Tracer,
+  name: string,
+  kind: SpanKind,
+  attributes: Attributes | undefined,
+  parent: Context,
+): Span {
+  const attrs = defined(attributes);
+  const options = { kind: KINDS[kind], ...(attrs && { attributes: attrs }) };
+  return new SdkSpan(tracer, tracer.startSpan(name, options, parent));
 }
 
 function sampler(config: SamplerConfig): Sampler {
@@ -171,13 +180,13 @@ function watchExports<T, E extends Exporter<T>>(
   return exporter;
 }
 
-function exporterConfig(signal: SignalExport): {
+interface ExporterConfig {
   url: string;
   headers: Record<string, string>;
   timeoutMillis: number;
-} {
-  return { url: signal.url, headers: { ...signal.headers }, timeoutMillis: signal.timeoutMs };
 }
+
+type ExporterClass<E> = new (config: ExporterConfig) => E;
 
 /**
  * The exports of a dynamically imported CommonJS package. Node gives its named exports
@@ -190,21 +199,37 @@ function commonJs<T extends object>(mod: T & { default?: T }): T {
   return mod.default ?? mod;
 }
 
-// Only the exporters of the configured protocol are loaded.
-async function traceExporter(signal: SignalExport): Promise<SpanExporter> {
-  const { OTLPTraceExporter } =
-    signal.protocol === 'http/json'
-      ? commonJs(await import('@opentelemetry/exporter-trace-otlp-http'))
-      : commonJs(await import('@opentelemetry/exporter-trace-otlp-proto'));
-  return new OTLPTraceExporter(exporterConfig(signal));
-}
+/** A signal's exporter class by protocol: only the configured protocol's package is loaded. */
+type ExporterClasses<E> = Readonly<Record<OtlpProtocol, () => Promise<ExporterClass<E>>>>;
 
-async function metricExporter(signal: SignalExport): Promise<PushMetricExporter> {
-  const { OTLPMetricExporter } =
-    signal.protocol === 'http/json'
-      ? commonJs(await import('@opentelemetry/exporter-metrics-otlp-http'))
-      : commonJs(await import('@opentelemetry/exporter-metrics-otlp-proto'));
-  return new OTLPMetricExporter(exporterConfig(signal));
+const TRACE_EXPORTERS: ExporterClasses<SpanExporter> = {
+  'http/json': async () =>
+    commonJs(await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter,
+  'http/protobuf': async () =>
+    commonJs(await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter,
+};
+
+const METRIC_EXPORTERS: ExporterClasses<PushMetricExporter> = {
+  'http/json': async () =>
+    commonJs(await import('@opentelemetry/exporter-metrics-otlp-http')).OTLPMetricExporter,
+  'http/protobuf': async () =>
+    commonJs(await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter,
+};
+
+/** The exporter of one signal, of its configured protocol, watched. */
+async function exporterOf<T, E extends Exporter<T>>(
+  signal: SignalExport,
+  name: 'traces' | 'metrics',
+  classes: ExporterClasses<E>,
+  log: TelemetryLog | undefined,
+): Promise<E> {
+  const Exporter = await classes[signal.protocol]();
+  const config = {
+    url: signal.url,
+    headers: { ...signal.headers },
+    timeoutMillis: signal.timeoutMs,
+  };
+  return watchExports(new Exporter(config), name, signal.url, log);
 }
 
 export async function createOtelTelemetry(
@@ -216,18 +241,12 @@ export async function createOtelTelemetry(
 
   let tracerProvider: TracerProvider | undefined;
   if (config.traces) {
-    const exporter = watchExports(
-      await traceExporter(config.traces),
-      'traces',
-      config.traces.url,
-      opts.log,
-    );
     tracerProvider = new TracerProvider({
       resource,
       sampler: sampler(config.sampler),
       spanProcessors: [
         new BatchSpanProcessor({
-          exporter,
+          exporter: await exporterOf(config.traces, 'traces', TRACE_EXPORTERS, opts.log),
           maxQueueSize: config.batch.maxQueueSize,
           maxExportBatchSize: config.batch.maxExportBatchSize,
           scheduledDelayMillis: config.batch.scheduledDelayMs,
@@ -239,17 +258,11 @@ export async function createOtelTelemetry(
 
   let meterProvider: MeterProvider | undefined;
   if (config.metrics && opts.metricProducer) {
-    const exporter = watchExports(
-      await metricExporter(config.metrics),
-      'metrics',
-      config.metrics.url,
-      opts.log,
-    );
     meterProvider = new MeterProvider({
       resource,
       readers: [
         new PeriodicExportingMetricReader({
-          exporter,
+          exporter: await exporterOf(config.metrics, 'metrics', METRIC_EXPORTERS, opts.log),
           exportIntervalMillis: config.metricIntervalMs,
           exportTimeoutMillis: config.metricTimeoutMs,
           metricProducers: [opts.metricProducer],
@@ -270,15 +283,7 @@ export async function createOtelTelemetry(
       if (parent.traceparent !== undefined) carrier.traceparent = parent.traceparent;
       if (parent.tracestate !== undefined) carrier.tracestate = parent.tracestate;
       const context = propagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
-      const attrs = defined(attributes);
-      return new SdkSpan(
-        tracer,
-        tracer.startSpan(
-          name,
-          { kind: OtelSpanKind.SERVER, ...(attrs && { attributes: attrs }) },
-          context,
-        ),
-      );
+      return startSpan(tracer, name, 'server', attributes, context);
     },
     shutdown(): Promise<void> {
       stopped ??= (async () => {

@@ -146,7 +146,7 @@ describe('catalog page over HTTP', () => {
     expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(js.headers.get('x-content-type-options')).toBe('nosniff');
     expect(js.headers.get('cache-control')).toBe('public, max-age=86400');
-    expect(js.text).toContain("fetch('/api/'");
+    expect(js.text).toContain("post(form, '/api/' + encodeURIComponent(tool)");
     // It parses (a syntax error would only show as a page without behaviour).
     expect(() => new Script(js.text, { filename: 'catalog.js' })).not.toThrow();
     const css = await get(`${gw.url}${styleUrl}`);

@@ -7,6 +7,7 @@ const { header, 'bearer-env': bearerEnv, timeout } = REMOTE_FLAGS;
 export const APPROVALS_COMMAND = defineCommand({
   name: 'approvals',
   usage: ['<url>', '<url> approve <id>', '<url> decline <id>'],
+  operands: { min: 1, wrong: 'name the gateway URL' },
   about: `
 Lists the calls waiting for approval on a running gateway, and decides one. A grant
 with approve (see docs/spec-language.md) parks the call until someone holding the

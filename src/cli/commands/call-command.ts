@@ -5,6 +5,10 @@ import { REMOTE_FLAGS } from './remote-flags.js';
 export const CALL_COMMAND = defineCommand({
   name: 'call',
   usage: ['<url> <tool> [name=value... | json-args | @file | -]'],
+  operands: {
+    min: 2,
+    wrong: 'name a server URL, a tool, and its arguments (one JSON object or name=value words)',
+  },
   about: `
 Calls one tool of a running MCP server (a gateway's POST /mcp, or any server
 speaking Streamable HTTP) and prints the result: structuredContent as indented

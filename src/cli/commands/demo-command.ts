@@ -4,6 +4,7 @@ import { defineCommand } from '../flags.js';
 export const DEMO_COMMAND = defineCommand({
   name: 'demo',
   usage: [''],
+  operands: { min: 0, max: 0, wrong: 'takes no arguments' },
   about: `
 Starts a small helpdesk REST API and an embedded Postgres on this machine,
 then serves specs/demo.mcp.kdl against them: ticket tools over HTTP, order tools

@@ -5,6 +5,7 @@ import { REMOTE_EXITS, REMOTE_FLAGS } from './remote-flags.js';
 export const DISCOVER_COMMAND = defineCommand({
   name: 'discover',
   usage: ['<url>'],
+  operands: { min: 1, max: 1, wrong: 'name exactly one server URL' },
   about: `
 Prints, as JSON, what a running MCP server says about itself: the server/discover
 result (supportedVersions, capabilities, serverInfo, instructions, cache hints) from

@@ -4,6 +4,7 @@ import { defineCommand } from '../flags.js';
 export const OPENAPI_COMMAND = defineCommand({
   name: 'openapi',
   usage: ['<spec.mcp.kdl>'],
+  operands: { min: 1, max: 1, wrong: 'name exactly one spec file' },
   about: `
 Prints the OpenAPI 3.1 document of the spec's REST surface as JSON on stdout: one
 POST /api/<tool> per grant, the tool's inputSchema as the request body, the envelope

@@ -5,6 +5,7 @@ import { REMOTE_FLAGS } from './remote-flags.js';
 export const PROMPT_COMMAND = defineCommand({
   name: 'prompt',
   usage: ['<url> <name> [name=value... | json-args | @file | -]'],
+  operands: { min: 2, wrong: 'name a server URL, a prompt, and its arguments' },
   about: `
 Gets one prompt of a running MCP server (prompts/get) and prints its messages, each
 as [role] and its text; a message embedding a resource names it, then shows its

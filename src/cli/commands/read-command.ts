@@ -5,6 +5,7 @@ import { REMOTE_FLAGS } from './remote-flags.js';
 export const READ_COMMAND = defineCommand({
   name: 'read',
   usage: ['<url> <uri>'],
+  operands: { min: 2, max: 2, wrong: 'name a server URL and one resource URI' },
   about: `
 Reads one resource of a running MCP server (resources/read) and prints its
 contents: text as it is; binary content (a blob) as its bytes when stdout is

@@ -5,6 +5,7 @@ import { defineCommand } from '../flags.js';
 export const SERVE_COMMAND = defineCommand({
   name: 'serve',
   usage: ['<spec.mcp.kdl>'],
+  operands: { min: 1, max: 1, wrong: 'name exactly one spec file' },
   about: `
 Serves every grant of the spec from one process:
   POST /mcp            MCP Streamable HTTP, stateless (2026-07-28 and 2025-11-25 clients)

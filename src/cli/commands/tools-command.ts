@@ -5,6 +5,7 @@ import { REMOTE_EXITS, REMOTE_FLAGS } from './remote-flags.js';
 export const TOOLS_COMMAND = defineCommand({
   name: 'tools',
   usage: [{ operands: '<spec.mcp.kdl>', flags: ['json', 'toolset'] }, '<url>'],
+  operands: { min: 1, max: 1, wrong: 'name exactly one spec file or server URL' },
   about: `
 With a spec: shows the tools the spec serves, in spec order, exactly as MCP
 tools/list returns them (name, title, description, inputSchema, outputSchema,

@@ -8,7 +8,7 @@
  * cannot read what a prompt embeds does not see it.
  */
 import { matchName, NameClaims, takenBy } from '../name-claims.js';
-import { once, propOrChild, SCOPE, TEXT } from '../common-kinds.js';
+import { namedSubject, once, propOrChild, SCOPE, TEXT } from '../common-kinds.js';
 import type { Diagnostics, Located, Position, Subject } from '../diagnostics.js';
 import type {
   PromptDescriptor,
@@ -24,6 +24,7 @@ import {
   propAt,
   type NodeKind,
 } from '../kdl-reader.js';
+import type { FieldSpec } from '../field-types.js';
 import { checkPattern } from '../pattern-safety.js';
 import {
   fillPlaceholders,
@@ -35,14 +36,12 @@ import { compileUriPlan, matchUri } from '../uri-match.js';
 import { reportPattern } from './field.js';
 import type { CheckedResource } from './resource.js';
 
-export interface PromptArgumentSpec {
-  readonly name: string;
-  readonly at: Position;
-  readonly required: boolean;
+/** An argument as written: a field's rules that apply to a string, its values strings. */
+export interface PromptArgumentSpec extends Pick<
+  FieldSpec,
+  'name' | 'at' | 'required' | 'describe' | 'pattern' | 'maxLength'
+> {
   readonly default?: Located<string>;
-  readonly describe?: string;
-  readonly pattern?: Located<string>;
-  readonly maxLength?: Located<number>;
   readonly enum?: readonly Located<string>[];
 }
 
@@ -144,10 +143,7 @@ export const PROMPT: NodeKind<PromptSpec> = {
     where: 'in a prompt',
     twice: 'is given twice',
   },
-  inner: (n) => {
-    const name = arg<string>(n, 0);
-    return name === undefined ? undefined : [`prompt ${name}`];
-  },
+  inner: namedSubject('prompt'),
   build(n, outer) {
     const name = arg<string>(n, 0)!;
     const ctx = { ...outer, subject: [`prompt ${name}`] };

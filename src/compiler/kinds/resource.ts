@@ -8,7 +8,7 @@
  */
 import { NameClaims } from '../name-claims.js';
 import { dirname, extname, join } from 'node:path';
-import { locatedString, once, propOrChild, SCOPE, TEXT } from '../common-kinds.js';
+import { locatedString, namedSubject, once, propOrChild, SCOPE, TEXT } from '../common-kinds.js';
 import type { Diagnostics, Located, Position, Subject } from '../diagnostics.js';
 import type {
   ResourceContent,
@@ -62,10 +62,7 @@ export const RESOURCE: NodeKind<ResourceSpec> = {
     twice: 'is given twice',
   },
   // Without its URI a resource has nothing to be named by: its children are not read.
-  inner: (n) => {
-    const uri = arg<string>(n, 0);
-    return uri === undefined ? undefined : [`resource ${uri}`];
-  },
+  inner: namedSubject('resource'),
   build(n, outer) {
     const ctx = { ...outer, subject: [`resource ${arg<string>(n, 0)!}`] };
     const located = (name: string): Located<string> | undefined => {

@@ -6,7 +6,7 @@
  * serve time matches a glob or looks a name up twice.
  */
 import { matchName, NameClaims, takenBy } from '../name-claims.js';
-import { once, propOrChild, TEXT } from '../common-kinds.js';
+import { namedSubject, once, propOrChild, TEXT } from '../common-kinds.js';
 import type { Diagnostics, Located, Position } from '../diagnostics.js';
 import type { SourceRef, ToolsetDescriptor } from '../descriptor.js';
 import { closestName } from '../closest-name.js';
@@ -53,10 +53,7 @@ export const TOOLSET: NodeKind<ToolsetSpec> = {
     where: 'in a toolset',
     twice: 'is given twice',
   },
-  inner: (n) => {
-    const name = arg<string>(n, 0);
-    return name === undefined ? undefined : [`toolset ${name}`];
-  },
+  inner: namedSubject('toolset'),
   build(n, outer) {
     const name = arg<string>(n, 0);
     if (name === undefined) return undefined;

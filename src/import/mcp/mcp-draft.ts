@@ -3,7 +3,7 @@
  * `tool` grant per upstream tool (or the reason it is none), in the order written.
  */
 import type { ProtocolChoice } from '../../engine/backends/mcp/upstream-session.js';
-import type { DraftBlock } from '../openapi/draft-types.js';
+import type { DraftBlock, DraftEntry } from '../openapi/draft-types.js';
 
 /** How the gateway reaches the upstream: the spec's `url=` or its `command` child. */
 export type McpTarget =
@@ -21,14 +21,7 @@ export interface McpDraftGrant {
   readonly args: DraftBlock;
 }
 
-export interface SkippedTool {
-  readonly source: string;
-  readonly reason: string;
-}
-
-export type McpDraftEntry =
-  | { readonly kind: 'grant'; readonly grant: McpDraftGrant }
-  | { readonly kind: 'skipped'; readonly skipped: SkippedTool };
+export type McpDraftEntry = DraftEntry<McpDraftGrant>;
 
 export interface McpDraftSpec {
   readonly name: string;

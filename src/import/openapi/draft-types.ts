@@ -64,16 +64,19 @@ export interface DraftSet {
   readonly header: readonly (readonly [name: string, value: string])[];
 }
 
-/** One selected operation that could not become a grant, and why. */
-export interface SkippedOperation {
+/** One selected operation (or upstream tool) that could not become a grant, and why. */
+export interface Skipped {
   readonly source: string;
   readonly reason: string;
 }
 
-/** Every selected operation, in document order: a grant or the reason it is not one. */
-export type DraftEntry =
-  | { readonly kind: 'grant'; readonly grant: DraftGrant }
-  | { readonly kind: 'skipped'; readonly skipped: SkippedOperation };
+/**
+ * Every selected operation (or upstream tool), in the order written: a grant or the
+ * reason it is not one.
+ */
+export type DraftEntry<G = DraftGrant> =
+  | { readonly kind: 'grant'; readonly grant: G }
+  | { readonly kind: 'skipped'; readonly skipped: Skipped };
 
 export type DraftAuth =
   | { readonly kind: 'bearer'; readonly env: string }

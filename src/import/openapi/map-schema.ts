@@ -30,6 +30,25 @@ export const MAX_GRANT_FIELDS = 100;
 export type Place = 'path' | 'query' | 'body';
 export type Mapped = { ok: true; field: DraftField } | { ok: false; reason: string };
 
+/** The lead line of a field passed through as `raw`, before the reason. */
+const RAW_LEAD = 'passed through as raw: ';
+
+/** A field passed through as `raw` (any JSON the caller sends), its lead line saying why. */
+function rawField(
+  base: Partial<DraftField> & { name: string },
+  kind: 'object' | 'array' | undefined,
+  describe: string | undefined,
+  why: string,
+): Mapped {
+  const field: DraftField = {
+    ...base,
+    type: 'raw',
+    ...(kind && { kind }),
+    ...(describe && { describe }),
+  };
+  return { ok: true, field: { ...field, lead: [RAW_LEAD + why] } };
+}
+
 type ScalarType = 'string' | 'integer' | 'number' | 'boolean';
 const SCALARS = new Set<string>(['string', 'integer', 'number', 'boolean']);
 
@@ -191,16 +210,7 @@ export class SchemaMapper {
     if (flat.kind === 'raw') {
       if (input.place !== 'body')
         return { ok: false, reason: `${flat.why}; ${input.place} parameters take scalars` };
-      return {
-        ok: true,
-        field: {
-          ...base,
-          type: 'raw',
-          ...(flat.as && { kind: flat.as }),
-          ...(describe && { describe }),
-          lead: [`passed through as raw: ${flat.why}`],
-        },
-      };
+      return rawField(base, flat.as, describe, flat.why);
     }
     return this.within(flat.origins, () => this.typed(base, flat.s, describe, input));
   }
@@ -266,16 +276,7 @@ export class SchemaMapper {
     const rawArray = (why: string): Mapped =>
       input.place === 'query'
         ? { ok: false, reason: `${why}; query parameters take scalars and arrays of scalars` }
-        : {
-            ok: true,
-            field: {
-              ...base,
-              type: 'raw',
-              kind: 'array',
-              ...(describe && { describe }),
-              lead: [`passed through as raw: ${why}`],
-            },
-          };
+        : rawField(base, 'array', describe, why);
     if (items === undefined)
       return input.place === 'query'
         ? {
@@ -306,9 +307,7 @@ export class SchemaMapper {
       const obj = this.within(items.origins, () => this.object(base, it, describe, input));
       if (!obj.ok) return obj;
       if (obj.field.type === 'raw')
-        return rawArray(
-          obj.field.lead?.[0]?.replace(/^passed through as raw: /, '') ?? 'free-form items',
-        );
+        return rawArray(obj.field.lead?.[0]?.slice(RAW_LEAD.length) ?? 'free-form items');
       return { ok: true, field: { ...obj.field, type: 'object[]', ...bounds } };
     }
     return rawArray(
@@ -356,16 +355,7 @@ export class SchemaMapper {
         ok: false,
         reason: `it is an object; ${input.place} parameters take scalars${input.place === 'query' ? ' and arrays of scalars' : ''}`,
       };
-    const raw = (why: string): Mapped => ({
-      ok: true,
-      field: {
-        ...base,
-        type: 'raw',
-        kind: 'object',
-        ...(describe && { describe }),
-        lead: [`passed through as raw: ${why}`],
-      },
-    });
+    const raw = (why: string): Mapped => rawField(base, 'object', describe, why);
     if (!isObject(s.properties) || Object.keys(s.properties).length === 0)
       return raw('a free-form object');
     if (input.depth > MAX_OBJECT_DEPTH) return raw(`nested deeper than ${MAX_OBJECT_DEPTH} levels`);

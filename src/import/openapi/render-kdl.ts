@@ -26,24 +26,28 @@ function scalar(v: Scalar): Scalar {
   return typeof v === 'string' ? text(v) : v;
 }
 
+/** A field's properties in the order written: the KDL name, and the draft member it writes. */
+const FIELD_PROPS = [
+  ['default', 'default'],
+  ['min', 'min'],
+  ['max', 'max'],
+  ['min-length', 'minLength'],
+  ['max-length', 'maxLength'],
+  ['pattern', 'pattern'],
+  ['format', 'format'],
+  ['min-items', 'minItems'],
+  ['max-items', 'maxItems'],
+  ['as', 'as'],
+  ['kind', 'kind'],
+  ['describe', 'describe'],
+] as const satisfies readonly (readonly [string, keyof DraftField])[];
+
 export function fieldNode(f: DraftField): KdlItem[] {
-  const props: KdlEntry[] = [];
-  const add = (key: string, v: Scalar | undefined): void => {
+  const props: KdlEntry[] = f.required ? [['required', true]] : [];
+  for (const [key, member] of FIELD_PROPS) {
+    const v: Scalar | undefined = f[member];
     if (v !== undefined) props.push([key, scalar(v)]);
-  };
-  if (f.required) add('required', true);
-  add('default', f.default);
-  add('min', f.min);
-  add('max', f.max);
-  add('min-length', f.minLength);
-  add('max-length', f.maxLength);
-  add('pattern', f.pattern);
-  add('format', f.format);
-  add('min-items', f.minItems);
-  add('max-items', f.maxItems);
-  add('as', f.as);
-  add('kind', f.kind);
-  add('describe', f.describe);
+  }
   const children: KdlItem[] = [];
   if (f.enum)
     children.push(

@@ -31,8 +31,11 @@ function pretty(text) {
   }
 }
 
-/** POSTs `payload` as the caller and shows the status and `shown(text)` of the answer. */
-function post(form, path, payload, pendingText, shown) {
+/**
+ * POSTs `payload` as the caller and shows the status and `shown(text)` of the answer; a
+ * failure to reach the gateway is worded as of a `what` ("request", or "call" for a tool).
+ */
+function post(form, path, payload, pendingText, shown, what = 'request') {
   const button = form.querySelector('button[type="submit"]');
   const headers = { 'content-type': 'application/json', accept: 'application/json' };
   const token = currentToken();
@@ -56,7 +59,7 @@ function post(form, path, payload, pendingText, shown) {
         show(form, res.ok ? 'ok' : 'error', `${httpLabel(res)} · ${ms} ms`, bodyText);
       }),
     )
-    .catch((e) => show(form, 'error', `The request did not complete: ${errorText(e)}`, null))
+    .catch((e) => show(form, 'error', `The ${what} did not complete: ${errorText(e)}`, null))
     .then(() => {
       button.disabled = false;
       form.removeAttribute('aria-busy');
@@ -66,7 +69,6 @@ function post(form, path, payload, pendingText, shown) {
 function call(form) {
   const tool = form.getAttribute('data-tool');
   const textarea = form.querySelector('textarea');
-  const button = form.querySelector('button[type="submit"]');
   const raw = textarea.value.trim() === '' ? '{}' : textarea.value;
   let args;
   try {
@@ -81,32 +83,7 @@ function call(form) {
     textarea.focus();
     return;
   }
-  const headers = { 'content-type': 'application/json', accept: 'application/json' };
-  const token = currentToken();
-  if (token) headers.authorization = `Bearer ${token}`;
-  button.disabled = true;
-  form.setAttribute('aria-busy', 'true');
-  show(form, 'pending', `Calling ${tool}…`, null);
-  const started = Date.now();
-  fetch('/api/' + encodeURIComponent(tool), {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(args),
-    credentials: 'omit',
-    cache: 'no-store',
-    redirect: 'error',
-  })
-    .then((res) =>
-      res.text().then((text) => {
-        const ms = Date.now() - started;
-        show(form, res.ok ? 'ok' : 'error', `${httpLabel(res)} · ${ms} ms`, pretty(text));
-      }),
-    )
-    .catch((e) => show(form, 'error', `The call did not complete: ${errorText(e)}`, null))
-    .then(() => {
-      button.disabled = false;
-      form.removeAttribute('aria-busy');
-    });
+  post(form, '/api/' + encodeURIComponent(tool), args, `Calling ${tool}…`, pretty, 'call');
 }
 
 function wire(form) {
