@@ -1,0 +1,92 @@
+/**
+ * The set-up most capability suites share, around a recording upstream on 127.0.0.1:0:
+ * the real gateway serving a spec written against it (one start, one stop, so a suite
+ * names only its spec, its answer and its environment), and the upstream alone for suites
+ * whose gateways come and go per case. The `use…` forms are the suite's hooks.
+ */
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { startGateway, type GatewayOptions, type TestGateway } from './gateway.js';
+import { echoJson, startUpstream, type Upstream, type UpstreamHandler } from './upstream.js';
+
+export interface GatewayOnUpstream {
+  readonly upstream: Upstream;
+  readonly gw: TestGateway;
+  /** Closes the gateway, then the upstream. */
+  stop(): Promise<void>;
+}
+
+export interface GatewayOnUpstreamOptions extends GatewayOptions {
+  /** What the upstream answers; `echoJson` by default. */
+  readonly answer?: UpstreamHandler;
+}
+
+export async function startGatewayOnUpstream(
+  spec: (upstreamUrl: string) => string,
+  opts: GatewayOnUpstreamOptions = {},
+): Promise<GatewayOnUpstream> {
+  const { answer = echoJson, ...gatewayOptions } = opts;
+  const upstream = await startUpstream(answer);
+  let gw: TestGateway;
+  try {
+    gw = await startGateway(spec(upstream.url), gatewayOptions);
+  } catch (err) {
+    // A spec that does not compile must not leave the upstream listening.
+    await upstream.close();
+    throw err;
+  }
+  return {
+    upstream,
+    gw,
+    async stop() {
+      try {
+        await gw.close();
+      } finally {
+        await upstream.close();
+      }
+    },
+  };
+}
+
+export interface UseGatewayOnUpstreamOptions extends GatewayOnUpstreamOptions {
+  /** Empty the upstream's record before each test, so each counts only its own requests. */
+  readonly forgetEach?: boolean;
+}
+
+/**
+ * The same as a suite's hooks: starts both before the suite (handing them to `take`, which
+ * keeps them in the suite's own variables), stops both after it.
+ */
+export function useGatewayOnUpstream(
+  spec: (upstreamUrl: string) => string,
+  opts: UseGatewayOnUpstreamOptions,
+  take: (started: GatewayOnUpstream) => void,
+): void {
+  const { forgetEach, ...startOptions } = opts;
+  let started: GatewayOnUpstream | undefined;
+  beforeAll(async () => {
+    started = await startGatewayOnUpstream(spec, startOptions);
+    take(started);
+  });
+  afterAll(() => started?.stop());
+  if (forgetEach) {
+    beforeEach(() => {
+      if (started) started.upstream.requests.length = 0;
+    });
+  }
+}
+
+/**
+ * The upstream for a suite whose gateways come and go per case: started before the suite
+ * (handed to `take`), its record emptied before each test, closed after the suite.
+ */
+export function useUpstream(answer: UpstreamHandler, take: (upstream: Upstream) => void): void {
+  let upstream: Upstream | undefined;
+  beforeAll(async () => {
+    upstream = await startUpstream(answer);
+    take(upstream);
+  });
+  afterAll(() => upstream?.close());
+  beforeEach(() => {
+    if (upstream) upstream.requests.length = 0;
+  });
+}
