@@ -27,9 +27,10 @@ const APPROVAL_META = 'mcp-beaver/approval';
 let upstream: Upstream;
 let gw: TestGateway;
 
-useConsentGateway({ answer: answerJson((req) => ({ ok: true, path: req.path })) }, (s) => {
-  ({ upstream, gw } = s);
-});
+useConsentGateway(
+  { answer: answerJson((req) => ({ ok: true, path: req.path })) },
+  (s) => ({ upstream, gw } = s),
+);
 
 interface MetaResult {
   isError?: boolean;

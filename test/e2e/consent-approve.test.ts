@@ -30,9 +30,10 @@ const MINUTE = 60_000;
 let upstream: Upstream;
 let gw: TestGateway;
 
-useConsentGateway({ answer: answerJson((req) => ({ ok: true, path: req.path })) }, (s) => {
-  ({ upstream, gw } = s);
-});
+useConsentGateway(
+  { answer: answerJson((req) => ({ ok: true, path: req.path })) },
+  (s) => ({ upstream, gw } = s),
+);
 
 const sent = (): string[] => upstream.requests.map((r) => `${r.method} ${r.path} ${r.body}`);
 

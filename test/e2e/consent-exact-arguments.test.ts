@@ -42,9 +42,7 @@ can update tag {
 let upstream: Upstream;
 let gw: TestGateway;
 
-useConsentGateway({ tools: TAGS }, (s) => {
-  ({ upstream, gw } = s);
-});
+useConsentGateway({ tools: TAGS }, (s) => ({ upstream, gw } = s));
 
 const sent = (): string[] => upstream.requests.map((r) => `${r.method} ${r.path} ${r.body}`);
 

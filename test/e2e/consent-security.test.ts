@@ -35,9 +35,7 @@ import type { Upstream } from '../helpers/upstream.js';
 let upstream: Upstream;
 let gw: TestGateway;
 
-useConsentGateway({}, (s) => {
-  ({ upstream, gw } = s);
-});
+useConsentGateway({}, (s) => ({ upstream, gw } = s));
 
 /** The confirmation's requestState for deleting `payment`, as AGENT_KEY was asked it. */
 async function confirmState(payment: number, key = AGENT_KEY): Promise<string> {

@@ -44,9 +44,7 @@ describe('a person’s wait is no call’s wait', () => {
   let upstream: Upstream;
   let gw: TestGateway;
 
-  useConsentGateway({ extra: 'timeout "1s"', tools: DISPUTE }, (s) => {
-    ({ upstream, gw } = s);
-  });
+  useConsentGateway({ extra: 'timeout "1s"', tools: DISPUTE }, (s) => ({ upstream, gw } = s));
 
   it('runs a call approved after longer than the upstream timeout, once', async () => {
     const parked = await restRefund(gw.url, AGENT_KEY, { payment: 5, amount: 100 });
