@@ -12,14 +12,13 @@ import { compileSpecText } from '../../src/compiler/load-spec.js';
 import { postJson, type TestGateway } from '../helpers/gateway.js';
 import type { Upstream } from '../helpers/upstream.js';
 import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
+import { specHead } from '../helpers/spec-fixtures.js';
 
 const TOKEN = 'url_prop_secret_token_4242';
 
 function specText(baseUrl: string): string {
   return `
-wrap "urls" version="1.0.0"
-base-url "${baseUrl}"
-auth bearer env="URL_TOKEN"
+${specHead('urls', baseUrl, { bearerEnv: 'URL_TOKEN' })}
 can get thing {
     describe "One thing of one owner."
     path "/owners/{owner}/things/{id}"

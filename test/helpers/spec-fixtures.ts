@@ -52,6 +52,21 @@ export function issueCommentGrant(scopes?: readonly string[]): string {
 }`;
 }
 
+export interface SpecHeadOptions {
+  readonly version?: string;
+  /** The variable holding the upstream's bearer credential (`auth bearer env=`). */
+  readonly bearerEnv?: string;
+}
+
+/**
+ * A spec's first lines: its `wrap` name and version (1.0.0 by default), its upstream, and
+ * the upstream's bearer credential when it has one.
+ */
+export function specHead(name: string, baseUrl: string, opts: SpecHeadOptions = {}): string {
+  const auth = opts.bearerEnv ? `\nauth bearer env="${opts.bearerEnv}"` : '';
+  return `wrap "${name}" version="${opts.version ?? '1.0.0'}"\nbase-url "${baseUrl}"${auth}`;
+}
+
 /** Only the acme organisation's repositories. */
 export const ACME_ONLY = `restrict {
     owner "acme"

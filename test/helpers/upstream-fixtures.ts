@@ -50,6 +50,8 @@ export async function startGatewayOnUpstream(
 export interface UseGatewayOnUpstreamOptions extends GatewayOnUpstreamOptions {
   /** Empty the upstream's record before each test, so each counts only its own requests. */
   readonly forgetEach?: boolean;
+  /** The start's bound, where a suite's spec is slow to compile. */
+  readonly startTimeoutMs?: number;
 }
 
 /**
@@ -61,12 +63,12 @@ export function useGatewayOnUpstream(
   opts: UseGatewayOnUpstreamOptions,
   take: (started: GatewayOnUpstream) => void,
 ): void {
-  const { forgetEach, ...startOptions } = opts;
+  const { forgetEach, startTimeoutMs, ...startOptions } = opts;
   let started: GatewayOnUpstream | undefined;
   beforeAll(async () => {
     started = await startGatewayOnUpstream(spec, startOptions);
     take(started);
-  });
+  }, startTimeoutMs);
   afterAll(() => started?.stop());
   if (forgetEach) {
     beforeEach(() => {

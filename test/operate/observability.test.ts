@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import type { Upstream } from '../helpers/upstream.js';
 import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
+import { specHead } from '../helpers/spec-fixtures.js';
 
 const UPSTREAM_TOKEN = 'upstream-token-Zq8Lw3Xv9Kp2';
 const API_KEY = 'caller-key-Hn4Tr7Ye1Wm6';
@@ -10,9 +11,7 @@ const METRICS_KEY = 'metrics-key-Pc5Ug2Rb8Dx3';
 
 function spec(upstream: string): string {
   return `
-wrap "ops" version="1.0.0"
-base-url "${upstream}/v1"
-auth bearer env="OPS_TOKEN"
+${specHead('ops', `${upstream}/v1`, { bearerEnv: 'OPS_TOKEN' })}
 limits max-bytes=2000 budget-bytes=500
 access {
     api-key env="OPS_KEYS" scopes="read"

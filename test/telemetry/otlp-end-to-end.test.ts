@@ -24,6 +24,7 @@ import { createTestSchema, lockSharedPostgres, type TestSchema } from '../helper
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-mcp-server.js';
 import { newTraceparent, parseTraceparent } from '../helpers/recording-telemetry.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { specHead } from '../helpers/spec-fixtures.js';
 
 const STATEMENT = 'SELECT id, title FROM tickets WHERE title = $1';
 /** Argument values distinctive enough that finding one anywhere in a span is a leak. */
@@ -40,9 +41,7 @@ const BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 
 const SPEC = (baseUrl: string, tracker: string): string => `
-wrap "otlp-e2e" version="1.0.0"
-base-url "${baseUrl}/v1"
-auth bearer env="UPSTREAM_TOKEN"
+${specHead('otlp-e2e', `${baseUrl}/v1`, { bearerEnv: 'UPSTREAM_TOKEN' })}
 database env="DATABASE_URL" pool=2
 mcp-server "tracker" url="${tracker}"
 access {
