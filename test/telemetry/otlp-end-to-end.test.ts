@@ -24,7 +24,7 @@ import { createTestSchema, lockSharedPostgres, type TestSchema } from '../helper
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-mcp-server.js';
 import { newTraceparent, parseTraceparent } from '../helpers/recording-telemetry.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { specHead } from '../helpers/spec-fixtures.js';
+import { GET_THING_GRANT, searchIssuesToolGrant, specHead } from '../helpers/spec-fixtures.js';
 
 const STATEMENT = 'SELECT id, title FROM tickets WHERE title = $1';
 /** Argument values distinctive enough that finding one anywhere in a span is a leak. */
@@ -50,13 +50,7 @@ access {
 restrict {
     owner "acme"
 }
-can get thing {
-    describe "One thing of an owner."
-    path "/owners/{owner}/things/{id}" {
-        owner "string"
-        id "string"
-    }
-}
+${GET_THING_GRANT}
 can find tickets {
     describe "Tickets of one title."
     sql "${STATEMENT}"
@@ -64,13 +58,7 @@ can find tickets {
         title "string" required=#true
     }
 }
-can search issues {
-    describe "Search issues of the acme organisation."
-    tool "tracker" "search_issues"
-    args {
-        query "string" required=#true max-length=100
-    }
-}
+${searchIssuesToolGrant()}
 `;
 
 const HAS_DB = needsDatabase();
