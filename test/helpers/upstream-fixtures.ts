@@ -20,15 +20,18 @@ export interface GatewayOnUpstreamOptions extends GatewayOptions {
   readonly answer?: UpstreamHandler;
 }
 
-export async function startGatewayOnUpstream(
-  spec: (upstreamUrl: string) => string,
-  opts: GatewayOnUpstreamOptions = {},
+/** Starts a gateway whose spec is written against the upstream at `upstreamUrl`. */
+export type StartOnUpstream = (upstreamUrl: string) => Promise<TestGateway>;
+
+/** The upstream, then the gateway `start` makes on it; the upstream is closed if that fails. */
+export async function startOnUpstream(
+  start: StartOnUpstream,
+  answer: UpstreamHandler = echoJson,
 ): Promise<GatewayOnUpstream> {
-  const { answer = echoJson, ...gatewayOptions } = opts;
   const upstream = await startUpstream(answer);
   let gw: TestGateway;
   try {
-    gw = await startGateway(spec(upstream.url), gatewayOptions);
+    gw = await start(upstream.url);
   } catch (err) {
     // A spec that does not compile must not leave the upstream listening.
     await upstream.close();
@@ -47,7 +50,15 @@ export async function startGatewayOnUpstream(
   };
 }
 
-export interface UseGatewayOnUpstreamOptions extends GatewayOnUpstreamOptions {
+export function startGatewayOnUpstream(
+  spec: (upstreamUrl: string) => string,
+  opts: GatewayOnUpstreamOptions = {},
+): Promise<GatewayOnUpstream> {
+  const { answer, ...gatewayOptions } = opts;
+  return startOnUpstream((url) => startGateway(spec(url), gatewayOptions), answer);
+}
+
+export interface SuiteHookOptions {
   /** Empty the upstream's record before each test, so each counts only its own requests. */
   readonly forgetEach?: boolean;
   /** The start's bound, where a suite's spec is slow to compile. */
@@ -55,26 +66,41 @@ export interface UseGatewayOnUpstreamOptions extends GatewayOnUpstreamOptions {
 }
 
 /**
- * The same as a suite's hooks: starts both before the suite (handing them to `take`, which
- * keeps them in the suite's own variables), stops both after it.
+ * `startOnUpstream` as a suite's hooks: both start before the suite (handed to `take`,
+ * which keeps them in the suite's own variables) and stop after it.
  */
+export function useOnUpstream(
+  start: StartOnUpstream,
+  opts: SuiteHookOptions & { readonly answer?: UpstreamHandler },
+  take: (started: GatewayOnUpstream) => void,
+): void {
+  let started: GatewayOnUpstream | undefined;
+  beforeAll(async () => {
+    started = await startOnUpstream(start, opts.answer);
+    take(started);
+  }, opts.startTimeoutMs);
+  afterAll(() => started?.stop());
+  if (opts.forgetEach) {
+    beforeEach(() => {
+      if (started) started.upstream.requests.length = 0;
+    });
+  }
+}
+
+export interface UseGatewayOnUpstreamOptions extends GatewayOnUpstreamOptions, SuiteHookOptions {}
+
+/** `startGatewayOnUpstream` as a suite's hooks, like `useOnUpstream`. */
 export function useGatewayOnUpstream(
   spec: (upstreamUrl: string) => string,
   opts: UseGatewayOnUpstreamOptions,
   take: (started: GatewayOnUpstream) => void,
 ): void {
-  const { forgetEach, startTimeoutMs, ...startOptions } = opts;
-  let started: GatewayOnUpstream | undefined;
-  beforeAll(async () => {
-    started = await startGatewayOnUpstream(spec, startOptions);
-    take(started);
-  }, startTimeoutMs);
-  afterAll(() => started?.stop());
-  if (forgetEach) {
-    beforeEach(() => {
-      if (started) started.upstream.requests.length = 0;
-    });
-  }
+  const { forgetEach, startTimeoutMs, answer, ...gatewayOptions } = opts;
+  useOnUpstream(
+    (url) => startGateway(spec(url), gatewayOptions),
+    { answer, forgetEach, startTimeoutMs },
+    take,
+  );
 }
 
 /**
