@@ -29,7 +29,7 @@ import {
 } from '../helpers/jwks.js';
 import { BIN, runCli } from '../helpers/run-cli.js';
 import { MODERN, LEGACY, META_VERSION, META_CAPS } from '../helpers/mcp-wire.js';
-import { issueCommentGrant, listIssuesGrant } from '../helpers/spec-fixtures.js';
+import { issueCommentGrant, listIssuesGrant, specHead } from '../helpers/spec-fixtures.js';
 
 const UPSTREAM_TOKEN = 'upstream-credential-7f3a9c';
 const READ_KEY_1 = 'read-key-one-4b1d9e2f';
@@ -50,9 +50,7 @@ ${issueCommentGrant(['issues:read', 'issues:write'])}
 /** API keys only (no oauth): the brief's access block, plus a grant without scope. */
 function keysSpec(upstream: string): string {
   return `
-wrap "access-keys" version="1.0.0"
-base-url "${upstream}/api"
-auth bearer env="ISSUES_TOKEN"
+${specHead('access-keys', `${upstream}/api`, { bearerEnv: 'ISSUES_TOKEN' })}
 access {
     api-key env="KEYS_READ" scopes="issues:read"
     api-key env="KEYS_ADMIN" scopes="issues:read issues:write"

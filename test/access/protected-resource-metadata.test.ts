@@ -10,7 +10,7 @@ import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js'
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { startJwks, type JwksServer } from '../helpers/jwks.js';
 import { postToolCall } from '../helpers/call-tool.js';
-import { issueCommentGrant, listIssuesGrant } from '../helpers/spec-fixtures.js';
+import { issueCommentGrant, listIssuesGrant, specHead } from '../helpers/spec-fixtures.js';
 
 const READ_KEY = 'metadata-read-key-5c2e9a';
 const ENV = { ISSUES_TOKEN: 'upstream-token-1b7d', KEYS_READ: READ_KEY };
@@ -21,9 +21,7 @@ const PATHS = [
 
 function spec(upstream: string, oauth: string): string {
   return `
-wrap "metadata" version="1.0.0"
-base-url "${upstream}/api"
-auth bearer env="ISSUES_TOKEN"
+${specHead('metadata', `${upstream}/api`, { bearerEnv: 'ISSUES_TOKEN' })}
 access {
     api-key env="KEYS_READ" scopes="issues:read"
     ${oauth}

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeChromium, launchChromium, openPage, browserSkip } from '../helpers/chromium.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 
 const SKIP_BROWSER = skipBecause(...browserSkip('catalog-approvals.test.ts'));
 const OUTPUT_DIR = fileURLToPath(new URL('../../test-output/', import.meta.url));
@@ -71,14 +72,7 @@ describe('the approvals view over HTTP', () => {
   let upstream: Upstream;
   let gw: TestGateway;
 
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    gw = await startGateway(spec(upstream.url), { env: ENV });
-  });
-  afterAll(async () => {
-    await gw?.close();
-    await upstream?.close();
-  });
+  useGatewayOnUpstream(spec, { env: ENV }, (s) => ({ upstream, gw } = s));
 
   it('serves the approval URL an agent is given as the catalog page, never framed', async () => {
     const asked = await askApproval(gw, 100);

@@ -7,10 +7,11 @@
  * upstream received. The y/N prompt on a terminal is tested as a unit
  * (test/client/elicitation.test.ts): the house has no pseudo-terminal helper.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { TestGateway } from '../helpers/gateway.js';
 import { runCli, type CliResult } from '../helpers/run-cli.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { answerJson, type Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 
 const AGENT_KEY = 'agent-key-5d1e8b7c';
 const FINANCE_KEY = 'finance-key-2a9f4c3e';
@@ -61,21 +62,18 @@ async function pending(keyEnv: string): Promise<{ id: string; message: string; o
     .approvals;
 }
 
-beforeAll(async () => {
-  upstream = await startUpstream((_req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end('{"done":true}');
-  });
-  gw = await startGateway(spec(upstream.url), { env: { AGENT_KEY, FINANCE_KEY, BOSS_KEY } });
-  mcpUrl = `${gw.url}/mcp`;
-});
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
-beforeEach(() => {
-  upstream.requests.length = 0;
-});
+useGatewayOnUpstream(
+  spec,
+  {
+    answer: answerJson(() => ({ done: true })),
+    env: { AGENT_KEY, FINANCE_KEY, BOSS_KEY },
+    forgetEach: true,
+  },
+  (s) => {
+    ({ upstream, gw } = s);
+    mcpUrl = `${gw.url}/mcp`;
+  },
+);
 
 describe('call of a grant with confirm', SEVERAL_RUNS, () => {
   it('runs the call once with --yes, saying what it confirmed', async () => {

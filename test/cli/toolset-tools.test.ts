@@ -7,24 +7,21 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TestGateway } from '../helpers/gateway.js';
+import { okJson, type Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 import { runCli, type CliResult } from '../helpers/run-cli.js';
 import { FULL_KEY, KEYS_ENV, TRIAGE_TOOLS, toolsetsSpec } from '../helpers/toolsets-spec.js';
 
 let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream(okJson);
-  gw = await startGateway(toolsetsSpec({ upstream: upstream.url }), { env: KEYS_ENV });
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+useGatewayOnUpstream(
+  (url) => toolsetsSpec({ upstream: url }),
+  { answer: okJson, env: KEYS_ENV },
+  (s) => ({ upstream, gw } = s),
+);
 
 /** `tools <url>` with the key in TOOLSETS_TOKEN and a bound on each request. */
 function tools(url: string, era: string, ...more: string[]): Promise<CliResult> {

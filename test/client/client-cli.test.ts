@@ -25,8 +25,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type RecordedRequest, type Upstream } from '../helpers/upstream.js';
+import { type TestGateway } from '../helpers/gateway.js';
+import {
+  answerJson,
+  startUpstream,
+  type RecordedRequest,
+  type Upstream,
+} from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 import { runCli, type CliResult } from '../helpers/run-cli.js';
 import {
   ACME_ONLY,
@@ -68,21 +74,17 @@ let upstream: Upstream;
 let gw: TestGateway;
 let mcpUrl: string;
 
-beforeAll(async () => {
-  upstream = await startUpstream((req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify([{ number: 7, title: 'seven', path: req.path, query: req.query }]));
-  });
-  gw = await startGateway(gatewaySpec(upstream.url), {
+useGatewayOnUpstream(
+  gatewaySpec,
+  {
+    answer: answerJson((req) => [{ number: 7, title: 'seven', path: req.path, query: req.query }]),
     env: { ISSUES_TOKEN: UPSTREAM_TOKEN, MCP_KEYS: MCP_KEY },
-  });
-  mcpUrl = `${gw.url}/mcp`;
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+  },
+  (s) => {
+    ({ upstream, gw } = s);
+    mcpUrl = `${gw.url}/mcp`;
+  },
+);
 
 // ---------------------------------------------------------------------------------
 // (a) the gateway, in each era

@@ -8,10 +8,10 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { TestGateway } from '../helpers/gateway.js';
-import { startHelpdeskGateway } from '../helpers/helpdesk-gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { useHelpdeskOnUpstream } from '../helpers/helpdesk-gateway.js';
+import type { Upstream } from '../helpers/upstream.js';
 import { BIN, runCli, type CliResult } from '../helpers/run-cli.js';
 
 // Each test runs the CLI a few times, each a child process loading the sources through
@@ -27,22 +27,14 @@ let upstream: Upstream;
 let gw: TestGateway;
 let mcpUrl: string;
 
-beforeAll(async () => {
-  upstream = await startUpstream((req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ id: Number(req.path.split('/').at(-1)), subject: 'Printer on fire' }));
-  });
-  gw = await startHelpdeskGateway(
-    { name: 'helpdesk-cli', baseUrl: `${upstream.url}/api`, pixel: true, auditSummary: true },
-    { guide: GUIDE, env: { FULL_KEYS: FULL_KEY, READER_KEYS: READER_KEY } },
-  );
-  mcpUrl = `${gw.url}/mcp`;
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+useHelpdeskOnUpstream(
+  { name: 'helpdesk-cli', pixel: true, auditSummary: true },
+  { guide: GUIDE, env: { FULL_KEYS: FULL_KEY, READER_KEYS: READER_KEY } },
+  (s) => {
+    ({ upstream, gw } = s);
+    mcpUrl = `${gw.url}/mcp`;
+  },
+);
 
 /** Runs the CLI with a bound on each request and both keys in the environment. */
 function cli(args: string[], input?: string): Promise<CliResult> {

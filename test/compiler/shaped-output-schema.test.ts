@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { shapePaths } from '../helpers/shape-paths.js';
 import { compileSpecFile } from '../../src/compiler/load-spec.js';
 import {
   HTTP_OUTPUT_SCHEMA,
@@ -75,14 +76,7 @@ describe('the outputSchema of a grant with pick or omit', () => {
 
   it('has neither for any paths, under pick and omit, for an HTTP and a sql grant', () => {
     const name = fc.constantFrom('a', 'b', '__proto__', 'x y');
-    const path = fc
-      .array(fc.record({ name, each: fc.integer({ min: 0, max: 2 }) }), {
-        minLength: 1,
-        maxLength: 3,
-      })
-      .map((steps) =>
-        steps.map((s, i) => s.name + (i < steps.length - 1 ? '[]'.repeat(s.each) : '')).join('.'),
-      );
+    const path = shapePaths(name);
     fc.assert(
       fc.property(
         fc.uniqueArray(path, { minLength: 1, maxLength: 4 }),

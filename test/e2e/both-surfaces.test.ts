@@ -9,6 +9,7 @@ import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js'
 import { startJwks, type JwksServer } from '../helpers/jwks.js';
 import { LEGACY, META_CAPS, META_VERSION, MODERN } from '../helpers/mcp-wire.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { GET_THING_GRANT } from '../helpers/spec-fixtures.js';
 
 const READER_KEY = 'both_surfaces_reader_key_5d1c';
 const OUTSIDER_KEY = 'both_surfaces_outsider_key_9a3e';
@@ -36,13 +37,7 @@ can list things {
         exclusive "after" "before"
     }
 }
-can get thing {
-    describe "One thing of an owner."
-    path "/owners/{owner}/things/{id}" {
-        owner "string"
-        id "string"
-    }
-}
+${GET_THING_GRANT}
 can list secrets {
     describe "Things only a reader may list."
     path "/secrets"

@@ -5,14 +5,15 @@
  * query, the body (nested too) and a sql param. A parsed JSON object inherits these
  * names, so a lookup that is not an own-member lookup finds a function there.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Gateway } from '../../src/engine/gateway.js';
 import { withoutNumberTexts } from '../../src/engine/number-text.js';
 import { compileSpecText } from '../../src/compiler/load-spec.js';
 import { callTool } from '../helpers/call-tool.js';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
+import { okJson, type Upstream } from '../helpers/upstream.js';
 import { scopeFor } from '../helpers/scope.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 
 const NAMES = [
   'toString',
@@ -97,15 +98,11 @@ interface Answer {
 let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream(okJson);
-  gw = await startGateway(spec(upstream.url));
-}, 60_000);
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+useGatewayOnUpstream(
+  spec,
+  { answer: okJson, startTimeoutMs: 60_000 },
+  (s) => ({ upstream, gw } = s),
+);
 
 function sentSince(before: number): Answer['sent'] {
   const got = upstream.requests.slice(before);

@@ -7,42 +7,30 @@
  * otherwise) names its code and what would let the call run. Nothing reaches the upstream.
  */
 import type { Client } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AGENT_KEY,
   approvalOf,
   bearer,
-  CONFIRM_KEY,
-  consentSpec,
   FINANCE_KEY,
-  KEYS_ENV,
   listApprovals,
   modernClient,
   restRefund,
   legacyClient,
+  useConsentGateway,
 } from '../helpers/consent.js';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
+import { answerJson, type Upstream } from '../helpers/upstream.js';
 
 const APPROVAL_META = 'mcp-beaver/approval';
 
 let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream((req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ ok: true, path: req.path }));
-  });
-  gw = await startGateway(consentSpec(upstream.url), { env: { ...KEYS_ENV, CONFIRM_KEY } });
-});
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
-beforeEach(() => {
-  upstream.requests.length = 0;
-});
+useConsentGateway(
+  { answer: answerJson((req) => ({ ok: true, path: req.path })) },
+  (s) => ({ upstream, gw } = s),
+);
 
 interface MetaResult {
   isError?: boolean;

@@ -7,47 +7,33 @@
  */
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AGENT_KEY,
   approvalOf,
   bearer,
-  CONFIRM_KEY,
-  consentSpec,
   decide,
   FINANCE_KEY,
   FORM_CAPS,
-  KEYS_ENV,
   listApprovals,
   modernClient,
   restRefund,
   URL_CAPS,
   legacyClient,
+  useConsentGateway,
 } from '../helpers/consent.js';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
+import { answerJson, type Upstream } from '../helpers/upstream.js';
 
 const MINUTE = 60_000;
 
 let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream((req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ ok: true, path: req.path }));
-  });
-  gw = await startGateway(consentSpec(upstream.url), {
-    env: { ...KEYS_ENV, CONFIRM_KEY },
-  });
-});
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
-beforeEach(() => {
-  upstream.requests.length = 0;
-});
+useConsentGateway(
+  { answer: answerJson((req) => ({ ok: true, path: req.path })) },
+  (s) => ({ upstream, gw } = s),
+);
 
 const sent = (): string[] => upstream.requests.map((r) => `${r.method} ${r.path} ${r.body}`);
 

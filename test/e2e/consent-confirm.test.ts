@@ -7,11 +7,12 @@
  * a yes, nothing otherwise.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { callTool, postToolCall } from '../helpers/call-tool.js';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
 import { MODERN } from '../helpers/mcp-wire.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { answerJson, type Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 
 const AGENT_KEY = 'agent-key-3c7f1a9e';
 
@@ -69,22 +70,15 @@ describe('confirm: the caller’s own user says yes before the call runs', () =>
   let upstream: Upstream;
   let gw: TestGateway;
 
-  beforeAll(async () => {
-    upstream = await startUpstream((_req, res) => {
-      res.setHeader('content-type', 'application/json');
-      res.end('{"deleted":true}');
-    });
-    gw = await startGateway(spec(upstream.url), {
+  useGatewayOnUpstream(
+    spec,
+    {
+      answer: answerJson(() => ({ deleted: true })),
       env: { AGENT_KEY, CONFIRM_KEY: 'ab'.repeat(32) },
-    });
-  });
-  afterAll(async () => {
-    await gw?.close();
-    await upstream?.close();
-  });
-  beforeEach(() => {
-    upstream.requests.length = 0;
-  });
+      forgetEach: true,
+    },
+    (s) => ({ upstream, gw } = s),
+  );
 
   it('asks the SDK v2 client’s user with the filled message, and on accept runs the call once', async () => {
     const seen: unknown[] = [];

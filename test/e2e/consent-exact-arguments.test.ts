@@ -6,25 +6,23 @@
  * one text ran another, and the approver read the double's text. Each case sends its
  * JSON as text, since JSON.stringify cannot write these numbers.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AGENT_KEY,
   approvalOf,
   bearer,
-  CONFIRM_KEY,
-  consentSpec,
   decide,
   FINANCE_KEY,
   FORM_CAPS,
   inputRequiredOf,
-  KEYS_ENV,
   listApprovals,
   resultText,
   ACCEPT_CONFIRM,
+  useConsentGateway,
 } from '../helpers/consent.js';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
 import { META_CAPS, META_VERSION, MODERN } from '../helpers/mcp-wire.js';
-import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
+import type { Upstream } from '../helpers/upstream.js';
 
 /** An approved and a confirmed grant, each taking a `raw` object forwarded as written. */
 const TAGS = `
@@ -44,19 +42,7 @@ can update tag {
 let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream(okJson);
-  gw = await startGateway(consentSpec(upstream.url, { tools: TAGS }), {
-    env: { ...KEYS_ENV, CONFIRM_KEY },
-  });
-});
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
-beforeEach(() => {
-  upstream.requests.length = 0;
-});
+useConsentGateway({ tools: TAGS }, (s) => ({ upstream, gw } = s));
 
 const sent = (): string[] => upstream.requests.map((r) => `${r.method} ${r.path} ${r.body}`);
 

@@ -5,11 +5,12 @@
  * APPROVAL_REQUIRED with the approval's URL, and the same call repeated after someone
  * holding the scope approves runs once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { TestGateway } from '../helpers/gateway.js';
 import { hasInspector, runInspector } from '../helpers/inspector-cli.js';
 import { skipBecause } from '../helpers/skip-reason.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { answerJson, type Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 
 const AGENT_KEY = 'agent-key-inspector-61d2';
 const FINANCE_KEY = 'finance-key-inspector-94be';
@@ -46,17 +47,14 @@ describe.skipIf(
   let gw: TestGateway;
   const asAgent = ['--header', `Authorization: Bearer ${AGENT_KEY}`];
 
-  beforeAll(async () => {
-    upstream = await startUpstream((_req, res) => {
-      res.setHeader('content-type', 'application/json');
-      res.end('{"refund":"re_1"}');
-    });
-    gw = await startGateway(spec(upstream.url), { env: { AGENT_KEY, FINANCE_KEY } });
-  });
-  afterAll(async () => {
-    await gw?.close();
-    await upstream?.close();
-  });
+  useGatewayOnUpstream(
+    spec,
+    {
+      answer: answerJson(() => ({ refund: 're_1' })),
+      env: { AGENT_KEY, FINANCE_KEY },
+    },
+    (s) => ({ upstream, gw } = s),
+  );
 
   it('gets CONFIRMATION_UNAVAILABLE for a confirm grant, and the upstream gets nothing', async () => {
     const run = await runInspector(`${gw.url}/mcp`, [

@@ -7,12 +7,13 @@
  * afresh (their key variables), so Redis keys of earlier runs never count here.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvalOf, bearer, decide, listApprovals } from '../helpers/consent.js';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { redisSkipReason, redisUrl } from '../helpers/needs-services.js';
 import { skipBecause } from '../helpers/skip-reason.js';
-import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { okJson, type Upstream } from '../helpers/upstream.js';
+import { useUpstream } from '../helpers/upstream-fixtures.js';
 
 const SHARED_REDIS = redisUrl();
 const NO_SHARED_REDIS = redisSkipReason();
@@ -57,15 +58,7 @@ const FINANCE = 'parking-finance-key-d35a';
 
 let upstream: Upstream;
 
-beforeAll(async () => {
-  upstream = await startUpstream(okJson);
-});
-afterAll(async () => {
-  await upstream?.close();
-});
-beforeEach(() => {
-  upstream.requests.length = 0;
-});
+useUpstream(okJson, (u) => (upstream = u));
 
 for (const store of STORES) {
   describe.skipIf(skipBecause(store.unavailable !== undefined, store.unavailable ?? ''))(

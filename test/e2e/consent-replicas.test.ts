@@ -14,7 +14,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AGENT_KEY,
   approvalOf,
@@ -42,7 +42,8 @@ import {
   type RedisServer,
 } from '../helpers/redis-server.js';
 import { skipBecause } from '../helpers/skip-reason.js';
-import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { okJson, type Upstream } from '../helpers/upstream.js';
+import { useUpstream } from '../helpers/upstream-fixtures.js';
 
 const SHARED_REDIS = redisUrl();
 const NO_SHARED_REDIS = redisSkipReason();
@@ -51,15 +52,7 @@ const LIMITS = 'limits redis-env="REDIS_URL"';
 
 let upstream: Upstream;
 
-beforeAll(async () => {
-  upstream = await startUpstream(okJson);
-});
-afterAll(async () => {
-  await upstream?.close();
-});
-beforeEach(() => {
-  upstream.requests.length = 0;
-});
+useUpstream(okJson, (u) => (upstream = u));
 
 const sent = (): string[] => upstream.requests.map((r) => `${r.method} ${r.path}`);
 

@@ -6,7 +6,7 @@
  * second decision) or by a browser tricked into it (a form post, a foreign Origin). The
  * retries are written out as JSON-RPC, as a hostile client would send them.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ACCEPT_CONFIRM,
   AGENT_KEY,
@@ -15,7 +15,6 @@ import {
   BOTH_KEY,
   bearer,
   CONFIRM_KEY,
-  consentSpec,
   decide,
   FINANCE_KEY,
   FORM_CAPS,
@@ -28,24 +27,15 @@ import {
   restRefund,
   resultText,
   URL_CAPS,
+  useConsentGateway,
 } from '../helpers/consent.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import type { Upstream } from '../helpers/upstream.js';
 
 let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream(okJson);
-  gw = await startGateway(consentSpec(upstream.url), { env: { ...KEYS_ENV, CONFIRM_KEY } });
-});
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
-beforeEach(() => {
-  upstream.requests.length = 0;
-});
+useConsentGateway({}, (s) => ({ upstream, gw } = s));
 
 /** The confirmation's requestState for deleting `payment`, as AGENT_KEY was asked it. */
 async function confirmState(payment: number, key = AGENT_KEY): Promise<string> {

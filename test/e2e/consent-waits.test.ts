@@ -5,25 +5,23 @@
  * `rate-limit` counts only calls that pass the step, so asking, declining and waiting
  * use none of the caller's window.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AGENT_KEY,
   approvalOf,
   askDeleteConfirm,
-  CONFIRM_KEY,
-  consentSpec,
   decide,
   deleteConfirmedRetry,
   FINANCE_KEY,
   FORM_CAPS,
   inputRequiredOf,
-  KEYS_ENV,
   postModernCall,
   restRefund,
   resultText,
+  useConsentGateway,
 } from '../helpers/consent.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import type { Upstream } from '../helpers/upstream.js';
 
 /** Longer than the grants' upstream timeout of 1 s. */
 const PERSON_THINKS_MS = 1_300;
@@ -46,19 +44,7 @@ describe('a person’s wait is no call’s wait', () => {
   let upstream: Upstream;
   let gw: TestGateway;
 
-  beforeAll(async () => {
-    upstream = await startUpstream(okJson);
-    gw = await startGateway(consentSpec(upstream.url, { extra: 'timeout "1s"', tools: DISPUTE }), {
-      env: { ...KEYS_ENV, CONFIRM_KEY },
-    });
-  });
-  afterAll(async () => {
-    await gw?.close();
-    await upstream?.close();
-  });
-  beforeEach(() => {
-    upstream.requests.length = 0;
-  });
+  useConsentGateway({ extra: 'timeout "1s"', tools: DISPUTE }, (s) => ({ upstream, gw } = s));
 
   it('runs a call approved after longer than the upstream timeout, once', async () => {
     const parked = await restRefund(gw.url, AGENT_KEY, { payment: 5, amount: 100 });

@@ -4,15 +4,15 @@
  * envelope on both surfaces, arrays are described by `[*]` paths, and pick/omit shape
  * the result before the envelope is built and show in tools/list.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 
 const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8');
 
@@ -61,21 +61,18 @@ interface Envelope {
   result: unknown;
 }
 
-let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream((req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(req.path === '/few' ? JSON.stringify(FEW) : UPSTREAM_BODY);
-  });
-  gw = await startGateway(SPEC(upstream.url));
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+useGatewayOnUpstream(
+  SPEC,
+  {
+    answer: (req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(req.path === '/few' ? JSON.stringify(FEW) : UPSTREAM_BODY);
+    },
+  },
+  (s) => ({ gw } = s),
+);
 
 type McpClient = {
   listTools(): Promise<{

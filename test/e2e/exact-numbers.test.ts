@@ -4,9 +4,10 @@
  * bodies), and a typed `number`/`integer` a double cannot hold is refused naming the
  * field, never rounded. The bodies are written as text: JavaScript cannot hold them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { okJson, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { describe, expect, it } from 'vitest';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
+import { okJson, type Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 
 const SPEC = (upstream: string): string => `
 wrap "exact" version="1.0.0"
@@ -47,15 +48,7 @@ const RAW = '{"meta":{"id":12345678901234567890,"x":1e400,"y":-0}}';
 let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream(okJson);
-  gw = await startGateway(SPEC(upstream.url));
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+useGatewayOnUpstream(SPEC, { answer: okJson }, (s) => ({ upstream, gw } = s));
 
 interface Sent {
   status: number;

@@ -4,10 +4,11 @@
  * query values go out percent-encoded unless the grant says form, and a lifted `arg=` is
  * required only when its parent object is.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
 import { callTool } from '../helpers/call-tool.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import type { Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 
 function spec(baseUrl: string): string {
   return `
@@ -60,15 +61,7 @@ can create note {
 let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway(spec(upstream.url));
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+useGatewayOnUpstream(spec, {}, (s) => ({ upstream, gw } = s));
 
 async function rest(tool: string, args: unknown) {
   return postJson(`${gw.url}/api/${tool}`, args);

@@ -3,13 +3,13 @@
  * `_meta["anthropic/maxResultSizeChars"]` is the grant's `max-bytes`
  * (spec-language.md, "Result bounds for clients"), in both protocol eras.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 import { issuesServerHeader } from '../helpers/spec-fixtures.js';
 import { LEGACY, MODERN } from '../helpers/mcp-wire.js';
 
@@ -29,20 +29,18 @@ can get issue {
     }
 }`;
 
-let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream((_req, res) => {
-    res.end('[]');
-  });
-  gw = await startGateway(SPEC(upstream.url), { env: { ISSUES_TOKEN: 't' } });
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+useGatewayOnUpstream(
+  SPEC,
+  {
+    answer: (_req, res) => {
+      res.end('[]');
+    },
+    env: { ISSUES_TOKEN: 't' },
+  },
+  (s) => ({ gw } = s),
+);
 
 describe.each([
   ['2026-07-28', { pin: MODERN }],

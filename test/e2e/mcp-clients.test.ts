@@ -1,12 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { answerJson, type Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 import {
   ACME_ONLY,
   issueCommentGrant,
@@ -29,18 +30,14 @@ function spec(upstream: string): string {
 let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream((req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify([{ number: 1, title: 'first', path: req.path, query: req.query }]));
-  });
-  gw = await startGateway(spec(upstream.url), { env: { ISSUES_TOKEN: TOKEN } });
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+useGatewayOnUpstream(
+  spec,
+  {
+    answer: answerJson((req) => [{ number: 1, title: 'first', path: req.path, query: req.query }]),
+    env: { ISSUES_TOKEN: TOKEN },
+  },
+  (s) => ({ upstream, gw } = s),
+);
 
 type AnyClient = {
   listTools(): Promise<{

@@ -3,7 +3,7 @@
  * 2026-07-28, v2 in legacy mode, and v1 (2025-11-25 handshake). Each lists, reads and
  * gets through its own schemas, so a result shape the SDK refuses fails here.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
@@ -11,35 +11,24 @@ import {
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { TestGateway } from '../helpers/gateway.js';
-import { startHelpdeskGateway } from '../helpers/helpdesk-gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { useHelpdeskOnUpstream } from '../helpers/helpdesk-gateway.js';
+import type { Upstream } from '../helpers/upstream.js';
 
 const GUIDE = '# Helpdesk guide\n\nAnswer within a day.\n';
 
 let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream((req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ id: Number(req.path.split('/').at(-1)), subject: 'Printer on fire' }));
-  });
-  // Open (no keys): the SDK clients connect without a token.
-  gw = await startHelpdeskGateway(
-    {
-      name: 'helpdesk-clients',
-      baseUrl: `${upstream.url}/api`,
-      access: false,
-      triageDescribe: 'Read one ticket and propose a priority.',
-    },
-    { guide: GUIDE },
-  );
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+// Open (no keys): the SDK clients connect without a token.
+useHelpdeskOnUpstream(
+  {
+    name: 'helpdesk-clients',
+    access: false,
+    triageDescribe: 'Read one ticket and propose a priority.',
+  },
+  { guide: GUIDE },
+  (s) => ({ upstream, gw } = s),
+);
 
 /** What the three clients share, as the tests use it. */
 interface AnyClient {

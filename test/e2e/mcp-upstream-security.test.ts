@@ -13,6 +13,7 @@ import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js'
 import { MODERN } from '../helpers/mcp-wire.js';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-mcp-server.js';
 import { until } from '../mcp-upstream/upstream-helpers.js';
+import { searchIssuesToolGrant } from '../helpers/spec-fixtures.js';
 
 // Holds `/` and `+` so that escaped spellings of it would show too.
 const UPSTREAM_TOKEN = 'trk_gw_SECRET/9fQ+x7Lm2Vb';
@@ -118,16 +119,7 @@ mcp-server "odd" url="${odd}" {
     auth bearer env="TRACKER_MCP_TOKEN"
     protocol "2026-07-28"
 }
-can search issues {
-    describe "Search issues of the acme organisation."
-    tool "tracker" "search_issues"
-    args {
-        query "string" required=#true max-length=100
-    }
-    set {
-        arg "owner" "acme"
-    }
-}
+${searchIssuesToolGrant({ acmeOnly: true })}
 can get handbook {
     describe "Search the handbook."
     tool "tracker" "poisoned"

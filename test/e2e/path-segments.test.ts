@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { describe, expect, it } from 'vitest';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
+import type { Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
+import { specHead } from '../helpers/spec-fixtures.js';
 
 // Segments that mix literal text and parameters (`{id}.json`), and array path parameters
 // (items comma-joined in one segment), through a real gateway to a real upstream: the
@@ -11,9 +13,7 @@ const TOKEN = 'path_segments_secret_7781';
 
 function specText(baseUrl: string): string {
   return `
-wrap "segments" version="1.0.0"
-base-url "${baseUrl}"
-auth bearer env="SEG_TOKEN"
+${specHead('segments', baseUrl, { bearerEnv: 'SEG_TOKEN' })}
 can get item {
     describe "One item as JSON."
     path "/items/{id}.json"
@@ -44,16 +44,13 @@ describe('path segments with literal text and array path parameters', () => {
   let upstream: Upstream;
   let gateway: TestGateway;
 
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    gateway = await startGateway(specText(`${upstream.url}/api/v2`), {
-      env: { SEG_TOKEN: TOKEN },
-    });
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await upstream?.close();
-  });
+  useGatewayOnUpstream(
+    (url) => specText(`${url}/api/v2`),
+    { env: { SEG_TOKEN: TOKEN } },
+    (s) => {
+      ({ upstream, gw: gateway } = s);
+    },
+  );
 
   const sent: [tool: string, args: Record<string, unknown>, rawPath: string][] = [
     ['get_item', { id: '42' }, '/api/v2/items/42.json'],

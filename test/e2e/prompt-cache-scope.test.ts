@@ -4,10 +4,11 @@
  * filled URI may be a fixed resource with a `scope`: that answer is the caller's, so it
  * is "private", never "public" for a shared cache to hand to the next caller.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
 import { META_CAPS, META_VERSION, MODERN } from '../helpers/mcp-wire.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import type { Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 
 const STAFF_KEY = 'inbound-staff-key-123';
 const GUEST_KEY = 'inbound-guest-key-456';
@@ -42,15 +43,7 @@ prompt "hours" {
 let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway(spec(upstream.url), { env: { S: STAFF_KEY, G: GUEST_KEY } });
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+useGatewayOnUpstream(spec, { env: { S: STAFF_KEY, G: GUEST_KEY } }, (s) => ({ upstream, gw } = s));
 
 interface GetReply {
   result?: {

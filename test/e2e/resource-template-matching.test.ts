@@ -5,10 +5,11 @@
  * by a caller holding no scope is answered as not found while /healthz keeps answering;
  * the upstream's recorded paths show which values a read gave the grant.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
 import { LEGACY } from '../helpers/mcp-wire.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import type { Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 
 const ORDERS_KEY = 'inbound-orders-key-123';
 const NOBODY_KEY = 'inbound-nobody-key-456';
@@ -39,15 +40,11 @@ resource "grid://{x}.{y}.{z}" from="get_cell"
 let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway(spec(upstream.url), { env: { O: ORDERS_KEY, N: NOBODY_KEY } });
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+useGatewayOnUpstream(
+  spec,
+  { env: { O: ORDERS_KEY, N: NOBODY_KEY } },
+  (s) => ({ upstream, gw } = s),
+);
 
 const as = (key: string) => ({ authorization: `Bearer ${key}` });
 

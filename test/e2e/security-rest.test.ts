@@ -10,15 +10,14 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { echoJson, startUpstream, type Upstream } from '../helpers/upstream.js';
+import { specHead } from '../helpers/spec-fixtures.js';
 
 // Holds `/` and `+` so that escaped spellings of it can be tried too.
 const TOKEN = 'sk_live_SECRET/tok+9f8e7d6c5b4a';
 
 function securitySpec(baseUrl: string): string {
   return `
-wrap "security" version="1.0.0"
-base-url "${baseUrl}"
-auth bearer env="SEC_TOKEN"
+${specHead('security', baseUrl, { bearerEnv: 'SEC_TOKEN' })}
 header "Accept" "application/json"
 timeout "5s"
 restrict {

@@ -6,11 +6,12 @@
  * of it.
  */
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
 import { leaksIn } from '../helpers/leaks.js';
 import { postToolCall } from '../helpers/call-tool.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import type { Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 
 const MARKER = 'omitted-7Qk2-marker';
 
@@ -28,17 +29,15 @@ can get picked {
 let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream((_req, res) => {
-    res.end();
-  });
-  gw = await startGateway(SPEC(upstream.url));
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+useGatewayOnUpstream(
+  SPEC,
+  {
+    answer: (_req, res) => {
+      res.end();
+    },
+  },
+  (s) => ({ upstream, gw } = s),
+);
 
 /** The upstream's next answers: a status, a content type (none when undefined), a body. */
 function answer(status: number, contentType: string | undefined, body: string): void {

@@ -6,10 +6,11 @@
  * arguments naming where it was, never an internal error. The upstream's request count
  * shows nothing was called.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
 import { LEGACY, META_CAPS, META_VERSION, MODERN } from '../helpers/mcp-wire.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import type { Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 
 const FULL_KEY = 'surface-refusals-full-7d21aa';
 const GUEST_KEY = 'surface-refusals-guest-19fe0c';
@@ -23,12 +24,10 @@ const KEYS = 100_000;
 let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway(
-    `
+useGatewayOnUpstream(
+  (url) => `
 wrap "surface-refusals" version="1.0.0"
-base-url "${upstream.url}/api"
+base-url "${url}/api"
 access {
     api-key env="FULL_KEYS" scopes="docs:read"
     api-key env="GUEST_KEYS" scopes="guest"
@@ -62,14 +61,9 @@ prompt "search" {
     message "user" resource="docs://about/{topic}"
 }
 `,
-    { env: { FULL_KEYS: FULL_KEY, GUEST_KEYS: GUEST_KEY } },
-  );
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+  { env: { FULL_KEYS: FULL_KEY, GUEST_KEYS: GUEST_KEY } },
+  (s) => ({ upstream, gw } = s),
+);
 
 /** An object of `n` keys k0, k1, ... beside `keep`. */
 function manyKeys(n: number, keep: Record<string, unknown> = {}): Record<string, unknown> {

@@ -3,11 +3,12 @@
  * (spec-language.md, "Served at `/mcp/<toolset>`"): it lists only the members, a member
  * call runs once upstream, and a non-member is not offered, so nothing is sent.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import type { TestGateway } from '../helpers/gateway.js';
 import { hasInspector, runInspector } from '../helpers/inspector-cli.js';
 import { skipBecause } from '../helpers/skip-reason.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { answerJson, type Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 import { FULL_KEY, KEYS_ENV, TRIAGE_TOOLS, toolsetsSpec } from '../helpers/toolsets-spec.js';
 
 describe.skipIf(
@@ -22,17 +23,14 @@ describe.skipIf(
   // toolset URL names it.
   const auth = ['--transport', 'http', '--header', `Authorization: Bearer ${FULL_KEY}`];
 
-  beforeAll(async () => {
-    upstream = await startUpstream((req, res) => {
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ path: req.path }));
-    });
-    gw = await startGateway(toolsetsSpec({ upstream: upstream.url }), { env: KEYS_ENV });
-  });
-  afterAll(async () => {
-    await gw?.close();
-    await upstream?.close();
-  });
+  useGatewayOnUpstream(
+    (url) => toolsetsSpec({ upstream: url }),
+    {
+      answer: answerJson((req) => ({ path: req.path })),
+      env: KEYS_ENV,
+    },
+    (s) => ({ upstream, gw } = s),
+  );
 
   it('lists only the members of the toolset, in spec order', async () => {
     const run = await runInspector(`${gw.url}/mcp/triage`, [...auth, '--method', 'tools/list']);

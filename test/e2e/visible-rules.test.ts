@@ -5,10 +5,11 @@
  * own), in tools/list, GET /api (which the catalog page renders) and /openapi.json alike,
  * and a call outside the rule is still refused by restrict before anything leaves.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { describe, expect, it } from 'vitest';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
 import { LEGACY } from '../helpers/mcp-wire.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import type { Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 
 function spec(baseUrl: string): string {
   return `
@@ -51,15 +52,7 @@ const EXPECTED = {
 let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway(spec(upstream.url));
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+useGatewayOnUpstream(spec, {}, (s) => ({ upstream, gw } = s));
 
 type Schema = { properties: Record<string, unknown> };
 

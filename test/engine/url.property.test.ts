@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildTarget, planUrl, targetEscapes } from '../../src/engine/backends/http/url.js';
 import {
   builtSegmentProblem,
@@ -9,16 +9,16 @@ import {
 } from '../../src/engine/guards/metachar.js';
 import type { HttpBackend } from '../../src/compiler/descriptor.js';
 import { compileSpecText } from '../../src/compiler/load-spec.js';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
+import type { Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
+import { specHead } from '../helpers/spec-fixtures.js';
 
 const TOKEN = 'url_prop_secret_token_4242';
 
 function specText(baseUrl: string): string {
   return `
-wrap "urls" version="1.0.0"
-base-url "${baseUrl}"
-auth bearer env="URL_TOKEN"
+${specHead('urls', baseUrl, { bearerEnv: 'URL_TOKEN' })}
 can get thing {
     describe "One thing of one owner."
     path "/owners/{owner}/things/{id}"
@@ -264,16 +264,11 @@ describe('path values through the running gateway', () => {
   let upstream: Upstream;
   let gateway: TestGateway;
 
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    gateway = await startGateway(specText(`${upstream.url}/api/v2`), {
-      env: { URL_TOKEN: TOKEN },
-    });
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await upstream?.close();
-  });
+  useGatewayOnUpstream(
+    (url) => specText(`${url}/api/v2`),
+    { env: { URL_TOKEN: TOKEN } },
+    (s) => ({ upstream, gw: gateway } = s),
+  );
 
   it('sends nothing upstream for any value the metachar gate rejects', async () => {
     await fc.assert(

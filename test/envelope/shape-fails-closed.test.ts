@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { shapePaths } from '../helpers/shape-paths.js';
 import { prepareShaper } from '../../src/envelope/shape.js';
 import type { ShapeDescriptor } from '../../src/envelope/shape-path.js';
 import { parseShapePath, shapeTree, type ShapeStep } from '../../src/envelope/shape-path.js';
@@ -92,14 +93,7 @@ const startsWith = (a: readonly string[], b: readonly string[]): boolean =>
 
 describe('shaping arbitrary JSON of any shape', () => {
   const name = fc.constantFrom('a', 'b', 'c', '__proto__');
-  const path = fc
-    .array(fc.record({ name, each: fc.integer({ min: 0, max: 2 }) }), {
-      minLength: 1,
-      maxLength: 3,
-    })
-    .map((steps) =>
-      steps.map((s, i) => s.name + (i < steps.length - 1 ? '[]'.repeat(s.each) : '')).join('.'),
-    );
+  const path = shapePaths(name);
   // Keys drawn from the same few names, so the data meets the paths at every shape.
   const data = fc.letrec((tie) => ({
     value: fc.oneof(

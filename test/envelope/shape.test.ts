@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { shapePaths } from '../helpers/shape-paths.js';
 import { prepareShaper } from '../../src/envelope/shape.js';
 import { HTTP_OUTPUT_SCHEMA, shapedOutputSchema } from '../../src/compiler/output-schema.js';
 import type { ShapeDescriptor } from '../../src/envelope/shape-path.js';
@@ -168,14 +169,7 @@ describe('the outputSchema of a shaped grant', () => {
 
 describe('shaping arbitrary JSON', () => {
   const name = fc.constantFrom('a', 'b', 'c', '__proto__', 'x y');
-  const path = fc
-    .array(fc.record({ name, each: fc.integer({ min: 0, max: 2 }) }), {
-      minLength: 1,
-      maxLength: 3,
-    })
-    .map((steps) =>
-      steps.map((s, i) => s.name + (i < steps.length - 1 ? '[]'.repeat(s.each) : '')).join('.'),
-    );
+  const path = shapePaths(name);
   const data = fc
     .jsonValue({ maxDepth: 5 })
     .chain((v) =>

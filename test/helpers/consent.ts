@@ -6,7 +6,9 @@
  * replay or alter them.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { useGatewayOnUpstream, type GatewayOnUpstream } from './upstream-fixtures.js';
 import { postJson } from './gateway.js';
+import { okJson, type UpstreamHandler } from './upstream.js';
 import { META_CAPS, META_VERSION, MODERN } from './mcp-wire.js';
 
 export const AGENT_KEY = 'agent-key-7d41c0e9b2';
@@ -66,6 +68,23 @@ can update payment {
 }
 ${tools}
 `;
+}
+
+/**
+ * The consent suites' set-up: an upstream answering `answer` (`{"ok":true}` by default)
+ * and a gateway serving `consentSpec` on it with every key and the sealing key; the
+ * upstream's record is emptied before each test.
+ */
+export function useConsentGateway(
+  spec: { extra?: string; tools?: string; answer?: UpstreamHandler },
+  take: (started: GatewayOnUpstream) => void,
+): void {
+  const { answer = okJson, ...parts } = spec;
+  useGatewayOnUpstream(
+    (upstream) => consentSpec(upstream, parts),
+    { answer, env: { ...KEYS_ENV, CONFIRM_KEY }, forgetEach: true },
+    take,
+  );
 }
 
 export const bearer = (key: string): Record<string, string> => ({

@@ -15,18 +15,20 @@ export interface TestGateway extends RunningServer {
   close(): Promise<void>;
 }
 
+export interface GatewayOptions {
+  env?: Record<string, string>;
+  maxInFlight?: number;
+  file?: string;
+  specFile?: string;
+  /** Serve /metrics on a listener of its own on 127.0.0.1:0 (`--metrics-http`). */
+  metricsListener?: boolean;
+  /** Spans for requests (issue 30): test/helpers/recording-telemetry.ts records them. */
+  telemetry?: Telemetry;
+}
+
 export async function startGateway(
   specText: string,
-  opts: {
-    env?: Record<string, string>;
-    maxInFlight?: number;
-    file?: string;
-    specFile?: string;
-    /** Serve /metrics on a listener of its own on 127.0.0.1:0 (`--metrics-http`). */
-    metricsListener?: boolean;
-    /** Spans for requests (issue 30): test/helpers/recording-telemetry.ts records them. */
-    telemetry?: Telemetry;
-  } = {},
+  opts: GatewayOptions = {},
 ): Promise<TestGateway> {
   // `file` places the spec (relative paths in it, like an embedded seed, resolve from there).
   const result = compileSpecText(specText, opts.file ?? 'test.mcp.kdl');

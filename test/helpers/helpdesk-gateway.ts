@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway, type TestGateway } from './gateway.js';
 import { helpdeskSpec, type HelpdeskOptions } from './spec-fixtures.js';
+import { answerJson } from './upstream.js';
+import { useOnUpstream, type GatewayOnUpstream } from './upstream-fixtures.js';
 
 const PIXEL = join(import.meta.dirname, '..', 'fixtures', 'pixel.png');
 
@@ -49,4 +51,26 @@ export async function startHelpdeskGateway(
     remove();
     throw err;
   }
+}
+
+/** The helpdesk upstream's answer: the ticket the path names, always the same subject. */
+export const TICKET_ANSWER = answerJson((req) => ({
+  id: Number(req.path.split('/').at(-1)),
+  subject: 'Printer on fire',
+}));
+
+/**
+ * The helpdesk suites' set-up as hooks: an upstream answering TICKET_ANSWER, and the
+ * helpdesk served with `<upstream>/api` as its base URL.
+ */
+export function useHelpdeskOnUpstream(
+  spec: Omit<HelpdeskOptions, 'baseUrl'>,
+  opts: HelpdeskGatewayOptions,
+  take: (started: GatewayOnUpstream) => void,
+): void {
+  useOnUpstream(
+    (url) => startHelpdeskGateway({ ...spec, baseUrl: `${url}/api` }, opts),
+    { answer: TICKET_ANSWER },
+    take,
+  );
 }

@@ -52,6 +52,50 @@ export function issueCommentGrant(scopes?: readonly string[]): string {
 }`;
 }
 
+export interface SpecHeadOptions {
+  readonly version?: string;
+  /** The variable holding the upstream's bearer credential (`auth bearer env=`). */
+  readonly bearerEnv?: string;
+}
+
+/**
+ * A spec's first lines: its `wrap` name and version (1.0.0 by default), its upstream, and
+ * the upstream's bearer credential when it has one.
+ */
+export function specHead(name: string, baseUrl: string, opts: SpecHeadOptions = {}): string {
+  const auth = opts.bearerEnv ? `\nauth bearer env="${opts.bearerEnv}"` : '';
+  return `wrap "${name}" version="${opts.version ?? '1.0.0'}"\nbase-url "${baseUrl}"${auth}`;
+}
+
+/** `get_thing`: GET /owners/{owner}/things/{id}, both strings; the telemetry suites' HTTP grant. */
+export const GET_THING_GRANT = `can get thing {
+    describe "One thing of an owner."
+    path "/owners/{owner}/things/{id}" {
+        owner "string"
+        id "string"
+    }
+}`;
+
+/**
+ * `search_issues` of the MCP server "tracker", taking a `query` of at most 100
+ * characters; `acmeOnly` sets its `owner` argument to acme, out of the caller's reach.
+ */
+export function searchIssuesToolGrant(opts: { acmeOnly?: boolean } = {}): string {
+  const set = opts.acmeOnly
+    ? `
+    set {
+        arg "owner" "acme"
+    }`
+    : '';
+  return `can search issues {
+    describe "Search issues of the acme organisation."
+    tool "tracker" "search_issues"
+    args {
+        query "string" required=#true max-length=100
+    }${set}
+}`;
+}
+
 /** Only the acme organisation's repositories. */
 export const ACME_ONLY = `restrict {
     owner "acme"

@@ -37,6 +37,14 @@ export const okJson: UpstreamHandler = (_req, res) => {
   res.end('{"ok":true}');
 };
 
+/** Answers every request with 200 and `body(request)` as JSON. */
+export function answerJson(body: (req: RecordedRequest) => unknown): UpstreamHandler {
+  return (req, res) => {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify(body(req)));
+  };
+}
+
 export async function startUpstream(handler: UpstreamHandler = echoJson): Promise<Upstream> {
   const requests: RecordedRequest[] = [];
   let current = handler;

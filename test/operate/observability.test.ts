@@ -1,7 +1,9 @@
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import type { Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
+import { specHead } from '../helpers/spec-fixtures.js';
 
 const UPSTREAM_TOKEN = 'upstream-token-Zq8Lw3Xv9Kp2';
 const API_KEY = 'caller-key-Hn4Tr7Ye1Wm6';
@@ -9,9 +11,7 @@ const METRICS_KEY = 'metrics-key-Pc5Ug2Rb8Dx3';
 
 function spec(upstream: string): string {
   return `
-wrap "ops" version="1.0.0"
-base-url "${upstream}/v1"
-auth bearer env="OPS_TOKEN"
+${specHead('ops', `${upstream}/v1`, { bearerEnv: 'OPS_TOKEN' })}
 limits max-bytes=2000 budget-bytes=500
 access {
     api-key env="OPS_KEYS" scopes="read"
@@ -40,28 +40,25 @@ let upstream: Upstream;
 let gw: TestGateway;
 const auth = { authorization: `Bearer ${API_KEY}` };
 
-beforeAll(async () => {
-  upstream = await startUpstream((req, res) => {
-    if (req.path === '/v1/things/missing') {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: 'no such thing', echoed: req.headers.authorization }));
-      return;
-    }
-    const size = Number(new URLSearchParams(req.query).get('size') ?? 3);
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(
-      JSON.stringify(Array.from({ length: size }, (_, i) => ({ id: i, name: `thing ${i}` }))),
-    );
-  });
-  gw = await startGateway(spec(upstream.url), {
+useGatewayOnUpstream(
+  spec,
+  {
+    answer: (req, res) => {
+      if (req.path === '/v1/things/missing') {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'no such thing', echoed: req.headers.authorization }));
+        return;
+      }
+      const size = Number(new URLSearchParams(req.query).get('size') ?? 3);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify(Array.from({ length: size }, (_, i) => ({ id: i, name: `thing ${i}` }))),
+      );
+    },
     env: { OPS_TOKEN: UPSTREAM_TOKEN, OPS_KEYS: API_KEY, OPS_METRICS_KEYS: METRICS_KEY },
-  });
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+  },
+  (s) => ({ upstream, gw } = s),
+);
 
 function metric(text: string, name: string, labels: Record<string, string>): number | undefined {
   const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../../src/engine/error-catalogue.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type RecordedRequest, type Upstream } from '../helpers/upstream.js';
+import { specHead } from '../helpers/spec-fixtures.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_130);
@@ -25,9 +26,7 @@ const PREFIX = '/prefix';
 
 function spec(baseUrl: string): string {
   return `
-wrap "fuzz" version="1.0.0"
-base-url "${baseUrl}${PREFIX}"
-auth bearer env="FUZZ_TOKEN"
+${specHead('fuzz', `${baseUrl}${PREFIX}`, { bearerEnv: 'FUZZ_TOKEN' })}
 timeout "2s"
 restrict {
     owner "acme" "acme-labs"

@@ -7,8 +7,9 @@
  * no 504, shedding happened, the upstream never saw more calls at once than the pool
  * has connections, and the process lived.
  */
-import { Agent, request } from 'undici';
+import { request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { burstOfCalls, type BurstAnswer as Answer } from '../helpers/call-burst.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { serveProcess, type ServeProcess } from './serve-process.js';
 import { sleep } from '../../bench/lib/sleep.mjs';
@@ -51,49 +52,8 @@ can get slow {
 `;
 }
 
-interface Answer {
-  n: number;
-  status: number | string;
-  code?: string;
-  echoed?: string;
-  retryAfter?: string | string[] | undefined;
-}
-
-async function burst(url: string, from: number, count: number): Promise<Answer[]> {
-  const agent = new Agent({ connections: count + 10 });
-  try {
-    return await Promise.all(
-      Array.from({ length: count }, async (_, i): Promise<Answer> => {
-        const n = from + i;
-        try {
-          const res = await request(`${url}/api/get_slow`, {
-            method: 'POST',
-            dispatcher: agent,
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ n: String(n) }),
-            headersTimeout: 30_000,
-            bodyTimeout: 30_000,
-          });
-          const body = (await res.body.json()) as {
-            result?: { n: string };
-            error?: { code: string };
-          };
-          return {
-            n,
-            status: res.statusCode,
-            code: res.statusCode === 200 ? 'ok' : body.error?.code,
-            ...(body.result && { echoed: body.result.n }),
-            retryAfter: res.headers['retry-after'],
-          };
-        } catch (err) {
-          return { n, status: (err as { code?: string }).code ?? String(err) };
-        }
-      }),
-    );
-  } finally {
-    await agent.close();
-  }
-}
+const burst = (url: string, from: number, count: number): Promise<Answer[]> =>
+  burstOfCalls(url, { from, count, timeoutMs: 30_000, spareConnections: 10 });
 
 function expectShedAtTheDoor(answers: readonly Answer[], count: number): void {
   expect(answers).toHaveLength(count);

@@ -7,11 +7,11 @@
  * wire seconds after its call got a connection. Outcomes only: no wall-clock bound.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Agent, request } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { serveProcess, type ServeProcess } from './serve-process.js';
 import { sleep } from '../../bench/lib/sleep.mjs';
 import { busyMachine } from '../helpers/busy-machine.js';
+import { burstOfCalls, type BurstAnswer as Answer } from '../helpers/call-burst.js';
 
 const CALLS = 2_000;
 const UPSTREAM_MS = 1_000;
@@ -80,51 +80,8 @@ can get slow {
 `;
 }
 
-interface Answer {
-  n: number;
-  status: number | string;
-  code?: string | undefined;
-  message?: string | undefined;
-  echoed?: string | undefined;
-  retryAfter?: string | string[] | undefined;
-}
-
-async function burst(url: string, from: number): Promise<Answer[]> {
-  const agent = new Agent({ connections: CALLS + 100, connect: { timeout: 120_000 } });
-  try {
-    return await Promise.all(
-      Array.from({ length: CALLS }, async (_, i): Promise<Answer> => {
-        const n = from + i;
-        try {
-          const res = await request(`${url}/api/get_slow`, {
-            method: 'POST',
-            dispatcher: agent,
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ n: String(n) }),
-            headersTimeout: 120_000,
-            bodyTimeout: 120_000,
-          });
-          const body = (await res.body.json()) as {
-            result?: { n: string };
-            error?: { code: string; message: string };
-          };
-          return {
-            n,
-            status: res.statusCode,
-            code: res.statusCode === 200 ? 'ok' : body.error?.code,
-            echoed: body.result?.n,
-            message: body.error?.message,
-            retryAfter: res.headers['retry-after'],
-          };
-        } catch (err) {
-          return { n, status: (err as { code?: string }).code ?? String(err) };
-        }
-      }),
-    );
-  } finally {
-    await agent.close();
-  }
-}
+const burst = (url: string, from: number): Promise<Answer[]> =>
+  burstOfCalls(url, { from, count: CALLS, timeoutMs: 120_000, spareConnections: 100 });
 
 const tally = (answers: readonly Answer[]): string => {
   const counts = new Map<string, number>();

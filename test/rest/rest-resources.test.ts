@@ -4,10 +4,10 @@
  * and get them through the engine, with the catalogue's codes and statuses. The upstream's
  * request count shows which answers reached it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startHelpdeskGateway } from '../helpers/helpdesk-gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { useHelpdeskOnUpstream } from '../helpers/helpdesk-gateway.js';
+import type { Upstream } from '../helpers/upstream.js';
 
 const FULL_KEY = 'rest-resources-full-51c0de';
 const READER_KEY = 'rest-resources-reader-9e4b12';
@@ -18,27 +18,11 @@ let gw: TestGateway;
 const full = { authorization: `Bearer ${FULL_KEY}` };
 const reader = { authorization: `Bearer ${READER_KEY}` };
 
-beforeAll(async () => {
-  upstream = await startUpstream((req, res) => {
-    res.setHeader('content-type', 'application/json');
-    res.end(JSON.stringify({ id: Number(req.path.split('/').at(-1)), subject: 'Printer on fire' }));
-  });
-  gw = await startHelpdeskGateway(
-    {
-      name: 'helpdesk-rest',
-      baseUrl: `${upstream.url}/api`,
-      orders: true,
-      idPattern: true,
-      auditSummary: true,
-    },
-    { guide: GUIDE, env: { FULL_KEYS: FULL_KEY, READER_KEYS: READER_KEY } },
-  );
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+useHelpdeskOnUpstream(
+  { name: 'helpdesk-rest', orders: true, idPattern: true, auditSummary: true },
+  { guide: GUIDE, env: { FULL_KEYS: FULL_KEY, READER_KEYS: READER_KEY } },
+  (s) => ({ upstream, gw } = s),
+);
 
 async function listing(headers: Record<string, string>): Promise<Record<string, unknown[]>> {
   const res = await fetch(`${gw.url}/api`, { headers });

@@ -10,7 +10,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { compileSpecText } from '../../src/compiler/load-spec.js';
 import { buildOpenApi } from '../../src/projection/rest/openapi.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import type { Upstream } from '../helpers/upstream.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 
 const FULL_KEY = 'toolsets-rest-full-8d21c4';
 const READER_KEY = 'toolsets-rest-reader-3f90ab';
@@ -90,15 +91,7 @@ const names = (list: unknown): string[] => (list as Named[]).map((x) => x.name);
 let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream();
-  gw = await startGateway(spec(upstream.url), { env: ENV });
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+useGatewayOnUpstream(spec, { env: ENV }, (s) => ({ upstream, gw } = s));
 
 describe('GET /api?toolset=<name>', () => {
   it('lists only the toolset’s members, in spec order, with the entries of the whole list', async () => {

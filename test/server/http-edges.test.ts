@@ -4,24 +4,18 @@
  * mid-upload, and slow-header sockets closed at the header timeout.
  */
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../../src/engine/error-catalogue.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import type { TestGateway } from '../helpers/gateway.js';
+import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 
 const API_KEY = 'edges-key-Vb6Nq1Ls4Kw9';
 
-let upstream: Upstream;
 let gw: TestGateway;
 
-beforeAll(async () => {
-  upstream = await startUpstream((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end('[]');
-  });
-  gw = await startGateway(
-    `wrap "edges" version="1.0.0"
-base-url "${upstream.url}/v1"
+useGatewayOnUpstream(
+  (url) => `wrap "edges" version="1.0.0"
+base-url "${url}/v1"
 access {
     api-key env="EDGE_KEYS" scopes="read"
 }
@@ -30,14 +24,15 @@ can list things {
     scope "read"
 }
 `,
-    { env: { EDGE_KEYS: API_KEY } },
-  );
-});
-
-afterAll(async () => {
-  await gw?.close();
-  await upstream?.close();
-});
+  {
+    answer: (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('[]');
+    },
+    env: { EDGE_KEYS: API_KEY },
+  },
+  (s) => ({ gw } = s),
+);
 
 interface RawAnswer {
   readonly status: number;

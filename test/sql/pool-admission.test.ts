@@ -9,9 +9,10 @@
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
 import { needsDatabase } from '../helpers/needs-services.js';
-import { createTestSchema, lockSharedPostgres, type TestSchema } from '../helpers/postgres.js';
+import type { TestSchema } from '../helpers/postgres.js';
+import { startGatewayOnSchema } from '../helpers/schema-gateway.js';
 
 const KEY = randomInt(1, 2 ** 31 - 1);
 /** Far longer than the test waits: with pg's own queue, nobody would be answered in time. */
@@ -20,15 +21,14 @@ const CHECKOUT_TIMEOUT = '60s';
 let schema: TestSchema;
 let gw: TestGateway;
 let holder: pg.Client;
-let unlock: (() => Promise<void>) | undefined;
+let stop: (() => Promise<void>) | undefined;
 
 const HAS_DB = needsDatabase();
 
 beforeAll(async () => {
   if (!HAS_DB) return;
-  unlock = await lockSharedPostgres(120_000);
-  schema = await createTestSchema('CREATE TABLE t (id integer);');
-  gw = await startGateway(
+  ({ schema, gw, stop } = await startGatewayOnSchema(
+    'CREATE TABLE t (id integer);',
     `
 wrap "pool-admission" version="1.0.0"
 database env="DATABASE_URL" pool=1 checkout-timeout="${CHECKOUT_TIMEOUT}" statement-timeout="60s"
@@ -37,8 +37,7 @@ can get turn {
     sql "SELECT 1 AS done FROM (SELECT pg_advisory_xact_lock(${KEY})) AS l"
 }
 `,
-    { env: { DATABASE_URL: schema.url } },
-  );
+  ));
   holder = new pg.Client({ connectionString: schema.url });
   await holder.connect();
 }, 150_000);
@@ -46,10 +45,8 @@ can get turn {
 afterAll(async () => {
   try {
     await holder?.end();
-    await gw?.close();
-    await schema?.drop();
   } finally {
-    await unlock?.();
+    await stop?.();
   }
 });
 

@@ -10,14 +10,13 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { needsDatabase } from '../helpers/needs-services.js';
 import {
-  createTestSchema,
-  lockSharedPostgres,
   restartPostgres,
   restartSkipReason,
   startPgForwarder,
   waitForPostgres,
   type TestSchema,
 } from '../helpers/postgres.js';
+import { startGatewayOnSchema } from '../helpers/schema-gateway.js';
 
 const SEED = `
 CREATE TABLE items (
@@ -187,7 +186,7 @@ interface EnvelopeBody {
 
 let schema: TestSchema;
 let gw: TestGateway;
-let unlock: (() => Promise<void>) | undefined;
+let stop: (() => Promise<void>) | undefined;
 
 async function call(
   tool: string,
@@ -210,23 +209,14 @@ const HAS_DB = needsDatabase();
 beforeAll(async () => {
   if (!HAS_DB) return;
   // The restart below must not hit another file's calls (nor another run's, on a shared
-  // server): wait for the server's lock.
-  unlock = await lockSharedPostgres(120_000);
-  schema = await createTestSchema(SEED);
-  gw = await startGateway(
+  // server): the fixture waits for the server's lock.
+  ({ schema, gw, stop } = await startGatewayOnSchema(
+    SEED,
     spec('database env="DATABASE_URL" pool=3 statement-timeout="300ms" checkout-timeout="2s"'),
-    { env: { DATABASE_URL: schema.url } },
-  );
+  ));
 }, 150_000);
 
-afterAll(async () => {
-  try {
-    await gw?.close();
-    await schema?.drop();
-  } finally {
-    await unlock?.();
-  }
-});
+afterAll(() => stop?.());
 
 describe('sql grants over REST', () => {
   it('binds typed parameters with their JSON types and answers rows in the envelope', async () => {

@@ -6,10 +6,10 @@
  * shared-Postgres lock, like the other files here.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
 import { leaksIn } from '../helpers/leaks.js';
 import { postToolCall } from '../helpers/call-tool.js';
-import { createTestSchema, lockSharedPostgres, type TestSchema } from '../helpers/postgres.js';
+import { startGatewayOnSchema } from '../helpers/schema-gateway.js';
 
 const EMAIL = 'omitted-9Zr4@example.test';
 const CODE = 'omitted-code-5Hq8';
@@ -52,24 +52,14 @@ can create account-copy {
 }
 `;
 
-let schema: TestSchema;
 let gw: TestGateway;
-let unlock: (() => Promise<void>) | undefined;
+let stop: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
-  unlock = await lockSharedPostgres(120_000);
-  schema = await createTestSchema(SEED);
-  gw = await startGateway(SPEC, { env: { DATABASE_URL: schema.url } });
+  ({ gw, stop } = await startGatewayOnSchema(SEED, SPEC));
 }, 150_000);
 
-afterAll(async () => {
-  try {
-    await gw?.close();
-    await schema?.drop();
-  } finally {
-    await unlock?.();
-  }
-});
+afterAll(() => stop?.());
 
 interface RestError {
   error: { code: string; message: string; details?: Record<string, unknown> };

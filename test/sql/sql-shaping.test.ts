@@ -6,9 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
 import { needsDatabase } from '../helpers/needs-services.js';
-import { createTestSchema, lockSharedPostgres, type TestSchema } from '../helpers/postgres.js';
+import type { TestSchema } from '../helpers/postgres.js';
+import { startGatewayOnSchema } from '../helpers/schema-gateway.js';
 
 const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8');
 
@@ -57,25 +58,16 @@ interface Envelope {
 
 let schema: TestSchema;
 let gw: TestGateway;
-let unlock: (() => Promise<void>) | undefined;
+let stop: (() => Promise<void>) | undefined;
 
 const HAS_DB = needsDatabase();
 
 beforeAll(async () => {
   if (!HAS_DB) return;
-  unlock = await lockSharedPostgres(120_000);
-  schema = await createTestSchema(SEED);
-  gw = await startGateway(SPEC, { env: { DATABASE_URL: schema.url } });
+  ({ schema, gw, stop } = await startGatewayOnSchema(SEED, SPEC));
 }, 150_000);
 
-afterAll(async () => {
-  try {
-    await gw?.close();
-    await schema?.drop();
-  } finally {
-    await unlock?.();
-  }
-});
+afterAll(() => stop?.());
 
 describe('pick and omit on sql grants over REST', () => {
   it('omits the named columns and nested keys, and reports the rows’ JSON size as upstream_bytes', async () => {

@@ -24,6 +24,7 @@ import { createTestSchema, lockSharedPostgres, type TestSchema } from '../helper
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-mcp-server.js';
 import { newTraceparent, parseTraceparent } from '../helpers/recording-telemetry.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { GET_THING_GRANT, searchIssuesToolGrant, specHead } from '../helpers/spec-fixtures.js';
 
 const STATEMENT = 'SELECT id, title FROM tickets WHERE title = $1';
 /** Argument values distinctive enough that finding one anywhere in a span is a leak. */
@@ -40,9 +41,7 @@ const BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
 const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 
 const SPEC = (baseUrl: string, tracker: string): string => `
-wrap "otlp-e2e" version="1.0.0"
-base-url "${baseUrl}/v1"
-auth bearer env="UPSTREAM_TOKEN"
+${specHead('otlp-e2e', `${baseUrl}/v1`, { bearerEnv: 'UPSTREAM_TOKEN' })}
 database env="DATABASE_URL" pool=2
 mcp-server "tracker" url="${tracker}"
 access {
@@ -51,13 +50,7 @@ access {
 restrict {
     owner "acme"
 }
-can get thing {
-    describe "One thing of an owner."
-    path "/owners/{owner}/things/{id}" {
-        owner "string"
-        id "string"
-    }
-}
+${GET_THING_GRANT}
 can find tickets {
     describe "Tickets of one title."
     sql "${STATEMENT}"
@@ -65,13 +58,7 @@ can find tickets {
         title "string" required=#true
     }
 }
-can search issues {
-    describe "Search issues of the acme organisation."
-    tool "tracker" "search_issues"
-    args {
-        query "string" required=#true max-length=100
-    }
-}
+${searchIssuesToolGrant()}
 `;
 
 const HAS_DB = needsDatabase();

@@ -17,6 +17,7 @@ import {
   type RecordingTelemetry,
 } from '../helpers/recording-telemetry.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
+import { GET_THING_GRANT } from '../helpers/spec-fixtures.js';
 
 /** An argument value distinctive enough that finding it anywhere in a span is a leak. */
 const DISTINCT = 'zq-distinct-7731';
@@ -27,13 +28,7 @@ base-url "${baseUrl}/v1"
 restrict {
     owner "acme"
 }
-can get thing {
-    describe "One thing of an owner."
-    path "/owners/{owner}/things/{id}" {
-        owner "string"
-        id "string"
-    }
-}
+${GET_THING_GRANT}
 toolset "things" {
     tools "get_thing"
 }

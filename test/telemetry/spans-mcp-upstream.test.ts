@@ -14,22 +14,14 @@ import {
   recordingTelemetry,
   type RecordingTelemetry,
 } from '../helpers/recording-telemetry.js';
+import { searchIssuesToolGrant } from '../helpers/spec-fixtures.js';
 
 const DISTINCT = 'zq query 5120';
 
 const SPEC = (tracker: string): string => `
 wrap "mcp-upstream-spans" version="1.0.0"
 mcp-server "tracker" url="${tracker}"
-can search issues {
-    describe "Search issues of the acme organisation."
-    tool "tracker" "search_issues"
-    args {
-        query "string" required=#true max-length=100
-    }
-    set {
-        arg "owner" "acme"
-    }
-}
+${searchIssuesToolGrant({ acmeOnly: true })}
 `;
 
 let tracker: RecordingServer;

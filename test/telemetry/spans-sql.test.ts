@@ -4,9 +4,10 @@
  * text and none of the values bound to it.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postJson, type TestGateway } from '../helpers/gateway.js';
 import { needsDatabase } from '../helpers/needs-services.js';
-import { createTestSchema, lockSharedPostgres, type TestSchema } from '../helpers/postgres.js';
+import type { TestSchema } from '../helpers/postgres.js';
+import { startGatewayOnSchema } from '../helpers/schema-gateway.js';
 import {
   newTraceparent,
   recordingTelemetry,
@@ -30,30 +31,23 @@ can find tickets {
 
 let schema: TestSchema;
 let gw: TestGateway;
-let unlock: (() => Promise<void>) | undefined;
+let stop: (() => Promise<void>) | undefined;
 let telemetry: RecordingTelemetry;
 
 const HAS_DB = needsDatabase();
 
 beforeAll(async () => {
   if (!HAS_DB) return;
-  unlock = await lockSharedPostgres(120_000);
-  schema = await createTestSchema(
+  telemetry = recordingTelemetry();
+  ({ schema, gw, stop } = await startGatewayOnSchema(
     `CREATE TABLE tickets (id integer PRIMARY KEY, title text NOT NULL);
      INSERT INTO tickets VALUES (1, '${DISTINCT}');`,
-  );
-  telemetry = recordingTelemetry();
-  gw = await startGateway(SPEC, { env: { DATABASE_URL: schema.url }, telemetry });
+    SPEC,
+    { telemetry },
+  ));
 }, 150_000);
 
-afterAll(async () => {
-  try {
-    await gw?.close();
-    await schema?.drop();
-  } finally {
-    await unlock?.();
-  }
-});
+afterAll(() => stop?.());
 
 beforeEach(() => {
   if (telemetry) telemetry.spans.length = 0;
