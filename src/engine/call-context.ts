@@ -1,3 +1,4 @@
+import type { Cancellation } from '../outbound/cancellation.js';
 import type { Span } from '../telemetry/span.js';
 import type { Caller } from './caller.js';
 import type { Questions, Unaskable } from './consent/questions.js';
@@ -45,36 +46,6 @@ export interface RequestScope extends CallContext {
 
 /** A scope that cannot ask its user anything: a call in it is done or failed, never asked. */
 export type AnsweringScope = RequestScope & { readonly questions?: undefined };
-
-/**
- * The caller going away, for a backend to stop waiting on its upstream. A small object
- * rather than an AbortSignal: a controller and its event listeners on every call showed
- * in profiles.
- */
-export class Cancellation {
-  private done = false;
-  private listener: (() => void) | undefined = undefined;
-
-  get cancelled(): boolean {
-    return this.done;
-  }
-
-  /**
-   * Runs `listener` once when the call is cancelled; `undefined` removes it. One at a
-   * time: a call has one backend.
-   */
-  onCancel(listener: (() => void) | undefined): void {
-    this.listener = listener;
-  }
-
-  cancel(): void {
-    if (this.done) return;
-    this.done = true;
-    const listener = this.listener;
-    this.listener = undefined;
-    listener?.();
-  }
-}
 
 /** Where a call came from, for audit lines and metrics. */
 export interface CallOrigin {

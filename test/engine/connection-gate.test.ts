@@ -3,7 +3,7 @@
  * (performance.now included): who starts, who waits, who is refused and when.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { Cancellation } from '../../src/engine/call-context.js';
+import { Cancellation } from '../../src/outbound/cancellation.js';
 import {
   ADMITTED,
   ConnectionGate,

@@ -7,7 +7,7 @@ import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpUpstream } from '../../src/engine/backends/mcp/mcp-upstream.js';
 import { openMcpUpstream } from '../../src/engine/backends/mcp/mcp-upstream.js';
-import { Cancellation } from '../../src/engine/call-context.js';
+import { Cancellation } from '../../src/outbound/cancellation.js';
 import { HOSTILE, NODE, open, until } from './upstream-helpers.js';
 import { isAlive } from '../../bench/lib/proc.mjs';
 
@@ -284,7 +284,7 @@ describe('a hostile stdio child', () => {
   });
 
   it('the caller going away ends the call at once as unavailable', async () => {
-    const { Cancellation } = await import('../../src/engine/call-context.js');
+    const { Cancellation } = await import('../../src/outbound/cancellation.js');
     const { upstream } = hostile();
     await echoWorks(upstream);
     const cancel = new Cancellation();

@@ -5,7 +5,7 @@
  * importing each other.
  */
 import type { Caller } from '../../engine/caller.js';
-import type { Cancellation } from '../../engine/call-context.js';
+import type { Cancellation } from '../../outbound/cancellation.js';
 import type { EngineError } from '../../engine/error-catalogue.js';
 import type { Gateway } from '../../engine/gateway.js';
 import type { NumberTexts } from '../../engine/number-text.js';

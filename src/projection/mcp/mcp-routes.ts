@@ -10,7 +10,7 @@ import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Gateway } from '../../engine/gateway.js';
 import type { AccessControl } from '../../access/access-control.js';
-import { Cancellation } from '../../engine/call-context.js';
+import { Cancellation } from '../../outbound/cancellation.js';
 import { handleMessage, readMessage, type ReadMessage } from './handle-message.js';
 import { rpcError, type RpcReply } from './rpc-reply.js';
 import type { Payloads } from './payloads.js';

@@ -1,6 +1,7 @@
 /** The request scope of a REST call into the engine: its caller, trace, origin and cancellation. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Cancellation, type AnsweringScope } from '../../engine/call-context.js';
+import type { AnsweringScope } from '../../engine/call-context.js';
+import { Cancellation } from '../../outbound/cancellation.js';
 import type { Caller } from '../../engine/caller.js';
 import { approvalPageUrl } from '../approval-url.js';
 import { validBaggage } from '../baggage.js';

@@ -6,7 +6,7 @@
  * (security.md, "Upstream misbehaviour").
  */
 import type { Agent, Dispatcher } from 'undici';
-import type { Cancellation } from '../../call-context.js';
+import type { Cancellation } from '../../../outbound/cancellation.js';
 import { CappedBytes } from '../upstream/capped-bytes.js';
 import {
   exchange as send,

@@ -6,7 +6,7 @@
  * the event that answers our id; notifications before it are handed on.
  */
 import type { Dispatcher } from 'undici';
-import type { Cancellation } from '../../call-context.js';
+import type { Cancellation } from '../../../outbound/cancellation.js';
 import { CappedBytes } from '../upstream/capped-bytes.js';
 import {
   exchange,

@@ -4,7 +4,7 @@
  * adds the protocol era; a channel only moves messages and says when the peer has
  * forgotten us (its `epoch` moves on), so the session knows to shake hands again.
  */
-import type { Cancellation } from '../../call-context.js';
+import type { Cancellation } from '../../../outbound/cancellation.js';
 import type { NumberTexts } from '../../number-text.js';
 import type { UpstreamFailure } from './upstream-outcome.js';
 

@@ -13,7 +13,7 @@
  * machine, failed 20 calls for the one that hung up). A failed handshake is not
  * remembered; the next call tries again (the upstream may be back).
  */
-import type { Cancellation } from '../../call-context.js';
+import type { Cancellation } from '../../../outbound/cancellation.js';
 import type { NumberTexts } from '../../number-text.js';
 import type { RpcChannel } from './rpc-channel.js';
 import {

@@ -34,7 +34,7 @@
  * one call in service still goes, for the same reason a free connection is always taken:
  * it is how a recovery is learnt.
  */
-import type { Cancellation } from '../../call-context.js';
+import type { Cancellation } from '../../../outbound/cancellation.js';
 
 /** Why a call got no connection. */
 export type GateRefusal =

@@ -11,7 +11,7 @@
  * Redirects are not followed (dispatch never does).
  */
 import { errors as undiciErrors, type Dispatcher } from 'undici';
-import type { Cancellation } from '../../call-context.js';
+import type { Cancellation } from '../../../outbound/cancellation.js';
 
 /** How the gateway names itself to every upstream it calls over HTTP. */
 export const USER_AGENT = 'mcp-beaver/0.1';

@@ -3,7 +3,7 @@
  * what a failed exchange came to, for every kind that calls upstream over HTTP.
  */
 import { errors as undiciErrors } from 'undici';
-import type { Cancellation } from '../../call-context.js';
+import type { Cancellation } from '../../../outbound/cancellation.js';
 import { engineError, type EngineError } from '../../error-catalogue.js';
 import type { Failed } from './exchange.js';
 
