@@ -16,12 +16,8 @@ import { resolveCredential, type Credential } from '../upstream/credentials.js';
 import { decodeUtf8Prefix } from '../upstream/utf8-prefix.js';
 import { buildTarget, planUrl, targetEscapes } from './url.js';
 import { interpretBody } from './response-body.js';
-import {
-  CANCELLED,
-  failureClass,
-  upstreamStatusError,
-  type FailureClass,
-} from '../upstream/upstream-errors.js';
+import { upstreamStatusError } from '../upstream/upstream-errors.js';
+import { CANCELLED, failureClass, type FailureClass } from '../../../outbound/failure-class.js';
 import { EXCERPT_BYTES, exchange } from './http-exchange.js';
 import { USER_AGENT } from '../upstream/exchange.js';
 import { ADMITTED, ConnectionGate, type GateRefusal } from '../upstream/connection-gate.js';
@@ -230,5 +226,5 @@ function failure(f: FailureClass, timeoutMs: number): EngineError {
       `upstream timeout: no complete answer within ${timeoutMs} ms`,
     );
   if (f.kind === 'cancelled') return engineError('UPSTREAM_UNREACHABLE', CANCELLED);
-  return f.error;
+  return engineError('UPSTREAM_UNREACHABLE', f.message);
 }

@@ -10,7 +10,7 @@
  * gateway's own) are the only ones of the caller's sent: never the inbound caller's token.
  */
 import { Agent, type Dispatcher } from 'undici';
-import { CANCELLED, failureClass } from '../upstream/upstream-errors.js';
+import { CANCELLED, failureClass } from '../../../outbound/failure-class.js';
 import { USER_AGENT } from '../upstream/exchange.js';
 import { classifyMessage, messageText, replyOf } from './json-rpc-message.js';
 import { postMessage, type PostAnswer } from './http-post.js';
@@ -188,7 +188,7 @@ export class HttpChannel implements RpcChannel {
     if (a.kind === 'failed')
       return failed(
         'unavailable',
-        failure?.kind === 'unreachable' ? `${where}: ${failure.error.message}` : CANCELLED,
+        failure?.kind === 'unreachable' ? `${where}: ${failure.message}` : CANCELLED,
       );
     if (a.kind === 'too-large')
       return failed(
