@@ -290,15 +290,19 @@ class KeepingReader {
     return v;
   }
 
-  private object(): Record<string, unknown> {
-    const out: Record<string, unknown> = {};
+  /** Steps into a container; true, past its closing bracket, when it is empty. */
+  private empty(close: number): boolean {
     this.i++;
     this.space();
-    if (this.text.charCodeAt(this.i) === 0x7d) {
-      this.i++;
-      this.texts = undefined;
-      return out;
-    }
+    if (this.text.charCodeAt(this.i) !== close) return false;
+    this.i++;
+    this.texts = undefined;
+    return true;
+  }
+
+  private object(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    if (this.empty(0x7d)) return out;
     let own: Map<Key, string> | undefined;
     let below: Map<Key, NumberTexts> | undefined;
     for (;;) {
@@ -330,13 +334,7 @@ class KeepingReader {
 
   private array(): unknown[] {
     const out: unknown[] = [];
-    this.i++;
-    this.space();
-    if (this.text.charCodeAt(this.i) === 0x5d) {
-      this.i++;
-      this.texts = undefined;
-      return out;
-    }
+    if (this.empty(0x5d)) return out;
     let own: Map<Key, string> | undefined;
     let below: Map<Key, NumberTexts> | undefined;
     for (;;) {
