@@ -100,32 +100,20 @@ export function openMcpUpstream(
   let channel: RpcChannel;
   let childState: (() => 'up' | 'down' | 'stopped') | undefined;
   let pid: () => number | undefined = () => undefined;
+  // What both transports are told alike; each takes the rest of its transport as it is.
+  const common = {
+    name: o.name,
+    maxMessageBytes: o.maxMessageBytes,
+    redact: o.redact,
+    ...(o.onNotification && { onNotification: o.onNotification }),
+  };
   const t = o.transport;
   if (t.kind === 'http') {
-    channel = new HttpChannel({
-      name: o.name,
-      url: t.url,
-      headers: t.headers,
-      maxMessageBytes: o.maxMessageBytes,
-      redact: o.redact,
-      ...(o.onNotification && { onNotification: o.onNotification }),
-      ...(t.dispatcher && { dispatcher: t.dispatcher }),
-    });
+    const { kind: _http, ...http } = t;
+    channel = new HttpChannel({ ...common, ...http });
   } else {
-    const started = startStdioChild({
-      name: o.name,
-      program: t.program,
-      args: t.args,
-      cwd: t.cwd,
-      env: t.env,
-      maxMessageBytes: o.maxMessageBytes,
-      log: o.log,
-      redact: o.redact,
-      ...(t.parentEnv && { parentEnv: t.parentEnv }),
-      ...(o.onNotification && { onNotification: o.onNotification }),
-      ...(t.restart && { restart: t.restart }),
-      ...(t.killAfterMs !== undefined && { killAfterMs: t.killAfterMs }),
-    });
+    const { kind: _stdio, ...stdio } = t;
+    const started = startStdioChild({ ...common, ...stdio, log: o.log });
     if (!started.ok) return started;
     channel = started.child;
     const child = started.child;

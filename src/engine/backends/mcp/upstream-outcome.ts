@@ -6,22 +6,25 @@
  * UPSTREAM_TIMEOUT, UPSTREAM_UNAVAILABLE, UPSTREAM_PROTOCOL).
  */
 
+/**
+ * Each kind with our message about it: `tool-error`, the tool ran and said `isError:
+ * true` (its text, at most TOOL_ERROR_TEXT_BYTES); `timeout`, no answer within the
+ * call's deadline; `unavailable`, no connection, a dead or restarting child, or the
+ * caller went away (worth a retry); `protocol`, an answer that is not MCP (or one we do
+ * not relay, such as `input_required`). `rpc-error`: the upstream answered with a
+ * JSON-RPC error, its code and data kept.
+ */
 export type UpstreamFailure =
-  /** The tool ran and said `isError: true`; `message` is its text, at most TOOL_ERROR_TEXT_BYTES. */
-  | { readonly kind: 'tool-error'; readonly message: string }
-  /** The upstream answered with a JSON-RPC error. */
+  | {
+      readonly kind: 'tool-error' | 'timeout' | 'unavailable' | 'protocol';
+      readonly message: string;
+    }
   | {
       readonly kind: 'rpc-error';
       readonly code: number;
       readonly message: string;
       readonly data?: unknown;
-    }
-  /** No answer within the call's deadline. */
-  | { readonly kind: 'timeout'; readonly message: string }
-  /** No connection, a dead or restarting child, or the caller went away: worth a retry. */
-  | { readonly kind: 'unavailable'; readonly message: string }
-  /** An answer that is not MCP (or one we do not relay, such as `input_required`). */
-  | { readonly kind: 'protocol'; readonly message: string };
+    };
 
 export type FailureKind = UpstreamFailure['kind'];
 
