@@ -6,7 +6,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { median as medianOf } from './lib/stats.mjs';
-import { parseJson, stringifyJson } from '../src/engine/number-text.js';
+import { parseJson, stringifyJson } from '../src/json/number-text.js';
 
 const median = (xs: number[]): number => medianOf(xs)!;
 

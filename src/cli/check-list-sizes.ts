@@ -5,7 +5,7 @@
  * tools and above `limits list-tokens`.
  */
 import type { CompiledSpec, ToolDescriptor } from '../compiler/descriptor.js';
-import { prepareToolsets } from '../engine/toolsets.js';
+import { prepareToolsets } from '../engine/view/toolsets.js';
 import { toolList } from '../projection/mcp/tool-definition.js';
 
 /** VS Code, JetBrains and Copilot CLI refuse a server that lists more tools than this. */

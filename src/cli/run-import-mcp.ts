@@ -10,7 +10,7 @@ import { escapeTerminalControls } from '../client/terminal-text.js';
 import { parseDuration } from '../compiler/values.js';
 import type { McpTarget } from '../import/mcp/mcp-draft.js';
 import { SERVER_NAME } from '../import/mcp/server-name.js';
-import type { ProtocolChoice } from '../engine/backends/mcp/upstream-session.js';
+import type { ProtocolChoice } from '../mcp-upstream/upstream-session.js';
 import { LEGACY_VERSION, MODERN_VERSION } from '../mcp-wire/versions.js';
 
 const { usage, badValue } = commandMessages(IMPORT_COMMAND);

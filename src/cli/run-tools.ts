@@ -4,7 +4,7 @@
  */
 import { isRemoteTarget, remoteOptionsOr, type RemoteArgValues } from '../client/options.js';
 import type { CompiledSpec } from '../compiler/descriptor.js';
-import { prepareToolsets } from '../engine/toolsets.js';
+import { prepareToolsets } from '../engine/view/toolsets.js';
 import { toolList } from '../projection/mcp/tool-definition.js';
 import { formatToolBlocks } from '../client/print-tools.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
@@ -105,7 +105,7 @@ async function remoteTools(
 
 /**
  * The spec as `/mcp/<toolset>` serves it: the toolset's members only, in spec order (the
- * engine's membership, engine/toolsets.ts); undefined for a name the spec has none of.
+ * engine's membership, engine/view/toolsets.ts); undefined for a name the spec has none of.
  */
 function membersOf(spec: CompiledSpec, name: string): CompiledSpec | undefined {
   const toolset = prepareToolsets(spec).get(name);

@@ -8,7 +8,7 @@ export const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 /**
  * The one name FIELD_NAME allows that no JSON key may carry through a JavaScript
  * object: assigning `__proto__` sets a prototype. Other Object.prototype names
- * (`toString`, `constructor`) are ordinary names (engine/null-prototype.ts).
+ * (`toString`, `constructor`) are ordinary names (engine/guards/null-prototype.ts).
  */
 export const RESERVED_NAME = '__proto__';
 

@@ -9,7 +9,7 @@
  * backend, in the type: whatever makes a CallArguments says which texts it carries.
  */
 import { engineError, type EngineError } from './error-catalogue.js';
-import type { ExactJson } from './number-text.js';
+import type { ExactJson } from '../json/number-text.js';
 
 export type CallArguments = ExactJson<Record<string, unknown>>;
 

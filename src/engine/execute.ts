@@ -21,8 +21,8 @@ import type { CallArguments } from './call-arguments.js';
 import type { EngineError } from './error-catalogue.js';
 import { gatePathValues } from './guards/metachar.js';
 import { checkScopes } from './guards/scopes.js';
-import { withoutPrototypes } from './null-prototype.js';
-import type { Operation } from './operation.js';
+import { withoutPrototypes } from './guards/null-prototype.js';
+import type { Operation } from './operation/operation.js';
 import type { Question } from './consent/questions.js';
 
 /** The call ran: its envelope, and the upstream's status where it has one. */

@@ -24,16 +24,16 @@ import {
   type OwnedConsentServices,
 } from './consent/consent-services.js';
 import type { ConsentServices } from './consent/consent-types.js';
-import type { Operation } from './operation.js';
-import { prepareOperations } from './prepare-operation.js';
-import { preparePrompts, type PromptCatalog } from './prompts.js';
+import type { Operation } from './operation/operation.js';
+import { prepareOperations } from './operation/prepare-operation.js';
+import { preparePrompts, type PromptCatalog } from './resources-prompts/prompts.js';
 import { createMemoryLimiter } from './rate-limit/memory-limiter.js';
 import type { RateLimiter } from './rate-limit/rate-limiter.js';
 import { makeRedactor, type Redactor } from './redact.js';
-import { prepareResources, type ResourceCatalog } from './resources.js';
-import { prepareToolsets, type Toolset } from './toolsets.js';
-import { prepareView, type GatewayView } from './visibility.js';
-import { warmValidators } from './warm-validators.js';
+import { prepareResources, type ResourceCatalog } from './resources-prompts/resources.js';
+import { prepareToolsets, type Toolset } from './view/toolsets.js';
+import { prepareView, type GatewayView } from './view/visibility.js';
+import { warmValidators } from './operation/warm-validators.js';
 
 export interface GatewayOptions {
   readonly env?: Env;

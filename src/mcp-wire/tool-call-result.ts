@@ -1,6 +1,6 @@
 /**
  * A `tools/call` result as the protocol shapes it, for every reader of one: the `mcp`
- * backend maps an upstream's (engine/backends/mcp/upstream-tool-result.ts) and the CLI
+ * backend maps an upstream's (mcp-upstream/upstream-tool-result.ts) and the CLI
  * prints a server's (client/print.ts). A peer's word only: each reader checks what it
  * relies on.
  */

@@ -6,7 +6,7 @@
  */
 import { errors as undiciErrors } from 'undici';
 import type { Cancellation } from './cancellation.js';
-import type { Failed } from '../engine/backends/upstream/exchange.js';
+import type { Failed } from './exchange.js';
 
 /** What a call its caller went away from answers: nothing of the upstream is known. */
 export const CANCELLED = 'the call was cancelled by the caller';

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { McpUpstream } from '../../src/engine/backends/mcp/mcp-upstream.js';
+import type { McpUpstream } from '../../src/mcp-upstream/mcp-upstream.js';
 import { NODE, open } from '../mcp-upstream/upstream-helpers.js';
 
 const SPECS = join(import.meta.dirname, '..', '..', 'specs');

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Gateway } from '../../src/engine/gateway.js';
-import { withoutNumberTexts } from '../../src/engine/number-text.js';
+import { withoutNumberTexts } from '../../src/json/number-text.js';
 import { compileSpecText } from '../../src/compiler/load-spec.js';
 import { callTool } from '../helpers/call-tool.js';
 import { postJson, type TestGateway } from '../helpers/gateway.js';

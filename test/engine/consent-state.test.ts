@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipBecause } from '../helpers/skip-reason.js';
 import { redisSkipReason, redisUrl } from '../helpers/needs-services.js';
 import { canonicalJson } from '../../src/engine/consent/arguments-digest.js';
-import { parseJson } from '../../src/engine/number-text.js';
+import { parseJson } from '../../src/json/number-text.js';
 import { consentKeyFrom, randomConsentKey } from '../../src/engine/consent/consent-key.js';
 import {
   argumentsDigest,

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { buildBody, planBody } from '../../src/engine/backends/http/body.js';
 import type { HttpBackend } from '../../src/compiler/descriptor.js';
 import { compileSpecText } from '../../src/compiler/load-spec.js';
-import { withoutNumberTexts } from '../../src/engine/number-text.js';
+import { withoutNumberTexts } from '../../src/json/number-text.js';
 
 const SPEC = `
 wrap "forms" version="1.0.0"

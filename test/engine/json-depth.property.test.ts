@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nestsDeeperThan } from '../../src/engine/json-depth.js';
+import { nestsDeeperThan } from '../../src/json/json-depth.js';
 
 /** The scan as it was: every character read, a backslash in a string skips the next. */
 function byCharacter(text: string, max: number): boolean {

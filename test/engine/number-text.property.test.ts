@@ -5,8 +5,8 @@ import {
   mayHoldOddNumber,
   parseJson,
   stringifyJson,
-} from '../../src/engine/number-text.js';
-import { withoutPrototypes } from '../../src/engine/null-prototype.js';
+} from '../../src/json/number-text.js';
+import { withoutPrototypes } from '../../src/engine/guards/null-prototype.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 

@@ -3,7 +3,7 @@
  * splits is dropped whole, never shown as a replacement mark; whole characters are kept.
  */
 import { describe, expect, it } from 'vitest';
-import { decodeUtf8Prefix } from '../../src/engine/backends/upstream/utf8-prefix.js';
+import { decodeUtf8Prefix } from '../../src/outbound/utf8-prefix.js';
 
 const TEXT = 'a é € 🐛'; // 1-, 2-, 3- and 4-byte characters.
 const BYTES = Buffer.from(TEXT, 'utf8');

@@ -5,8 +5,8 @@
  */
 import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { McpUpstream } from '../../src/engine/backends/mcp/mcp-upstream.js';
-import { openMcpUpstream } from '../../src/engine/backends/mcp/mcp-upstream.js';
+import type { McpUpstream } from '../../src/mcp-upstream/mcp-upstream.js';
+import { openMcpUpstream } from '../../src/mcp-upstream/mcp-upstream.js';
 import { Cancellation } from '../../src/outbound/cancellation.js';
 import { HOSTILE, NODE, open, until } from './upstream-helpers.js';
 import { isAlive } from '../../bench/lib/proc.mjs';

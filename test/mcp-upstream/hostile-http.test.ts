@@ -11,8 +11,8 @@ import {
   type ServerResponse,
 } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { UpstreamNotification } from '../../src/engine/backends/mcp/rpc-channel.js';
-import type { McpUpstream } from '../../src/engine/backends/mcp/mcp-upstream.js';
+import type { UpstreamNotification } from '../../src/mcp-upstream/rpc-channel.js';
+import type { McpUpstream } from '../../src/mcp-upstream/mcp-upstream.js';
 import { open } from './upstream-helpers.js';
 
 interface Message {

@@ -1,9 +1,9 @@
 /**
- * The stderr log's token bucket (src/engine/backends/mcp/line-budget.ts), on a clock the
+ * The stderr log's token bucket (src/mcp-upstream/line-budget.ts), on a clock the
  * test moves: pure logic, so no child and no wall clock.
  */
 import { describe, expect, it } from 'vitest';
-import { LineBudget } from '../../src/engine/backends/mcp/line-budget.js';
+import { LineBudget } from '../../src/mcp-upstream/line-budget.js';
 
 function budget(burst: number, perSecond: number) {
   let t = 1_000;

@@ -9,7 +9,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { createMcpHandler, fromJsonSchema, McpServer } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { McpUpstream } from '../../src/engine/backends/mcp/mcp-upstream.js';
+import type { McpUpstream } from '../../src/mcp-upstream/mcp-upstream.js';
 import { dirname } from 'node:path';
 import { MODERN_STDIO, NODE, open } from './upstream-helpers.js';
 import { answerWithFetchHandler } from '../helpers/fetch-handler-bridge.js';

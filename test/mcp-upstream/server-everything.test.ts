@@ -5,7 +5,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { McpUpstream } from '../../src/engine/backends/mcp/mcp-upstream.js';
+import type { McpUpstream } from '../../src/mcp-upstream/mcp-upstream.js';
 import {
   EVERYTHING,
   freePort,

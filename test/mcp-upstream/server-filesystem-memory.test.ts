@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { McpUpstream } from '../../src/engine/backends/mcp/mcp-upstream.js';
+import type { McpUpstream } from '../../src/mcp-upstream/mcp-upstream.js';
 import { FILESYSTEM, MEMORY, NODE, open } from './upstream-helpers.js';
 
 let dir: string;

@@ -10,7 +10,7 @@ import {
   openMcpUpstream,
   type McpUpstream,
   type UpstreamOptions,
-} from '../../src/engine/backends/mcp/mcp-upstream.js';
+} from '../../src/mcp-upstream/mcp-upstream.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const MODULES = join(ROOT, 'node_modules', '@modelcontextprotocol');

@@ -4,10 +4,10 @@
  * tools/call result mapping.
  */
 import { describe, expect, it } from 'vitest';
-import { BoundedLines } from '../../src/engine/backends/mcp/bounded-lines.js';
+import { BoundedLines } from '../../src/mcp-upstream/bounded-lines.js';
 import { encodeHeaderValue as headerValue } from '../../src/mcp-wire/header-values.js';
-import { SseEvents } from '../../src/engine/backends/mcp/sse-events.js';
-import { mapToolResult } from '../../src/engine/backends/mcp/upstream-tool-result.js';
+import { SseEvents } from '../../src/mcp-upstream/sse-events.js';
+import { mapToolResult } from '../../src/mcp-upstream/upstream-tool-result.js';
 
 const same = (t: string): string => t;
 

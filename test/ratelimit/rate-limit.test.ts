@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { skipBecause } from '../helpers/skip-reason.js';
 import type { Caller } from '../../src/engine/caller.js';
 import { Gateway } from '../../src/engine/gateway.js';
-import { withoutNumberTexts } from '../../src/engine/number-text.js';
+import { withoutNumberTexts } from '../../src/json/number-text.js';
 import { createMemoryLimiter } from '../../src/engine/rate-limit/memory-limiter.js';
 import {
   prepareRateLimit,

@@ -13,7 +13,7 @@
  * of a confirmed call is a new request, and a client may serialise its object differently.
  */
 import { createHash } from 'node:crypto';
-import type { NumberTexts } from '../number-text.js';
+import type { NumberTexts } from '../../json/number-text.js';
 
 /**
  * Canonical JSON: object keys sorted by code unit, no whitespace, a number whose text

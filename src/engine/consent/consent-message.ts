@@ -9,7 +9,7 @@
 import type { ConsentMessage } from '../../compiler/descriptor.js';
 import { fillPlaceholders } from '../../compiler/prompt-text.js';
 import type { CallArguments } from '../call-arguments.js';
-import { stringifyJson } from '../number-text.js';
+import { stringifyJson } from '../../json/number-text.js';
 import { engineError, type EngineError } from '../error-catalogue.js';
 import { retryAfterSeconds } from '../rate-limit/rate-limiter.js';
 import { MAX_PENDING_PER_CALLER, type Approval, type RequestOutcome } from './approvals.js';

@@ -8,7 +8,7 @@
 import type { Logger } from 'pino';
 import type { CompiledSpec } from '../../compiler/descriptor.js';
 import type { Env } from '../../process/env.js';
-import { redisUrlFrom } from '../redis-url.js';
+import { redisUrlFrom } from '../redis/redis-url.js';
 import { StartupError } from '../../process/startup-error.js';
 import type { ApprovalStore } from './approvals.js';
 import { consentKeyFrom, randomConsentKey } from './consent-key.js';

@@ -23,7 +23,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { failFastRedis } from '../redis-client.js';
+import { failFastRedis } from '../redis/redis-client.js';
 import {
   DEFAULT_RETAIN_MS,
   holdsScope,

@@ -12,7 +12,7 @@
  * answer is CONSENT_UNAVAILABLE ("retry shortly", the same retry then succeeding).
  */
 import type { Logger } from 'pino';
-import { failFastRedis, watchRedis } from '../redis-client.js';
+import { failFastRedis, watchRedis } from '../redis/redis-client.js';
 import type { SpentStates } from './spent-states.js';
 
 export interface RedisSpentStatesOptions {

@@ -9,7 +9,7 @@
 import type { JsonSchema } from '../../compiler/field-schema.js';
 import { engineError, type EngineError } from '../error-catalogue.js';
 import type { CallArguments } from '../call-arguments.js';
-import { differsFromDouble, type NumberTexts } from '../number-text.js';
+import { differsFromDouble, type NumberTexts } from '../../json/number-text.js';
 
 export type ExactNumberCheck = (input: CallArguments) => EngineError | undefined;
 

@@ -9,7 +9,7 @@
  * answer from Redis afterwards switches back (`onFallback(false)`).
  */
 import type { Logger } from 'pino';
-import { failFastRedis, watchRedis } from '../redis-client.js';
+import { failFastRedis, watchRedis } from '../redis/redis-client.js';
 import type { RateDecision, RateLimit, RateLimiter } from './rate-limiter.js';
 
 /** KEYS[1] the counter; ARGV[1] the window in ms. Returns {count, ms left in the window}. */

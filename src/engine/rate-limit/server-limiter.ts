@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { Env } from '../../process/env.js';
-import { redisUrlFrom } from '../redis-url.js';
+import { redisUrlFrom } from '../redis/redis-url.js';
 import type { CompiledSpec } from '../../compiler/descriptor.js';
 import { createMemoryLimiter } from './memory-limiter.js';
 import type { RateLimiter } from './rate-limiter.js';

@@ -4,8 +4,8 @@
  * a `//` line saying why it could not), the tools taken in the order of their names,
  * so the same server always gives the same bytes whatever order it lists them in.
  */
-import type { UpstreamTool } from '../../engine/backends/mcp/upstream-tools.js';
-import type { ProtocolChoice } from '../../engine/backends/mcp/upstream-session.js';
+import type { UpstreamTool } from '../../mcp-upstream/upstream-tools.js';
+import type { ProtocolChoice } from '../../mcp-upstream/upstream-session.js';
 import { isObject } from '../openapi/json.js';
 import { writeKdl } from '../openapi/kdl-nodes.js';
 import { ImportError } from '../openapi/load-document.js';

@@ -4,9 +4,9 @@
  * same handshake (`protocol`), the same stdio environment (PATH, HOME, LANG only), the
  * same caps. The child is stopped, or the session ended, before the draft is written.
  */
-import { openMcpUpstream, type McpUpstream } from '../../engine/backends/mcp/mcp-upstream.js';
-import type { UpstreamTool } from '../../engine/backends/mcp/upstream-tools.js';
-import type { Handshake, ProtocolChoice } from '../../engine/backends/mcp/upstream-session.js';
+import { openMcpUpstream, type McpUpstream } from '../../mcp-upstream/mcp-upstream.js';
+import type { UpstreamTool } from '../../mcp-upstream/upstream-tools.js';
+import type { Handshake, ProtocolChoice } from '../../mcp-upstream/upstream-session.js';
 import { ImportError } from '../openapi/load-document.js';
 import type { McpTarget } from './mcp-draft.js';
 

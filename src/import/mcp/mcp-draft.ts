@@ -2,7 +2,7 @@
  * The draft `import mcp` builds before it writes KDL: the `mcp-server` node and one
  * `tool` grant per upstream tool (or the reason it is none), in the order written.
  */
-import type { ProtocolChoice } from '../../engine/backends/mcp/upstream-session.js';
+import type { ProtocolChoice } from '../../mcp-upstream/upstream-session.js';
 import type { DraftBlock, DraftEntry } from '../openapi/draft-types.js';
 
 /** How the gateway reaches the upstream: the spec's `url=` or its `command` child. */

@@ -2,7 +2,7 @@
  * completion/complete, both eras: the engine's enum values by prefix, for a prompt
  * argument (`ref/prompt`) or a resource template variable (`ref/resource`).
  */
-import type { CompletionRef } from '../../engine/completion.js';
+import type { CompletionRef } from '../../engine/resources-prompts/completion.js';
 import { LIST_TTL_MS, modernTailText } from './payloads.js';
 import type { RpcReply } from './rpc-reply.js';
 import { resultText } from '../../mcp-wire/json-rpc.js';

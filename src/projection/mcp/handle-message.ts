@@ -4,8 +4,8 @@
  * cross-check it), then dispatch on the method string before looking at params
  * (protocol.md). Every request stands alone: no session.
  */
-import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../../engine/json-depth.js';
-import { parseJson, type ExactJson } from '../../engine/number-text.js';
+import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../../json/json-depth.js';
+import { parseJson, type ExactJson } from '../../json/number-text.js';
 import { ACCEPTED, rpcError, type RpcReply } from './rpc-reply.js';
 import { isValidId } from '../../mcp-wire/json-rpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';

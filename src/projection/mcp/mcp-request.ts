@@ -8,10 +8,10 @@ import type { Caller } from '../../engine/caller.js';
 import type { Cancellation } from '../../outbound/cancellation.js';
 import type { EngineError } from '../../engine/error-catalogue.js';
 import type { Gateway } from '../../engine/gateway.js';
-import type { NumberTexts } from '../../engine/number-text.js';
+import type { NumberTexts } from '../../json/number-text.js';
 import type { ReplyId } from '../../mcp-wire/json-rpc.js';
 import type { Payloads } from './payloads.js';
-import type { GatewayView } from '../../engine/visibility.js';
+import type { GatewayView } from '../../engine/view/visibility.js';
 import type { Span } from '../../telemetry/span.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 

@@ -9,10 +9,10 @@
  */
 import type { Caller } from '../../engine/caller.js';
 import type { Gateway } from '../../engine/gateway.js';
-import type { VisibleTools } from '../../engine/visibility.js';
+import type { VisibleTools } from '../../engine/view/visibility.js';
 import { ENVELOPE_GUIDE } from '../../compiler/output-schema.js';
 import type { PromptDescriptor, ResourceDescriptor } from '../../compiler/descriptor.js';
-import type { Toolset } from '../../engine/toolsets.js';
+import type { Toolset } from '../../engine/view/toolsets.js';
 import { promptDefinition, resourceDefinition, templateDefinition } from './resource-definition.js';
 import { toolList } from './tool-definition.js';
 import { LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS } from '../../mcp-wire/versions.js';

@@ -5,8 +5,8 @@
  * Entries carry what a form needs beyond the MCP lists: a template's variables with their
  * types and values, a prompt argument's default, enum and pattern.
  */
-import type { ResourceCatalog } from '../../engine/resources.js';
-import type { VisibleTools } from '../../engine/visibility.js';
+import type { ResourceCatalog } from '../../engine/resources-prompts/resources.js';
+import type { VisibleTools } from '../../engine/view/visibility.js';
 import type {
   CompiledSpec,
   PromptDescriptor,

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CallerGate } from '../../access/authenticate.js';
 import { challengeOf } from '../../access/challenge.js';
 import { engineError } from '../../engine/error-catalogue.js';
-import type { ExactJson } from '../../engine/number-text.js';
+import type { ExactJson } from '../../json/number-text.js';
 import { clipped, ProblemList } from '../../engine/refusal-text.js';
 import { sendRestError } from './rest-error.js';
 import { requestScopeOf } from './rest-call-context.js';

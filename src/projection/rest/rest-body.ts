@@ -6,8 +6,8 @@
  * one that is not JSON is the catalogue's INVALID_JSON, raised to the error handler.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../../engine/json-depth.js';
-import { parseJson } from '../../engine/number-text.js';
+import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../../json/json-depth.js';
+import { parseJson } from '../../json/number-text.js';
 
 const JSON_MEDIA_TYPE = /^application\/([\w.+-]+\+)?json\s*(;.*)?$/i;
 

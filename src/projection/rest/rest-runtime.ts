@@ -6,7 +6,7 @@
 import type { AccessControl } from '../../access/access-control.js';
 import type { Caller } from '../../engine/caller.js';
 import type { Gateway } from '../../engine/gateway.js';
-import type { Toolset } from '../../engine/toolsets.js';
+import type { Toolset } from '../../engine/view/toolsets.js';
 import type { ResourcePromptListing } from './resource-prompt-listing.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 

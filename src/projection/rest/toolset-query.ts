@@ -10,7 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import { engineError, type EngineError } from '../../engine/error-catalogue.js';
 import type { Gateway } from '../../engine/gateway.js';
 import { clipped, MAX_DETAILS } from '../../engine/refusal-text.js';
-import type { Toolset } from '../../engine/toolsets.js';
+import type { Toolset } from '../../engine/view/toolsets.js';
 
 export const TOOLSET_PARAMETER = 'toolset';
 

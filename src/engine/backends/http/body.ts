@@ -4,7 +4,7 @@
  */
 import type { ArgumentDescriptor, HttpBackend } from '../../../compiler/descriptor.js';
 import type { CallArguments } from '../../call-arguments.js';
-import { NumberTexts, stringifyJson } from '../../number-text.js';
+import { NumberTexts, stringifyJson } from '../../../json/number-text.js';
 import { buildObject, planObject, type ObjectPlan } from '../upstream/argument-object.js';
 
 export interface BodyPlan extends ObjectPlan {

@@ -1,5 +1,5 @@
 /**
- * One upstream exchange of an HTTP grant (upstream/exchange.ts sends it): a 2xx body
+ * One upstream exchange of an HTTP grant (outbound/exchange.ts sends it): a 2xx body
  * read within the read cap, the first bytes of any other status, and a body in an
  * encoding the gateway did not ask for left unread. Past a cap the request is aborted
  * (the connection is dropped), so an endless or huge body never grows memory
@@ -7,14 +7,14 @@
  */
 import type { Agent, Dispatcher } from 'undici';
 import type { Cancellation } from '../../../outbound/cancellation.js';
-import { CappedBytes } from '../upstream/capped-bytes.js';
+import { CappedBytes } from '../../../outbound/capped-bytes.js';
 import {
   exchange as send,
   type Failed,
   type Reading,
   type ResponseReader,
   type Unsent,
-} from '../upstream/exchange.js';
+} from '../../../outbound/exchange.js';
 
 /** What one upstream exchange came to, its body read within the caps. */
 export type Exchange =
@@ -42,7 +42,7 @@ export const EXCERPT_BYTES = 2048;
 /**
  * One request, its deadline covering the whole exchange, body included; the caller
  * going away aborts it too. `mayStart` is asked as the request is about to go on the
- * wire (upstream/exchange.ts).
+ * wire (outbound/exchange.ts).
  */
 export function exchange(
   agent: Agent,

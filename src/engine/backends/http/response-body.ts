@@ -10,9 +10,9 @@
  */
 import { engineError } from '../../error-catalogue.js';
 import type { Redactor } from '../../redact.js';
-import { MAX_RESULT_DEPTH, nestsDeeperThan } from '../../json-depth.js';
+import { MAX_RESULT_DEPTH, nestsDeeperThan } from '../../../json/json-depth.js';
 import type { BackendOutcome } from '../kind.js';
-import { decodeUtf8Prefix } from '../upstream/utf8-prefix.js';
+import { decodeUtf8Prefix } from '../../../outbound/utf8-prefix.js';
 
 export interface BodyRead {
   readonly bytes: Buffer;

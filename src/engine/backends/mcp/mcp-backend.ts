@@ -11,7 +11,7 @@ import { makeRedactor, type Redactor } from '../../redact.js';
 import { buildObject, planObject } from '../upstream/argument-object.js';
 import { mapUpstreamFailure, mapUpstreamValue } from './mcp-outcome.js';
 import { openServers, type OpenedServer } from './open-servers.js';
-import type { UpstreamLog } from './upstream-log.js';
+import type { UpstreamLog } from '../../../mcp-upstream/upstream-log.js';
 import { driftLine, toolDrift } from './tool-drift.js';
 import { UNTRACED } from '../../../telemetry/client-span.js';
 

@@ -5,10 +5,10 @@
  */
 import type { McpBackend } from '../../../compiler/descriptor.js';
 import { engineError, type EngineError } from '../../error-catalogue.js';
-import { MAX_RESULT_DEPTH, nestsDeeperThan } from '../../json-depth.js';
+import { MAX_RESULT_DEPTH, nestsDeeperThan } from '../../../json/json-depth.js';
 import type { Redactor } from '../../redact.js';
 import type { BackendOutcome } from '../kind.js';
-import type { UpstreamFailure } from './upstream-outcome.js';
+import type { UpstreamFailure } from '../../../mcp-upstream/upstream-outcome.js';
 
 /**
  * The mapped value (structured content, parsed JSON, text) with its JSON, redacted. A

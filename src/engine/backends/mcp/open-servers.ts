@@ -11,9 +11,13 @@ import { StartupError } from '../../../process/startup-error.js';
 import { resolveCredential } from '../upstream/credentials.js';
 import { readCapFor } from '../upstream/read-cap.js';
 import type { GrantOf } from '../kind.js';
-import { openMcpUpstream, type McpUpstream, type UpstreamTransport } from './mcp-upstream.js';
-import type { UpstreamNotification } from './rpc-channel.js';
-import type { UpstreamLog } from './upstream-log.js';
+import {
+  openMcpUpstream,
+  type McpUpstream,
+  type UpstreamTransport,
+} from '../../../mcp-upstream/mcp-upstream.js';
+import type { UpstreamNotification } from '../../../mcp-upstream/rpc-channel.js';
+import type { UpstreamLog } from '../../../mcp-upstream/upstream-log.js';
 
 export interface OpenedServer {
   readonly descriptor: McpServerDescriptor;

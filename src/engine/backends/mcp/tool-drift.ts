@@ -8,7 +8,7 @@
 import type { BodyFieldDescriptor, SourceRef } from '../../../compiler/descriptor.js';
 import type { FieldType } from '../../../compiler/field-types.js';
 import type { GrantOf } from '../kind.js';
-import type { UpstreamTool } from './upstream-tools.js';
+import type { UpstreamTool } from '../../../mcp-upstream/upstream-tools.js';
 
 export interface DriftProblem {
   readonly grant: string;

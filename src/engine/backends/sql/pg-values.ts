@@ -4,7 +4,7 @@
  * base64. Parsers are installed once per pool, not per row.
  */
 import pg from 'pg';
-import { stringifyJson, type NumberTexts } from '../../number-text.js';
+import { stringifyJson, type NumberTexts } from '../../../json/number-text.js';
 
 const OID = {
   BYTEA: 17,

@@ -10,7 +10,7 @@ import type {
   HttpBackend,
 } from '../../../compiler/descriptor.js';
 import type { CallArguments } from '../../call-arguments.js';
-import { NumberTexts } from '../../number-text.js';
+import { NumberTexts } from '../../../json/number-text.js';
 
 type Obj = Record<string, unknown>;
 

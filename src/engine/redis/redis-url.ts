@@ -4,8 +4,8 @@
  * in every process whose spec names a variable, and loading the client is left to the
  * user that needs it.
  */
-import type { Env } from '../process/env.js';
-import { StartupError } from '../process/startup-error.js';
+import type { Env } from '../../process/env.js';
+import { StartupError } from '../../process/startup-error.js';
 
 /** The URL in `variable`, or a StartupError naming the variable (never its value). */
 export function redisUrlFrom(variable: string, env: Env, withoutIt: string): string {

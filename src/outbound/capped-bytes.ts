@@ -1,6 +1,6 @@
 /**
  * The bytes of an upstream answer kept up to a cap, as both readers of the exchange
- * (http/http-exchange.ts, mcp/http-post.ts) hold them: past the cap the reader stops
+ * (http/http-exchange.ts, mcp-upstream/http-post.ts) hold them: past the cap the reader stops
  * the exchange, so an endless body never grows memory.
  */
 export class CappedBytes {

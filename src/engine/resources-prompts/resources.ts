@@ -8,23 +8,23 @@
  * (`file`, `text=`) is redacted once, here, with the gateway's redactor: a document that
  * quotes a credential leaves without it, like every result.
  */
-import type { ResourceDescriptor, ResourceVariable } from '../compiler/descriptor.js';
+import type { ResourceDescriptor, ResourceVariable } from '../../compiler/descriptor.js';
 import {
   compileUriPlan,
   matchUri,
   MAX_URI_CHARACTERS,
   overUriBound,
   type UriPlan,
-} from '../compiler/uri-match.js';
-import type { CallArguments } from './call-arguments.js';
-import type { RequestScope } from './call-context.js';
-import { engineError, type EngineError } from './error-catalogue.js';
-import type { Done, Failed } from './execute.js';
-import { checkScopes } from './guards/scopes.js';
-import { withoutNumberTexts } from './number-text.js';
-import type { Operation } from './operation.js';
-import type { Redactor } from './redact.js';
-import { clipped, loneSurrogateProblem, MAX_QUOTED_NAME, MAX_QUOTED_URI } from './refusal-text.js';
+} from '../../compiler/uri-match.js';
+import type { CallArguments } from '../call-arguments.js';
+import type { RequestScope } from '../call-context.js';
+import { engineError, type EngineError } from '../error-catalogue.js';
+import type { Done, Failed } from '../execute.js';
+import { checkScopes } from '../guards/scopes.js';
+import { withoutNumberTexts } from '../../json/number-text.js';
+import type { Operation } from '../operation/operation.js';
+import type { Redactor } from '../redact.js';
+import { clipped, loneSurrogateProblem, MAX_QUOTED_NAME, MAX_QUOTED_URI } from '../refusal-text.js';
 
 /** One entry of `contents` (TextResourceContents or BlobResourceContents). */
 export type ResourceContents =

@@ -1,7 +1,7 @@
 /**
  * One upstream HTTP request through undici's dispatch API, for every kind that speaks
  * HTTP upstream: the http kind's exchange (http/http-exchange.ts) and the mcp kind's
- * POST of a JSON-RPC message (mcp/http-post.ts). This part holds what they share: the
+ * POST of a JSON-RPC message (mcp-upstream/http-post.ts). This part holds what they share: the
  * deadline over the whole exchange, the caller going away, a request that can no longer
  * go out in time, and ending the request from a reader. What the response means is the
  * reader's: it is told the final status and each chunk, and settles the exchange.
@@ -11,7 +11,7 @@
  * Redirects are not followed (dispatch never does).
  */
 import { errors as undiciErrors, type Dispatcher } from 'undici';
-import type { Cancellation } from '../../../outbound/cancellation.js';
+import type { Cancellation } from './cancellation.js';
 
 /** How the gateway names itself to every upstream it calls over HTTP. */
 export const USER_AGENT = 'mcp-beaver/0.1';

@@ -9,12 +9,12 @@
  * the gateway, and no event of the child is left without a handler.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { decodeUtf8Prefix } from '../upstream/utf8-prefix.js';
+import { decodeUtf8Prefix } from '../outbound/utf8-prefix.js';
 import { BoundedLines } from './bounded-lines.js';
 import { childEnvironment, findProgram } from './child-environment.js';
 import { ChildStderr, STDERR_LINE_BYTES } from './child-stderr.js';
-import type { NumberTexts } from '../../number-text.js';
-import type { RpcId } from '../../../mcp-wire/json-rpc.js';
+import type { NumberTexts } from '../json/number-text.js';
+import type { RpcId } from '../mcp-wire/json-rpc.js';
 import { classifyMessage, messageText } from './json-rpc-message.js';
 import { PendingCalls } from './pending-calls.js';
 import type {

@@ -1,20 +1,20 @@
 /**
  * One JSON-RPC message POSTed to a Streamable HTTP upstream through the exchange the
- * HTTP backend uses too (upstream/exchange.ts): redirects are not followed, the deadline
+ * HTTP backend uses too (outbound/exchange.ts): redirects are not followed, the deadline
  * covers the whole exchange, and the answer is read up to a byte cap, past which the
  * connection is dropped. An event-stream answer is parsed as it arrives and taken at
  * the event that answers our id; notifications before it are handed on.
  */
 import type { Dispatcher } from 'undici';
-import type { Cancellation } from '../../../outbound/cancellation.js';
-import { CappedBytes } from '../upstream/capped-bytes.js';
+import type { Cancellation } from '../outbound/cancellation.js';
+import { CappedBytes } from '../outbound/capped-bytes.js';
 import {
   exchange,
   type Failed,
   type Reading,
   type ResponseReader,
   type Unsent,
-} from '../upstream/exchange.js';
+} from '../outbound/exchange.js';
 import { SseEvents } from './sse-events.js';
 
 export type PostAnswer =

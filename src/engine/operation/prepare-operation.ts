@@ -5,21 +5,21 @@
  * (warm-validators.ts, or a grant's first call).
  */
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ToolDescriptor } from '../compiler/descriptor.js';
-import { prepareShaper } from '../envelope/shape.js';
-import type { PreparedBackend } from './backends/kind.js';
-import { prepareConsent } from './consent/consent-step.js';
-import type { ConsentServices } from './consent/consent-types.js';
-import { prepareClaims } from './guards/claims.js';
-import { prepareExactNumbers } from './guards/exact-numbers.js';
-import { prepareExclusive } from './guards/exclusive.js';
-import { kindOf } from './backends/kinds.js';
-import { prepareNullStripper } from './guards/optional-nulls.js';
-import { prepareRestrict } from './guards/restrict-matchers.js';
-import { createAjv, prepareValidator } from './guards/validate.js';
-import { declaresInheritedName } from './null-prototype.js';
+import type { ToolDescriptor } from '../../compiler/descriptor.js';
+import { prepareShaper } from '../../envelope/shape.js';
+import type { PreparedBackend } from '../backends/kind.js';
+import { prepareConsent } from '../consent/consent-step.js';
+import type { ConsentServices } from '../consent/consent-types.js';
+import { prepareClaims } from '../guards/claims.js';
+import { prepareExactNumbers } from '../guards/exact-numbers.js';
+import { prepareExclusive } from '../guards/exclusive.js';
+import { kindOf } from '../backends/kinds.js';
+import { prepareNullStripper } from '../guards/optional-nulls.js';
+import { prepareRestrict } from '../guards/restrict-matchers.js';
+import { createAjv, prepareValidator } from '../guards/validate.js';
+import { declaresInheritedName } from '../guards/null-prototype.js';
 import type { Operation } from './operation.js';
-import { prepareRateLimit, type RateLimiter } from './rate-limit/rate-limiter.js';
+import { prepareRateLimit, type RateLimiter } from '../rate-limit/rate-limiter.js';
 
 /** What every grant's preparation shares. */
 export interface OperationParts {

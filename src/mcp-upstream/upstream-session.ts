@@ -13,8 +13,8 @@
  * machine, failed 20 calls for the one that hung up). A failed handshake is not
  * remembered; the next call tries again (the upstream may be back).
  */
-import type { Cancellation } from '../../../outbound/cancellation.js';
-import type { NumberTexts } from '../../number-text.js';
+import type { Cancellation } from '../outbound/cancellation.js';
+import type { NumberTexts } from '../json/number-text.js';
 import type { RpcChannel } from './rpc-channel.js';
 import {
   LEGACY_VERSION,
@@ -23,7 +23,7 @@ import {
   META_PROTOCOL_VERSION,
   MODERN_VERSION,
   type Era,
-} from '../../../mcp-wire/versions.js';
+} from '../mcp-wire/versions.js';
 import { capText, type UpstreamFailure, type UpstreamOutcome } from './upstream-outcome.js';
 
 export type ProtocolChoice = 'auto' | typeof MODERN_VERSION | typeof LEGACY_VERSION;

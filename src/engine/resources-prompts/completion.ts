@@ -3,13 +3,13 @@
  * variable may take (its enum, the grant field's enum, a restrict list), offered by
  * prefix. Only what the caller may see is completed.
  */
-import type { Caller } from './caller.js';
-import { engineError, type EngineError } from './error-catalogue.js';
-import { checkScopes } from './guards/scopes.js';
-import { clipped, MAX_QUOTED_URI } from './refusal-text.js';
+import type { Caller } from '../caller.js';
+import { engineError, type EngineError } from '../error-catalogue.js';
+import { checkScopes } from '../guards/scopes.js';
+import { clipped, MAX_QUOTED_URI } from '../refusal-text.js';
 import type { PromptCatalog } from './prompts.js';
 import type { ResourceCatalog } from './resources.js';
-import type { Toolset } from './toolsets.js';
+import type { Toolset } from '../view/toolsets.js';
 
 /** The protocol's cap on values per answer. */
 export const MAX_COMPLETION_VALUES = 100;

@@ -4,8 +4,8 @@
  * adds the protocol era; a channel only moves messages and says when the peer has
  * forgotten us (its `epoch` moves on), so the session knows to shake hands again.
  */
-import type { Cancellation } from '../../../outbound/cancellation.js';
-import type { NumberTexts } from '../../number-text.js';
+import type { Cancellation } from '../outbound/cancellation.js';
+import type { NumberTexts } from '../json/number-text.js';
 import type { UpstreamFailure } from './upstream-outcome.js';
 
 /**

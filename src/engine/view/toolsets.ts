@@ -11,7 +11,7 @@ import type {
   ResourceDescriptor,
   ToolDescriptor,
   ToolsetDescriptor,
-} from '../compiler/descriptor.js';
+} from '../../compiler/descriptor.js';
 
 export interface Toolset {
   readonly name: string;

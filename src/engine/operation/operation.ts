@@ -2,18 +2,18 @@
  * Prepared operations: a descriptor plus everything compiled from it at boot
  * (validator, matchers, backend plan). Functions live here, never on descriptors.
  */
-import type { Shaper } from '../envelope/shape.js';
-import type { ToolDescriptor } from '../compiler/descriptor.js';
-import type { PreparedBackend } from './backends/kind.js';
-import type { ConsentCheck } from './consent/consent-types.js';
-import type { ClaimBinder } from './guards/claims.js';
-import type { MixedSegment } from './guards/metachar.js';
-import type { ExclusiveCheck } from './guards/exclusive.js';
-import type { ExactNumberCheck } from './guards/exact-numbers.js';
-import type { NullStripper } from './guards/optional-nulls.js';
-import type { RateCheck } from './rate-limit/rate-limiter.js';
-import type { RestrictMatcher } from './guards/restrict-matchers.js';
-import type { Validator } from './guards/validate.js';
+import type { Shaper } from '../../envelope/shape.js';
+import type { ToolDescriptor } from '../../compiler/descriptor.js';
+import type { PreparedBackend } from '../backends/kind.js';
+import type { ConsentCheck } from '../consent/consent-types.js';
+import type { ClaimBinder } from '../guards/claims.js';
+import type { MixedSegment } from '../guards/metachar.js';
+import type { ExclusiveCheck } from '../guards/exclusive.js';
+import type { ExactNumberCheck } from '../guards/exact-numbers.js';
+import type { NullStripper } from '../guards/optional-nulls.js';
+import type { RateCheck } from '../rate-limit/rate-limiter.js';
+import type { RestrictMatcher } from '../guards/restrict-matchers.js';
+import type { Validator } from '../guards/validate.js';
 
 export interface Operation {
   readonly name: string;

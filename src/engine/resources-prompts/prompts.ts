@@ -5,13 +5,13 @@
  * identity (spec-language.md, "Resources and prompts"). A message's own text is the
  * spec's, and redacted once at boot like the resources it embeds.
  */
-import type { PromptDescriptor, PromptTextPart } from '../compiler/descriptor.js';
-import { fillPlaceholders } from '../compiler/prompt-text.js';
-import type { RequestScope } from './call-context.js';
-import { engineError, type EngineError } from './error-catalogue.js';
-import { checkScopes } from './guards/scopes.js';
-import type { Redactor } from './redact.js';
-import { clipped, loneSurrogateProblem, MAX_QUOTED_NAME, ProblemList } from './refusal-text.js';
+import type { PromptDescriptor, PromptTextPart } from '../../compiler/descriptor.js';
+import { fillPlaceholders } from '../../compiler/prompt-text.js';
+import type { RequestScope } from '../call-context.js';
+import { engineError, type EngineError } from '../error-catalogue.js';
+import { checkScopes } from '../guards/scopes.js';
+import type { Redactor } from '../redact.js';
+import { clipped, loneSurrogateProblem, MAX_QUOTED_NAME, ProblemList } from '../refusal-text.js';
 import type { ResourceCatalog, ResourceContents } from './resources.js';
 
 export type PromptContent =

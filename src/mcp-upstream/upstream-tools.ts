@@ -2,8 +2,8 @@
  * The two requests the backend kind makes of an upstream: `tools/call` (mapped by
  * upstream-tool-result.ts) and `tools/list`, all its pages, for the drift checks.
  */
-import type { Cancellation } from '../../../outbound/cancellation.js';
-import { NumberTexts } from '../../number-text.js';
+import type { Cancellation } from '../outbound/cancellation.js';
+import { NumberTexts } from '../json/number-text.js';
 import { mapToolResult } from './upstream-tool-result.js';
 import type { UpstreamSession } from './upstream-session.js';
 import {

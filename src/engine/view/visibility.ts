@@ -10,18 +10,18 @@
  * tools, resources and prompts, so a projection can cache what it renders from a view
  * by the view itself.
  */
-import type { Caller } from './caller.js';
+import type { Caller } from '../caller.js';
 import type {
   ToolDescriptor,
   PromptDescriptor,
   ResourceDescriptor,
-} from '../compiler/descriptor.js';
-import type { RequestScope } from './call-context.js';
-import { complete, type Completion, type CompletionRef } from './completion.js';
-import { missingScopes } from './guards/scopes.js';
-import type { Operation } from './operation.js';
-import type { PromptCatalog, PromptGet } from './prompts.js';
-import type { ResourceCatalog, ResourceRead } from './resources.js';
+} from '../../compiler/descriptor.js';
+import type { RequestScope } from '../call-context.js';
+import { complete, type Completion, type CompletionRef } from '../resources-prompts/completion.js';
+import { missingScopes } from '../guards/scopes.js';
+import type { Operation } from '../operation/operation.js';
+import type { PromptCatalog, PromptGet } from '../resources-prompts/prompts.js';
+import type { ResourceCatalog, ResourceRead } from '../resources-prompts/resources.js';
 import type { Toolset } from './toolsets.js';
 
 export interface VisibleTools {

@@ -5,7 +5,7 @@
  * `{content: [...]}` of its blocks. `isError: true` is the tool's own failure, with its
  * text (redacted before it is cut, so no cut leaves the front of a secret).
  */
-import type { ContentBlock } from '../../../mcp-wire/tool-call-result.js';
+import type { ContentBlock } from '../mcp-wire/tool-call-result.js';
 import { capText, TOOL_ERROR_TEXT_BYTES, type UpstreamOutcome } from './upstream-outcome.js';
 
 export function mapToolResult(

@@ -3,8 +3,8 @@
  * did not send, a result that is not an object, an error without a numeric code are
  * all "not MCP" rather than exceptions.
  */
-import type { RpcId } from '../../../mcp-wire/json-rpc.js';
-import { NumberTexts, stringifyJson } from '../../number-text.js';
+import type { RpcId } from '../mcp-wire/json-rpc.js';
+import { NumberTexts, stringifyJson } from '../json/number-text.js';
 import type { UpstreamReply } from './rpc-channel.js';
 import { capText } from './upstream-outcome.js';
 

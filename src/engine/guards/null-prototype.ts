@@ -6,8 +6,8 @@
  * declare such a name get their arguments copied into objects without a prototype
  * before any guard runs; other grants pay nothing.
  */
-import type { JsonSchema } from '../compiler/field-schema.js';
-import type { ExactJson } from './number-text.js';
+import type { JsonSchema } from '../../compiler/field-schema.js';
+import type { ExactJson } from '../../json/number-text.js';
 
 /** Whether a name resolves to something on a plain object that does not own it. */
 export function isInheritedName(name: string): boolean {

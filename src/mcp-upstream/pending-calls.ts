@@ -4,9 +4,9 @@
  * away, or the child's death (failAll). Ids are numbers this process hands out, never
  * reused within one child's life, so a late answer to a timed-out call finds nothing.
  */
-import type { Cancellation } from '../../../outbound/cancellation.js';
+import type { Cancellation } from '../outbound/cancellation.js';
 import type { UpstreamReply } from './rpc-channel.js';
-import type { RpcId } from '../../../mcp-wire/json-rpc.js';
+import type { RpcId } from '../mcp-wire/json-rpc.js';
 import type { UpstreamFailure } from './upstream-outcome.js';
 
 interface Pending {

@@ -10,12 +10,12 @@
  * gateway's own) are the only ones of the caller's sent: never the inbound caller's token.
  */
 import { Agent, type Dispatcher } from 'undici';
-import { CANCELLED, failureClass } from '../../../outbound/failure-class.js';
-import { USER_AGENT } from '../upstream/exchange.js';
+import { CANCELLED, failureClass } from '../outbound/failure-class.js';
+import { USER_AGENT } from '../outbound/exchange.js';
 import { classifyMessage, messageText, replyOf } from './json-rpc-message.js';
 import { postMessage, type PostAnswer } from './http-post.js';
-import { encodeHeaderValue, mcpNameOf } from '../../../mcp-wire/header-values.js';
-import { META_PROTOCOL_VERSION } from '../../../mcp-wire/versions.js';
+import { encodeHeaderValue, mcpNameOf } from '../mcp-wire/header-values.js';
+import { META_PROTOCOL_VERSION } from '../mcp-wire/versions.js';
 import type {
   RequestOptions,
   RpcChannel,

@@ -5,8 +5,8 @@
  * answer is a value (upstream-outcome.ts); nothing here throws at the gateway.
  */
 import type { Dispatcher } from 'undici';
-import type { Cancellation } from '../../../outbound/cancellation.js';
-import type { NumberTexts } from '../../number-text.js';
+import type { Cancellation } from '../outbound/cancellation.js';
+import type { NumberTexts } from '../json/number-text.js';
 import { HttpChannel } from './http-channel.js';
 import type { RpcChannel, UpstreamNotification } from './rpc-channel.js';
 import { startStdioChild } from './stdio-supervisor.js';
