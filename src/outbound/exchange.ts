@@ -1,9 +1,9 @@
 /**
- * One upstream HTTP request through undici's dispatch API, for every kind that speaks
- * HTTP upstream: the http kind's exchange (http/http-exchange.ts) and the mcp kind's
- * POST of a JSON-RPC message (mcp-upstream/http-post.ts). This part holds what they share: the
- * deadline over the whole exchange, the caller going away, a request that can no longer
- * go out in time, and ending the request from a reader. What the response means is the
+ * One upstream HTTP request through undici's dispatch API, for all that speaks HTTP
+ * upstream: the http kind's exchange (engine/backends/http/http-exchange.ts) and the MCP
+ * client's POST of a JSON-RPC message (mcp-upstream/http-post.ts). This part holds what
+ * they share: the deadline over the whole exchange, the caller going away, a request that
+ * can no longer go out in time, and ending the request from a reader. What the response means is the
  * reader's: it is told the final status and each chunk, and settles the exchange.
  *
  * No response stream, no async iterator and no AbortController or event listener per
