@@ -10,6 +10,10 @@
  * circle to the reader (and, at run time, to the module loader once both are loaded).
  * `import type` counts as an arrow between folders but not toward file-level circles:
  * type-only imports vanish at run time.
+ *
+ * This map is static: what one request really runs through, room by room, is measured by
+ * scripts/request-walk.mjs, and docs/architecture.md ("One request through the rooms")
+ * reads both.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, sep } from 'node:path';
