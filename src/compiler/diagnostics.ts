@@ -7,6 +7,8 @@
  */
 export const SPEC_ERROR_CODES = {
   SPEC_SYNTAX: 'the file is not valid KDL 2.0',
+  SPEC_UNCLOSED_BLOCK: 'a `{` never closed, reported at the node that opens it',
+  SPEC_STRAY_BRACE: 'a `}` that closes no block, reported where the extra one likely is',
   SPEC_UNKNOWN_NODE: 'a node this place does not know',
   SPEC_UNKNOWN_PROPERTY: 'a property this node does not know, or an extra argument',
   SPEC_VALUE_TYPE: 'a value of the wrong type or out of range',

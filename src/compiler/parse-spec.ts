@@ -5,7 +5,8 @@
  * file reports every error it has in one run.
  */
 import { InvalidKdlError, parse, type Document } from '@bgotink/kdl';
-import { Diagnostics, type Position } from './diagnostics.js';
+import { braceMistake } from './block-braces.js';
+import { Diagnostics, type Position, type SpecErrorCode } from './diagnostics.js';
 import { readTable } from './kdl-reader.js';
 import { readSpec, TOP, type Spec } from './kinds/top.js';
 import { unterminatedString } from './open-string.js';
@@ -51,14 +52,18 @@ function reportSyntax(err: InvalidKdlError, text: string, diag: Diagnostics): vo
     );
     return;
   }
+  // A brace left open or one too many is told where it is, in place of the parser's
+  // complaint at the end of the file or at the last `}`; its other errors stand.
+  const braces = braceMistake(text);
+  const found: { code: SpecErrorCode; at?: Position; message: string }[] = [];
+  if (braces) found.push(braces);
   // The parser may carry several errors (`errors`) or one with a start position.
-  const e = err as InvalidKdlError & {
-    start?: Position;
-    errors?: (InvalidKdlError & { start?: Position })[];
-  };
-  const all = e.errors && e.errors.length > 0 ? e.errors : [e];
-  for (const one of all) {
+  for (const one of err.errors && err.errors.length > 0 ? err.errors : [err]) {
+    if (braces && one.start?.offset === braces.parserStop) continue;
     const message = one.message.replace(/ at \d+:\d+$/, '');
-    diag.error('SPEC_SYNTAX', one.start, [], `invalid KDL: ${message}`);
+    found.push({ code: 'SPEC_SYNTAX', at: one.start, message: `invalid KDL: ${message}` });
   }
+  const place = (p?: Position): number => (p ? p.line * 1e6 + p.column : 0);
+  found.sort((a, b) => place(a.at) - place(b.at));
+  for (const f of found) diag.error(f.code, f.at, [], f.message);
 }

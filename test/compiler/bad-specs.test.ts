@@ -159,7 +159,75 @@ const BASE_URL_SEGMENT_ROWS: readonly BadSpec[] = [
 const BAD: readonly BadSpec[] = [
   // ---- KDL and node shape -------------------------------------------------------------
   {
-    name: 'refuses text that is not KDL 2.0 (a stray closing brace)',
+    name: 'refuses text that is not KDL 2.0 (a bare keyword)',
+    text: http`
+      can list issues {
+          path "/issues"
+          deprecated true
+      }
+    `,
+    errors: [
+      { code: 'SPEC_SYNTAX', line: 5, column: 20, says: 'invalid KDL: Invalid keyword "true"' },
+    ],
+  },
+  {
+    name: 'reports a block left open at the node that opens it, with the end of the file',
+    text: http`
+      can list issues {
+          path "/issues"
+      can get issue {
+          path "/issues/{number}"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_UNCLOSED_BLOCK',
+        line: 3,
+        column: 1,
+        says: '`can list issues` opens a block at 3:17 that is never closed: the file ends at 8:1 with a block open',
+      },
+    ],
+  },
+  {
+    name: 'reports the inner block left open when a } indented for its outer block closes it',
+    text: http`
+      can list issues {
+          query {
+              state "string"
+          path "/issues"
+      }
+      can get issue {
+          path "/issues/{number}"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_UNCLOSED_BLOCK',
+        line: 4,
+        column: 5,
+        says: '`query` opens a block at 4:11 that is likely never closed: the } at 7:1, indented less than `query`, closes it instead, and the file ends at 11:1 with a block open',
+      },
+    ],
+  },
+  {
+    name: 'reports a block left open beside the other syntax errors, each once',
+    text: http`
+      can list issues {
+          path "/issues"
+          deprecated true
+    `,
+    errors: [
+      {
+        code: 'SPEC_UNCLOSED_BLOCK',
+        line: 3,
+        column: 1,
+        says: '`can list issues` opens a block at 3:17 that is never closed',
+      },
+      { code: 'SPEC_SYNTAX', line: 5, column: 20, says: 'invalid KDL: Invalid keyword "true"' },
+    ],
+  },
+  {
+    name: 'refuses a } that closes no block, where it stands',
     text: http`
       can list issues {
           path "/issues"
@@ -167,7 +235,35 @@ const BAD: readonly BadSpec[] = [
       }
     `,
     errors: [
-      { code: 'SPEC_SYNTAX', line: 6, column: 1, says: 'invalid KDL: Unexpected token "}"' },
+      {
+        code: 'SPEC_STRAY_BRACE',
+        line: 6,
+        column: 1,
+        says: 'this } closes no block: every { above it is closed already',
+      },
+    ],
+  },
+  {
+    name: 'reports an extra } at the line that closes its block early, not at the last }',
+    text: http`
+      can list issues {
+          query {
+              state "string"
+          }
+          }
+          path "/issues"
+      }
+      can get issue {
+          path "/issues/{number}"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_STRAY_BRACE',
+        line: 7,
+        column: 5,
+        says: 'this } is likely one too many: indented deeper than `can list issues` at 3:1, it closes that block early, and the } at 9:1 then closes no block',
+      },
     ],
   },
   {
