@@ -15,6 +15,7 @@ import {
 import { PROTOCOL_ERRORS, rpcRow, type ProtocolEntry } from '../src/projection/mcp/rpc-codes.js';
 import {
   CHECK_ERROR_CODES,
+  CHECK_WARNING_CODES,
   SPEC_ERROR_CODES,
   SPEC_WARNING_CODES,
 } from '../src/compiler/diagnostics.js';
@@ -112,6 +113,13 @@ ${table(CHECK_ERROR_CODES)}
 | code | meaning |
 |---|---|
 ${table(SPEC_WARNING_CODES)}
+
+\`check\` also warns of the size of each tools/list it would serve, in the same form
+(\`file:line:col: warning CODE: …\`):
+
+| code | meaning |
+|---|---|
+${table(CHECK_WARNING_CODES)}
 `;
 }
 

@@ -2,9 +2,10 @@
  * `check`'s list sizes (spec-language.md, "How large a list is: `mcp-beaver check`"): for
  * `/mcp` and each toolset, the tool count and the 2025-11-25 tools/list result a caller
  * holding every scope gets, in bytes and estimated tokens, and the warnings above 128
- * tools and above `limits list-tokens`.
+ * tools (LIST_TOOL_COUNT) and above `limits list-tokens` (LIST_TOKENS).
  */
 import type { CompiledSpec, ToolDescriptor } from '../compiler/descriptor.js';
+import type { CheckWarningCode, Diagnostic } from '../compiler/diagnostics.js';
 import { prepareToolsets } from '../engine/view/toolsets.js';
 import { toolList } from '../projection/mcp/tool-definition.js';
 
@@ -61,28 +62,39 @@ export function listSizeLines(sizes: readonly ListSize[]): string[] {
   );
 }
 
-/** The warnings, each as `<file>: warning: ...` (exit 0: the spec serves as it is). */
+/**
+ * The warnings, printed as every diagnostic is (`<file>:<line>:<col>: warning <CODE>: ...`),
+ * at the toolset's node or, for `/mcp`, the file's start. Exit 0: the spec serves as it is.
+ */
 export function listSizeWarnings(
   file: string,
   spec: CompiledSpec,
   sizes: readonly ListSize[],
-): string[] {
+): Diagnostic[] {
   const hasToolsets = spec.toolsets.length > 0;
-  const lines: string[] = [];
+  const found: Diagnostic[] = [];
+  const warn = (s: ListSize, code: CheckWarningCode, message: string): void => {
+    const at = spec.toolsets.find((d) => d.name === s.toolset)?.source ?? { line: 1, column: 1 };
+    found.push({ severity: 'warning', code, message, file, line: at.line, column: at.column });
+  };
   for (const s of sizes) {
     const where = s.toolset === undefined ? '/mcp' : `toolset ${s.toolset}`;
     // A whole spec too large for one list is what toolsets are for.
     const advice = s.toolset === undefined && !hasToolsets ? '; serve toolsets' : '';
     if (s.tools > CLIENT_TOOL_LIMIT) {
-      lines.push(
-        `${file}: warning: ${where} lists ${s.tools} tools: some clients refuse more than ${CLIENT_TOOL_LIMIT} tools (VS Code, JetBrains, Copilot CLI)${advice}`,
+      warn(
+        s,
+        'LIST_TOOL_COUNT',
+        `${where} lists ${s.tools} tools: some clients refuse more than ${CLIENT_TOOL_LIMIT} tools (VS Code, JetBrains, Copilot CLI)${advice}`,
       );
     }
     if (s.tokens > spec.listTokens) {
-      lines.push(
-        `${file}: warning: ${where}: tools/list is ~${s.tokens} tokens (${s.bytes} bytes), above limits list-tokens=${spec.listTokens}: a client spends them before the first question${advice}`,
+      warn(
+        s,
+        'LIST_TOKENS',
+        `${where}: tools/list is ~${s.tokens} tokens (${s.bytes} bytes), above limits list-tokens=${spec.listTokens}: a client spends them before the first question${advice}`,
       );
     }
   }
-  return lines;
+  return found;
 }

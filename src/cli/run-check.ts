@@ -80,8 +80,8 @@ export async function runCheck(argv: string[]): Promise<number> {
       for (const line of listSizeLines(sizes)) process.stdout.write(`${line}\n`);
     }
     // Said even with --quiet: a list too large for its clients is not a quiet success.
-    for (const line of listSizeWarnings(file, result.compiled, sizes)) {
-      process.stderr.write(`${line}\n`);
+    for (const d of listSizeWarnings(file, result.compiled, sizes)) {
+      process.stderr.write(`${formatDiagnostic(d)}\n`);
     }
   }
   return failed ? 1 : 0;

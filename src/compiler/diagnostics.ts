@@ -87,9 +87,20 @@ export const CHECK_ERROR_CODES = {
   SCHEMA: "a grant's input schema does not compile into a validator (a gateway bug)",
 } as const;
 
+/**
+ * What `check` warns of beyond the compiler: the size of each tools/list it serves
+ * (src/cli/check-list-sizes.ts). The spec loads and serves as it is.
+ */
+export const CHECK_WARNING_CODES = {
+  LIST_TOOL_COUNT:
+    'a tools/list (of /mcp or of a toolset) over 128 tools, which some clients refuse',
+  LIST_TOKENS: 'a tools/list (of /mcp or of a toolset) above `limits list-tokens` estimated tokens',
+} as const;
+
 export type SpecErrorCode = keyof typeof SPEC_ERROR_CODES;
 export type CheckErrorCode = keyof typeof CHECK_ERROR_CODES;
 export type SpecWarningCode = keyof typeof SPEC_WARNING_CODES;
+export type CheckWarningCode = keyof typeof CHECK_WARNING_CODES;
 
 export interface Position {
   readonly line: number;
@@ -104,7 +115,7 @@ export interface Located<T> {
 
 export interface Diagnostic {
   readonly severity: 'error' | 'warning';
-  readonly code: SpecErrorCode | SpecWarningCode;
+  readonly code: SpecErrorCode | SpecWarningCode | CheckWarningCode;
   readonly message: string;
   readonly file: string;
   readonly line: number;

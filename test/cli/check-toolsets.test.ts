@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHECK_WARNING_CODES } from '../../src/compiler/diagnostics.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
 import { LEGACY } from '../helpers/mcp-wire.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -200,22 +201,20 @@ describe('mcp-beaver check: warnings for lists too large for clients', () => {
     const r = await runCli(['check', file]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(
-      `${file}: warning: /mcp lists 129 tools: some clients refuse more than 128 tools (VS Code, JetBrains, Copilot CLI); serve toolsets\n`,
+      `${file}:1:1: warning LIST_TOOL_COUNT: /mcp lists 129 tools: some clients refuse more than 128 tools (VS Code, JetBrains, Copilot CLI); serve toolsets\n`,
     );
   });
 
-  it('warns naming a toolset of 129 tools, and /mcp without the advice it already follows', async () => {
-    const file = write(
-      'many-toolset.mcp.kdl',
-      `${HEADER}\nlimits list-tokens=1000000\n${grants(129)}\n${ODD_ONE}\ntoolset "most" {\n    tools "get_thing_*"\n}\ntoolset "few" {\n    tools "get_thing_9"\n}\n`,
-    );
+  it('warns at the toolset of 129 tools, and /mcp without the advice it already follows', async () => {
+    const text = `${HEADER}\nlimits list-tokens=1000000\n${grants(129)}\n${ODD_ONE}\ntoolset "most" {\n    tools "get_thing_*"\n}\ntoolset "few" {\n    tools "get_thing_9"\n}\n`;
+    const file = write('many-toolset.mcp.kdl', text);
+    const most = lineOf(text, 'toolset "most" {');
     const r = await runCli(['check', file]);
     expect(r.code, r.stderr).toBe(0);
-    const most = rows(r.stdout).find((row) => row.label === 'toolset most')!;
-    expect(most.tools).toBe(129);
+    expect(rows(r.stdout).find((row) => row.label === 'toolset most')!.tools).toBe(129);
     expect(r.stderr.trimEnd().split('\n')).toEqual([
-      `${file}: warning: /mcp lists 130 tools: some clients refuse more than 128 tools (VS Code, JetBrains, Copilot CLI)`,
-      `${file}: warning: toolset most lists 129 tools: some clients refuse more than 128 tools (VS Code, JetBrains, Copilot CLI)`,
+      `${file}:1:1: warning LIST_TOOL_COUNT: /mcp lists 130 tools: some clients refuse more than 128 tools (VS Code, JetBrains, Copilot CLI)`,
+      `${file}:${most}:1: warning LIST_TOOL_COUNT: toolset most lists 129 tools: some clients refuse more than 128 tools (VS Code, JetBrains, Copilot CLI)`,
     ]);
   });
 
@@ -247,22 +246,20 @@ describe('mcp-beaver check: warnings for lists too large for clients', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toBe(
-      `${file}: warning: /mcp: tools/list is ~${all!.tokens} tokens (${all!.bytes} bytes), above limits list-tokens=${limit}: a client spends them before the first question\n`,
+      `${file}:1:1: warning LIST_TOKENS: /mcp: tools/list is ~${all!.tokens} tokens (${all!.bytes} bytes), above limits list-tokens=${limit}: a client spends them before the first question\n`,
     );
-    const low = write(
-      'tokens-low.mcp.kdl',
-      `${HEADER}\nlimits list-tokens=10\n${grants(2)}\ntoolset "one" {\n    tools "get_thing_1"\n}\n`,
-    );
+    const lowText = `${HEADER}\nlimits list-tokens=10\n${grants(2)}\ntoolset "one" {\n    tools "get_thing_1"\n}\n`;
+    const low = write('tokens-low.mcp.kdl', lowText);
     const both = await runCli(['check', '--quiet', low]);
     expect(both.stderr.trimEnd().split('\n')).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^${escape(low)}: warning: /mcp: tools/list is ~\\d+ tokens \\(\\d+ bytes\\), above limits list-tokens=10: `,
+          `^${escape(low)}:1:1: warning LIST_TOKENS: /mcp: tools/list is ~\\d+ tokens \\(\\d+ bytes\\), above limits list-tokens=10: `,
         ),
       ),
       expect.stringMatching(
         new RegExp(
-          `^${escape(low)}: warning: toolset one: tools/list is ~\\d+ tokens \\(\\d+ bytes\\), above limits list-tokens=10: `,
+          `^${escape(low)}:${lineOf(lowText, 'toolset "one" {')}:1: warning LIST_TOKENS: toolset one: tools/list is ~\\d+ tokens \\(\\d+ bytes\\), above limits list-tokens=10: `,
         ),
       ),
     ]);
@@ -279,10 +276,24 @@ describe('mcp-beaver check: warnings for lists too large for clients', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(rows(r.stdout).map((row) => row.tools)).toEqual([2, 129]);
     expect(r.stderr).toBe(
-      `${join(folder, 'b.mcp.kdl')}: warning: /mcp lists 129 tools: some clients refuse more than 128 tools (VS Code, JetBrains, Copilot CLI); serve toolsets\n`,
+      `${join(folder, 'b.mcp.kdl')}:1:1: warning LIST_TOOL_COUNT: /mcp lists 129 tools: some clients refuse more than 128 tools (VS Code, JetBrains, Copilot CLI); serve toolsets\n`,
     );
   });
 });
+
+describe('the manual lists the codes of these warnings', () => {
+  const manual = readFileSync(new URL('../../docs/spec-language.md', import.meta.url), 'utf8');
+  const warnings = manual.slice(manual.indexOf('Warnings are printed by `check`'));
+
+  it.each(Object.keys(CHECK_WARNING_CODES))('documents %s beside the load warnings', (code) => {
+    expect(warnings).toContain(`| \`${code}\` |`);
+  });
+});
+
+/** The 1-based line of `text` that is `line`. */
+function lineOf(text: string, line: string): number {
+  return text.split('\n').indexOf(line) + 1;
+}
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -24,8 +24,9 @@ and each toolset's, as a caller holding every scope gets it (tokens are bytes / 
     toolset tickets     6 tools  4752 bytes  ~1188 tokens
     toolset orders      5 tools  3687 bytes   ~922 tokens
 
-and warnings on stderr (a grant without describe, an unused restrict, a list of more
-than 128 tools, which some clients refuse, or above limits list-tokens; exit 0).
+and warnings on stderr as file:line:col: warning CODE: ... (a grant without describe,
+an unused restrict, a list of more than 128 tools, which some clients refuse, or above
+limits list-tokens; exit 0).
 On errors, prints every one of them, one per line, as
   file:line:col: error CODE: grant name: field: what is wrong
 and exits 1. Exit 0 means every spec compiled.
