@@ -5,12 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
 
 // Names no machine sets, so that the child's environment is what each test gives it.
-const TOKEN = 'BEAVER_ENV_TEST_API_TOKEN';
-const DB = 'BEAVER_ENV_TEST_DATABASE_URL';
-const READ_KEYS = 'BEAVER_ENV_TEST_READ_KEYS';
-const ADMIN_KEYS = 'BEAVER_ENV_TEST_ADMIN_KEYS';
-const CHILD = 'BEAVER_ENV_TEST_NOTES_TOKEN';
-const UNUSED = 'BEAVER_ENV_TEST_UNUSED_TOKEN';
+const [TOKEN, DB, READ_KEYS, ADMIN_KEYS, CHILD, UNUSED] = [
+  'API_TOKEN',
+  'DATABASE_URL',
+  'READ_KEYS',
+  'ADMIN_KEYS',
+  'NOTES_TOKEN',
+  'UNUSED_TOKEN',
+].map((name) => `BEAVER_ENV_TEST_${name}`) as [string, string, string, string, string, string];
 const SECRET = 'sekrit-4f1d9a-never-printed';
 
 /** A spec reading five variables at start-up (lines 3, 4, 6, 7, 12) and naming one it never reads (15). */
