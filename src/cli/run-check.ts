@@ -7,6 +7,7 @@ import { compileSpecFile } from '../compiler/load-spec.js';
 import { kindOf } from '../engine/backends/kinds.js';
 import { schemaProblems } from '../engine/guards/validate.js';
 import { listSizeLines, listSizes, listSizeWarnings } from './check-list-sizes.js';
+import { checkEnv } from './check-env.js';
 import { checkLive } from './check-live.js';
 import { CHECK_COMMAND } from './commands/check-command.js';
 import { parseCommand } from './flags.js';
@@ -61,6 +62,11 @@ export async function runCheck(argv: string[]): Promise<number> {
     if (problems.length > 0) {
       failed = true;
       continue;
+    }
+    if (values.env) {
+      const report = checkEnv(result.compiled, process.env);
+      for (const l of [...report.lines, ...report.errors]) process.stdout.write(`${l}\n`);
+      if (report.errors.length > 0) failed = true;
     }
     if (values.live) {
       const live = await checkLive(result.compiled, process.env);

@@ -329,6 +329,18 @@ export interface ToolsetDescriptor {
   readonly source: SourceRef;
 }
 
+/**
+ * An environment variable the spec names (`env=`, `*-env=`): what names it, as the spec's
+ * messages name a node (`auth bearer`, `access api-key`, `mcp-server tracker env TOKEN
+ * from-env`), and where. Its value is never part of the compiled spec.
+ */
+export interface SpecVariable {
+  readonly name: string;
+  readonly reads: string;
+  readonly line: number;
+  readonly column: number;
+}
+
 /** `limits list-tokens=N` when the spec gives none: what `check` warns above. */
 export const DEFAULT_LIST_TOKENS = 20_000;
 
@@ -356,4 +368,6 @@ export interface CompiledSpec {
   readonly toolsets: readonly ToolsetDescriptor[];
   /** `limits list-tokens=N`: the estimated tokens of a tools/list `check` warns above. */
   readonly listTokens: number;
+  /** The environment variables the spec names, in file order; absent when it names none. */
+  readonly variables?: readonly SpecVariable[];
 }

@@ -81,10 +81,12 @@ export const SPEC_WARNING_CODES = {
 /**
  * What `check` refuses beyond the compiler's diagnostics. A spec the compiler accepts
  * always yields schemas that compile, so SCHEMA is a bug of the gateway, not of the
- * spec; it is listed so that every code `check` prints is in docs/errors.md.
+ * spec; ENV_UNSET is of the environment `check --env` ran in. They are listed so that
+ * every code `check` prints is in docs/errors.md.
  */
 export const CHECK_ERROR_CODES = {
   SCHEMA: "a grant's input schema does not compile into a validator (a gateway bug)",
+  ENV_UNSET: 'check --env: a variable the spec names, which start-up reads, is not set here',
 } as const;
 
 /**

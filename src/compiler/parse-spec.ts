@@ -10,6 +10,7 @@ import { Diagnostics, type Position, type SpecErrorCode } from './diagnostics.js
 import { readTable } from './kdl-reader.js';
 import { readSpec, TOP, type Spec } from './kinds/top.js';
 import { unterminatedString } from './open-string.js';
+import { specVariables } from './spec-variables.js';
 
 export interface ParseResult {
   /** Undefined only when the text is not KDL at all. */
@@ -36,7 +37,7 @@ export function parseSpec(text: string, file: string): ParseResult {
       [],
       'the spec needs `wrap "<server name>"` once',
     );
-  return { spec: readSpec(top, file), diagnostics: diag };
+  return { spec: readSpec(top, file, specVariables(doc.nodes)), diagnostics: diag };
 }
 
 function reportSyntax(err: InvalidKdlError, text: string, diag: Diagnostics): void {

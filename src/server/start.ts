@@ -23,6 +23,7 @@ import { redactLogLines } from './logger.js';
 import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 import { buildRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
+import { missingVariables, missingVariablesMessage } from './spec-environment.js';
 import { loadTelemetry } from '../telemetry/load-telemetry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 
@@ -100,6 +101,10 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const { spec, listen, logger } = opts;
   const refused = refuseOpenBind(spec, listen, opts.insecureNoAuth);
   if (refused) throw new StartupError(refused);
+  const env = opts.env ?? process.env;
+  // Every missing variable at once, before anything opens: not one per failed start.
+  const missing = missingVariables(spec, env);
+  if (missing.length > 0) throw new StartupError(missingVariablesMessage(spec, missing));
   if (!listen.loopback && !spec.access && logger) {
     logger.warn(
       { host: listen.host, port: listen.port },
@@ -107,7 +112,6 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     );
   }
   const metrics = createMetrics();
-  const env = opts.env ?? process.env;
   const services = new ServiceList();
   // First: a bad OTEL_* value stops start-up with nothing to close. Closed last, after
   // the drain: the spans of the last calls are flushed (bounded) before exit.
@@ -227,6 +231,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       );
     const open = refuseOpenBind(compiled.compiled, listen, opts.insecureNoAuth);
     if (open) return failReload(open);
+    const unset = missingVariables(compiled.compiled, env, 'reload');
+    if (unset.length > 0)
+      return failReload(missingVariablesMessage(compiled.compiled, unset, 'reload'));
     let next: Runtime;
     try {
       next = await buildRuntime(compiled.compiled, current.generation + 1, runtimeOptions);

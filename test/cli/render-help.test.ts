@@ -69,7 +69,7 @@ describe('a command help rendered from its flag table', () => {
 
   it('shows the flags marked inUsage in the usage line, and [options] for the others', () => {
     expect(renderHelp(CHECK_COMMAND)).toMatch(
-      /^Usage: mcp-beaver check <spec\.mcp\.kdl \| folder>\.\.\. \[--quiet\] \[--live\]\n/,
+      /^Usage: mcp-beaver check <spec\.mcp\.kdl \| folder>\.\.\. \[--quiet\] \[--env\] \[--live\]\n/,
     );
     expect(renderHelp(IMPORT_COMMAND)).toMatch(
       /^Usage: mcp-beaver import openapi <file> \[-o FILE\] \[options\]\n/,
@@ -97,7 +97,7 @@ describe('a command help rendered from its flag table', () => {
     expect(help).toContain(
       'Example:\n  GITHUB_TOKEN=... mcp-beaver serve specs/github-issues.mcp.kdl --http :8080\n',
     );
-    expect(help.indexOf('Options:')).toBeLessThan(help.indexOf('Upstream credentials'));
+    expect(help.indexOf('Options:')).toBeLessThan(help.indexOf('Credentials and keys come from'));
   });
 
   it('wraps a long text under its column, puts a wide label alone, and keeps "quoted examples" whole', () => {

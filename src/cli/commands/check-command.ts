@@ -30,6 +30,20 @@ limits list-tokens; exit 0).
 On errors, prints every one of them, one per line, as
   file:line:col: error CODE: grant name: field: what is wrong
 and exits 1. Exit 0 means every spec compiled.
+With --env, also lists the environment variables the spec names: each one's name,
+line, what reads it (auth bearer, access api-key, mcp-server NAME env X from-env...)
+and whether it is set here (a value is never printed):
+
+  specs/orders-db.mcp.kdl: 3 environment variables, 1 that start-up reads not set
+    variable           line  read by         here
+    DATABASE_URL         11  database        set
+    ORDERS_KEYS_READ     14  access api-key  not set
+    ORDERS_KEYS_ADMIN    15  access api-key  set
+
+then one line per variable start-up reads that is not set, as
+  file:line:col: error ENV_UNSET: access api-key: ORDERS_KEYS_READ is not set, ...
+(a variable nothing in the spec uses is listed, and never fails the check)
+and exits 1, as serve would stop (serve names every missing variable in one error).
 With --live, also opens every mcp-server the grants use (reading their credentials from
 the environment), lists its tools and prints, per grant, a missing tool or an argument
 the upstream's inputSchema lacks or types otherwise, as file:line; exits 1 on drift.`,
@@ -38,6 +52,11 @@ the upstream's inputSchema lacks or types otherwise, as file:line; exits 1 on dr
       type: 'boolean',
       inUsage: true,
       help: 'Print nothing on success but the warnings',
+    },
+    env: {
+      type: 'boolean',
+      inUsage: true,
+      help: 'List the environment variables the spec reads; exit 1 when one start-up needs is unset',
     },
     live: {
       type: 'boolean',

@@ -82,8 +82,9 @@ Serves every grant of the spec from one process:
     },
   },
   more: `
-Upstream credentials come from the environment variables the spec's \`auth\` names; a
-missing one stops start-up and names it.
+Credentials and keys come from the environment variables the spec names (\`auth\`,
+\`api-key\`, \`database\`, \`from-env\`...): start-up names every missing one in one
+error, each with its line in the spec; \`mcp-beaver check --env <spec>\` lists them first.
 
 The spec is reloaded on SIGHUP and when its file changes (a Kubernetes ConfigMap update
 included): a spec that does not compile is refused with a logged error and the last good

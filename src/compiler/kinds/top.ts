@@ -21,6 +21,7 @@ import type {
   PromptDescriptor,
   RateLimit,
   ResourceDescriptor,
+  SpecVariable,
   ToolDescriptor,
   ToolsetDescriptor,
   UpstreamAuth,
@@ -78,6 +79,8 @@ export interface Spec {
   readonly prompts: readonly PromptSpec[];
   readonly mcpServers: readonly McpServerSpec[];
   readonly toolsets: readonly ToolsetSpec[];
+  /** Every `env=` and `*-env=` of the file (spec-variables.ts). */
+  readonly variables: readonly SpecVariable[];
 }
 
 /** Values given at start-up that replace the spec's own (`serve --base-url`). */
@@ -242,7 +245,11 @@ export const TOP: Table = {
 };
 
 /** The top-level nodes as read → the typed Spec. */
-export function readSpec(top: readonly Built[], file: string): Spec {
+export function readSpec(
+  top: readonly Built[],
+  file: string,
+  variables: readonly SpecVariable[],
+): Spec {
   return {
     file,
     wrap: childNamed(top, 'wrap') ?? { name: '', version: '0.0.0' },
@@ -260,6 +267,7 @@ export function readSpec(top: readonly Built[], file: string): Spec {
     prompts: childrenNamed(top, 'prompt'),
     mcpServers: childrenNamed(top, 'mcp-server'),
     toolsets: childrenNamed(top, 'toolset'),
+    variables,
   };
 }
 
@@ -352,6 +360,7 @@ export function lowerTop(
     ...(mcpServers.length > 0 && { mcpServers }),
     toolsets,
     listTokens: spec.limits.listTokens ?? DEFAULT_LIST_TOKENS,
+    ...(spec.variables.length > 0 && { variables: spec.variables }),
   };
 }
 

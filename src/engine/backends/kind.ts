@@ -67,6 +67,11 @@ export interface KindDescriptor<K extends KindName> {
   pathSegments?(b: BackendOf<K>): readonly MixedSegment[];
   /** How many upstream servers of this kind the spec declares (`check`'s "on 2 servers"). */
   servers?(spec: CompiledSpec): number;
+  /**
+   * The environment variables its runtime reads when it opens for these grants, so that
+   * start-up names every missing one at once (server/spec-environment.ts).
+   */
+  variables?(spec: CompiledSpec, grants: readonly GrantOf<K>[]): readonly string[];
   /** `check --live` for the spec's grants of this kind; throws when it cannot start. */
   live?(): Promise<
     (spec: CompiledSpec, grants: readonly GrantOf<K>[], env: Env) => Promise<LiveReport>

@@ -7,6 +7,7 @@ import { HTTP_GRANT } from '../../../compiler/kinds/http-grant.js';
 import { httpClientAttributes, httpClientSpanName } from '../../../telemetry/conventions.js';
 import { mixedSegments } from '../../guards/metachar.js';
 import type { KindDescriptor } from '../kind.js';
+import { credentialVariables } from '../upstream/credentials.js';
 
 export const HTTP_KIND: KindDescriptor<'http'> = {
   kind: 'http',
@@ -25,5 +26,6 @@ export const HTTP_KIND: KindDescriptor<'http'> = {
     attributes: () => httpClientAttributes(b.method, b.baseUrl, b.pathTemplate),
   }),
   pathSegments: (b) => mixedSegments(b.path),
+  variables: (_spec, grants) => grants.flatMap((g) => credentialVariables(g.backend.auth)),
   load: async () => (await import('./http-backend.js')).createHttpKind,
 };

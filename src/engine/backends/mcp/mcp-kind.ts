@@ -6,6 +6,7 @@
 import { MCP_GRANT } from '../../../compiler/kinds/mcp-grant.js';
 import { mcpClientAttributes, mcpClientSpanName } from '../../../telemetry/conventions.js';
 import type { KindDescriptor } from '../kind.js';
+import { serverVariables } from './server-variables.js';
 
 export const MCP_KIND: KindDescriptor<'mcp'> = {
   kind: 'mcp',
@@ -27,6 +28,7 @@ export const MCP_KIND: KindDescriptor<'mcp'> = {
   // The upstream's tool name is the spec's (`tool=`), so the label is bounded by it.
   operation: (b) => ({ server: b.server, method: 'tools/call', tool: b.tool }),
   servers: (spec) => spec.mcpServers?.length ?? 0,
+  variables: (spec, grants) => serverVariables(spec.mcpServers ?? [], grants),
   live: async () => (await import('./live-check.js')).liveCheck,
   load: async () => (await import('./mcp-backend.js')).createMcpKind,
 };

@@ -29,5 +29,6 @@ export const SQL_KIND: KindDescriptor<'sql'> = {
     name: () => sqlClientSpanName(b.statement),
     attributes: () => sqlClientAttributes(b.statement),
   }),
+  variables: (spec) => (spec.database?.kind === 'env' ? [spec.database.env] : []),
   load: async () => (await import('./sql-backend.js')).createSqlKind,
 };

@@ -32,6 +32,12 @@ function read(env: Env, name: string): string {
   return v;
 }
 
+/** The variables `auth` reads, in the order it reads them. */
+export function credentialVariables(auth: UpstreamAuth | undefined): string[] {
+  if (!auth) return [];
+  return auth.kind === 'basic' ? [auth.usernameEnv, auth.passwordEnv] : [auth.env];
+}
+
 export function resolveCredential(auth: UpstreamAuth | undefined, env: Env): Credential {
   if (!auth) return NONE;
   switch (auth.kind) {

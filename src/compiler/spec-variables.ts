@@ -1,0 +1,39 @@
+/**
+ * The environment variables a spec names, where, and by what. Every property of the
+ * language that names a variable is spelled `env` or ends in `-env` (`auth bearer env=`,
+ * `api-key env=`, `confirm-key-env=`, `redis-env=`, `from-env=`, `username-env=`), so
+ * they are found by that spelling, under any node, without knowing the nodes: a new
+ * kind that reads a variable is listed the day it is written. Start-up uses the list to
+ * name every missing variable at once, and `check --env` prints it.
+ */
+import type { Node } from '@bgotink/kdl';
+import type { SpecVariable } from './descriptor.js';
+import { positionOf } from './kdl-reader.js';
+
+const NAMES_A_VARIABLE = /(^|-)env$/;
+
+/** The variables named under `nodes`, in file order. */
+export function specVariables(
+  nodes: readonly Node[],
+  path: readonly string[] = [],
+): SpecVariable[] {
+  const found: SpecVariable[] = [];
+  for (const node of nodes) {
+    // The node as the spec's messages name it: `mcp-server tracker auth bearer`.
+    const here = [
+      ...path,
+      node.getName(),
+      ...node.getArguments().flatMap((a) => (typeof a === 'string' ? [a] : [])),
+    ];
+    for (const [prop, entry] of node.getPropertyEntryMap()) {
+      const name = entry.getValue();
+      if (!NAMES_A_VARIABLE.test(prop) || typeof name !== 'string') continue;
+      const { line, column } = positionOf(entry);
+      // `env=` is the node's one variable; any other spelling says which of its variables.
+      const reads = (prop === 'env' ? here : [...here, prop]).join(' ');
+      found.push({ name, reads, line, column });
+    }
+    found.push(...specVariables(node.children?.nodes ?? [], here));
+  }
+  return found;
+}
