@@ -10,10 +10,7 @@ import { commandMessages } from './output.js';
 import { argumentsOf, isJsonArgument, splitWords, typedArguments } from './word-arguments.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
 import { answerElicitation } from '../client/elicitation.js';
-import { approvalRequired } from '../client/approval-result.js';
-
-/** The exit code of a call that waits for someone's approval: repeat it once approved. */
-export const APPROVAL_EXIT = 3;
+import { APPROVAL_EXIT, approvalRequired, approvalWaitText } from '../client/approval-result.js';
 
 const { badValue } = commandMessages(CALL_COMMAND);
 
@@ -40,6 +37,8 @@ export async function runCall(argv: string[]): Promise<number> {
     interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
     yes: values.yes === true,
   };
+  // The pages a URL question showed during the call: the approval is then not told again.
+  const shownPages = new Set<string>();
   let result: ToolCallResult;
   try {
     result = (await withConnection(
@@ -50,7 +49,10 @@ export async function runCall(argv: string[]): Promise<number> {
         // count the time a person takes to answer the confirmation as well.
         return c.client.callTool({ name: tool, arguments: given }, { timeout: c.request.timeout });
       },
-      (params) => answerElicitation(params, io),
+      (params) => {
+        if (params.mode === 'url') shownPages.add(params.url);
+        return answerElicitation(params, io);
+      },
     )) as ToolCallResult;
   } catch (err) {
     if (err instanceof UsageError) return badValue(err.message);
@@ -59,18 +61,17 @@ export async function runCall(argv: string[]): Promise<number> {
   }
   // The server's text reaches the terminal with its control characters made visible
   // (JSON escapes C0 itself, not DEL and C1; escaping them keeps the JSON valid).
+  const approval = approvalRequired(result);
   if (values.json)
     process.stdout.write(escapeTerminalControls(`${JSON.stringify(result, null, 2)}\n`));
-  else
+  else if (!approval)
     (result.isError ? process.stderr : process.stdout).write(
       escapeTerminalControls(formatCallResult(result)),
     );
-  const approval = approvalRequired(result);
   if (approval) {
-    process.stderr.write(
-      `\nWaiting for approval by someone else. It is at:\n  ${escapeTerminalControls(approval.url)}\n` +
-        `Run the same command again once it is approved (exit ${APPROVAL_EXIT} until then).\n`,
-    );
+    // Told once, on stderr: the result's text names the same page and message again.
+    const shown = shownPages.has(approval.url);
+    process.stderr.write(escapeTerminalControls(approvalWaitText(approval, shown)));
     return APPROVAL_EXIT;
   }
   return result.isError ? 1 : 0;

@@ -16,6 +16,7 @@ import { parseListen } from '../server/listen-address.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/start.js';
 import { DEMO_COMMAND } from './commands/demo-command.js';
+import { inspectorLines } from './inspector-lines.js';
 import { parseOperands } from './operands.js';
 import { commandMessages } from './output.js';
 
@@ -107,13 +108,13 @@ export async function runDemo(argv: string[]): Promise<number> {
     `     DEMO_APPROVER_KEY=${keys.DEMO_APPROVER_KEY} npx mcp-beaver approvals ${server.url} --bearer-env DEMO_APPROVER_KEY)`,
   );
   say();
-  say('  Or from an MCP client (MCP Inspector: transport "Streamable HTTP", URL above), e.g.');
-  say(
-    `    npx @modelcontextprotocol/inspector --cli ${mcp} --transport http --header "Authorization: Bearer ${keys.DEMO_AGENT_KEY}" --method tools/list`,
-  );
-  say(
-    `    npx @modelcontextprotocol/inspector --cli ${mcp} --transport http --header "Authorization: Bearer ${keys.DEMO_AGENT_KEY}" --method prompts/get --prompt-name triage-ticket --prompt-args id=1`,
-  );
+  for (const line of inspectorLines(
+    mcp,
+    'DEMO_AGENT_KEY',
+    keys.DEMO_AGENT_KEY,
+    process.versions.node,
+  ))
+    say(line);
   say('  Client configuration (Claude Desktop, Cursor, any Streamable HTTP client):');
   say(
     `    { "mcpServers": { "helpdesk-demo": { "type": "http", "url": "${mcp}", "headers": { "Authorization": "Bearer ${keys.DEMO_AGENT_KEY}" } } } }`,

@@ -40,6 +40,8 @@ export const HEADERS_TIMEOUT_MS = 10_000;
  */
 const TIMEOUT_CHECK_MS = 1_000;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The liveness and readiness probes: their access lines are debug while they pass. */
+const PROBES = new Set(['/healthz', '/readyz']);
 
 export interface AppOptions {
   /** The runtime serving now; a reload replaces what this returns. */
@@ -136,15 +138,17 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     app.addHook('onResponse', (req, reply, done) => {
       // Path only: a query string may carry something a caller should not have sent. The
       // request logger already binds reqId.
-      req.log.info(
-        {
-          method: req.method,
-          path: req.url.split('?')[0],
-          status: reply.statusCode,
-          durationMs: Math.round(reply.elapsedTime * 10) / 10,
-        },
-        'request',
-      );
+      const path = req.url.split('?')[0]!;
+      const line = {
+        method: req.method,
+        path,
+        status: reply.statusCode,
+        durationMs: Math.round(reply.elapsedTime * 10) / 10,
+      };
+      // A probe answered every few seconds would bury the calls: its line is debug, unless
+      // it failed (a 503 of /readyz is what an operator looks for).
+      if (PROBES.has(path) && reply.statusCode < 400) req.log.debug(line, 'request');
+      else req.log.info(line, 'request');
       done();
     });
   }

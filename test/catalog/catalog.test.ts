@@ -306,6 +306,21 @@ describe.skipIf(SKIP_BROWSER)('catalog page in headless Chromium', () => {
     await page.close();
   }, 30_000);
 
+  it('wraps a long error message inside its box, with nothing to scroll sideways', async () => {
+    const { page } = await openPage(context, `${gw.url}/`);
+    const card = page.locator('#tool-get_item');
+    // A key the tool does not declare is named in the refusal: one word of 300 letters.
+    const undeclared = 'x'.repeat(300);
+    await card.locator('textarea').fill(JSON.stringify({ id: '1', [undeclared]: 1 }));
+    await card.getByRole('button', { name: 'Call' }).click();
+    const envelope = card.locator('pre.envelope.error');
+    await envelope.waitFor({ state: 'visible' });
+    expect(await envelope.textContent()).toContain(`${undeclared} is not an argument of this tool`);
+    const box = await envelope.evaluate((e) => ({ scroll: e.scrollWidth, client: e.clientWidth }));
+    expect(box.scroll).toBeLessThanOrEqual(box.client);
+    await page.close();
+  }, 30_000);
+
   /** What GET /api tells this token (the page must show exactly that). */
   async function listing(
     token: string,

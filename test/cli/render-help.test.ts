@@ -142,6 +142,17 @@ describe('a command help rendered from its flag table', () => {
     );
     expect(Object.keys(MAIN_FLAGS)).toEqual(['help', 'version']);
   });
+
+  it("of the single executable offers neither demo nor either import, and names all three as the npm package's", () => {
+    const help = mainHelp({ binary: true });
+    expect(help).not.toMatch(/^ {2}(demo|import openapi|import mcp) /m);
+    expect(help).not.toContain('mcp-beaver import');
+    expect(help).toContain(
+      '  (demo, import openapi and import mcp are in the npm package,\n   not in this single executable)\n',
+    );
+    // The npm package's help offers them.
+    expect(mainHelp()).toMatch(/^ {2}import mcp <url> /m);
+  });
 });
 
 describe('parseCommand', () => {

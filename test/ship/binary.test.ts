@@ -68,9 +68,9 @@ describe('the single executable (npm run build:binary)', () => {
     expect(help.stdout).toContain('mcp-beaver <command> [options]');
     expect(help.stderr).toBe('');
     // It offers only the commands it runs, and says where the others are.
-    expect(help.stdout).not.toMatch(/^ {2}(demo|import openapi) /m);
-    expect(help.stdout).not.toContain('mcp-beaver import openapi');
-    expect(help.stdout).toContain('(demo and import openapi are in the npm package');
+    expect(help.stdout).not.toMatch(/^ {2}(demo|import openapi|import mcp) /m);
+    expect(help.stdout).not.toContain('mcp-beaver import');
+    expect(help.stdout).toContain('(demo, import openapi and import mcp are in the npm package,');
     const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
       version: string;
     };
@@ -132,13 +132,16 @@ describe('the single executable (npm run build:binary)', () => {
     expect(await exited).toBe(0);
   });
 
-  it('says the demo and embedded databases need the npm package', async () => {
+  it('says the demo, both imports and embedded databases need the npm package', async () => {
     const demo = await run(['demo']);
     expect(demo.code).toBe(1);
     expect(demo.stderr).toContain('npx mcp-beaver demo');
     const imported = await run(['import', 'openapi', 'openapi.json']);
     expect(imported.code).toBe(1);
     expect(imported.stderr).toContain('npx mcp-beaver import openapi <file>');
+    const importedMcp = await run(['import', 'mcp', 'http://127.0.0.1:9/mcp']);
+    expect(importedMcp.code).toBe(1);
+    expect(importedMcp.stderr).toContain('npx mcp-beaver import mcp <url>');
     const embedded = await run(['serve', 'embedded.mcp.kdl', '--http', '127.0.0.1:0']);
     expect(embedded.code).toBe(1);
     expect(embedded.stderr).toContain('mcp-beaver serve: embedded databases');

@@ -13,8 +13,8 @@ const COLUMN = 25;
 
 /**
  * The main help of a build: the single executable (scripts/build-binary.mjs) has no
- * `demo` and no `import` (they need files only the npm package carries), so its help
- * does not offer them, and says where they are.
+ * `demo` and no `import` of either kind (the build stubs run-import.ts whole, `import
+ * mcp` with it), so its help does not offer them, and says where they are.
  */
 export function mainHelp(build: { binary: boolean } = { binary: false }): string {
   const onlyInPackage = (line: string): string[] => (build.binary ? [] : [line]);
@@ -40,7 +40,10 @@ export function mainHelp(build: { binary: boolean } = { binary: false }): string
       "  import mcp <url>       Draft grants of an MCP server's tools (or: import mcp -- <command>)",
     ),
     ...(build.binary
-      ? ['  (demo and import openapi are in the npm package, not in this single executable)']
+      ? [
+          '  (demo, import openapi and import mcp are in the npm package,',
+          '   not in this single executable)',
+        ]
       : []),
     '',
     'Talking to a running gateway, or any MCP server over Streamable HTTP:',
