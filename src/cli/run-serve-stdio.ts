@@ -27,6 +27,17 @@ export function listenerFlagsGiven(given: Partial<Record<string, unknown>>): str
   return LISTENER_FLAGS.filter((f) => given[f] !== undefined).map((f) => `--${f}`);
 }
 
+/** What `start` made, or exit code 1 after printing the StartupError that stopped it. */
+export async function startOrReport<T>(start: () => Promise<T>): Promise<T | number> {
+  try {
+    return await start();
+  } catch (err) {
+    if (!(err instanceof StartupError)) throw err;
+    process.stderr.write(`mcp-beaver serve: ${err.message}\n`);
+    return 1;
+  }
+}
+
 export async function runServeStdio(
   spec: CompiledSpec,
   file: string,
@@ -34,9 +45,8 @@ export async function runServeStdio(
   graceMs: number | undefined,
 ): Promise<number> {
   const logger = createLogger(values['log-level'], process.stderr);
-  let served;
-  try {
-    served = await startStdio({
+  const served = await startOrReport(() =>
+    startStdio({
       spec,
       logger,
       input: process.stdin,
@@ -44,14 +54,9 @@ export async function runServeStdio(
       maxInFlight: Number(values['max-in-flight']),
       ...(values['key-env'] !== undefined && { keyEnv: values['key-env'] }),
       ...(values.otlp !== undefined && { otlp: values.otlp }),
-    });
-  } catch (err) {
-    if (err instanceof StartupError) {
-      process.stderr.write(`mcp-beaver serve: ${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
+    }),
+  );
+  if (typeof served === 'number') return served;
   const stopped = new Promise<number>((resolve) => {
     const stop = (signal: string): void => {
       logger.info({ signal }, 'stopping: running calls are cancelled');

@@ -2,7 +2,6 @@
  * `mcp-beaver serve <spec>`: compile, prepare, listen, and drain on SIGTERM/SIGINT; with
  * --stdio, serve MCP on stdin/stdout instead (run-serve-stdio.ts).
  */
-import { StartupError } from '../process/startup-error.js';
 import { parseListen } from '../server/listen-address.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/start.js';
@@ -11,7 +10,7 @@ import { parseDuration } from '../compiler/values.js';
 import { SERVE_COMMAND } from './commands/serve-command.js';
 import { parseOperands } from './operands.js';
 import { commandMessages, loadSpecOrReport } from './output.js';
-import { listenerFlagsGiven, runServeStdio } from './run-serve-stdio.js';
+import { listenerFlagsGiven, runServeStdio, startOrReport } from './run-serve-stdio.js';
 
 const { badValue } = commandMessages(SERVE_COMMAND);
 
@@ -54,9 +53,8 @@ export async function runServe(argv: string[]): Promise<number> {
   if (stdio) return runServeStdio(compiled, file, values, graceMs);
 
   const logger = createLogger(values['log-level']);
-  let server;
-  try {
-    server = await startServer({
+  const server = await startOrReport(() =>
+    startServer({
       spec: compiled,
       listen,
       logger,
@@ -68,14 +66,9 @@ export async function runServe(argv: string[]): Promise<number> {
       ...(values['public-url'] !== undefined && { publicUrl: values['public-url'] }),
       ...(metricsListen && { metricsListen }),
       ...(values.otlp !== undefined && { otlp: values.otlp }),
-    });
-  } catch (err) {
-    if (err instanceof StartupError) {
-      process.stderr.write(`mcp-beaver serve: ${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
+    }),
+  );
+  if (typeof server === 'number') return server;
   // Hot reload: SIGHUP, and changes to the file (a ConfigMap update included).
   const reload = (why: string): void => {
     logger.info({ why }, 'reloading the spec');
