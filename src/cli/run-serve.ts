@@ -1,5 +1,7 @@
-/** `mcp-beaver serve <spec>`: compile, prepare, listen, and drain on SIGTERM/SIGINT. */
-import { StartupError } from '../process/startup-error.js';
+/**
+ * `mcp-beaver serve <spec>`: compile, prepare, listen, and drain on SIGTERM/SIGINT; with
+ * --stdio, serve MCP on stdin/stdout instead (run-serve-stdio.ts).
+ */
 import { parseListen } from '../server/listen-address.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/start.js';
@@ -8,13 +10,14 @@ import { parseDuration } from '../compiler/values.js';
 import { SERVE_COMMAND } from './commands/serve-command.js';
 import { parseOperands } from './operands.js';
 import { commandMessages, loadSpecOrReport } from './output.js';
+import { listenerFlagsGiven, runServeStdio, startOrReport } from './run-serve-stdio.js';
 
 const { badValue } = commandMessages(SERVE_COMMAND);
 
 export async function runServe(argv: string[]): Promise<number> {
   const parsed = parseOperands(SERVE_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
-  const { values, operands } = parsed;
+  const { values, given, operands } = parsed;
   const file = operands[0];
   const listen = parseListen(values.http);
   const metricsListen =
@@ -35,15 +38,23 @@ export async function runServe(argv: string[]): Promise<number> {
             : undefined;
   if (refused !== undefined || typeof listen === 'string' || typeof metricsListen === 'string')
     return badValue(String(refused));
+  const stdio = values.stdio ?? false;
+  const listenerFlags = stdio ? listenerFlagsGiven(given) : [];
+  if (listenerFlags.length > 0)
+    return badValue(
+      `--stdio has no HTTP listener: ${listenerFlags.join(', ')} do${listenerFlags.length === 1 ? 'es' : ''} not apply`,
+    );
+  if (!stdio && values['key-env'] !== undefined)
+    return badValue('--key-env names the key of the stdio caller: it goes with --stdio');
 
   const overrides = values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {};
   const compiled = await loadSpecOrReport(file, overrides);
   if (typeof compiled === 'number') return compiled;
+  if (stdio) return runServeStdio(compiled, file, values, graceMs);
 
   const logger = createLogger(values['log-level']);
-  let server;
-  try {
-    server = await startServer({
+  const server = await startOrReport(() =>
+    startServer({
       spec: compiled,
       listen,
       logger,
@@ -55,14 +66,9 @@ export async function runServe(argv: string[]): Promise<number> {
       ...(values['public-url'] !== undefined && { publicUrl: values['public-url'] }),
       ...(metricsListen && { metricsListen }),
       ...(values.otlp !== undefined && { otlp: values.otlp }),
-    });
-  } catch (err) {
-    if (err instanceof StartupError) {
-      process.stderr.write(`mcp-beaver serve: ${err.message}\n`);
-      return 1;
-    }
-    throw err;
-  }
+    }),
+  );
+  if (typeof server === 'number') return server;
   // Hot reload: SIGHUP, and changes to the file (a ConfigMap update included).
   const reload = (why: string): void => {
     logger.info({ why }, 'reloading the spec');

@@ -7,7 +7,6 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Env } from '../process/env.js';
 import type { Gateway } from '../engine/gateway.js';
-import { createServerLimiter } from '../engine/rate-limit/server-limiter.js';
 import { StartupError } from '../process/startup-error.js';
 import type { SpecOverrides } from '../compiler/compile-spec.js';
 import type { CompiledSpec } from '../compiler/descriptor.js';
@@ -15,16 +14,13 @@ import { formatDiagnostic, type Diagnostic } from '../compiler/diagnostics.js';
 import { compileSpecFile } from '../compiler/load-spec.js';
 import { composeRedactors } from '../engine/redact.js';
 import { buildApp } from './app.js';
-import { ServiceList } from './service-list.js';
-import { createConsentAudit, createObserver } from './audit.js';
-import { createConsentServices, hasConsent } from '../engine/consent/consent-services.js';
 import { boundUrl, type ListenAddress } from './listen-address.js';
 import { redactLogLines } from './logger.js';
-import { createMetrics, type Metrics } from '../telemetry/metrics.js';
+import type { Metrics } from '../telemetry/metrics.js';
 import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
-import { buildRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
+import { buildRuntime, type Runtime } from './runtime.js';
 import { missingVariables, missingVariablesMessage } from './spec-environment.js';
-import { loadTelemetry } from '../telemetry/load-telemetry.js';
+import { openProcess } from './open-process.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 
 export interface StartOptions {
@@ -102,67 +98,17 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const refused = refuseOpenBind(spec, listen, opts.insecureNoAuth);
   if (refused) throw new StartupError(refused);
   const env = opts.env ?? process.env;
-  // Every missing variable at once, before anything opens: not one per failed start.
-  const missing = missingVariables(spec, env);
-  if (missing.length > 0) throw new StartupError(missingVariablesMessage(spec, missing));
   if (!listen.loopback && !spec.access && logger) {
     logger.warn(
       { host: listen.host, port: listen.port },
       'listening beyond loopback without an access block (--insecure-no-auth): every grant is open to whoever reaches this port',
     );
   }
-  const metrics = createMetrics();
-  const services = new ServiceList();
-  // First: a bad OTEL_* value stops start-up with nothing to close. Closed last, after
-  // the drain: the spans of the last calls are flushed (bounded) before exit.
-  const telemetry = await services.open(
-    async () =>
-      opts.telemetry ??
-      (await loadTelemetry(env, opts.otlp, logger || undefined, metrics.registry)),
-    (t) => t.shutdown(),
+  const { metrics, telemetry, runtimeOptions, closeShared, runtime } = await openProcess(
+    opts,
+    listen.loopback,
   );
-  // One limiter for the process, so counts (and Redis) survive reloads.
-  const rateLimiter = await services.open(
-    () =>
-      createServerLimiter(spec, {
-        env,
-        onFallback: (active) => metrics.rateLimitFallback(active),
-        ...(logger && { log: logger }),
-      }),
-    (l) => l.close(),
-  );
-  // The key and stores of confirm/approve, for the process like the limiter.
-  const consent = await services.open(
-    async () =>
-      hasConsent(spec)
-        ? await createConsentServices(spec, {
-            env,
-            audit: createConsentAudit(logger),
-            ...(logger && { log: logger }),
-          })
-        : undefined,
-    async (c) => c?.close(),
-  );
-  const closeShared = (): Promise<void> => services.close();
-  const runtimeOptions: RuntimeOptions = {
-    env,
-    allowedHosts: opts.allowedHosts ?? [],
-    loopbackOnly: listen.loopback,
-    observer: createObserver(logger, metrics),
-    ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
-    ...(opts.maxInFlight && { maxInFlight: opts.maxInFlight }),
-    ...(logger && { log: logger }),
-    rateLimiter,
-    ...(consent && { consent }),
-    telemetry,
-  };
-  let current: Runtime;
-  try {
-    current = await buildRuntime(spec, 1, runtimeOptions);
-  } catch (err) {
-    await closeShared();
-    throw err;
-  }
+  let current: Runtime = runtime;
   /** Replaced runtimes still finishing their calls; shutdown closes them too. */
   const retiring = new Set<Runtime>();
   // Log lines are redacted with the secrets of every runtime that may still write one.

@@ -95,7 +95,7 @@ describe('a command help rendered from its flag table', () => {
     const help = renderHelp(SERVE_COMMAND);
     expect(help).toContain('Serves every grant of the spec from one process:');
     expect(help).toContain(
-      'Example:\n  GITHUB_TOKEN=... mcp-beaver serve specs/github-issues.mcp.kdl --http :8080\n',
+      'Examples:\n  GITHUB_TOKEN=... mcp-beaver serve specs/github-issues.mcp.kdl --http :8080\n',
     );
     expect(help.indexOf('Options:')).toBeLessThan(help.indexOf('Credentials and keys come from'));
   });

@@ -4,7 +4,7 @@ import { defineCommand } from '../flags.js';
 
 export const SERVE_COMMAND = defineCommand({
   name: 'serve',
-  usage: ['<spec.mcp.kdl>'],
+  usage: ['<spec.mcp.kdl>', '<spec.mcp.kdl> --stdio [--key-env NAME]'],
   operands: { min: 1, max: 1, wrong: 'name exactly one spec file' },
   about: `
 Serves every grant of the spec from one process:
@@ -14,8 +14,20 @@ Serves every grant of the spec from one process:
   POST /api/resources/read, POST /api/prompts/get
                        REST: read a resource {"uri"}, get a prompt {"name", "arguments"}
   GET  /openapi.json   the REST tools as an OpenAPI 3.1 document
-  GET  /healthz        liveness;  GET /readyz  readiness (503 while draining)`,
+  GET  /healthz        liveness;  GET /readyz  readiness (503 while draining)
+or, with --stdio, only MCP over stdin and stdout, for a host that launches its servers.`,
   flags: {
+    stdio: {
+      type: 'boolean',
+      help: 'Serve MCP over stdin/stdout (both eras) instead of listening',
+      note: 'For a desktop host whose config names a command. stdout carries only JSON-RPC; logs go to stderr. No HTTP listener, REST, catalog page, /metrics, readiness or reload. Without `access` in the spec the local user holds every scope; with it, --key-env is required.',
+    },
+    'key-env': {
+      type: 'string',
+      value: 'NAME',
+      help: "With --stdio: the variable holding one of the spec's API keys, whose scopes the stdio caller gets",
+      note: 'Required when the spec has `access`: stdio does not step around it. Checked at start-up.',
+    },
     http: {
       type: 'string',
       value: '[host]:port',
@@ -78,7 +90,7 @@ Serves every grant of the spec from one process:
       value: 'LEVEL',
       default: 'info',
       help: 'trace, debug, info, warn or error',
-      note: 'Logs are JSON on stdout.',
+      note: 'Logs are JSON on stdout (on stderr with --stdio).',
     },
   },
   more: `
@@ -93,6 +105,13 @@ GET /metrics serves Prometheus metrics: on the --metrics-http listener when give
 the gateway's port, where with \`access\` it needs a key or token holding the scope
 metrics:read (they name every tool). Logs carry one access line per request and one
 audit line per tool call (no argument values).
+
+With --stdio one local caller is served, so there is no listener to guard: the flags
+of the HTTP side (--http, --allowed-host, --public-url, --insecure-no-auth,
+--metrics-http, --no-watch) are refused, the spec is read once (the host restarts the
+process to pick up a change), and a grant with \`approve\` stops start-up (its approvals
+page is served over HTTP). --max-in-flight, --grace, --base-url, --otlp and --log-level
+hold as they do for the listener.
 
 OpenTelemetry traces and metrics (OTLP/HTTP) are exported when --otlp or
 OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT /
@@ -114,6 +133,7 @@ The standard variables are honoured, a bad value stops start-up naming it:
 Export is batched: a collector that is down loses telemetry, never a call, and the log
 says so once per signal. Spans, attributes and metrics: docs/observability.md.
 
-Example:
-  GITHUB_TOKEN=... mcp-beaver serve specs/github-issues.mcp.kdl --http :8080`,
+Examples:
+  GITHUB_TOKEN=... mcp-beaver serve specs/github-issues.mcp.kdl --http :8080
+  GITHUB_TOKEN=... mcp-beaver serve specs/github-issues.mcp.kdl --stdio`,
 });

@@ -23,6 +23,13 @@ import {
 
 export type Headers = Record<string, string | string[] | undefined>;
 
+/**
+ * What a transport that carries no headers passes (stdio): the body alone declares the
+ * era, and there is nothing to mirror it (the 2026-07-28 stdio binding has no
+ * `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name`).
+ */
+export const NO_HEADERS = undefined;
+
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
@@ -60,7 +67,7 @@ export function readMessage(text: string): ReadMessage {
  */
 export function handleMessage(
   read: ReadMessage,
-  headers: Headers,
+  headers: Headers | typeof NO_HEADERS,
   deps: McpDeps,
 ): RpcReply | Promise<RpcReply> {
   if (!read.ok) return read.reply;
@@ -111,20 +118,20 @@ export function handleMessage(
 function answerRequest(
   req: RpcRequest,
   meta: Record<string, unknown> | undefined,
-  headers: Headers,
+  headers: Headers | typeof NO_HEADERS,
   deps: McpDeps,
 ): RpcReply | Promise<RpcReply> {
   const { id } = req;
   // A request's id is never null (isValidId): null is a notification's.
   const isNotification = id === null;
   const claim = meta?.[META_PROTOCOL_VERSION];
-  const headerVersion = singleHeaderValue(headers['mcp-protocol-version']);
+  const headerVersion = headers && singleHeaderValue(headers['mcp-protocol-version']);
 
   if (claim !== undefined) {
     // Modern (2026-07-28): the body claims its version; headers must mirror it.
     if (typeof claim !== 'string')
       return rpcError('INVALID_META', id, `_meta["${META_PROTOCOL_VERSION}"] must be a string`);
-    if (headerVersion === undefined && !isNotification)
+    if (headers && headerVersion === undefined && !isNotification)
       return rpcError('HEADER_MISMATCH', id, 'missing MCP-Protocol-Version header');
     if (headerVersion !== undefined && headerVersion !== claim) {
       return rpcError(
@@ -149,8 +156,8 @@ function answerRequest(
     }
     // A notification is never executed (a tools/call without id included).
     if (isNotification) return ACCEPTED;
-    const mirrored = checkMirroredHeaders(headers, req.method, req.params);
-    if (!mirrored.ok) return rpcError('HEADER_MISMATCH', id, mirrored.message);
+    const mirrored = headers ? checkMirroredHeaders(headers, req.method, req.params) : undefined;
+    if (mirrored && !mirrored.ok) return rpcError('HEADER_MISMATCH', id, mirrored.message);
     return dispatchModern(req, deps);
   }
 

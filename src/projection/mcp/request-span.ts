@@ -31,14 +31,15 @@ type Headers = Record<string, string | string[] | undefined>;
 type Answer = (
   req: RpcRequest,
   meta: Record<string, unknown> | undefined,
-  headers: Headers,
+  headers: Headers | undefined,
   deps: McpDeps,
 ) => RpcReply | Promise<RpcReply>;
 
 export function answerTraced(
   req: RpcRequest,
   meta: Record<string, unknown> | undefined,
-  headers: Headers,
+  /** Undefined on stdio, which carries none. */
+  headers: Headers | undefined,
   deps: McpDeps,
   answer: Answer,
 ): RpcReply | Promise<RpcReply> {
@@ -46,11 +47,11 @@ export function answerTraced(
   const target = knownTarget(method, req.params, deps.gateway);
   const span = deps.telemetry.serverSpan(
     mcpServerSpanName(method, target),
-    parentOf(meta, headers),
+    parentOf(meta, headers ?? {}),
     mcpServerAttributes({
       method,
       target,
-      protocolVersion: servedVersionOf(req.method, req.params, headers),
+      protocolVersion: servedVersionOf(req.method, req.params, headers ?? {}),
       requestId: req.id,
       ...(deps.view.toolset && { toolset: deps.view.toolset.name }),
     }),
