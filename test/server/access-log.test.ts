@@ -6,13 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { GET_THING_GRANT, specHead } from '../helpers/spec-fixtures.js';
 
-const SPEC = `wrap "probes" version="1.0.0"
-base-url "http://127.0.0.1:9/v1"
-can list things {
-    path "/things"
-}
-`;
+/** Nothing is called upstream: port 9 answers nobody. */
+const SPEC = `${specHead('probes', 'http://127.0.0.1:9/v1')}\n${GET_THING_GRANT}\n`;
 
 let gw: TestGateway;
 
