@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 const CATALOG_ASSETS = 'src/projection/catalog/assets/**/*.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'coverage/', '.ci/out/'] },
+  { ignores: ['node_modules/', 'dist/', '.test-build/', 'coverage/', '.ci/out/'] },
   js.configs.recommended,
   ...tseslint.configs.strict,
   {

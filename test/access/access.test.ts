@@ -27,7 +27,7 @@ import {
   type JwksServer,
   type SigningKeys,
 } from '../helpers/jwks.js';
-import { BIN, runCli } from '../helpers/run-cli.js';
+import { CLI, runCli } from '../helpers/run-cli.js';
 import { MODERN, LEGACY, META_VERSION, META_CAPS } from '../helpers/mcp-wire.js';
 import { issueCommentGrant, listIssuesGrant, specHead } from '../helpers/spec-fixtures.js';
 
@@ -1121,7 +1121,7 @@ describe('binding safety of mcp-beaver serve', () => {
     args: string[],
   ): Promise<{ code: number | null; stdout: string; stderr: string; listening: boolean }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, 'serve', specFile, ...args], {
+      const child = spawn(process.execPath, [CLI, 'serve', specFile, ...args], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';
@@ -1175,7 +1175,7 @@ describe('binding safety of mcp-beaver serve', () => {
   it('serves /metrics only on the --metrics-http listener, which the listening line names', async () => {
     const child = spawn(
       process.execPath,
-      [BIN, 'serve', specFile, '--http', '127.0.0.1:0', '--metrics-http', '127.0.0.1:0'],
+      [CLI, 'serve', specFile, '--http', '127.0.0.1:0', '--metrics-http', '127.0.0.1:0'],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     try {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { FlagError, flagNamed, readFlags } from '../../src/cli/flags.js';
-import { BIN, runCli } from '../helpers/run-cli.js';
+import { CLI, runCli } from '../helpers/run-cli.js';
 
 const FLAGS = {
   http: { type: 'string' },
@@ -128,7 +128,7 @@ describe('a closed stdout', () => {
   /** Runs the CLI with its stdout pipe closed by the reader before anything is written. */
   function runWithClosedStdout(args: string[]): Promise<{ code: number | null; stderr: string }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
       child.stdout.destroy();
       let stderr = '';
       child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));

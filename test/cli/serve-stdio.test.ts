@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { BIN, runCli } from '../helpers/run-cli.js';
+import { CLI, runCli } from '../helpers/run-cli.js';
 import {
   answerJson,
   startHeldUpstream,
@@ -23,7 +23,7 @@ import {
 
 const TOKEN = 'upstream-secret-token-42';
 const READER_KEY = 'reader-key-0123456789';
-/** Spawning the CLI through tsx takes seconds, more on a busy machine. */
+/** Each case starts the CLI and an MCP session over its stdio: seconds on a busy machine. */
 const SLOW = 90_000;
 
 let upstream: Upstream;
@@ -81,7 +81,7 @@ describe('serve --stdio with the official SDK stdio client', () => {
       client.onerror = (e) => errors.push(e);
       const transport = new StdioClientTransport({
         command: process.execPath,
-        args: [BIN, 'serve', open, '--stdio'],
+        args: [CLI, 'serve', open, '--stdio'],
         env: { ...(process.env as Record<string, string>), ...env },
         stderr: 'pipe',
       });

@@ -12,10 +12,10 @@ import { describe, expect, it, vi } from 'vitest';
 import type { TestGateway } from '../helpers/gateway.js';
 import { useHelpdeskOnUpstream } from '../helpers/helpdesk-gateway.js';
 import type { Upstream } from '../helpers/upstream.js';
-import { BIN, runCli, type CliResult } from '../helpers/run-cli.js';
+import { CLI, runCli, type CliResult } from '../helpers/run-cli.js';
 
-// Each test runs the CLI a few times, each a child process loading the sources through
-// tsx: on a busy machine that can outlast the default bound on a test.
+// Each test runs the CLI a few times, a child process each: on a busy machine that can
+// outlast the default bound on a test.
 vi.setConfig({ testTimeout: 90_000 });
 
 const FULL_KEY = 'resource-cli-full-6d2a91';
@@ -218,7 +218,7 @@ describe('read of binary content', () => {
   /** The CLI's stdout as bytes (runCli decodes it as text). */
   function readBytes(args: string[]): Promise<{ code: number | null; stdout: Buffer }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, ...args, '--timeout', '10s'], {
+      const child = spawn(process.execPath, [CLI, ...args, '--timeout', '10s'], {
         env: { ...process.env, READER_TOKEN: READER_KEY },
         stdio: ['ignore', 'pipe', 'inherit'],
       });

@@ -4,7 +4,7 @@
  * a per-process key is not shared with the test's in-process gateways.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { BIN } from './run-cli.js';
+import { CLI } from './run-cli.js';
 
 export interface GatewayProcess {
   readonly url: string;
@@ -34,7 +34,7 @@ export async function serveProcess(
 ): Promise<GatewayProcess> {
   const child = spawn(
     process.execPath,
-    [BIN, 'serve', specFile, '--http', '127.0.0.1:0', '--no-watch', '--log-level', 'debug'],
+    [CLI, 'serve', specFile, '--http', '127.0.0.1:0', '--no-watch', '--log-level', 'debug'],
     { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';

@@ -7,9 +7,21 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * The installed command's entry point. In a checkout it runs the sources through tsx,
+ * seconds of CPU per start on a busy machine: only the tests about the entry point itself
+ * (the demo's `npm start`, the package tests) spawn it. The others spawn CLI.
+ */
 export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'mcp-beaver.js');
 
-/** Runs the real `mcp-beaver` entry point as a child process, as a user would. */
+/**
+ * The CLI the tests spawn (`node CLI ...`): the bundle `npm run build` ships, built fresh
+ * for this run by test/global-setup.ts (helpers/cli-build.ts). Outside vitest (the soak's
+ * overload run imports reliability/serve-process.ts) there is no such build: BIN.
+ */
+export const CLI = process.env.MCP_BEAVER_TEST_CLI ?? BIN;
+
+/** Runs the real `mcp-beaver` CLI as a child process, as a user would. */
 export function runCli(
   args: string[],
   opts: {
@@ -20,7 +32,7 @@ export function runCli(
   } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [CLI, ...args], {
       cwd: opts.cwd ?? process.cwd(),
       env: { ...process.env, ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],

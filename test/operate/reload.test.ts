@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
-import { BIN } from '../helpers/run-cli.js';
+import { CLI } from '../helpers/run-cli.js';
 
 function spec(upstream: string, extra = ''): string {
   return `
@@ -125,7 +125,7 @@ describe('mcp-beaver serve watching its spec file', () => {
   });
 
   async function serve(file: string): Promise<string> {
-    child = spawn(process.execPath, [BIN, 'serve', file, '--http', '127.0.0.1:0'], {
+    child = spawn(process.execPath, [CLI, 'serve', file, '--http', '127.0.0.1:0'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout!.on('data', (b: Buffer) => (out += b.toString()));

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { listeningUrl } from '../../bench/lib/listening.mjs';
 import { sleep } from '../../bench/lib/sleep.mjs';
-import { BIN } from '../helpers/run-cli.js';
+import { CLI } from '../helpers/run-cli.js';
 
 export interface ServeProcess {
   readonly url: string;
@@ -38,7 +38,7 @@ export async function serveProcess(
   const log = openSync(logFile, 'w');
   const child = spawn(
     process.execPath,
-    [BIN, 'serve', file, '--http', '127.0.0.1:0', '--no-watch', ...args],
+    [CLI, 'serve', file, '--http', '127.0.0.1:0', '--no-watch', ...args],
     { env: { ...process.env, ...env }, stdio: ['ignore', log, log] },
   );
   closeSync(log);

@@ -18,7 +18,8 @@ const asApprover = { authorization: `Bearer ${APPROVER}` };
 const agentTransport = (url: URL) =>
   new StreamableHTTPClientTransport(url, { requestInit: { headers: asAgent } });
 
-// `npm start` runs exactly this command; the demo prints its URLs once it is ready.
+// `npm start` runs exactly this command (BIN, bin/mcp-beaver.js, not the test build: this
+// test is about the entry point a checkout starts); the demo prints its URLs once it is ready.
 beforeAll(async () => {
   child = spawn(process.execPath, [BIN, 'demo', '--http', '127.0.0.1:0'], {
     env: { ...process.env, DEMO_AGENT_KEY: AGENT, DEMO_APPROVER_KEY: APPROVER },
