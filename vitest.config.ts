@@ -3,10 +3,12 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // End-to-end tests start real servers and a real Postgres connection; the
-    // machines are 2-core, so keep parallelism modest and timeouts generous.
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    // End-to-end tests start real servers, child processes and a real Postgres
+    // connection. These bounds only catch a test that hangs: they are sized for a 2-core
+    // machine with both cores busy beside the suite (issue 39), where a start that takes
+    // a second idle takes ten, never as a measure of speed (that is `npm run bench`).
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: 'forks',
     // One throwaway Postgres and Redis for the whole run (or the servers DATABASE_URL,
     // PG* and REDIS_URL name): test/helpers/test-services.ts.

@@ -217,7 +217,7 @@ describe.skipIf(SKIP_BROWSER)('the approvals view in headless Chromium', () => {
       expect.stringMatching(/^console: Failed to load resource: .*status of 409/),
     ]);
     await page.close();
-  }, 60_000);
+  });
 
   /** What GET /api/approvals tells this key (the page must show exactly that). */
   async function listed(key: string): Promise<{ id: string; expires_at: string; own: boolean }[]> {
@@ -251,5 +251,5 @@ describe.skipIf(SKIP_BROWSER)('the approvals view in headless Chromium', () => {
     expect(await card.locator('.own').count()).toBe(0);
     expect(problems).toEqual([]);
     await page.close();
-  }, 30_000);
+  });
 });

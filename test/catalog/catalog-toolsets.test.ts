@@ -200,7 +200,7 @@ describe.skipIf(SKIP_BROWSER)('toolsets on the catalog page in headless Chromium
     expect(await page.locator('#toolset-id').isHidden()).toBe(true);
     expect(problems).toEqual([]);
     await page.close();
-  }, 60_000);
+  });
 
   it('says in the gateway’s words that no toolset has the name, as text, with no URL to copy', async () => {
     const { page, problems } = await openPage(
@@ -228,7 +228,7 @@ describe.skipIf(SKIP_BROWSER)('toolsets on the catalog page in headless Chromium
       expect.stringMatching(/^console: Failed to load resource: .*status of 404/),
     ]);
     await page.close();
-  }, 30_000);
+  });
 
   it('without access, lists a toolset’s members at once, and refuses a repeated toolset', async () => {
     const { page, problems } = await openPage(context, `${open.url}/?toolset=lookups`);
@@ -248,5 +248,5 @@ describe.skipIf(SKIP_BROWSER)('toolsets on the catalog page in headless Chromium
       expect.stringMatching(/^console: Failed to load resource: .*status of 404/),
     ]);
     await page.close();
-  }, 30_000);
+  });
 });

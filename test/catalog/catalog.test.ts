@@ -304,7 +304,7 @@ describe.skipIf(SKIP_BROWSER)('catalog page in headless Chromium', () => {
       .poll(() => problems.some((p) => p.includes('CSP violation: script-src')))
       .toBe(true);
     await page.close();
-  }, 30_000);
+  });
 
   it('wraps a long error message inside its box, with nothing to scroll sideways', async () => {
     const { page } = await openPage(context, `${gw.url}/`);
@@ -319,7 +319,7 @@ describe.skipIf(SKIP_BROWSER)('catalog page in headless Chromium', () => {
     const box = await envelope.evaluate((e) => ({ scroll: e.scrollWidth, client: e.clientWidth }));
     expect(box.scroll).toBeLessThanOrEqual(box.client);
     await page.close();
-  }, 30_000);
+  });
 
   /** What GET /api tells this token (the page must show exactly that). */
   async function listing(
@@ -421,7 +421,7 @@ describe.skipIf(SKIP_BROWSER)('catalog page in headless Chromium', () => {
       expect.stringMatching(/^console: Failed to load resource: .*status of 401/),
     ]);
     await page.close();
-  }, 30_000);
+  });
 });
 
 const SURFACE_FULL_KEY = 'catalog-surfaces-full-41d9';
@@ -525,5 +525,5 @@ describe.skipIf(SKIP_BROWSER)('catalog page in headless Chromium: resources and 
     await page.screenshot({ path: join(OUTPUT_DIR, 'catalog-resources.png'), fullPage: true });
     expect(problems).toEqual([]);
     await page.close();
-  }, 60_000);
+  });
 });

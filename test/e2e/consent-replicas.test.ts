@@ -194,7 +194,7 @@ describe.skipIf(
     writeFileSync(file, text);
     const env = { ...KEYS_ENV, REDIS_URL: SHARED_REDIS! };
     [a, b] = await Promise.all([startGateway(text, { env }), serveProcess(file, env)]);
-  }, 60_000);
+  });
   afterAll(async () => {
     await Promise.all([a?.close(), b?.stop()]);
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -239,7 +239,7 @@ describe.skipIf(
     gw = await startGateway(consentSpec(upstream.url, { extra: LIMITS }), {
       env: { ...KEYS_ENV, CONFIRM_KEY, REDIS_URL: redis.url },
     });
-  }, 60_000);
+  });
   afterAll(async () => {
     await gw?.close();
     await redis?.stop();

@@ -34,7 +34,7 @@ beforeAll(async () => {
     };
     return r.servers?.['order-notes'] === 'up';
   }, 30_000);
-}, 60_000);
+});
 
 afterAll(async () => {
   await gw?.close();

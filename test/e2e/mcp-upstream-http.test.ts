@@ -226,7 +226,7 @@ beforeAll(async () => {
     const s = (gw.gateway.readiness() as { servers: Record<string, string> }).servers;
     return s.tracker === 'up' && s.gone === 'down';
   }, 20_000);
-}, 60_000);
+});
 afterEach(() => {
   tracker.received.length = 0;
 });

@@ -172,7 +172,7 @@ beforeAll(async () => {
     };
     return r.servers?.files === 'up' && r.servers.memory === 'up';
   }, 30_000);
-}, 60_000);
+});
 
 afterAll(async () => {
   await gw?.close();

@@ -140,7 +140,7 @@ beforeAll(async () => {
     const r = (await (await fetch(`${url}/readyz`)).json()) as { servers?: { rec?: string } };
     return r.servers?.rec === 'up';
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   await gw?.close();

@@ -49,7 +49,7 @@ beforeAll(async () => {
     const r = (await (await fetch(`${gw.url}/readyz`)).json()) as { servers?: { rec?: string } };
     return r.servers?.rec === 'up';
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   await gw?.close();

@@ -111,7 +111,7 @@ beforeAll(async () => {
   });
   url = gw.url;
   await eventually(async () => (await readyz()).servers?.everything === 'up', 30_000);
-}, 60_000);
+});
 
 afterAll(async () => {
   await gw?.close();

@@ -105,7 +105,7 @@ describe('mcp-beaver import openapi', () => {
     expect(r.stderr).toBe(
       `mcp-beaver import: ${broken}: a $ref points to parameters/missing.yaml, which does not exist\n`,
     );
-  }, 60_000);
+  });
 
   it("exits 1 naming the document's tags when --tag or --include selects nothing", async () => {
     const none = await runCli(['import', 'openapi', SHOP, '--tag', 'nosuchtag']);
@@ -122,7 +122,7 @@ describe('mcp-beaver import openapi', () => {
     );
     expect(writesOnly).toBeInstanceOf(ImportError);
     expect((writesOnly as ImportError).message).toMatch(/all of them writes: add --writes/);
-  }, 60_000);
+  });
 
   it("lists the document's tags with their operation counts under --list-tags", async () => {
     const file = join(EXAMPLES, '3.0', 'yaml', 'petstore.yaml');
@@ -140,7 +140,7 @@ describe('mcp-beaver import openapi', () => {
         ['8', 'user'],
       ].sort((a, b) => Number(b[0]) - Number(a[0]) || (a[1]! < b[1]! ? -1 : 1)),
     );
-  }, 60_000);
+  });
 
   it('answers a wrong command line with the help and exit 2', async () => {
     const noFormat = await runCli(['import']);
@@ -154,7 +154,7 @@ describe('mcp-beaver import openapi', () => {
     expect(badUrl.stderr).toBe(
       'mcp-beaver import: --base-url must be an http:// or https:// URL without query or fragment\n',
     );
-  }, 60_000);
+  });
 
   it(
     'writes one toolset per tag with --toolsets=tag, the same bytes twice, and check accepts the draft',
@@ -197,7 +197,7 @@ describe('mcp-beaver import openapi', () => {
     expect(missing.stderr).toContain('--toolsets');
     expect(mcp.code).toBe(2);
     expect(mcp.stderr).toContain('--toolsets is for import openapi, not import mcp');
-  }, 60_000);
+  });
 
   it(
     'teaches the command in --help and lists it in the main help',

@@ -112,7 +112,7 @@ describe('terminal control sequences in a document', () => {
     expect(r.stderr).toContain(
       'list_things → list_things_b_52_c_a_gk_imported_9  (GET /Things (b\\u001b]52;c;aGk=\\u0007\\u000dimported 9 of 9))',
     );
-  }, 60_000);
+  });
 
   it('reach the terminal escaped in the one-line error', async () => {
     const file = join(FIXTURES, 'terminal-controls-ref.json');
@@ -122,5 +122,5 @@ describe('terminal control sequences in a document', () => {
     expect(r.stderr).toBe(
       `mcp-beaver import: ${file}: the $ref "/etc/\\u001b[2Jpasswd\\u009b" is outside ${FIXTURES}; pass --ref-root <dir> to allow refs under a parent folder\n`,
     );
-  }, 60_000);
+  });
 });

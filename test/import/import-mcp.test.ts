@@ -127,7 +127,7 @@ describe('import mcp from server-everything over stdio', () => {
     );
     expect(upstreamTools(read.text)).not.toContain('toggle-simulated-logging');
     expect(upstreamTools(all.text)).toContain('toggle-simulated-logging');
-  }, 60_000);
+  });
 
   it('gives the same bytes on two runs', async () => {
     const [a, b] = await Promise.all([
@@ -135,7 +135,7 @@ describe('import mcp from server-everything over stdio', () => {
       importMcp(options(EVERYTHING_STDIO, { writes: true })),
     ]);
     expect(a.text).toBe(b.text);
-  }, 60_000);
+  });
 
   it('names the server after the package, writes its command, and keeps to the grammar', async () => {
     const { text } = await importMcp(options(EVERYTHING_STDIO, { writes: true }));
@@ -144,7 +144,7 @@ describe('import mcp from server-everything over stdio', () => {
       `mcp-server "everything" {\n    command ${JSON.stringify(NODE)} ${JSON.stringify(EVERYTHING)} "stdio"\n}`,
     );
     expect(text).toContain('wrap "everything" version="2.0.0" {');
-  }, 60_000);
+  });
 
   it('types the arguments from the inputSchema and copies the description', async () => {
     const { text } = await importMcp(options(EVERYTHING_STDIO));
@@ -168,7 +168,7 @@ describe('import mcp from server-everything over stdio', () => {
     // A tool without arguments has no args block.
     expect(text).toContain('can get env {\n    describe');
     expect(text).not.toMatch(/tool "everything" "get-env"\n {4}args/);
-  }, 60_000);
+  });
 
   it('picks verbs the hints allow: a read-only tool named trigger stays a trigger', async () => {
     const { text } = await importMcp(options(EVERYTHING_STDIO, { writes: true }));
@@ -183,7 +183,7 @@ describe('import mcp from server-everything over stdio', () => {
     });
     for (const [tool, verb] of Object.entries(verbs))
       if (['echo', 'get-sum', 'get-env'].includes(tool)) expect(methodOfVerb(verb)).toBe('GET');
-  }, 60_000);
+  });
 });
 
 describe('import mcp from server-filesystem and server-memory over stdio', () => {
@@ -213,7 +213,7 @@ describe('import mcp from server-filesystem and server-memory over stdio', () =>
     );
     expect(all.text).toContain('edits "object[]" required=#true {');
     expect(all.text).toContain('paths "string[]" required=#true min-items=1');
-  }, 60_000);
+  });
 
   it('drafts the memory graph: three reads, nine grants with --writes', async () => {
     const read = await importMcp(options(memory));
@@ -228,7 +228,7 @@ describe('import mcp from server-filesystem and server-memory over stdio', () =>
     expect(all.text).toContain(
       'observations "string[]" required=#true describe="An array of observation contents associated with the entity."',
     );
-  }, 60_000);
+  });
 });
 
 describe('import mcp from server-everything over Streamable HTTP', () => {
@@ -238,7 +238,7 @@ describe('import mcp from server-everything over Streamable HTTP', () => {
     const port = await freePort();
     server = await startEverythingHttp(port);
     url = new URL(`http://127.0.0.1:${port}/mcp`);
-  }, 30_000);
+  });
   afterAll(() => stopProcess(server));
 
   it('writes url= and the same grants as over stdio', async () => {
@@ -249,7 +249,7 @@ describe('import mcp from server-everything over Streamable HTTP', () => {
     const grantsOf = (t: string): string => t.slice(t.indexOf('\n// upstream tool'));
     expect(grantsOf(http.text)).toBe(grantsOf(stdio.text));
     expect(http.summary).toEqual(stdio.summary);
-  }, 60_000);
+  });
 
   it('names a server on this machine local, and gives the same bytes twice', async () => {
     const [a, b] = await Promise.all([
@@ -258,7 +258,7 @@ describe('import mcp from server-everything over Streamable HTTP', () => {
     ]);
     expect(a.text).toBe(b.text);
     expect(a.text).toContain(`mcp-server "local" url=`);
-  }, 60_000);
+  });
 });
 
 describe('import mcp of tools that are hard to draft', () => {
@@ -287,7 +287,7 @@ describe('import mcp of tools that are hard to draft', () => {
     expect(formatMcpSummary(summary)).toMatch(
       /^drafted 4 grants from 8 tools \(4 skipped: 1 that writes, without --writes, 3 that no grant can express\)\n {2}bad_pattern: /,
     );
-  }, 60_000);
+  });
 
   it('leaves out an optional argument with a comment, and resolves $defs', async () => {
     const { text, summary } = await importMcp(options(odd));
@@ -297,7 +297,7 @@ describe('import mcp of tools that are hard to draft', () => {
     expect(summary.leftOut).toBe(1);
     expect(text).toContain('key "string" required=#true max-length=10 pattern="^[a-z]+$"');
     expect(text).toContain('limit "integer" min=1 max=50');
-  }, 60_000);
+  });
 
   it('makes colliding names unique, escapes the description and writes the protocol', async () => {
     const { text, summary } = await importMcp(
@@ -315,7 +315,7 @@ describe('import mcp of tools that are hard to draft', () => {
     expect(text).toContain('    protocol "2026-07-28"\n');
     expect(text).toContain('wrap "odd-tools" version="3.1.4" {');
     expectContractGrammar(text, 'odd-tools');
-  }, 60_000);
+  });
 });
 
 describe('mcp-beaver import mcp on the command line', () => {
@@ -334,7 +334,7 @@ describe('mcp-beaver import mcp on the command line', () => {
     );
     expect(a.stderr).toContain('  writes (--writes drafts them too): wipe\n');
     expect(b.stderr).toContain(`wrote ${out}; next: mcp-beaver check ${out}`);
-  }, 60_000);
+  });
 
   it('drafts a spec that mcp-beaver check accepts (needs the compiler to know mcp-server)', async () => {
     const dir = tempDir();
@@ -355,7 +355,7 @@ describe('mcp-beaver import mcp on the command line', () => {
     expect(checked.stderr).toBe('');
     expect(checked.code).toBe(0);
     expect(checked.stdout).toContain(`${out}: 13 tools`);
-  }, 60_000);
+  });
 
   it('answers a wrong command line with exit 2 and an unreachable server with exit 1', async () => {
     const [none, ftp, creds, tag, proto, badName, protocolForOpenapi, down] = await Promise.all([
@@ -387,7 +387,7 @@ describe('mcp-beaver import mcp on the command line', () => {
     expect(down.code).toBe(1);
     expect(down.stderr.trim().split('\n')).toHaveLength(1);
     expect(down.stderr).toMatch(/^mcp-beaver import: no handshake: /);
-  }, 60_000);
+  });
 
   it('teaches import mcp in --help with examples', async () => {
     const help = await runCli(['import', '--help']);
@@ -401,5 +401,5 @@ describe('mcp-beaver import mcp on the command line', () => {
     expect(help.stdout).toContain(
       'mcp-beaver import mcp --writes -o memory.mcp.kdl -- npx -y @modelcontextprotocol/server-memory',
     );
-  }, 60_000);
+  });
 });

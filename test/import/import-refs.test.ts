@@ -88,20 +88,16 @@ describe('a $ref to a file', () => {
     expect(await refusal(file)).toBe(outside(file, './link.yaml'));
   });
 
-  it('to /dev/zero is refused at once, without reading it', { timeout: 20_000 }, async () => {
+  it('to /dev/zero is refused at once, without reading it', async () => {
     const { file } = documentWithRef('/dev/zero');
     expect(await refusal(file)).toBe(outside(file, '/dev/zero'));
   });
 
-  it(
-    'that is a FIFO inside the folder is refused without waiting for a writer',
-    { timeout: 20_000 },
-    async () => {
-      const { dir, file } = documentWithRef('./pipe.yaml');
-      execFileSync('mkfifo', [join(dir, 'api', 'pipe.yaml')]);
-      expect(await refusal(file)).toBe(`${file}: the $ref "./pipe.yaml" is not a regular file`);
-    },
-  );
+  it('that is a FIFO inside the folder is refused without waiting for a writer', async () => {
+    const { dir, file } = documentWithRef('./pipe.yaml');
+    execFileSync('mkfifo', [join(dir, 'api', 'pipe.yaml')]);
+    expect(await refusal(file)).toBe(`${file}: the $ref "./pipe.yaml" is not a regular file`);
+  });
 
   it('over 16 MiB is refused', async () => {
     const { dir, file } = documentWithRef('./big.yaml');
@@ -127,7 +123,7 @@ describe('a $ref to a file', () => {
 });
 
 describe('the document itself', () => {
-  it('as a FIFO is refused at once, in one line', { timeout: 20_000 }, async () => {
+  it('as a FIFO is refused at once, in one line', async () => {
     const fifo = join(mkdtempSync(join(tmpdir(), 'beaver-refs-')), 'openapi.json');
     execFileSync('mkfifo', [fifo]);
     expect(await refusal(fifo)).toBe(`${fifo}: is not a regular file`);

@@ -396,7 +396,7 @@ describe.skipIf(
     gws.push(
       ...(await Promise.all([1, 2].map(() => serveProcess(spec, { RL_REDIS_URL: SHARED_REDIS! })))),
     );
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await Promise.all(gws.map((g) => g.stop()));
@@ -425,7 +425,7 @@ describe.skipIf(
       expect(await metricValue(g.url, 'mcp_beaver_rate_limit_fallback')).toBe(0);
       expect(g.log()).not.toContain('rate limits fall back');
     }
-  }, 30_000);
+  });
 });
 
 describe.skipIf(
@@ -445,7 +445,7 @@ describe.skipIf(
     const spec = writeSpec(tool, 'RL_PRIVATE_REDIS');
     const env = { RL_PRIVATE_REDIS: `redis://127.0.0.1:${port}` };
     gws.push(...(await Promise.all([1, 2].map(() => serveProcess(spec, env)))));
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await Promise.all(gws.map((g) => g.stop()));
@@ -489,5 +489,5 @@ describe.skipIf(
     // The new Redis starts empty: one shared allowance of 5 again.
     const again = await alternate(gws, tool, 3);
     expect(again.allowed[0]! + again.allowed[1]!).toBe(5);
-  }, 60_000);
+  });
 });

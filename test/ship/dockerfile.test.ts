@@ -429,6 +429,6 @@ describe('Dockerfile', () => {
       ]);
       expect(code, stderr).toBe(0);
       expect(stdout).toContain('"msg":"stopped"');
-    }, 40_000);
+    });
   });
 });

@@ -267,7 +267,7 @@ describe('the npm package (npm pack, then npm install --omit=dev of the tarball)
       child.kill('SIGTERM');
     }
     expect(await exited, output()).toBe(0);
-  }, 60_000);
+  });
 
   // The bundle gives a dynamically imported CommonJS package its default export only;
   // the OTLP exporters are loaded that way, and read as named exports they were undefined.
@@ -294,7 +294,7 @@ describe('the npm package (npm pack, then npm install --omit=dev of the tarball)
         await receiver.close();
       }
       expect(await exited, output()).toBe(0);
-    }, 60_000);
+    });
   }
 
   it('runs the demo (npx mcp-beaver demo): its REST API answers from the installed package', async () => {

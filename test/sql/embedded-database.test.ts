@@ -55,7 +55,7 @@ beforeAll(async () => {
   await mkdir(join(dir, 'specs', 'data'), { recursive: true });
   await writeFile(join(dir, 'specs', 'data', 'seed.sql'), SEED);
   gw = await startGateway(SPEC, { file: join(dir, 'specs', 'orders.mcp.kdl') });
-}, 30_000);
+});
 
 afterAll(async () => {
   await gw?.close();

@@ -98,4 +98,4 @@ it('refuses the calls the pool cannot serve with 503 POOL_EXHAUSTED while its co
   expect(answers).toHaveLength(6);
   expect(answers.filter((a) => a.status === 200)).toHaveLength(2);
   expect((await postJson(`${gw.url}/api/get_turn`, {})).status).toBe(200);
-}, 60_000);
+});
