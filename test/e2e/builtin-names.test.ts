@@ -98,11 +98,7 @@ interface Answer {
 let upstream: Upstream;
 let gw: TestGateway;
 
-useGatewayOnUpstream(
-  spec,
-  { answer: okJson, startTimeoutMs: 60_000 },
-  (s) => ({ upstream, gw } = s),
-);
+useGatewayOnUpstream(spec, { answer: okJson }, (s) => ({ upstream, gw } = s));
 
 function sentSince(before: number): Answer['sent'] {
   const got = upstream.requests.slice(before);

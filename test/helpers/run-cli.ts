@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
 export interface CliResult {
@@ -21,6 +21,20 @@ export const BIN = join(import.meta.dirname, '..', '..', 'bin', 'mcp-beaver.js')
  */
 export const CLI = process.env.MCP_BEAVER_TEST_CLI ?? BIN;
 
+/** The runCli children that have not exited yet. */
+const running = new Set<ChildProcess>();
+
+/**
+ * Kills the runCli children still running: test/setup-env.ts calls it after each test.
+ * A test that timed out leaves its child running, and on a busy machine that child would
+ * go on to call the file's shared upstream or gateway during the next test, which then
+ * counts a request it never made (issue 39).
+ */
+export function killLeftoverCliRuns(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}
+
 /** Runs the real `mcp-beaver` CLI as a child process, as a user would. */
 export function runCli(
   args: string[],
@@ -37,6 +51,8 @@ export function runCli(
       env: { ...process.env, ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    running.add(child);
+    child.once('exit', () => running.delete(child));
     child.stdin.end(opts.input ?? '');
     let stdout = '';
     let stderr = '';

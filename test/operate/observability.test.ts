@@ -71,6 +71,15 @@ function metric(text: string, name: string, labels: Record<string, string>): num
   return undefined;
 }
 
+/** The gateway's /metrics text, read with the metrics key. */
+async function metricsText(): Promise<string> {
+  const res = await fetch(`${gw.url}/metrics`, {
+    headers: { authorization: `Bearer ${METRICS_KEY}` },
+  });
+  expect(res.status).toBe(200);
+  return res.text();
+}
+
 function auditLines(logs: string): Record<string, unknown>[] {
   return logs
     .split('\n')
@@ -81,6 +90,8 @@ function auditLines(logs: string): Record<string, unknown>[] {
 
 describe('metrics at /metrics', () => {
   it('count calls by tool, surface and outcome, with upstream classes, truncations and over-budget results', async () => {
+    // The file's gateway is shared: each count is read as what this test's calls added.
+    const before = await metricsText();
     await postJson(`${gw.url}/api/list_things`, {}, auth);
     await postJson(`${gw.url}/api/list_things`, { size: 500 }, auth); // cut to max-bytes
     await postJson(`${gw.url}/api/get_thing`, { id: 'missing' }, auth); // upstream 404
@@ -103,49 +114,51 @@ describe('metrics at /metrics', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/plain');
     const text = await res.text();
+    const added = (name: string, labels: Record<string, string>): number =>
+      (metric(text, name, labels) ?? 0) - (metric(before, name, labels) ?? 0);
     expect(
-      metric(text, 'mcp_beaver_tool_calls_total', {
+      added('mcp_beaver_tool_calls_total', {
         tool: 'list_things',
         surface: 'rest',
         outcome: 'ok',
       }),
     ).toBe(2);
     expect(
-      metric(text, 'mcp_beaver_tool_calls_total', {
+      added('mcp_beaver_tool_calls_total', {
         tool: 'list_things',
         surface: 'mcp',
         outcome: 'ok',
       }),
     ).toBe(1);
     expect(
-      metric(text, 'mcp_beaver_tool_calls_total', {
+      added('mcp_beaver_tool_calls_total', {
         tool: 'get_thing',
         surface: 'rest',
         outcome: 'UPSTREAM_STATUS',
       }),
     ).toBe(1);
     expect(
-      metric(text, 'mcp_beaver_tool_calls_total', {
+      added('mcp_beaver_tool_calls_total', {
         tool: 'get_thing',
         surface: 'rest',
         outcome: 'PATH_VALUE_REJECTED',
       }),
     ).toBe(1);
     expect(
-      metric(text, 'mcp_beaver_upstream_responses_total', { tool: 'list_things', class: '2xx' }),
+      added('mcp_beaver_upstream_responses_total', { tool: 'list_things', class: '2xx' }),
     ).toBe(3);
+    expect(added('mcp_beaver_upstream_responses_total', { tool: 'get_thing', class: '4xx' })).toBe(
+      1,
+    );
+    expect(added('mcp_beaver_truncated_results_total', { tool: 'list_things' })).toBe(1);
+    expect(added('mcp_beaver_over_budget_results_total', { tool: 'list_things' })).toBe(1);
     expect(
-      metric(text, 'mcp_beaver_upstream_responses_total', { tool: 'get_thing', class: '4xx' }),
-    ).toBe(1);
-    expect(metric(text, 'mcp_beaver_truncated_results_total', { tool: 'list_things' })).toBe(1);
-    expect(metric(text, 'mcp_beaver_over_budget_results_total', { tool: 'list_things' })).toBe(1);
-    expect(
-      metric(text, 'mcp_beaver_tool_call_duration_seconds_count', {
+      added('mcp_beaver_tool_call_duration_seconds_count', {
         tool: 'list_things',
         surface: 'rest',
       }),
     ).toBe(2);
-    expect(metric(text, 'mcp_beaver_result_bytes_count', { tool: 'list_things' })).toBe(3);
+    expect(added('mcp_beaver_result_bytes_count', { tool: 'list_things' })).toBe(3);
     expect(text).toMatch(/^mcp_beaver_spec_last_reload_success 1$/m);
     expect(text).toMatch(/^mcp_beaver_calls_in_flight 0$/m);
     expect(text).toContain('mcp_beaver_nodejs_eventloop_lag_p99_seconds');
