@@ -9,6 +9,9 @@ export default defineConfig({
     // a second idle takes ten, never as a measure of speed (that is `npm run bench`).
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // expect.poll's own bound (1 s by default) on the catalog page's browser tests: a
+    // busy machine can take longer than that to paint an answer.
+    expect: { poll: { timeout: 15_000 } },
     pool: 'forks',
     // One throwaway Postgres and Redis for the whole run (or the servers DATABASE_URL,
     // PG* and REDIS_URL name): test/helpers/test-services.ts.

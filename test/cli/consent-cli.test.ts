@@ -49,7 +49,7 @@ let mcpUrl: string;
 
 /** The CLI with every key in the environment, a bound on each request. */
 function cli(args: string[]): Promise<CliResult> {
-  return runCli([...args, '--timeout', '10s'], {
+  return runCli([...args, '--timeout', '30s'], {
     env: { AGENT_KEY, FINANCE_KEY, BOSS_KEY },
   });
 }

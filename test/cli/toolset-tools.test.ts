@@ -26,7 +26,7 @@ useGatewayOnUpstream(
 /** `tools <url>` with the key in TOOLSETS_TOKEN and a bound on each request. */
 function tools(url: string, era: string, ...more: string[]): Promise<CliResult> {
   return runCli(
-    ['tools', url, '--bearer-env', 'TOOLSETS_TOKEN', '--era', era, '--timeout', '10s', ...more],
+    ['tools', url, '--bearer-env', 'TOOLSETS_TOKEN', '--era', era, '--timeout', '30s', ...more],
     { env: { TOOLSETS_TOKEN: FULL_KEY } },
   );
 }

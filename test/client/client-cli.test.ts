@@ -55,9 +55,12 @@ function gatewaySpec(upstream: string): string {
   ].join('\n');
 }
 
-/** Runs the CLI with a bound on each request and the gateway key in MCP_TOKEN. */
+/**
+ * Runs the CLI with a bound on each request and the gateway key in MCP_TOKEN. The bound
+ * (30 s) is loose enough for a busy machine and ends a hung request inside the test's own.
+ */
 function cli(args: string[], input?: string): Promise<CliResult> {
-  return runCli([...args, '--timeout', '10s'], {
+  return runCli([...args, '--timeout', '30s'], {
     env: { MCP_TOKEN: MCP_KEY },
     ...(input !== undefined && { input }),
   });
@@ -252,7 +255,7 @@ describe('discover against mcp-beaver serve', () => {
 
   it('a key given with --header works like --bearer-env', async () => {
     const r = await runCli(
-      ['tools', mcpUrl, '--header', `Authorization: Bearer ${MCP_KEY}`, '--timeout', '10s'],
+      ['tools', mcpUrl, '--header', `Authorization: Bearer ${MCP_KEY}`, '--timeout', '30s'],
       {},
     );
     expect(r.code).toBe(0);

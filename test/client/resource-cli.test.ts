@@ -38,7 +38,7 @@ useHelpdeskOnUpstream(
 
 /** Runs the CLI with a bound on each request and both keys in the environment. */
 function cli(args: string[], input?: string): Promise<CliResult> {
-  return runCli([...args, '--timeout', '10s'], {
+  return runCli([...args, '--timeout', '30s'], {
     env: { FULL_TOKEN: FULL_KEY, READER_TOKEN: READER_KEY },
     ...(input !== undefined && { input }),
   });
@@ -218,7 +218,7 @@ describe('read of binary content', () => {
   /** The CLI's stdout as bytes (runCli decodes it as text). */
   function readBytes(args: string[]): Promise<{ code: number | null; stdout: Buffer }> {
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [CLI, ...args, '--timeout', '10s'], {
+      const child = spawn(process.execPath, [CLI, ...args, '--timeout', '30s'], {
         env: { ...process.env, READER_TOKEN: READER_KEY },
         stdio: ['ignore', 'pipe', 'inherit'],
       });

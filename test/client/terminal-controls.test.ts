@@ -88,7 +88,7 @@ afterAll(async () => {
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
 function cli(args: string[]): Promise<CliResult> {
-  return runCli([...args, '--era', 'legacy', '--timeout', '10s']);
+  return runCli([...args, '--era', 'legacy', '--timeout', '30s']);
 }
 
 function expectNoControls(r: CliResult): void {

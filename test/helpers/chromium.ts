@@ -65,7 +65,9 @@ export async function launchChromium(): Promise<{ context: BrowserContext; profi
       timeout: 60_000,
       viewport: { width: 1000, height: 800 },
     });
-    context.setDefaultTimeout(8_000);
+    // Each page action's bound: a click or a wait that hangs fails within a test's own bound,
+    // with room for a busy machine.
+    context.setDefaultTimeout(20_000);
     return { context, profile };
   } catch (err) {
     rmSync(profile, { recursive: true, force: true });

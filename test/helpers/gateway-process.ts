@@ -30,7 +30,7 @@ function stopProcess(child: ChildProcess, timeoutMs = 5_000): Promise<void> {
 export async function serveProcess(
   specFile: string,
   env: Record<string, string>,
-  timeoutMs = 30_000,
+  timeoutMs = 90_000,
 ): Promise<GatewayProcess> {
   const child = spawn(
     process.execPath,

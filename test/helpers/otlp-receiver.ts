@@ -405,16 +405,16 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     },
     stop: close,
     start: listen,
-    async waitForSpans(want, timeoutMs = 10_000) {
+    async waitForSpans(want, timeoutMs = 30_000) {
       const enough = typeof want === 'number' ? () => spans.length >= want : () => want(spans);
       await until(enough, timeoutMs, `spans (${typeof want === 'number' ? want : 'predicate'})`);
       return spans;
     },
-    async waitForMetrics(want, timeoutMs = 10_000) {
+    async waitForMetrics(want, timeoutMs = 30_000) {
       await until(() => want(metrics), timeoutMs, 'metrics (predicate)');
       return metrics;
     },
-    async waitForRequests(n, timeoutMs = 10_000) {
+    async waitForRequests(n, timeoutMs = 30_000) {
       await until(() => requests.length >= n, timeoutMs, `${n} requests`);
     },
     close: () => (server.listening ? close() : Promise.resolve()),

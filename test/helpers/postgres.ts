@@ -163,7 +163,7 @@ export async function lockSharedPostgres(
 }
 
 /** Connects until Postgres accepts connections; throws after `timeoutMs`. */
-export async function waitForPostgres(timeoutMs = 20_000, env: Env = process.env): Promise<void> {
+export async function waitForPostgres(timeoutMs = 60_000, env: Env = process.env): Promise<void> {
   const url = testDatabaseUrl(env);
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -59,7 +59,7 @@ export async function startRedisServer(port?: number): Promise<RedisServer> {
     await stopChild(child);
     await rm(dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 60_000;
   while (!out.includes('Ready to accept connections')) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();

@@ -62,7 +62,7 @@ export function longestLogLine(logs: string): number {
 /** The first truthy value of an async probe, polled until `ms` have passed. */
 export async function eventually<T>(
   probe: () => Promise<T | undefined | false>,
-  ms = 20_000,
+  ms = 30_000,
 ): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {

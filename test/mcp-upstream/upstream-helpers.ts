@@ -47,7 +47,7 @@ export function open(
   return { upstream: opened.upstream, logs };
 }
 
-export async function until<T>(probe: () => T | undefined | false, ms = 10_000): Promise<T> {
+export async function until<T>(probe: () => T | undefined | false, ms = 30_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = probe();
@@ -77,7 +77,7 @@ export async function startEverythingHttp(port: number): Promise<ChildProcess> {
   let said = '';
   child.stdout?.on('data', (c: Buffer) => (said += c.toString()));
   child.stderr?.on('data', (c: Buffer) => (said += c.toString()));
-  await until(() => said.includes('listening on port') || child.exitCode !== null, 15_000);
+  await until(() => said.includes('listening on port') || child.exitCode !== null, 60_000);
   if (child.exitCode !== null) throw new Error(`server-everything did not start: ${said}`);
   return child;
 }

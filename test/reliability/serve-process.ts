@@ -59,7 +59,7 @@ export async function serveProcess(
         resolve({ code, signal, at: Date.now() });
       }),
   );
-  const until = Date.now() + 30_000;
+  const until = Date.now() + 90_000;
   let url: string | undefined;
   while (url === undefined) {
     url = listeningUrl(out());

@@ -28,7 +28,7 @@ beforeAll(async () => {
   child.stdout!.on('data', (b: Buffer) => (output += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (output += b.toString()));
   base = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`demo did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`demo did not start:\n${output}`)), 100_000);
     const poll = setInterval(() => {
       const m = /MCP \(Streamable HTTP[^:]*:\s+(http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(output);
       if (m) {
@@ -39,7 +39,7 @@ beforeAll(async () => {
     }, 100);
     child.once('exit', (code) => reject(new Error(`demo exited with ${code}:\n${output}`)));
   });
-}, 70_000);
+});
 
 afterAll(async () => {
   if (child && child.exitCode === null) {
