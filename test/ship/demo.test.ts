@@ -30,8 +30,10 @@ beforeAll(async () => {
   base = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`demo did not start:\n${output}`)), 100_000);
     const poll = setInterval(() => {
+      // The banner comes line by line: wait for its last one, not just the URL (a busy
+      // machine delivers the rest later).
       const m = /MCP \(Streamable HTTP[^:]*:\s+(http:\/\/127\.0\.0\.1:\d+)\/mcp/.exec(output);
-      if (m) {
+      if (m && output.includes('Press Ctrl-C to stop.')) {
         clearInterval(poll);
         clearTimeout(timer);
         resolve(m[1]!);
