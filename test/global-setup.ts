@@ -25,6 +25,8 @@ export async function setup(project: TestProject): Promise<void> {
   // database starts and before a test times out waiting for a child that never listens.
   cli = await buildCli();
   project.provide('cliMain', cli.main);
+  // vitest --watch reruns tests after a source changed: their CLI must have the change.
+  project.onTestsRerun(() => cli!.rebuild());
   services = await startTestServices(process.env);
   for (const note of services.notes) process.stderr.write(`test services: ${note}\n`);
   project.provide('testServices', services.vars);

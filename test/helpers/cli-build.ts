@@ -19,6 +19,8 @@ const BUILDS = join(ROOT, '.test-build');
 export interface CliBuild {
   /** The bundle's entry point: spawn `node <main>`. */
   readonly main: string;
+  /** Builds again into the same folder (vitest --watch reruns on a changed source). */
+  rebuild(): Promise<void>;
   /** Removes this run's folder. */
   remove(): void;
 }
@@ -44,16 +46,25 @@ export async function buildCli(): Promise<CliBuild> {
     if (!ownerAlive(name)) rmSync(join(BUILDS, name), { recursive: true, force: true });
   const dir = join(BUILDS, `${process.pid}-${Date.now()}`);
   try {
-    await bundleCli({ outdir: dir, script: 'test/helpers/cli-build.ts' });
+    await bundle(dir);
   } catch (err) {
     rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    main: join(dir, 'main.js'),
+    rebuild: () => bundle(dir),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+async function bundle(dir: string): Promise<void> {
+  try {
+    await bundleCli({ outdir: dir, script: 'test/helpers/cli-build.ts' });
+  } catch (err) {
     throw new Error(
       `the test run could not build the CLI (src/cli/main.ts with esbuild) that the tests spawn:\n${(err as Error).message}`,
       { cause: err },
     );
   }
-  return {
-    main: join(dir, 'main.js'),
-    remove: () => rmSync(dir, { recursive: true, force: true }),
-  };
 }
