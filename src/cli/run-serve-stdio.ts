@@ -53,6 +53,7 @@ export async function runServeStdio(
       output: process.stdout,
       maxInFlight: Number(values['max-in-flight']),
       ...(values['key-env'] !== undefined && { keyEnv: values['key-env'] }),
+      ...(values.toolset !== undefined && { toolset: values.toolset }),
       ...(values.otlp !== undefined && { otlp: values.otlp }),
     }),
   );
@@ -66,7 +67,13 @@ export async function runServeStdio(
     process.once('SIGINT', () => stop('SIGINT'));
   });
   logger.info(
-    { transport: 'stdio', tools: spec.tools.length, spec: file, server: spec.server.name },
+    {
+      transport: 'stdio',
+      tools: spec.tools.length,
+      ...(values.toolset !== undefined && { toolset: values.toolset }),
+      spec: file,
+      server: spec.server.name,
+    },
     'mcp-beaver serving MCP on stdin/stdout',
   );
   // stdin ended: the host is done with this server.

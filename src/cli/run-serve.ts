@@ -46,6 +46,10 @@ export async function runServe(argv: string[]): Promise<number> {
     );
   if (!stdio && values['key-env'] !== undefined)
     return badValue('--key-env names the key of the stdio caller: it goes with --stdio');
+  if (!stdio && values.toolset !== undefined)
+    return badValue(
+      '--toolset goes with --stdio: over HTTP every toolset is served at /mcp/<toolset>',
+    );
 
   const overrides = values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {};
   const compiled = await loadSpecOrReport(file, overrides);

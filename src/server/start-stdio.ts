@@ -20,6 +20,8 @@ export interface StdioStartOptions extends Pick<
 > {
   /** `--key-env`: the variable holding the API key the caller acts as (a spec with `access`). */
   readonly keyEnv?: string;
+  /** `--toolset`: only that toolset's members are listed and callable, as at `/mcp/<toolset>`. */
+  readonly toolset?: string;
   readonly input: Readable;
   readonly output: Writable;
 }
@@ -40,6 +42,12 @@ export async function startStdio(opts: StdioStartOptions): Promise<RunningStdio>
   const { spec, logger } = opts;
   const env = opts.env ?? process.env;
   const caller = stdioCaller(spec.access, env, opts.keyEnv);
+  if (opts.toolset !== undefined && !spec.toolsets.some((t) => t.name === opts.toolset)) {
+    const names = spec.toolsets.map((t) => t.name);
+    throw new StartupError(
+      `--toolset ${JSON.stringify(opts.toolset)}: the spec has no toolset of that name (${names.length === 0 ? 'it has no toolsets' : `its toolsets: ${names.join(', ')}`})`,
+    );
+  }
   const approved = needsApprovalPage(spec);
   if (approved.length > 0)
     throw new StartupError(
@@ -63,6 +71,7 @@ export async function startStdio(opts: StdioStartOptions): Promise<RunningStdio>
     output: opts.output,
     maxLineBytes: BODY_LIMIT,
     stop,
+    ...(opts.toolset !== undefined && { toolset: opts.toolset }),
   }).then(() => close(0));
   return {
     served,

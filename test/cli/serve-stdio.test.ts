@@ -29,6 +29,7 @@ const SLOW = 90_000;
 let upstream: Upstream;
 let open: string;
 let guarded: string;
+let withToolset: string;
 
 function writeSpec(text: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'beaver-stdio-')), 'spec.mcp.kdl');
@@ -40,6 +41,13 @@ beforeAll(async () => {
   upstream = await startUpstream(answerJson((req) => [{ number: 1, path: req.path }]));
   const grants = [listIssuesGrant(), issueCommentGrant()];
   open = writeSpec([issuesServerHeader(upstream.url), ...grants].join('\n'));
+  withToolset = writeSpec(
+    [
+      issuesServerHeader(upstream.url),
+      ...grants,
+      'toolset "reading" {\n    tools "list_issues"\n}',
+    ].join('\n'),
+  );
   guarded = writeSpec(
     [
       issuesServerHeader(upstream.url),
@@ -274,6 +282,73 @@ describe('serve --stdio and access', () => {
       expect(list!.result!.tools.map((t) => t.name)).toEqual(['list_issues']);
       expect(call!.error).toBeDefined();
       expect(r.stderr).toContain('api-key:READER_KEYS#2');
+    },
+    SLOW,
+  );
+});
+
+describe('serve --stdio --toolset', () => {
+  it(
+    "lists only the toolset's members and refuses a call to a tool outside it",
+    async () => {
+      const before = upstream.requests.length;
+      const r = await runCli(['serve', withToolset, '--stdio', '--toolset', 'reading'], {
+        env,
+        input: lines(
+          { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: MODERN_META } },
+          {
+            jsonrpc: '2.0',
+            id: 2,
+            method: 'tools/call',
+            params: {
+              _meta: MODERN_META,
+              name: 'create_issue_comment',
+              arguments: { owner: 'acme', repo: 'x', number: 1, body: 'hi' },
+            },
+          },
+        ),
+      });
+      expect(r.code).toBe(0);
+      const [list, call] = r.stdout
+        .trim()
+        .split('\n')
+        .map(
+          (l) =>
+            JSON.parse(l) as {
+              id: number;
+              result?: { tools?: { name: string }[]; isError?: boolean };
+              error?: { code: number; message: string };
+            },
+        )
+        .sort((a, b) => a.id - b.id);
+      expect(list!.result!.tools!.map((t) => t.name)).toEqual(['list_issues']);
+      // Outside the toolset the tool does not exist for this endpoint, as at /mcp/reading.
+      expect(call!.error).toEqual({
+        code: -32602,
+        message: 'Unknown tool: "create_issue_comment"',
+      });
+      expect(upstream.requests.length).toBe(before);
+    },
+    SLOW,
+  );
+
+  it(
+    'stops start-up for a toolset the spec does not declare, naming those it has',
+    async () => {
+      const r = await runCli(['serve', withToolset, '--stdio', '--toolset', 'writing'], { env });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('the spec has no toolset of that name (its toolsets: reading)');
+      expect(r.stdout).toBe('');
+    },
+    SLOW,
+  );
+
+  it(
+    'refuses --toolset without --stdio: over HTTP each toolset has its own URL',
+    async () => {
+      const r = await runCli(['serve', withToolset, '--toolset', 'reading'], { env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('--toolset goes with --stdio');
     },
     SLOW,
   );

@@ -4,7 +4,7 @@ import { defineCommand } from '../flags.js';
 
 export const SERVE_COMMAND = defineCommand({
   name: 'serve',
-  usage: ['<spec.mcp.kdl>', '<spec.mcp.kdl> --stdio [--key-env NAME]'],
+  usage: ['<spec.mcp.kdl>', '<spec.mcp.kdl> --stdio [--key-env NAME] [--toolset NAME]'],
   operands: { min: 1, max: 1, wrong: 'name exactly one spec file' },
   about: `
 Serves every grant of the spec from one process:
@@ -27,6 +27,12 @@ or, with --stdio, only MCP over stdin and stdout, for a host that launches its s
       value: 'NAME',
       help: "With --stdio: the variable holding one of the spec's API keys, whose scopes the stdio caller gets",
       note: 'Required when the spec has `access`: stdio does not step around it. Checked at start-up.',
+    },
+    toolset: {
+      type: 'string',
+      value: 'NAME',
+      help: 'With --stdio: serve only the members of this toolset (what /mcp/<name> serves over HTTP)',
+      note: 'A name the spec does not declare stops start-up, naming the toolsets it has.',
     },
     http: {
       type: 'string',

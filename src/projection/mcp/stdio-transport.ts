@@ -26,6 +26,8 @@ export interface StdioOptions {
   readonly maxLineBytes: number;
   /** Cancelled when the process is told to stop (SIGTERM): the calls running end with it. */
   readonly stop: Cancellation;
+  /** `--toolset`: serve that toolset's members only, as `/mcp/<toolset>` does over HTTP. */
+  readonly toolset?: string;
 }
 
 const NEWLINE = 0x0a;
@@ -38,6 +40,11 @@ const NEWLINE = 0x0a;
 export async function serveStdio(opts: StdioOptions): Promise<void> {
   const { runtime, caller, output, maxLineBytes } = opts;
   const { gateway } = runtime;
+  // Chosen once: the process serves one endpoint's payloads for its whole life.
+  const payloads =
+    (opts.toolset !== undefined && runtime.toolsetPayloads.get(opts.toolset)) ||
+    runtime.mcpPayloads;
+  const view = gateway.view(payloads.toolset);
   const running = new Set<Promise<void>>();
   const write = (out: RpcReply): void => {
     // A notification is answered with nothing on stdio (its HTTP answer is a bare 202).
@@ -60,8 +67,8 @@ export async function serveStdio(opts: StdioOptions): Promise<void> {
     let cancel: Cancellation | undefined;
     const handled = handleMessage(read, NO_HEADERS, {
       gateway,
-      payloads: runtime.mcpPayloads,
-      view: gateway.view(runtime.mcpPayloads.toolset),
+      payloads,
+      view,
       caller,
       // No WWW-Authenticate on stdio: a refusal's message says what is missing.
       challenge: () => undefined,
