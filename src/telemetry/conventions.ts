@@ -67,6 +67,34 @@ export function restServerAttributes(tool: string | undefined): Attributes {
   };
 }
 
+/** What the HTTP server conventions read of the request a span stands for (fastify's). */
+export interface ServedHttpRequest {
+  /** `http` or `https`, as the connection or a trusted proxy says. */
+  readonly protocol: string;
+  /** The peer's address, or a trusted proxy's X-Forwarded-For. */
+  readonly ip: string;
+  /** The port of the Host (or trusted X-Forwarded-Host) header; null when it names none. */
+  readonly port: number | null;
+}
+
+/**
+ * `url.scheme`, `server.port` and `client.address` of a request served over HTTP, where
+ * the HTTP server conventions put them (MCP's server spans over HTTP too). The port is
+ * the one the caller addressed (Host), its scheme's default when Host names none.
+ */
+export function httpServerAttributes(req: ServedHttpRequest): Attributes {
+  return {
+    'url.scheme': req.protocol,
+    'server.port': req.port ?? DEFAULT_PORTS[`${req.protocol}:`],
+    'client.address': req.ip,
+  };
+}
+
+/** A fastify route in the conventions' template form: `/mcp/:toolset` → `/mcp/{toolset}`. */
+export function routeTemplate(route: string): string {
+  return route.replace(/:([A-Za-z_]\w*)/g, '{$1}');
+}
+
 /**
  * An upstream HTTP call's span: `{method} {path template}` (`GET /repos/{owner}/issues`),
  * low-cardinality as the HTTP client conventions ask. `url.template` is the base URL and

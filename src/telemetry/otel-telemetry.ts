@@ -129,9 +129,15 @@ function startSpan(
   kind: SpanKind,
   attributes: Attributes | undefined,
   parent: Context,
+  /** A performance.now() reading: the SDK reads one below its time origin as such. */
+  startTime?: number,
 ): Span {
   const attrs = defined(attributes);
-  const options = { kind: KINDS[kind], ...(attrs && { attributes: attrs }) };
+  const options = {
+    kind: KINDS[kind],
+    ...(attrs && { attributes: attrs }),
+    ...(startTime !== undefined && { startTime }),
+  };
   return new SdkSpan(tracer, tracer.startSpan(name, options, parent));
 }
 
@@ -288,7 +294,12 @@ export async function createOtelTelemetry(
   let stopped: Promise<void> | undefined;
   return {
     on: true,
-    serverSpan(name: string, parent: TraceParent, attributes?: Attributes): Span {
+    serverSpan(
+      name: string,
+      parent: TraceParent,
+      attributes?: Attributes,
+      startTime?: number,
+    ): Span {
       // Metrics only (no traces endpoint): requests carry the span that does nothing.
       if (!tracer) return NO_SPAN;
       // An absent or malformed traceparent extracts nothing: the span starts a new trace.
@@ -296,7 +307,7 @@ export async function createOtelTelemetry(
       if (parent.traceparent !== undefined) carrier.traceparent = parent.traceparent;
       if (parent.tracestate !== undefined) carrier.tracestate = parent.tracestate;
       const context = propagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
-      return startSpan(tracer, name, 'server', attributes, context);
+      return startSpan(tracer, name, 'server', attributes, context, startTime);
     },
     shutdown(): Promise<void> {
       stopped ??= (async () => {
