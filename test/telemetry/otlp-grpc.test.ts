@@ -59,13 +59,21 @@ describe('OTLP over gRPC', () => {
     expect(receiver.metadata[0]).toMatchObject({ 'x-tenant': 'acme corp' });
   });
 
-  it('exports the request-duration histogram to the collector’s MetricsService', async () => {
-    const metrics = await receiver.waitForMetrics((all) =>
-      all.some((m) => m.name === 'http.server.request.duration'),
+  it('exports the request-duration histogram and the call counter to the collector’s MetricsService', async () => {
+    const metrics = await receiver.waitForMetrics(
+      (all) =>
+        all.some((m) => m.name === 'http.server.request.duration') &&
+        all.some((m) => m.name === 'mcp_beaver.tool.calls'),
     );
-    const points = metrics
-      .filter((m) => m.name === 'http.server.request.duration')
-      .flatMap((m) => m.points);
-    expect(points[0]?.attributes).toMatchObject({ 'http.route': '/api/{tool}' });
+    const pointsOf = (name: string) =>
+      metrics.filter((m) => m.name === name).flatMap((m) => m.points);
+    expect(pointsOf('http.server.request.duration')[0]?.attributes).toMatchObject({
+      'http.route': '/api/{tool}',
+    });
+    expect(pointsOf('mcp_beaver.tool.calls')[0]?.attributes).toEqual({
+      'gen_ai.tool.name': 'get_thing',
+      'mcp_beaver.surface': 'rest',
+      'mcp_beaver.outcome': 'ok',
+    });
   });
 });
