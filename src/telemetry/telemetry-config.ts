@@ -79,6 +79,16 @@ function httpUrl(value: string, variable: string): URL {
 }
 
 /**
+ * A gRPC collector's address with its port always written: the gRPC exporter keeps only
+ * the host and port of the URL, and a URL drops its scheme's default port
+ * (`http://collector:80` is `http://collector/`), which gRPC would then dial on 443.
+ */
+function grpcAddress(url: URL): string {
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  return `${url.protocol}//${url.hostname}:${port}`;
+}
+
+/**
  * The base endpoint + the signal path, as the OTLP exporter specification appends it
  * over HTTP; over gRPC the base is the address itself.
  */
@@ -89,7 +99,7 @@ function withSignalPath(
   protocol: OtlpProtocol,
 ): string {
   const url = httpUrl(base, variable);
-  if (protocol === 'grpc') return url.toString();
+  if (protocol === 'grpc') return grpcAddress(url);
   url.pathname = `${url.pathname.replace(/\/+$/, '')}/v1/${signal}`;
   return url.toString();
 }
@@ -214,9 +224,11 @@ function signalExport(
     'http/protobuf';
   // A signal's own endpoint is used as given, a base gets the signal's path (over HTTP).
   const url =
-    specific !== undefined
-      ? httpUrl(given, variable).toString()
-      : withSignalPath(given, variable, signal, protocol);
+    specific === undefined
+      ? withSignalPath(given, variable, signal, protocol)
+      : protocol === 'grpc'
+        ? grpcAddress(httpUrl(given, variable))
+        : httpUrl(given, variable).toString();
   const headers = {
     ...parseHeaders(env.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS'),
     ...parseHeaders(

@@ -131,12 +131,20 @@ describe('telemetryConfigFrom', () => {
       OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
       OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/protobuf',
     });
-    expect(config?.traces).toMatchObject({ url: 'http://collector:4317/', protocol: 'grpc' });
+    expect(config?.traces).toMatchObject({ url: 'http://collector:4317', protocol: 'grpc' });
     // The other signal over HTTP still gets its path appended to the same base.
     expect(config?.metrics?.url).toBe('http://collector:4317/v1/metrics');
     const flag = telemetryConfigFrom({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 'http://c:4317');
-    expect(flag?.traces?.url).toBe('http://c:4317/');
-    expect(flag?.metrics?.url).toBe('http://c:4317/');
+    expect(flag?.traces?.url).toBe('http://c:4317');
+    expect(flag?.metrics?.url).toBe('http://c:4317');
+    // The scheme's default port is written out: gRPC would otherwise dial 443.
+    const defaults = telemetryConfigFrom({
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:80/ignored',
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'https://collector',
+    });
+    expect(defaults?.traces?.url).toBe('http://collector:80');
+    expect(defaults?.metrics?.url).toBe('https://collector:443');
   });
 
   it('refuses an endpoint that is not an http(s) URL, naming where it came from', () => {
