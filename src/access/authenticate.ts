@@ -43,6 +43,11 @@ export interface CallerGate<R extends GatedRuntime> {
 declare module 'fastify' {
   interface FastifyRequest {
     beaverServed: Served<GatedRuntime> | null;
+    /**
+     * `performance.now()` when the first hook saw the request (0 before): where its
+     * duration counts from, a request refused at the edge included.
+     */
+    beaverStarted: number;
   }
 }
 
@@ -65,6 +70,7 @@ export function gateCallers<R extends GatedRuntime>(
   current: () => R,
 ): CallerGate<R> {
   scope.decorateRequest('beaverServed', null);
+  scope.decorateRequest('beaverStarted', 0);
 
   function authenticate(req: FastifyRequest, runtime: R, done: (err?: Error) => void): void {
     const settle = (who: CallerResult): void => {
@@ -80,6 +86,8 @@ export function gateCallers<R extends GatedRuntime>(
   return {
     hooks: {
       onRequest: function authenticateFirst(req, reply, done) {
+        // The one clock reading of a request: its handler and its refusal both count from it.
+        req.beaverStarted = performance.now();
         if (!announcesBody(req)) return authenticate(req, current(), done);
         authenticate(req, current(), (err) => {
           // The body is never read: close the connection after the answer rather than

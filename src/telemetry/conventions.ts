@@ -67,6 +67,34 @@ export function restServerAttributes(tool: string | undefined): Attributes {
   };
 }
 
+/** What the HTTP server conventions read of the request a span stands for (fastify's). */
+export interface ServedHttpRequest {
+  /** `http` or `https`, as the connection or a trusted proxy says. */
+  readonly protocol: string;
+  /** The peer's address, or a trusted proxy's X-Forwarded-For. */
+  readonly ip: string;
+  /** The port of the Host (or trusted X-Forwarded-Host) header; null when it names none. */
+  readonly port: number | null;
+}
+
+/**
+ * `url.scheme`, `server.port` and `client.address` of a request served over HTTP, where
+ * the HTTP server conventions put them (MCP's server spans over HTTP too). The port is
+ * the one the caller addressed (Host), its scheme's default when Host names none.
+ */
+export function httpServerAttributes(req: ServedHttpRequest): Attributes {
+  return {
+    'url.scheme': req.protocol,
+    'server.port': req.port ?? DEFAULT_PORTS[`${req.protocol}:`],
+    'client.address': req.ip,
+  };
+}
+
+/** A fastify route in the conventions' template form: `/mcp/:toolset` → `/mcp/{toolset}`. */
+export function routeTemplate(route: string): string {
+  return route.replace(/:([A-Za-z_]\w*)/g, '{$1}');
+}
+
 /**
  * An upstream HTTP call's span: `{method} {path template}` (`GET /repos/{owner}/issues`),
  * low-cardinality as the HTTP client conventions ask. `url.template` is the base URL and
@@ -81,20 +109,29 @@ export function httpClientAttributes(
   baseUrl: string,
   pathTemplate: string,
 ): Attributes {
+  const at = addressOf(baseUrl);
   return {
     'http.request.method': method,
-    'server.address': hostOf(baseUrl),
+    'server.address': at?.address,
+    'server.port': at?.port,
     'url.template': baseUrl + pathTemplate,
   };
 }
 
-function hostOf(baseUrl: string): string | undefined {
+/** `server.address` and `server.port` of a URL, the port its scheme's default when not written. */
+function addressOf(url: string): { address: string; port: number | undefined } | undefined {
+  let u: URL;
   try {
-    return new URL(baseUrl).hostname;
+    u = new URL(url);
   } catch {
     return undefined;
   }
+  const port = u.port !== '' ? Number(u.port) : DEFAULT_PORTS[u.protocol];
+  // URL keeps an IPv6 literal's brackets; the attribute is the address alone.
+  return { address: u.hostname.replace(/^\[(.*)\]$/, '$1'), port };
 }
+
+const DEFAULT_PORTS: Readonly<Record<string, number>> = { 'http:': 80, 'https:': 443 };
 
 /** The statement's first keyword, upper-cased (`SELECT`, `WITH`, `INSERT`). */
 export function sqlOperationName(statement: string): string | undefined {
@@ -102,17 +139,93 @@ export function sqlOperationName(statement: string): string | undefined {
   return m ? m[1]!.toUpperCase() : undefined;
 }
 
-/** `{db.operation.name}` alone: the statement text is an attribute, not a name. */
-export function sqlClientSpanName(statement: string): string {
-  return sqlOperationName(statement) ?? 'postgresql';
+/** A table name as written: `tickets`, `app.tickets`, `"Order Lines"` (quotes dropped). */
+const TABLE = String.raw`((?:"[^"]+"|[A-Za-z_][\w$]*)(?:\.(?:"[^"]+"|[A-Za-z_][\w$]*))?)`;
+const TABLE_AFTER: Readonly<Record<string, RegExp>> = {
+  SELECT: new RegExp(String.raw`\b(?:FROM|JOIN)\s+${TABLE}`, 'gi'),
+  INSERT: new RegExp(String.raw`\bINTO\s+${TABLE}`, 'gi'),
+  UPDATE: new RegExp(String.raw`^\s*UPDATE\s+(?:ONLY\s+)?${TABLE}`, 'gi'),
+  DELETE: new RegExp(String.raw`\bFROM\s+(?:ONLY\s+)?${TABLE}`, 'gi'),
+};
+
+/**
+ * The tables a statement names after its operation's keyword (FROM and JOIN of a
+ * SELECT, INTO, UPDATE, DELETE FROM), in order, once each; none for what this reading
+ * cannot follow (a WITH, a function call), and then the span names the grant instead.
+ * It reads the spec's text, never a value (those are bound parameters).
+ */
+export function sqlTables(statement: string): readonly string[] {
+  const op = sqlOperationName(statement);
+  const pattern = op === undefined ? undefined : TABLE_AFTER[op];
+  if (!pattern) return [];
+  // Comments and string literals could hold a FROM that is no table.
+  const text = statement
+    .replace(/--[^\n]*/g, ' ')
+    .replace(/\/\*[\s\S]*?\*\//g, ' ')
+    .replace(/'(?:[^']|'')*'/g, "''");
+  const query = queryLevel(text);
+  const tables: string[] = [];
+  for (const m of text.matchAll(pattern)) {
+    // `EXTRACT(YEAR FROM created_at)`, `trim(both FROM x)`: a FROM in a call, no table.
+    if (!query[m.index]) continue;
+    const table = m[1]!.replace(/"/g, '');
+    // A subquery's parenthesis or a set-returning function is not a table.
+    if (/^(?:SELECT|LATERAL|UNNEST)$/i.test(table)) continue;
+    if (!tables.includes(table)) tables.push(table);
+  }
+  return tables;
+}
+
+/**
+ * Which offsets of `text` are query text: outside every parenthesis, or inside ones that
+ * open a subquery (`(SELECT`, `(WITH`), not a function call's arguments.
+ */
+function queryLevel(text: string): boolean[] {
+  const level: boolean[] = [];
+  const open: boolean[] = [];
+  let query = true;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '(') {
+      open.push(query);
+      query = /^\(\s*(?:SELECT|WITH)\b/i.test(text.slice(i, i + 16));
+    } else if (c === ')') query = open.pop() ?? true;
+    level.push(query);
+  }
+  return level;
+}
+
+/**
+ * `db.query.summary`, as the database conventions write it: the operation and the
+ * tables it touches (`SELECT tickets`, `SELECT orders customers`); undefined when the
+ * statement's tables are not read.
+ */
+export function sqlQuerySummary(statement: string): string | undefined {
+  const op = sqlOperationName(statement);
+  const tables = sqlTables(statement);
+  return op === undefined || tables.length === 0 ? undefined : `${op} ${tables.join(' ')}`;
+}
+
+/**
+ * The conventions' `{db.query.summary}`, else `{db.operation.name} {target}` with the
+ * grant as the target (`WITH find_tickets`): a trace of many statements then tells them
+ * apart, where the operation alone named every read `SELECT`.
+ */
+export function sqlClientSpanName(statement: string, grant: string): string {
+  return sqlQuerySummary(statement) ?? `${sqlOperationName(statement) ?? 'postgresql'} ${grant}`;
 }
 
 /** The spec's statement as written: its values are bound parameters, never in the text. */
-export function sqlClientAttributes(statement: string): Attributes {
+export function sqlClientAttributes(statement: string, grant: string): Attributes {
+  const tables = sqlTables(statement);
   return {
     'db.system.name': 'postgresql',
     'db.operation.name': sqlOperationName(statement),
+    'db.query.summary': sqlQuerySummary(statement),
+    // The conventions name a collection only when the statement touches one.
+    'db.collection.name': tables.length === 1 ? tables[0] : undefined,
     'db.query.text': statement,
+    'mcp_beaver.grant': grant,
   };
 }
 
@@ -120,11 +233,33 @@ export function mcpClientSpanName(tool: string): string {
   return `tools/call ${tool}`;
 }
 
-export function mcpClientAttributes(tool: string): Attributes {
+/** The declared transport of an upstream MCP server, as much as a span says of it. */
+export interface McpServerTransport {
+  readonly kind: string;
+  readonly url?: string;
+}
+
+/**
+ * The upstream tool, and which `mcp-server` of the spec serves it: its name as declared
+ * (`mcp_beaver.mcp_server`, the attribute mcp.client.operation.duration has too), and,
+ * over HTTP, its `server.address` and `server.port` as the MCP client conventions ask;
+ * a stdio server is a child process (`network.transport` = `pipe`).
+ */
+export function mcpClientAttributes(
+  tool: string,
+  server: string,
+  transport: McpServerTransport | undefined,
+): Attributes {
+  const at = transport?.url === undefined ? undefined : addressOf(transport.url);
   return {
     'mcp.method.name': 'tools/call',
     'gen_ai.tool.name': tool,
     'gen_ai.operation.name': 'execute_tool',
+    'mcp_beaver.mcp_server': server,
+    'server.address': at?.address,
+    'server.port': at?.port,
+    'network.transport':
+      transport === undefined ? undefined : transport.kind === 'stdio' ? 'pipe' : 'tcp',
   };
 }
 

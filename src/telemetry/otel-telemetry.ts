@@ -129,9 +129,15 @@ function startSpan(
   kind: SpanKind,
   attributes: Attributes | undefined,
   parent: Context,
+  /** A performance.now() reading: the SDK reads one below its time origin as such. */
+  startTime?: number,
 ): Span {
   const attrs = defined(attributes);
-  const options = { kind: KINDS[kind], ...(attrs && { attributes: attrs }) };
+  const options = {
+    kind: KINDS[kind],
+    ...(attrs && { attributes: attrs }),
+    ...(startTime !== undefined && { startTime }),
+  };
   return new SdkSpan(tracer, tracer.startSpan(name, options, parent));
 }
 
@@ -180,13 +186,11 @@ function watchExports<T, E extends Exporter<T>>(
   return exporter;
 }
 
-interface ExporterConfig {
+type ExporterClass<E> = new (config: {
   url: string;
   headers: Record<string, string>;
   timeoutMillis: number;
-}
-
-type ExporterClass<E> = new (config: ExporterConfig) => E;
+}) => E;
 
 /**
  * The exports of a dynamically imported CommonJS package. Node gives its named exports
@@ -199,37 +203,52 @@ function commonJs<T extends object>(mod: T & { default?: T }): T {
   return mod.default ?? mod;
 }
 
-/** A signal's exporter class by protocol: only the configured protocol's package is loaded. */
-type ExporterClasses<E> = Readonly<Record<OtlpProtocol, () => Promise<ExporterClass<E>>>>;
+/** An OTLP/HTTP exporter of the class `load` imports. */
+function overHttp<E>(load: () => Promise<ExporterClass<E>>) {
+  return async (signal: SignalExport): Promise<E> => {
+    const Exporter = await load();
+    return new Exporter({
+      url: signal.url,
+      headers: { ...signal.headers },
+      timeoutMillis: signal.timeoutMs,
+    });
+  };
+}
 
-const TRACE_EXPORTERS: ExporterClasses<SpanExporter> = {
-  'http/json': async () =>
-    commonJs(await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter,
-  'http/protobuf': async () =>
-    commonJs(await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter,
+/** A signal's exporter by protocol: only the configured protocol's package is loaded. */
+type Exporters<E> = Readonly<Record<OtlpProtocol, (signal: SignalExport) => Promise<E>>>;
+
+const TRACE_EXPORTERS: Exporters<SpanExporter> = {
+  'http/json': overHttp(
+    async () => commonJs(await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter,
+  ),
+  'http/protobuf': overHttp(
+    async () =>
+      commonJs(await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter,
+  ),
+  grpc: async (signal) => (await import('./grpc-exporters.js')).grpcSpanExporter(signal),
 };
 
-const METRIC_EXPORTERS: ExporterClasses<PushMetricExporter> = {
-  'http/json': async () =>
-    commonJs(await import('@opentelemetry/exporter-metrics-otlp-http')).OTLPMetricExporter,
-  'http/protobuf': async () =>
-    commonJs(await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter,
+const METRIC_EXPORTERS: Exporters<PushMetricExporter> = {
+  'http/json': overHttp(
+    async () =>
+      commonJs(await import('@opentelemetry/exporter-metrics-otlp-http')).OTLPMetricExporter,
+  ),
+  'http/protobuf': overHttp(
+    async () =>
+      commonJs(await import('@opentelemetry/exporter-metrics-otlp-proto')).OTLPMetricExporter,
+  ),
+  grpc: async (signal) => (await import('./grpc-exporters.js')).grpcMetricExporter(signal),
 };
 
 /** The exporter of one signal, of its configured protocol, watched. */
 async function exporterOf<T, E extends Exporter<T>>(
   signal: SignalExport,
   name: 'traces' | 'metrics',
-  classes: ExporterClasses<E>,
+  exporters: Exporters<E>,
   log: TelemetryLog | undefined,
 ): Promise<E> {
-  const Exporter = await classes[signal.protocol]();
-  const config = {
-    url: signal.url,
-    headers: { ...signal.headers },
-    timeoutMillis: signal.timeoutMs,
-  };
-  return watchExports(new Exporter(config), name, signal.url, log);
+  return watchExports(await exporters[signal.protocol](signal), name, signal.url, log);
 }
 
 export async function createOtelTelemetry(
@@ -275,7 +294,12 @@ export async function createOtelTelemetry(
   let stopped: Promise<void> | undefined;
   return {
     on: true,
-    serverSpan(name: string, parent: TraceParent, attributes?: Attributes): Span {
+    serverSpan(
+      name: string,
+      parent: TraceParent,
+      attributes?: Attributes,
+      startTime?: number,
+    ): Span {
       // Metrics only (no traces endpoint): requests carry the span that does nothing.
       if (!tracer) return NO_SPAN;
       // An absent or malformed traceparent extracts nothing: the span starts a new trace.
@@ -283,7 +307,7 @@ export async function createOtelTelemetry(
       if (parent.traceparent !== undefined) carrier.traceparent = parent.traceparent;
       if (parent.tracestate !== undefined) carrier.tracestate = parent.tracestate;
       const context = propagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
-      return startSpan(tracer, name, 'server', attributes, context);
+      return startSpan(tracer, name, 'server', attributes, context, startTime);
     },
     shutdown(): Promise<void> {
       stopped ??= (async () => {

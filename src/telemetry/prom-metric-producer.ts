@@ -1,9 +1,14 @@
 /**
- * The operation histograms of the one metrics registry (operation-histograms.ts)
- * as an OpenTelemetry `MetricProducer`: OTLP export reads the series `/metrics` serves,
- * so there is no second bookkeeping. Each collect() reads the three histograms and gives
- * them back in the conventions' names (`mcp.server.operation.duration`, seconds) with
- * the conventions' attribute keys (`mcp.method.name`, …), cumulative like Prometheus.
+ * The one metrics registry (metrics.ts, operation-histograms.ts) as an OpenTelemetry
+ * `MetricProducer`: OTLP export reads the series `/metrics` serves, so one increment
+ * feeds both and nothing is counted twice, and the request path pays for none of it
+ * (the reading happens at each export). Each collect() reads the operation histograms
+ * and the gateway's own `mcp_beaver_*` counters, histograms and gauges, and gives them
+ * back in the conventions' style: dotted names without `_total` or a unit suffix, the
+ * unit as UCUM (`s`, `By`, `{call}`), the conventions' attribute keys (`mcp.method.name`,
+ * `gen_ai.tool.name`, …) and our own under `mcp_beaver.*`; cumulative like Prometheus.
+ * Process metrics (prom-client's default ones) are not exported: the runtime's own
+ * OpenTelemetry conventions name them differently, and /metrics has them.
  *
  * Loaded only with the OpenTelemetry SDK, when OTLP export is on (docs/observability.md,
  * "Metrics over OTLP").
@@ -14,9 +19,12 @@ import {
   AggregationTemporality,
   DataPointType,
   type DataPoint,
+  type GaugeMetricData,
   type Histogram,
-  type HistogramMetricData,
+  type MetricData,
+  type MetricDescriptor,
   type MetricProducer,
+  type SumMetricData,
 } from '@opentelemetry/sdk-metrics';
 import type { Registry } from 'prom-client';
 import {
@@ -29,6 +37,9 @@ interface Exported {
   readonly prom: string;
   readonly name: string;
   readonly description: string;
+  /** UCUM, as the conventions write units: `s`, `By`, `{call}`. */
+  readonly unit: string;
+  readonly type: 'histogram' | 'counter' | 'gauge';
 }
 
 const EXPORTED: readonly Exported[] = [
@@ -36,16 +47,85 @@ const EXPORTED: readonly Exported[] = [
     prom: MCP_SERVER_DURATION,
     name: 'mcp.server.operation.duration',
     description: 'Duration of MCP requests answered by the gateway.',
+    unit: 's',
+    type: 'histogram',
   },
   {
     prom: MCP_CLIENT_DURATION,
     name: 'mcp.client.operation.duration',
     description: 'Duration of requests the gateway made of upstream MCP servers.',
+    unit: 's',
+    type: 'histogram',
   },
   {
     prom: HTTP_SERVER_DURATION,
     name: 'http.server.request.duration',
-    description: 'Duration of REST tool calls.',
+    description: 'Duration of REST tool calls, and of requests refused before their handler.',
+    unit: 's',
+    type: 'histogram',
+  },
+  {
+    prom: 'mcp_beaver_tool_calls_total',
+    name: 'mcp_beaver.tool.calls',
+    description: 'Tool calls by tool, surface (mcp, rest) and outcome (ok or the error code).',
+    unit: '{call}',
+    type: 'counter',
+  },
+  {
+    prom: 'mcp_beaver_tool_call_duration_seconds',
+    name: 'mcp_beaver.tool.call.duration',
+    description: 'Tool call latency inside the gateway, from admission to envelope.',
+    unit: 's',
+    type: 'histogram',
+  },
+  {
+    prom: 'mcp_beaver_upstream_responses_total',
+    name: 'mcp_beaver.upstream.responses',
+    description: 'Upstream HTTP responses by tool and status class (2xx, 3xx, 4xx, 5xx).',
+    unit: '{response}',
+    type: 'counter',
+  },
+  {
+    prom: 'mcp_beaver_result_bytes',
+    name: 'mcp_beaver.result.size',
+    description: 'Size of complete results before truncation.',
+    unit: 'By',
+    type: 'histogram',
+  },
+  {
+    prom: 'mcp_beaver_truncated_results_total',
+    name: 'mcp_beaver.results.truncated',
+    description: 'Results cut to max-bytes or max-rows.',
+    unit: '{result}',
+    type: 'counter',
+  },
+  {
+    prom: 'mcp_beaver_over_budget_results_total',
+    name: 'mcp_beaver.results.over_budget',
+    description: 'Envelopes larger than budget-bytes.',
+    unit: '{result}',
+    type: 'counter',
+  },
+  {
+    prom: 'mcp_beaver_calls_in_flight',
+    name: 'mcp_beaver.calls.in_flight',
+    description: 'Tool calls being served now.',
+    unit: '{call}',
+    type: 'gauge',
+  },
+  {
+    prom: 'mcp_beaver_spec_reloads_total',
+    name: 'mcp_beaver.spec.reloads',
+    description: 'Spec reloads by result.',
+    unit: '{reload}',
+    type: 'counter',
+  },
+  {
+    prom: 'mcp_beaver_rate_limit_fallback',
+    name: 'mcp_beaver.rate_limit.fallback',
+    description: '1 while rate limits fall back to per-pod counting because Redis is unreachable.',
+    unit: '1',
+    type: 'gauge',
   },
 ];
 
@@ -60,6 +140,12 @@ const ATTRIBUTE_KEYS: Readonly<Record<string, string>> = {
   http_request_method: 'http.request.method',
   http_route: 'http.route',
   http_response_status_code: 'http.response.status_code',
+  // The gateway's own counters' labels.
+  tool: 'gen_ai.tool.name',
+  surface: 'mcp_beaver.surface',
+  outcome: 'mcp_beaver.outcome',
+  class: 'mcp_beaver.upstream.status_class',
+  result: 'mcp_beaver.reload.result',
 };
 
 /** The attributes whose conventions type them as integers. */
@@ -149,6 +235,81 @@ function seriesOf(values: readonly PromValue[], name: string): Series[] {
   return [...byKey.values()];
 }
 
+/** One value per series: a counter's or a gauge's `get()`. */
+function numberPoints(
+  values: readonly PromValue[],
+  startTime: HrTime,
+  endTime: HrTime,
+): DataPoint<number>[] {
+  return values.map((v) => ({
+    startTime,
+    endTime,
+    attributes: attributesOf(v.labels),
+    value: v.value,
+  }));
+}
+
+function histogramPoints(
+  values: readonly PromValue[],
+  prom: string,
+  startTime: HrTime,
+  endTime: HrTime,
+): DataPoint<Histogram>[] {
+  // prom-client writes every bucket of every series, so its `le` values are the bounds.
+  return seriesOf(values, prom).map((s) => ({
+    startTime,
+    endTime,
+    attributes: s.attributes,
+    value: histogramOf(
+      [...s.cumulative.keys()].sort((a, b) => a - b),
+      s.cumulative,
+      s.sum,
+      s.count,
+    ),
+  }));
+}
+
+/** One exported metric as OTel data; undefined while it has no series yet. */
+function metricOf(
+  e: Exported,
+  values: readonly PromValue[],
+  startTime: HrTime,
+  endTime: HrTime,
+): MetricData | undefined {
+  const descriptor: MetricDescriptor = {
+    name: e.name,
+    description: e.description,
+    unit: e.unit,
+    valueType: e.type === 'histogram' ? ValueType.DOUBLE : ValueType.INT,
+  };
+  if (e.type === 'histogram') {
+    const dataPoints = histogramPoints(values, e.prom, startTime, endTime);
+    if (dataPoints.length === 0) return undefined;
+    return {
+      descriptor,
+      aggregationTemporality: AggregationTemporality.CUMULATIVE,
+      dataPointType: DataPointType.HISTOGRAM,
+      dataPoints,
+    };
+  }
+  const dataPoints = numberPoints(values, startTime, endTime);
+  if (dataPoints.length === 0) return undefined;
+  if (e.type === 'gauge')
+    return {
+      descriptor,
+      aggregationTemporality: AggregationTemporality.CUMULATIVE,
+      dataPointType: DataPointType.GAUGE,
+      dataPoints,
+    } satisfies GaugeMetricData;
+  return {
+    descriptor,
+    aggregationTemporality: AggregationTemporality.CUMULATIVE,
+    dataPointType: DataPointType.SUM,
+    isMonotonic: true,
+    dataPoints,
+  } satisfies SumMetricData;
+}
+
 export function createPromMetricProducer(
   registry: Registry,
   opts: PromProducerOptions = {},
@@ -158,37 +319,15 @@ export function createPromMetricProducer(
   return {
     async collect() {
       const endTime = hrTime(Date.now());
-      const metrics: HistogramMetricData[] = [];
+      const metrics: MetricData[] = [];
       const errors: unknown[] = [];
       for (const e of EXPORTED) {
         const metric = registry.getSingleMetric(e.prom);
         if (!metric) continue;
         try {
           const got = await metric.get();
-          // prom-client writes every bucket of every series, so its `le` values are the bounds.
-          const dataPoints: DataPoint<Histogram>[] = seriesOf(got.values, e.prom).map((s) => ({
-            startTime,
-            endTime,
-            attributes: s.attributes,
-            value: histogramOf(
-              [...s.cumulative.keys()].sort((a, b) => a - b),
-              s.cumulative,
-              s.sum,
-              s.count,
-            ),
-          }));
-          if (dataPoints.length === 0) continue;
-          metrics.push({
-            descriptor: {
-              name: e.name,
-              description: e.description,
-              unit: 's',
-              valueType: ValueType.DOUBLE,
-            },
-            aggregationTemporality: AggregationTemporality.CUMULATIVE,
-            dataPointType: DataPointType.HISTOGRAM,
-            dataPoints,
-          });
+          const data = metricOf(e, got.values, startTime, endTime);
+          if (data) metrics.push(data);
         } catch (err) {
           errors.push(err);
         }

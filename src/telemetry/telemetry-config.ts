@@ -8,11 +8,15 @@
 import type { Env } from '../process/env.js';
 import { StartupError } from '../process/startup-error.js';
 
-export type OtlpProtocol = 'http/protobuf' | 'http/json';
+export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
 
 /** Where one signal goes. */
 export interface SignalExport {
-  /** The full URL the exporter POSTs to (…/v1/traces, …/v1/metrics). */
+  /**
+   * Over HTTP, the full URL the exporter POSTs to (…/v1/traces, …/v1/metrics); over
+   * gRPC, the collector's address as given (`http://collector:4317`): gRPC names the
+   * service in its own path, so no signal path is appended.
+   */
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly protocol: OtlpProtocol;
@@ -74,9 +78,28 @@ function httpUrl(value: string, variable: string): URL {
   return url;
 }
 
-/** The base endpoint + the signal path, as the OTLP exporter specification appends it. */
-function withSignalPath(base: string, variable: string, signal: Signal): string {
+/**
+ * A gRPC collector's address with its port always written: the gRPC exporter keeps only
+ * the host and port of the URL, and a URL drops its scheme's default port
+ * (`http://collector:80` is `http://collector/`), which gRPC would then dial on 443.
+ */
+function grpcAddress(url: URL): string {
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  return `${url.protocol}//${url.hostname}:${port}`;
+}
+
+/**
+ * The base endpoint + the signal path, as the OTLP exporter specification appends it
+ * over HTTP; over gRPC the base is the address itself.
+ */
+function withSignalPath(
+  base: string,
+  variable: string,
+  signal: Signal,
+  protocol: OtlpProtocol,
+): string {
   const url = httpUrl(base, variable);
+  if (protocol === 'grpc') return grpcAddress(url);
   url.pathname = `${url.pathname.replace(/\/+$/, '')}/v1/${signal}`;
   return url.toString();
 }
@@ -133,13 +156,8 @@ function parseResourceAttributes(env: Env): Record<string, string> {
 
 function parseProtocol(value: string | undefined, variable: string): OtlpProtocol | undefined {
   if (value === undefined) return undefined;
-  if (value === 'http/protobuf' || value === 'http/json') return value;
-  if (value === 'grpc')
-    throw bad(
-      variable,
-      'is grpc, which mcp-beaver does not export: use http/protobuf or http/json',
-    );
-  throw bad(variable, `is ${JSON.stringify(value)}: use http/protobuf or http/json`);
+  if (value === 'http/protobuf' || value === 'http/json' || value === 'grpc') return value;
+  throw bad(variable, `is ${JSON.stringify(value)}: use http/protobuf, http/json or grpc`);
 }
 
 function parseCount(
@@ -189,14 +207,14 @@ function signalExport(
   const specific = nonEmpty(env, `OTEL_EXPORTER_OTLP_${SIGNAL}_ENDPOINT`);
   const base = nonEmpty(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   // The signal's own variable is the most specific; then the flag; then the shared base.
-  const url = specific
-    ? httpUrl(specific, `OTEL_EXPORTER_OTLP_${SIGNAL}_ENDPOINT`).toString()
-    : otlpFlag !== undefined
-      ? withSignalPath(otlpFlag, '--otlp', signal)
-      : base
-        ? withSignalPath(base, 'OTEL_EXPORTER_OTLP_ENDPOINT', signal)
-        : undefined;
-  if (url === undefined) return undefined;
+  const [given, variable] =
+    specific !== undefined
+      ? [specific, `OTEL_EXPORTER_OTLP_${SIGNAL}_ENDPOINT`]
+      : otlpFlag !== undefined
+        ? [otlpFlag, '--otlp']
+        : [base, 'OTEL_EXPORTER_OTLP_ENDPOINT'];
+  if (given === undefined) return undefined;
+  // Read first: it decides whether the signal path is appended to a base URL.
   const protocol =
     parseProtocol(
       nonEmpty(env, `OTEL_EXPORTER_OTLP_${SIGNAL}_PROTOCOL`),
@@ -204,6 +222,13 @@ function signalExport(
     ) ??
     parseProtocol(nonEmpty(env, 'OTEL_EXPORTER_OTLP_PROTOCOL'), 'OTEL_EXPORTER_OTLP_PROTOCOL') ??
     'http/protobuf';
+  // A signal's own endpoint is used as given, a base gets the signal's path (over HTTP).
+  const url =
+    specific === undefined
+      ? withSignalPath(given, variable, signal, protocol)
+      : protocol === 'grpc'
+        ? grpcAddress(httpUrl(given, variable))
+        : httpUrl(given, variable).toString();
   const headers = {
     ...parseHeaders(env.OTEL_EXPORTER_OTLP_HEADERS, 'OTEL_EXPORTER_OTLP_HEADERS'),
     ...parseHeaders(

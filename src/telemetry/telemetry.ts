@@ -19,8 +19,12 @@ export interface TraceParent {
 export interface Telemetry {
   /** False for TELEMETRY_OFF: nothing records, nothing is exported. */
   readonly on: boolean;
-  /** A SERVER span for one request, the direct child of `parent` when it is valid. */
-  serverSpan(name: string, parent: TraceParent, attributes?: Attributes): Span;
+  /**
+   * A SERVER span for one request, the direct child of `parent` when it is valid;
+   * `startTime` (a `performance.now()` reading) when the request began before the span
+   * is made (a request refused at the edge is spanned once it is answered).
+   */
+  serverSpan(name: string, parent: TraceParent, attributes?: Attributes, startTime?: number): Span;
   /** Flushes what is batched and stops exporting (bounded: a collector that is down loses it). */
   shutdown(): Promise<void>;
 }

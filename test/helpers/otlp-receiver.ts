@@ -2,7 +2,9 @@
  * A real OTLP/HTTP collector on 127.0.0.1:0 for the telemetry tests: POST /v1/traces and
  * /v1/metrics, in protobuf (application/x-protobuf) and JSON (application/json), decoded
  * into plain spans and metric points. It can answer 503, or stop and start again on
- * the same port, for the collector-down tests.
+ * the same port, for the collector-down tests. `startOtlpGrpcReceiver` is the same
+ * collector over OTLP/gRPC (@grpc/grpc-js, the exporter's own dependency): the
+ * TraceService and MetricsService `Export` methods, their requests the same protobuf.
  *
  * Protobuf is read with the binary reader @opentelemetry/otlp-transformer ships (the
  * one its exporters read collector answers with); the packages expose no request
@@ -12,6 +14,12 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  Server as GrpcServer,
+  ServerCredentials,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
 import { ProtobufReader } from '@opentelemetry/otlp-transformer/build/src/common/protobuf/protobuf-reader.js';
 
 export type ReceivedValue = string | number | boolean | null;
@@ -418,5 +426,84 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       await until(() => requests.length >= n, timeoutMs, `${n} requests`);
     },
     close: () => (server.listening ? close() : Promise.resolve()),
+  };
+}
+
+// ---- OTLP/gRPC -------------------------------------------------------------------------
+
+/** What a gRPC collector received: spans, metrics, and each call's metadata (headers). */
+export type OtlpGrpcReceiver = Pick<
+  OtlpReceiver,
+  'url' | 'spans' | 'metrics' | 'waitForSpans' | 'waitForMetrics' | 'close'
+> & { readonly metadata: Record<string, string>[] };
+
+/** A unary method taking and giving raw bytes: the message is decoded by hand above. */
+function rawExport(service: string): ServiceDefinition {
+  const bytes = (b: Buffer): Buffer => b;
+  return {
+    Export: {
+      path: `/opentelemetry.proto.collector.${service}/Export`,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: bytes,
+      requestDeserialize: bytes,
+      responseSerialize: bytes,
+      responseDeserialize: bytes,
+    },
+  };
+}
+
+export async function startOtlpGrpcReceiver(): Promise<OtlpGrpcReceiver> {
+  const spans: ReceivedSpan[] = [];
+  const metrics: ReceivedMetric[] = [];
+  const metadata: Record<string, string>[] = [];
+  const server = new GrpcServer();
+  const exportOf =
+    (decode: (body: Buffer) => void): UntypedServiceImplementation['Export'] =>
+    (
+      call: { request: Buffer; metadata: { getMap(): Record<string, unknown> } },
+      done: (e: null, r: Buffer) => void,
+    ) => {
+      metadata.push(
+        Object.fromEntries(Object.entries(call.metadata.getMap()).map(([k, v]) => [k, String(v)])),
+      );
+      decode(call.request);
+      // An empty Export*ServiceResponse: full success.
+      done(null, Buffer.alloc(0));
+    };
+  server.addService(rawExport('trace.v1.TraceService'), {
+    Export: exportOf((body) => spans.push(...protoTraces(body))),
+  });
+  server.addService(rawExport('metrics.v1.MetricsService'), {
+    Export: exportOf((body) => metrics.push(...protoMetrics(body))),
+  });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, bound) =>
+      err ? reject(err) : resolve(bound),
+    ),
+  );
+  return {
+    url: `http://127.0.0.1:${port}`,
+    spans,
+    metrics,
+    metadata,
+    async waitForSpans(want, timeoutMs = 10_000) {
+      const enough = typeof want === 'number' ? () => spans.length >= want : () => want(spans);
+      await until(enough, timeoutMs, `spans (${typeof want === 'number' ? want : 'predicate'})`);
+      return spans;
+    },
+    async waitForMetrics(want, timeoutMs = 10_000) {
+      await until(() => want(metrics), timeoutMs, 'metrics (predicate)');
+      return metrics;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.tryShutdown(() => resolve());
+        // A client that holds its HTTP/2 session open must not hold the test up.
+        setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, 1_000).unref();
+      }),
   };
 }

@@ -14,7 +14,7 @@ import { basename, join, relative } from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitListening } from '../../bench/lib/listening.mjs';
-import { startOtlpReceiver } from '../helpers/otlp-receiver.js';
+import { startOtlpGrpcReceiver, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { skipBecause } from '../helpers/skip-reason.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -271,9 +271,11 @@ describe('the npm package (npm pack, then npm install --omit=dev of the tarball)
 
   // The bundle gives a dynamically imported CommonJS package its default export only;
   // the OTLP exporters are loaded that way, and read as named exports they were undefined.
-  for (const protocol of ['http/protobuf', 'http/json']) {
+  // The gRPC ones stay outside the bundle, loaded from the installed node_modules.
+  for (const protocol of ['http/protobuf', 'http/json', 'grpc']) {
     it(`serves with --otlp and exports the span of a request to the collector (${protocol})`, async () => {
-      const receiver = await startOtlpReceiver();
+      const receiver =
+        protocol === 'grpc' ? await startOtlpGrpcReceiver() : await startOtlpReceiver();
       const spec = join(installed(), 'specs', 'github-issues.mcp.kdl');
       const { child, output, exited } = startInstalled(
         ['serve', spec, '--http', '127.0.0.1:0', '--otlp', receiver.url],

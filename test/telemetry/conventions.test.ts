@@ -3,13 +3,16 @@ import { describe, expect, it } from 'vitest';
 import {
   coverageAttributes,
   httpClientAttributes,
+  mcpClientAttributes,
   mcpClientSpanName,
   mcpServerAttributes,
   mcpServerSpanName,
   mcpTargetOf,
   refusedBy,
   sqlClientAttributes,
+  sqlClientSpanName,
   sqlOperationName,
+  sqlQuerySummary,
 } from '../../src/telemetry/conventions.js';
 import { ERROR_CATALOGUE, type ErrorCode } from '../../src/engine/error-catalogue.js';
 import { KIND_LIST } from '../../src/engine/backends/kinds.js';
@@ -66,7 +69,12 @@ describe('client spans', () => {
     ).toEqual({
       'http.request.method': 'GET',
       'server.address': 'api.example.com',
+      'server.port': 443,
       'url.template': 'https://api.example.com/v3/repos/{owner}/issues',
+    });
+    expect(httpClientAttributes('GET', 'http://[::1]:8080', '/x')).toMatchObject({
+      'server.address': '::1',
+      'server.port': 8080,
     });
   });
 
@@ -77,15 +85,61 @@ describe('client spans', () => {
     );
     expect(sqlOperationName('/* audit */ insert into t values ($1)')).toBe('INSERT');
     expect(sqlOperationName('(')).toBeUndefined();
-    expect(sqlClientAttributes('DELETE FROM t WHERE id = $1')).toEqual({
+    expect(sqlClientAttributes('DELETE FROM t WHERE id = $1', 'drop_ticket')).toEqual({
       'db.system.name': 'postgresql',
       'db.operation.name': 'DELETE',
+      'db.query.summary': 'DELETE t',
+      'db.collection.name': 't',
       'db.query.text': 'DELETE FROM t WHERE id = $1',
+      'mcp_beaver.grant': 'drop_ticket',
     });
   });
 
-  it('name an upstream MCP call after its tool', () => {
+  it.each([
+    ['SELECT id, title FROM tickets WHERE title = $1', 'SELECT tickets'],
+    [
+      'select o.id from app.orders o join "Customer Names" c on c.id = o.customer',
+      'SELECT app.orders Customer Names',
+    ],
+    ['SELECT * FROM t WHERE id IN (SELECT t_id FROM tags) AND x = $1', 'SELECT t tags'],
+    ["SELECT EXTRACT(YEAR FROM created_at), 'from x' FROM events", 'SELECT events'],
+    ['INSERT INTO tickets (title) VALUES ($1) RETURNING id', 'INSERT tickets'],
+    ['UPDATE ONLY tickets SET title = $1 WHERE id = $2', 'UPDATE tickets'],
+    ['/* newest */ DELETE FROM tickets WHERE id = $1', 'DELETE tickets'],
+  ])('summarize %j as the tables it touches, the span named so', (statement, summary) => {
+    expect(sqlQuerySummary(statement)).toBe(summary);
+    expect(sqlClientSpanName(statement, 'a_grant')).toBe(summary);
+  });
+
+  it('name a statement whose tables it cannot read by its operation and grant, never `SELECT` alone', () => {
+    const statement = 'WITH x AS (SELECT 1 AS n) SELECT n FROM x';
+    expect(sqlQuerySummary(statement)).toBeUndefined();
+    expect(sqlClientSpanName(statement, 'count_things')).toBe('WITH count_things');
+    expect(sqlClientSpanName('SELECT now()', 'clock')).toBe('SELECT clock');
+    expect(sqlClientAttributes(statement, 'count_things')['db.collection.name']).toBeUndefined();
+  });
+
+  it('name an upstream MCP call after its tool, and say which mcp-server answers it', () => {
     expect(mcpClientSpanName('search_issues')).toBe('tools/call search_issues');
+    expect(
+      mcpClientAttributes('search_issues', 'tracker', {
+        kind: 'http',
+        url: 'https://tracker.example/mcp',
+      }),
+    ).toEqual({
+      'mcp.method.name': 'tools/call',
+      'gen_ai.tool.name': 'search_issues',
+      'gen_ai.operation.name': 'execute_tool',
+      'mcp_beaver.mcp_server': 'tracker',
+      'server.address': 'tracker.example',
+      'server.port': 443,
+      'network.transport': 'tcp',
+    });
+    expect(mcpClientAttributes('t', 'local', { kind: 'stdio' })).toMatchObject({
+      'mcp_beaver.mcp_server': 'local',
+      'server.address': undefined,
+      'network.transport': 'pipe',
+    });
   });
 });
 

@@ -296,6 +296,7 @@ describe('spans exported over OTLP by the real SDK', () => {
       'http.request.method': 'GET',
       'http.response.status_code': 200,
       'server.address': '127.0.0.1',
+      'server.port': Number(new URL(upstream.url).port),
       'url.template': `${upstream.url}/v1/owners/{owner}/things/{id}`,
     });
     expect(client.attributes).not.toHaveProperty('url.full');
@@ -313,11 +314,14 @@ describe('spans exported over OTLP by the real SDK', () => {
     });
     expect(out.content[0]!.text).toContain(TITLE);
     const client = clientSpanOf(spans, server);
-    expect(client.name).toBe('SELECT');
+    expect(client.name).toBe('SELECT tickets');
     expect(client.attributes).toEqual({
       'db.system.name': 'postgresql',
       'db.operation.name': 'SELECT',
+      'db.query.summary': 'SELECT tickets',
+      'db.collection.name': 'tickets',
       'db.query.text': STATEMENT,
+      'mcp_beaver.grant': 'find_tickets',
     });
     trees.push(`SQL grant (2026-07-28)\n${renderTree(receiver.spans, sent.traceId)}`);
   });
@@ -332,6 +336,8 @@ describe('spans exported over OTLP by the real SDK', () => {
     expect(client.attributes).toMatchObject({
       'mcp.method.name': 'tools/call',
       'gen_ai.tool.name': 'search_issues',
+      'mcp_beaver.mcp_server': 'tracker',
+      'server.port': Number(new URL(tracker.url).port),
     });
     const calls = tracker.received.filter((r) => r.method === 'tools/call');
     expect(calls).toHaveLength(1);
@@ -392,7 +398,7 @@ describe('spans exported over OTLP by the real SDK', () => {
 
   it('puts no argument value and no credential in any exported span', async () => {
     await callEach(gw);
-    await receiver.waitForSpans((spans) => spans.some((s) => s.name === 'SELECT'));
+    await receiver.waitForSpans((spans) => spans.some((s) => s.name === 'SELECT tickets'));
     const all = JSON.stringify(receiver.spans);
     expect(receiver.spans.length).toBeGreaterThan(5);
     for (const secret of [THING_ID, TITLE, QUERY, EVIL_OWNER, API_KEY, UPSTREAM_TOKEN])

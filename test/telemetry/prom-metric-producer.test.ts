@@ -3,6 +3,8 @@ import {
   AggregationTemporality,
   DataPointType,
   type HistogramMetricData,
+  type MetricData,
+  type SumMetricData,
 } from '@opentelemetry/sdk-metrics';
 import { createMetrics } from '../../src/telemetry/metrics.js';
 import { createPromMetricProducer, histogramOf } from '../../src/telemetry/prom-metric-producer.js';
@@ -112,9 +114,14 @@ describe('the operation histograms as an OpenTelemetry metric producer', () => {
     expect(client.dataPoints[0]!.value.buckets.counts.indexOf(1)).toBe(2);
   });
 
-  it('leaves out a histogram nothing was observed in', async () => {
+  it('leaves out a histogram or a counter nothing was observed in', async () => {
     const got = await collected((m) => m.observeMcpOperation({ method: 'tools/list' }, 0.001));
-    expect([...got.keys()]).toEqual(['mcp.server.operation.duration']);
+    // The gauges always have their one value; of the rest, only what was observed.
+    expect(
+      [...got.keys()].filter(
+        (name) => (got.get(name) as MetricData).dataPointType !== DataPointType.GAUGE,
+      ),
+    ).toEqual(['mcp.server.operation.duration']);
     expect(got.get('mcp.server.operation.duration')!.dataPoints[0]!.attributes).toEqual({
       'mcp.method.name': 'tools/list',
     });
@@ -127,6 +134,74 @@ describe('the operation histograms as an OpenTelemetry metric producer', () => {
     expect(got.get('mcp.server.operation.duration')!.dataPoints[0]!.attributes).toEqual({
       'mcp.method.name': 'other',
     });
+  });
+
+  it('gives the mcp_beaver_* counters as monotonic sums in the conventions’ style, from the same increments /metrics shows', async () => {
+    const metrics = createMetrics();
+    const call = {
+      tool: 'list_issues',
+      caller: 'k1',
+      origin: { surface: 'rest' },
+      durationMs: 12,
+      bytes: 2048,
+      truncated: true,
+      upstreamStatus: 503,
+    };
+    metrics.observeCall({ ...call, outcome: 'ok' });
+    metrics.observeCall({ ...call, outcome: 'ok' });
+    metrics.observeCall({ ...call, outcome: 'UPSTREAM_STATUS' });
+    metrics.reloaded(false, 2);
+    const { resourceMetrics } = await createPromMetricProducer(metrics.registry).collect();
+    const byName = new Map(
+      resourceMetrics.scopeMetrics[0]!.metrics.map((m) => [m.descriptor.name, m]),
+    );
+    const calls = byName.get('mcp_beaver.tool.calls') as SumMetricData;
+    expect(calls.descriptor.unit).toBe('{call}');
+    expect(calls.dataPointType).toBe(DataPointType.SUM);
+    expect(calls.isMonotonic).toBe(true);
+    expect(calls.dataPoints.map((p) => [p.attributes, p.value])).toEqual([
+      [
+        {
+          'gen_ai.tool.name': 'list_issues',
+          'mcp_beaver.surface': 'rest',
+          'mcp_beaver.outcome': 'ok',
+        },
+        2,
+      ],
+      [
+        {
+          'gen_ai.tool.name': 'list_issues',
+          'mcp_beaver.surface': 'rest',
+          'mcp_beaver.outcome': 'UPSTREAM_STATUS',
+        },
+        1,
+      ],
+    ]);
+    // The same series /metrics serves: one increment, two exporters.
+    expect(await metrics.registry.metrics()).toContain(
+      'mcp_beaver_tool_calls_total{tool="list_issues",surface="rest",outcome="ok"} 2',
+    );
+    expect(
+      (byName.get('mcp_beaver.upstream.responses') as SumMetricData).dataPoints[0],
+    ).toMatchObject({
+      attributes: { 'gen_ai.tool.name': 'list_issues', 'mcp_beaver.upstream.status_class': '5xx' },
+      value: 3,
+    });
+    expect((byName.get('mcp_beaver.results.truncated') as SumMetricData).dataPoints[0]!.value).toBe(
+      3,
+    );
+    expect((byName.get('mcp_beaver.spec.reloads') as SumMetricData).dataPoints[0]).toMatchObject({
+      attributes: { 'mcp_beaver.reload.result': 'failure' },
+      value: 1,
+    });
+    const size = byName.get('mcp_beaver.result.size') as HistogramMetricData;
+    expect(size.descriptor.unit).toBe('By');
+    expect(size.dataPoints[0]!.value.count).toBe(3);
+    const duration = byName.get('mcp_beaver.tool.call.duration') as HistogramMetricData;
+    expect(duration.descriptor.unit).toBe('s');
+    expect(byName.get('mcp_beaver.calls.in_flight')!.dataPointType).toBe(DataPointType.GAUGE);
+    // Process metrics stay on /metrics only.
+    expect([...byName.keys()].some((n) => n.includes('process'))).toBe(false);
   });
 
   it('turns cumulative bucket counts into per-interval counts', () => {

@@ -116,6 +116,7 @@ describe.each(['modern', 'legacy'] as const)('a tools/call in the %s era', (era)
       'http.request.method': 'GET',
       'http.response.status_code': 200,
       'server.address': '127.0.0.1',
+      'server.port': Number(new URL(upstream.url).port),
       'url.template': `${upstream.url}/v1/owners/{owner}/things/{id}`,
     });
     const call = upstream.requests.find((r) => r.path.includes(DISTINCT))!;

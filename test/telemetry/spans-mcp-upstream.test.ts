@@ -82,6 +82,11 @@ describe('a call to an upstream MCP server', () => {
       'mcp.method.name': 'tools/call',
       'gen_ai.tool.name': 'search_issues',
       'gen_ai.operation.name': 'execute_tool',
+      // Which mcp-server of the spec answered, and where it listens.
+      'mcp_beaver.mcp_server': 'tracker',
+      'server.address': '127.0.0.1',
+      'server.port': Number(new URL(tracker.url).port),
+      'network.transport': 'tcp',
     });
     const meta = receivedMeta();
     expect(parseTraceparent(meta.traceparent)).toEqual({

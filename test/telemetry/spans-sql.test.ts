@@ -54,7 +54,7 @@ beforeEach(() => {
 });
 
 describe('a sql grant’s call', () => {
-  it('is a client span of the statement, the child of the call’s server span', async () => {
+  it('is a client span named by the statement’s operation and table, the child of the call’s server span', async () => {
     const sent = newTraceparent();
     const res = await postJson(
       `${gw.url}/api/find_tickets`,
@@ -63,7 +63,7 @@ describe('a sql grant’s call', () => {
     );
     expect(res.status).toBe(200);
     const server = telemetry.one('POST /api/{tool}');
-    const client = telemetry.one('SELECT');
+    const client = telemetry.one('SELECT tickets');
     expect(client).toMatchObject({
       kind: 'client',
       traceId: sent.traceId,
@@ -74,7 +74,10 @@ describe('a sql grant’s call', () => {
     expect(client.attributes).toEqual({
       'db.system.name': 'postgresql',
       'db.operation.name': 'SELECT',
+      'db.query.summary': 'SELECT tickets',
+      'db.collection.name': 'tickets',
       'db.query.text': STATEMENT,
+      'mcp_beaver.grant': 'find_tickets',
     });
     // The bound value is in the result, never in a span.
     expect(res.text).toContain(DISTINCT);
@@ -86,7 +89,7 @@ describe('a sql grant’s call', () => {
     try {
       const res = await postJson(`${gw.url}/api/find_tickets`, { title: DISTINCT });
       expect(res.status).toBeGreaterThanOrEqual(400);
-      const client = telemetry.one('SELECT');
+      const client = telemetry.one('SELECT tickets');
       const code = (res.json as { error: { code: string } }).error.code;
       expect(client.error).toBe(code);
       expect(telemetry.one('POST /api/{tool}').attributes['mcp_beaver.refused_by']).toBe(

@@ -107,24 +107,44 @@ describe('telemetryConfigFrom', () => {
     expect(encoding.message).not.toContain('hunter2');
   });
 
-  it('takes http/json, per signal too, and refuses grpc and anything else by name', () => {
+  it('takes http/json and grpc, per signal too, and refuses anything else by name', () => {
     const config = telemetryConfigFrom({
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/protobuf',
+      OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'grpc',
     });
     expect(config?.traces?.protocol).toBe('http/json');
-    expect(config?.metrics?.protocol).toBe('http/protobuf');
-    expect(
-      refusal({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })
-        .message,
-    ).toMatch(/^OTEL_EXPORTER_OTLP_PROTOCOL is grpc/);
+    expect(config?.metrics?.protocol).toBe('grpc');
     expect(
       refusal({
         OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c',
         OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'udp',
       }).message,
-    ).toMatch(/^OTEL_EXPORTER_OTLP_TRACES_PROTOCOL is "udp"/);
+    ).toMatch(
+      /^OTEL_EXPORTER_OTLP_TRACES_PROTOCOL is "udp": use http\/protobuf, http\/json or grpc/,
+    );
+  });
+
+  it('over grpc sends to the base address as given: gRPC names the service, not a /v1 path', () => {
+    const config = telemetryConfigFrom({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4317',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/protobuf',
+    });
+    expect(config?.traces).toMatchObject({ url: 'http://collector:4317', protocol: 'grpc' });
+    // The other signal over HTTP still gets its path appended to the same base.
+    expect(config?.metrics?.url).toBe('http://collector:4317/v1/metrics');
+    const flag = telemetryConfigFrom({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }, 'http://c:4317');
+    expect(flag?.traces?.url).toBe('http://c:4317');
+    expect(flag?.metrics?.url).toBe('http://c:4317');
+    // The scheme's default port is written out: gRPC would otherwise dial 443.
+    const defaults = telemetryConfigFrom({
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:80/ignored',
+      OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'https://collector',
+    });
+    expect(defaults?.traces?.url).toBe('http://collector:80');
+    expect(defaults?.metrics?.url).toBe('https://collector:443');
   });
 
   it('refuses an endpoint that is not an http(s) URL, naming where it came from', () => {

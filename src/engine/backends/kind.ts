@@ -59,8 +59,11 @@ export interface KindDescriptor<K extends KindName> {
   readonly codes: Readonly<Partial<Record<ErrorCode, true | ((b: BackendOf<K>) => boolean)>>>;
   /** What `check` prints a grant calls: `GET /repos/{owner}`, `SQL read-only`. */
   target(b: BackendOf<K>): string;
-  /** The grant's client span: its name and attributes are the spec's, never a value sent. */
-  span(b: BackendOf<K>): ClientSpanFacts;
+  /**
+   * The grant's client span: its name and attributes are the spec's (the grant's name,
+   * its upstream as declared), never a value sent.
+   */
+  span(b: BackendOf<K>, grant: string, spec: CompiledSpec): ClientSpanFacts;
   /** A call counted in the histogram of upstream MCP calls, under these labels. */
   operation?(b: BackendOf<K>): UpstreamOperation;
   /** The literal and variable parts of the path a path value is checked against. */

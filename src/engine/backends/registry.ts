@@ -112,7 +112,7 @@ async function openKind<K extends KindName>(
           g.name,
           observed(
             kind.prepare(g, redact),
-            new ClientSpans(descriptor.span(g.backend)),
+            new ClientSpans(descriptor.span(g.backend, g.name, ctx.spec)),
             descriptor.operation?.(g.backend),
             onUpstreamCall,
           ),

@@ -14,6 +14,7 @@ import type { Payloads } from './payloads.js';
 import type { GatewayView } from '../../engine/view/visibility.js';
 import type { Span } from '../../telemetry/span.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
+import type { ServedHttpRequest } from '../../telemetry/conventions.js';
 
 export interface McpDeps {
   readonly gateway: Gateway;
@@ -41,6 +42,8 @@ export interface McpDeps {
   readonly telemetry: Telemetry;
   /** The request's server span, once request-span.ts made one (telemetry on only). */
   readonly span?: Span;
+  /** The HTTP request the message came in (absent on stdio): its span's HTTP attributes. */
+  readonly http?: ServedHttpRequest;
 }
 
 export interface RpcRequest {

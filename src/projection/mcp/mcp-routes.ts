@@ -27,6 +27,7 @@ import type { OperationHistograms } from '../../telemetry/operation-histograms.j
 import { operationOf } from './operation-of.js';
 import { sendRestError } from '../rest/rest-error.js';
 import type { Served } from '../../access/authenticate.js';
+import { observeRefusal, type RefusalObservers } from '../refusal-telemetry.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -45,8 +46,11 @@ export interface McpOptions {
   /** The runtime serving now; a reload replaces what this returns. */
   readonly current: () => McpRuntime;
   readonly bodyLimit: number;
-  /** Where each answered request's duration goes (`mcp_server_operation_duration_seconds`). */
-  readonly metrics?: Pick<OperationHistograms, 'observeMcpOperation'>;
+  /**
+   * Where each answered request's duration goes (`mcp_server_operation_duration_seconds`),
+   * and a request refused before its message was read (`http_server_request_duration_seconds`).
+   */
+  readonly metrics?: Pick<OperationHistograms, 'observeMcpOperation' | 'observeHttpServer'>;
 }
 
 /**
@@ -62,7 +66,9 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
   // (a regex and an object) and searched its parser lists on every request.
   scope.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit }, readBody);
   scope.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, readBody);
-  scope.setErrorHandler(mcpErrorHandler(bodyLimit));
+  scope.setErrorHandler(
+    mcpErrorHandler(bodyLimit, () => ({ telemetry: opts.current().telemetry, metrics })),
+  );
   // Every request carries its token (protocol.md, "Authorization"): no session remembers
   // one. It is checked before the body is read.
   const gate = gateCallers(scope, opts.current);
@@ -93,6 +99,7 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
         typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
       baggageHeader: typeof req.headers.baggage === 'string' ? req.headers.baggage : undefined,
       telemetry: runtime.telemetry ?? TELEMETRY_OFF,
+      http: req,
     });
     const out = handled instanceof Promise ? await handled : handled;
     // A notification (202) is not an operation answered; everything else is.
@@ -109,7 +116,7 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
     gate.hooks,
     // Not async: `answer` is the one promise of a request, as before toolsets.
     function answerMessage(req, reply) {
-      const started = performance.now();
+      const started = req.beaverStarted;
       // One runtime for the whole call: a reload meanwhile does not change its grant.
       const served = gate.served(req);
       return answer(req, reply, served, served.runtime.mcpPayloads, started);
@@ -120,7 +127,7 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
     `${MCP_PATH}/:toolset`,
     gate.hooks,
     function answerToolsetMessage(req, reply) {
-      const started = performance.now();
+      const started = req.beaverStarted;
       const served = gate.served(req);
       const name = req.params.toolset;
       const payloads = served.runtime.toolsetPayloads.get(name);
@@ -200,19 +207,24 @@ function lazyCancellation(reply: FastifyReply): () => Cancellation {
 
 /**
  * The MCP projection's error handler: a refusal at the edge (credential, origin), or a
- * framework error (body over the limit, broken framing), as JSON-RPC.
+ * framework error (body over the limit, broken framing), as JSON-RPC; each leaves its
+ * span and duration point (refusal-telemetry.ts).
  */
 function mcpErrorHandler(
   bodyLimit: number,
+  observers: () => RefusalObservers,
 ): (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => FastifyReply {
   return function answerMcpError(err, req, reply) {
     if (clientWentAway(err, req)) return reply;
+    let out: RpcReply;
     if (err instanceof RefusedRequest) {
       const headers =
         err.challenge === undefined ? undefined : { 'www-authenticate': err.challenge };
-      return sendRpcReply(reply, httpRefusal(err.refusal, headers));
-    }
-    return sendRpcReply(reply, mcpFrameworkError(err, bodyLimit));
+      out = httpRefusal(err.refusal, headers);
+    } else out = mcpFrameworkError(err, bodyLimit);
+    const sent = sendRpcReply(reply, out);
+    observeRefusal(req, reply, out.errorType ?? 'INTERNAL', observers());
+    return sent;
   };
 }
 

@@ -18,6 +18,7 @@ import { methodLabel } from '../../telemetry/operation-histograms.js';
 import type { TraceParent } from '../../telemetry/telemetry.js';
 import type { Span } from '../../telemetry/span.js';
 import {
+  httpServerAttributes,
   mcpServerAttributes,
   mcpServerSpanName,
   mcpTargetOf,
@@ -48,13 +49,16 @@ export function answerTraced(
   const span = deps.telemetry.serverSpan(
     mcpServerSpanName(method, target),
     parentOf(meta, headers ?? {}),
-    mcpServerAttributes({
-      method,
-      target,
-      protocolVersion: servedVersionOf(req.method, req.params, headers ?? {}),
-      requestId: req.id,
-      ...(deps.view.toolset && { toolset: deps.view.toolset.name }),
-    }),
+    {
+      ...mcpServerAttributes({
+        method,
+        target,
+        protocolVersion: servedVersionOf(req.method, req.params, headers ?? {}),
+        requestId: req.id,
+        ...(deps.view.toolset && { toolset: deps.view.toolset.name }),
+      }),
+      ...(deps.http && httpServerAttributes(deps.http)),
+    },
   );
   let out: RpcReply | Promise<RpcReply>;
   try {

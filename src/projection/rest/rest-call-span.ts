@@ -6,7 +6,11 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Gateway } from '../../engine/gateway.js';
-import { REST_SPAN_NAME, restServerAttributes } from '../../telemetry/conventions.js';
+import {
+  REST_SPAN_NAME,
+  httpServerAttributes,
+  restServerAttributes,
+} from '../../telemetry/conventions.js';
 import type { Span } from '../../telemetry/span.js';
 import type { Telemetry, TraceParent } from '../../telemetry/telemetry.js';
 
@@ -18,11 +22,10 @@ export async function traceRestCall(
   answer: (span: Span) => Promise<FastifyReply>,
 ): Promise<FastifyReply> {
   const { tool } = req.params;
-  const span = telemetry.serverSpan(
-    REST_SPAN_NAME,
-    parentOf(req),
-    restServerAttributes(gateway.view().operation(tool) ? tool : undefined),
-  );
+  const span = telemetry.serverSpan(REST_SPAN_NAME, parentOf(req), {
+    ...restServerAttributes(gateway.view().operation(tool) ? tool : undefined),
+    ...httpServerAttributes(req),
+  });
   try {
     return await answer(span);
   } catch (err) {

@@ -51,18 +51,21 @@ export function sendRestError(
 /**
  * The error handler of the REST projection, and the fallback of every route outside a
  * projection (the catalogue's shape is theirs too): a refusal at the edge, a framework
- * error (body limits, the parser's), or a bug, answered as the catalogue says.
+ * error (body limits, the parser's), or a bug, answered as the catalogue says, then told
+ * to `answered` (the REST projection's span and duration point, refusal-telemetry.ts).
  */
 export function restErrorHandler(
   bodyLimit: number,
+  answered?: (req: FastifyRequest, reply: FastifyReply, errorType: string) => void,
 ): (err: FastifyError, req: FastifyRequest, reply: FastifyReply) => FastifyReply {
   return function answerRestError(err, req, reply) {
     // The caller went away mid-upload: nobody is left to answer, and it is no fault of ours.
     if (clientWentAway(err, req)) return reply;
-    if (err instanceof RefusedRequest) return sendRestError(reply, err.refusal, err.challenge);
-    const mapped = frameworkError(err, bodyLimit);
-    if (mapped.code === 'INTERNAL') req.log.error({ err }, 'unhandled error');
-    return sendRestError(reply, mapped);
+    const e = err instanceof RefusedRequest ? err.refusal : frameworkError(err, bodyLimit);
+    if (e.code === 'INTERNAL') req.log.error({ err }, 'unhandled error');
+    const sent = sendRestError(reply, e, err instanceof RefusedRequest ? err.challenge : undefined);
+    answered?.(req, reply, e.code);
+    return sent;
   };
 }
 

@@ -32,6 +32,7 @@ import { recordCall } from '../../telemetry/call-span.js';
 import { traceRestCall } from './rest-call-span.js';
 import type { ErrorCode } from '../../engine/error-catalogue.js';
 import type { OperationHistograms } from '../../telemetry/operation-histograms.js';
+import { observeRefusal } from '../refusal-telemetry.js';
 
 export type { RestListing, RestRuntime } from './rest-runtime.js';
 
@@ -99,7 +100,10 @@ export interface RestOptions {
   /** The runtime serving now; a reload replaces what this returns. */
   readonly current: () => RestRuntime;
   readonly bodyLimit: number;
-  /** Where each tool call's duration goes (`http_server_request_duration_seconds`). */
+  /**
+   * Where each tool call's duration goes (`http_server_request_duration_seconds`), a
+   * request refused before its handler ran (401, 413, a body that is no JSON) included.
+   */
   readonly metrics?: Pick<OperationHistograms, 'observeHttpServer'>;
 }
 
@@ -116,7 +120,14 @@ export const TOOL_ROUTE = '/api/{tool}';
  */
 export async function restProjection(scope: FastifyInstance, opts: RestOptions): Promise<void> {
   readRestBodies(scope, opts.bodyLimit);
-  scope.setErrorHandler(restErrorHandler(opts.bodyLimit));
+  scope.setErrorHandler(
+    restErrorHandler(opts.bodyLimit, (req, reply, errorType) =>
+      observeRefusal(req, reply, errorType, {
+        telemetry: opts.current().telemetry,
+        metrics: opts.metrics,
+      }),
+    ),
+  );
   // Every route here that serves needs a caller: it is known (or refused) before any body is read.
   const gate = gateCallers(scope, opts.current);
   const { hooks } = gate;
@@ -175,7 +186,7 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
     hooks,
     // Not async: the answer's own promise is the handler's, so off costs no second one.
     function postTool(req, reply) {
-      const started = performance.now();
+      const started = req.beaverStarted;
       const { runtime, caller } = gate.served(req);
       // A span per call only with telemetry on (issue 30); off, NO_SPAN's calls are free.
       const { telemetry } = runtime;

@@ -21,9 +21,14 @@ export const MCP_KIND: KindDescriptor<'mcp'> = {
     UPSTREAM_PROTOCOL: true,
   },
   target: (b) => `MCP ${b.server} ${b.tool}`,
-  span: (b) => ({
+  span: (b, _grant, spec) => ({
     name: () => mcpClientSpanName(b.tool),
-    attributes: () => mcpClientAttributes(b.tool),
+    attributes: () =>
+      mcpClientAttributes(
+        b.tool,
+        b.server,
+        spec.mcpServers?.find((s) => s.name === b.server)?.transport,
+      ),
   }),
   // The upstream's tool name is the spec's (`tool=`), so the label is bounded by it.
   operation: (b) => ({ server: b.server, method: 'tools/call', tool: b.tool }),

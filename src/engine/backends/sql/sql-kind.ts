@@ -25,9 +25,9 @@ export const SQL_KIND: KindDescriptor<'sql'> = {
     DATABASE_UNAVAILABLE: true,
   },
   target: (b) => `SQL ${b.readOnly ? 'read-only' : 'read-write'}`,
-  span: (b) => ({
-    name: () => sqlClientSpanName(b.statement),
-    attributes: () => sqlClientAttributes(b.statement),
+  span: (b, grant) => ({
+    name: () => sqlClientSpanName(b.statement, grant),
+    attributes: () => sqlClientAttributes(b.statement, grant),
   }),
   variables: (spec) => (spec.database?.kind === 'env' ? [spec.database.env] : []),
   load: async () => (await import('./sql-backend.js')).createSqlKind,
