@@ -46,6 +46,13 @@ or, with --stdio, only MCP over stdin and stdout, for a host that launches its s
       help: 'A Host header value to accept',
       note: 'For example the Kubernetes Service name. Without the flag, a loopback bind accepts loopback names only.',
     },
+    workers: {
+      type: 'string',
+      value: 'N|auto',
+      default: '1',
+      help: 'Serve from N processes on the one port; auto: the CPUs this process may use',
+      note: "auto reads the CPU affinity and a container's CPU quota. Each worker answers both surfaces; --max-in-flight is per worker. With rate-limit, confirm or approve grants the spec needs `limits redis-env` (WORKERS_NEED_REDIS otherwise).",
+    },
     'max-in-flight': {
       type: 'string',
       value: 'N',
