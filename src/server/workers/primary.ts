@@ -184,7 +184,6 @@ export async function runPrimary(opts: PrimaryOptions): Promise<number> {
       }
     }
     if (stopping) return;
-    process.on('SIGHUP', () => reload('SIGHUP'));
     if (opts.watch)
       watcher = await watchSpecFile(
         opts.file,
@@ -240,6 +239,8 @@ export async function runPrimary(opts: PrimaryOptions): Promise<number> {
     );
     stop(0);
   };
+  // From the start: SIGHUP's default would end the primary, and with it every worker.
+  process.on('SIGHUP', () => reload('SIGHUP'));
   process.once('SIGTERM', () => onSignal('SIGTERM'));
   process.once('SIGINT', () => onSignal('SIGINT'));
 
