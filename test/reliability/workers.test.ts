@@ -213,6 +213,42 @@ describe('two workers of one spec', () => {
   );
 
   it(
+    'reload in every worker when the primary gets SIGHUP, and refuse a reload that adds a rate limit without Redis',
+    async () => {
+      const listening = lines(gw).find((l) => l.msg === 'mcp-beaver listening') as unknown as {
+        spec: string;
+      };
+      const reloads = (msg: string): AuditLine[] => lines(gw).filter((l) => l.msg === msg);
+      writeFileSync(listening.spec, spec('', 'rate-limit "3/m"'));
+      gw.child.kill('SIGHUP');
+      await until(
+        'two rejected reloads',
+        () => reloads('spec reload rejected; the previous spec keeps serving').length === 2,
+        gw,
+      );
+      const rejected = reloads(
+        'spec reload rejected; the previous spec keeps serving',
+      ) as unknown as {
+        pid: number;
+        reason: string;
+      }[];
+      expect(rejected.every((l) => l.reason.startsWith('WORKERS_NEED_REDIS'))).toBe(true);
+      writeFileSync(
+        listening.spec,
+        spec().replace('describe "A thing."', 'describe "A thing, again."'),
+      );
+      gw.child.kill('SIGHUP');
+      await until('two applied reloads', () => reloads('spec reloaded').length === 2, gw);
+      expect(new Set(reloads('spec reloaded').map((l) => l.pid)).size).toBe(2);
+      const metrics = await (await undiciFetch(`${gw.url}/metrics`)).text();
+      expect(metrics).toMatch(/^mcp_beaver_spec_generation 2$/m);
+      // One failed reload in each worker, then one that succeeded.
+      expect(metrics).toMatch(/^mcp_beaver_spec_last_reload_success 1$/m);
+    },
+    SLOW,
+  );
+
+  it(
     'drain every worker on SIGTERM: a call in flight finishes, and the primary exits 0',
     async () => {
       let open!: () => void;
