@@ -14,6 +14,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { randomBytes } from 'node:crypto';
+import { isSea } from 'node:sea';
 import type { Logger } from 'pino';
 import { AggregatorRegistry, type PrometheusContentType, type Registry } from 'prom-client';
 import type { CompiledSpec } from '../../compiler/descriptor.js';
@@ -57,6 +58,8 @@ interface Slot {
   worker?: Worker;
   listening: boolean;
   respawn?: NodeJS.Timeout;
+  /** What its worker said when its start was refused. */
+  failure?: string;
 }
 
 export async function runPrimary(opts: PrimaryOptions): Promise<number> {
@@ -73,7 +76,6 @@ export async function runPrimary(opts: PrimaryOptions): Promise<number> {
   let firstUrl: string | undefined;
   let resolveExit!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (resolveExit = resolve));
-  let startFailure: string | undefined;
 
   // The sum over every worker; prom-client asks each one for its registry.
   const aggregator = new AggregatorRegistry<PrometheusContentType>();
@@ -85,6 +87,7 @@ export async function runPrimary(opts: PrimaryOptions): Promise<number> {
 
   const fork = (slot: Slot): void => {
     slot.listening = false;
+    slot.failure = undefined;
     const worker = cluster.fork({ [WORKER_INDEX_ENV]: String(slot.index), [WORKER_KEY_ENV]: key });
     slot.worker = worker;
     worker.on('message', (m: unknown) => {
@@ -102,7 +105,7 @@ export async function runPrimary(opts: PrimaryOptions): Promise<number> {
       logger.debug({ worker: slot.index, workerPid: worker.process.pid }, 'worker listening');
       if (!announced && slots.every((s) => s.listening)) announce();
     } else if (m.type === 'mcp-beaver:start-failed') {
-      startFailure ??= m.message;
+      slot.failure = m.message;
     } else if (m.type === 'mcp-beaver:scrape') {
       scrape().then(
         (text) => send(worker, { type: 'mcp-beaver:scraped', id: m.id, text }),
@@ -128,7 +131,7 @@ export async function runPrimary(opts: PrimaryOptions): Promise<number> {
       failedStarts++;
       if (!announced || failedStarts >= MAX_FAILED_STARTS) {
         const why =
-          startFailure ??
+          slot.failure ??
           `worker ${slot.index} exited (code ${code}, signal ${signal}) before it listened`;
         process.stderr.write(`mcp-beaver serve: ${why}\n`);
         logger.error(who, 'a worker failed to start: stopping every worker');
@@ -244,6 +247,9 @@ export async function runPrimary(opts: PrimaryOptions): Promise<number> {
   process.once('SIGTERM', () => onSignal('SIGTERM'));
   process.once('SIGINT', () => onSignal('SIGINT'));
 
+  // A single executable runs no script: it puts its own path in argv[1], and puts it there
+  // again in each child. Its workers are the binary with the arguments after that path.
+  if (isSea()) cluster.setupPrimary({ exec: process.argv[2]!, args: process.argv.slice(3) });
   for (const slot of slots) fork(slot);
   return exited;
 }
