@@ -6,7 +6,7 @@
 // bounded. Writes bench/results/<timestamp>.json and prints a markdown table.
 //
 //   node bench/run.mjs [--duration S] [--connections N] [--reps N] [--no-pin] [--quick]
-//                      [--only tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets]
+//                      [--only tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets,workers]
 //                      [--profile DIR]
 //                      [--gateway PATH/TO/dist/cli/main.js]   (another build, for before/after)
 //   node bench/run.mjs --only mcp-upstream [--mcp-subjects bridges]
@@ -46,6 +46,7 @@ import { startupSection } from './sections/startup.mjs';
 import { telemetrySection } from './sections/telemetry.mjs';
 import { toolsListSection } from './sections/tools-list.mjs';
 import { toolsetsSection } from './sections/toolsets.mjs';
+import { workersSection } from './sections/workers.mjs';
 
 /**
  * In the order they run and are reported. Each is {key, only?, label?, database?, run,
@@ -67,6 +68,7 @@ const SECTIONS = [
   consentSection,
   telemetrySection,
   toolsetsSection,
+  workersSection,
 ];
 
 const { values: opts } = parseArgs({

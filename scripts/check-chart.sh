@@ -177,6 +177,39 @@ refuse_with "a spec without an access block (the pod would exit: refusing to lis
   "the spec has no \`access\` block" --set-string spec="$NO_ACCESS_SPEC"
 accept "a spec without access when server.insecureNoAuth is set" \
   --set-string spec="$NO_ACCESS_SPEC" --set server.insecureNoAuth=true
+RATE_SPEC='wrap "limited" version="1.0.0"
+base-url "https://api.example.com"
+access { api-key env="MCP_API_KEYS" scopes="things:read" }
+can get thing {
+    describe "A thing."
+    path "/thing"
+    rate-limit "60/m"
+}'
+refuse_with "two workers for a spec with rate-limit and no limits redis-env (the pod would exit: WORKERS_NEED_REDIS)" \
+  "WORKERS_NEED_REDIS" --set-string spec="$RATE_SPEC" --set server.workers=2
+accept "one worker for a spec with rate-limit and no limits redis-env" \
+  --set-string spec="$RATE_SPEC" --set server.workers=1
+refuse "more workers than 256" --set server.workers=257
+# workers_from WHY EXPECTED ARGS...: the rendered --workers is EXPECTED.
+workers_from() {
+  local why="$1" expected="$2"
+  shift 2
+  local got
+  got="$(helm_ template "$RELEASE" "$CHART" --namespace "$NAMESPACE" "$@" 2>"$OUT/refuse.log" |
+    grep -A1 -e '- --workers$' | tail -n1 | tr -d ' "-')"
+  if [ "$got" = "$expected" ]; then
+    echo "ok    --workers $expected: $why"
+  else
+    echo "FAIL  --workers is \"$got\", not $expected: $why"
+    status=1
+  fi
+}
+workers_from "the default CPU limit (1)" 1
+workers_from "a CPU limit of 2" 2 --set-string resources.limits.cpu=2
+workers_from "a CPU limit of 1500m, rounded up" 2 --set-string resources.limits.cpu=1500m
+workers_from "a CPU limit of 500m" 1 --set-string resources.limits.cpu=500m
+workers_from "no CPU limit" 1 --set resources.limits.cpu=null
+workers_from "server.workers over the CPU limit" 3 --set server.workers=3
 refuse "an unknown values key" --set replicas=3
 refuse "an unknown log level" --set server.logLevel=verbose
 refuse "HPA max below min" --set autoscaling.minReplicas=5 --set autoscaling.maxReplicas=2

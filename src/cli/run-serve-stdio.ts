@@ -20,6 +20,7 @@ const LISTENER_FLAGS = [
   'insecure-no-auth',
   'metrics-http',
   'no-watch',
+  'workers',
 ] as const;
 
 /** The HTTP flags given beside --stdio, which it refuses rather than quietly ignore. */
@@ -27,13 +28,21 @@ export function listenerFlagsGiven(given: Partial<Record<string, unknown>>): str
   return LISTENER_FLAGS.filter((f) => given[f] !== undefined).map((f) => `--${f}`);
 }
 
-/** What `start` made, or exit code 1 after printing the StartupError that stopped it. */
-export async function startOrReport<T>(start: () => Promise<T>): Promise<T | number> {
+/**
+ * What `start` made, or exit code 1 after printing the StartupError that stopped it
+ * (or handing it to `report`: a worker of `serve --workers` tells its primary, which
+ * prints it once for them all).
+ */
+export async function startOrReport<T>(
+  start: () => Promise<T>,
+  report?: (message: string) => Promise<void>,
+): Promise<T | number> {
   try {
     return await start();
   } catch (err) {
     if (!(err instanceof StartupError)) throw err;
-    process.stderr.write(`mcp-beaver serve: ${err.message}\n`);
+    if (report) await report(err.message);
+    else process.stderr.write(`mcp-beaver serve: ${err.message}\n`);
     return 1;
   }
 }

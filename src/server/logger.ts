@@ -17,12 +17,20 @@ export const REDACT_PATHS = [
 /** Each logger's line redaction, set when the gateway (and so its secrets) is known. */
 const lineRedactors = new WeakMap<Logger, { current: Redactor | undefined }>();
 
-export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+/**
+ * `bindings` go on every line (a worker of `serve --workers` names itself). They are not
+ * set with logger.child(): a child is not the logger redactLogLines knows.
+ */
+export function createLogger(
+  level: string,
+  destination?: NodeJS.WritableStream,
+  bindings: Record<string, string | number> = {},
+): Logger {
   const slot: { current: Redactor | undefined } = { current: undefined };
   const logger = pino(
     {
       level,
-      base: { service: 'mcp-beaver' },
+      base: { service: 'mcp-beaver', ...bindings },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
       // Paths catch the fields we know; every finished line is also searched for every

@@ -26,7 +26,8 @@ function refuse(res: ServerResponse, e: EngineError, headers: Record<string, str
 
 export async function startMetricsListener(
   listen: ListenAddress,
-  metrics: Metrics,
+  // The registry alone: the primary of `serve --workers` serves the workers' sum here.
+  metrics: Pick<Metrics, 'registry'>,
 ): Promise<MetricsListener> {
   // Scrapers send no Origin; on loopback, a Host that is not a loopback name is a
   // DNS-rebinding page trying to read what the gateway serves.

@@ -16,11 +16,13 @@ import { composeRedactors } from '../engine/redact.js';
 import { buildApp } from './app.js';
 import { boundUrl, type ListenAddress } from './listen-address.js';
 import { redactLogLines } from './logger.js';
+import type { Registry } from 'prom-client';
 import type { Metrics } from '../telemetry/metrics.js';
 import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 import { buildRuntime, type Runtime } from './runtime.js';
 import { missingVariables, missingVariablesMessage } from './spec-environment.js';
 import { openProcess } from './open-process.js';
+import { workersRefusal } from './workers/shared-state.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 
 export interface StartOptions {
@@ -43,6 +45,16 @@ export interface StartOptions {
   readonly otlp?: string;
   /** Telemetry made by the caller; else it comes from `env` and `otlp` (load-telemetry.ts). */
   readonly telemetry?: Telemetry;
+  /**
+   * `serve --workers N`: how many processes serve this spec. A reload that would need
+   * state they cannot share (shared-state.ts) is refused.
+   */
+  readonly workers?: number;
+  /**
+   * In a worker of `serve --workers`: given this process's registry, what GET /metrics
+   * serves instead of it (the sum over every worker, which the primary collects).
+   */
+  readonly metricsFrom?: (registry: Registry) => () => Promise<string>;
 }
 
 export type ReloadResult =
@@ -108,6 +120,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     opts,
     listen.loopback,
   );
+  // The route and the listener read the text through `metrics()`; the primary collects
+  // each worker's own counts through getMetricsAsJSON(), which stays this process's.
+  if (opts.metricsFrom) metrics.registry.metrics = opts.metricsFrom(metrics.registry);
   let current: Runtime = runtime;
   /** Replaced runtimes still finishing their calls; shutdown closes them too. */
   const retiring = new Set<Runtime>();
@@ -177,6 +192,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       );
     const open = refuseOpenBind(compiled.compiled, listen, opts.insecureNoAuth);
     if (open) return failReload(open);
+    const unshared = workersRefusal(compiled.compiled, opts.workers ?? 1);
+    if (unshared) return failReload(unshared);
     const unset = missingVariables(compiled.compiled, env, 'reload');
     if (unset.length > 0)
       return failReload(missingVariablesMessage(compiled.compiled, unset, 'reload'));

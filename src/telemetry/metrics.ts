@@ -74,14 +74,18 @@ export function createMetrics(): Metrics {
   const lastReload = gauge(
     'mcp_beaver_spec_last_reload_success',
     '1 when the last reload succeeded (or none happened yet), 0 when it failed.',
+    // With --workers: 0 when any worker's last reload failed.
+    'min',
   );
   const generation = gauge(
     'mcp_beaver_spec_generation',
     'How many specs have been loaded, the first one included.',
+    'max',
   );
   const fallback = gauge(
     'mcp_beaver_rate_limit_fallback',
     '1 while rate limits fall back to per-pod counting because Redis is unreachable.',
+    'max',
   );
   let readInFlight = (): number => 0;
   new Gauge({

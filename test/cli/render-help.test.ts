@@ -161,6 +161,7 @@ describe('parseCommand', () => {
     expect(parsed).toEqual({
       values: {
         http: '127.0.0.1:8080',
+        workers: '1',
         'max-in-flight': '1024',
         grace: '3s',
         'log-level': 'info',

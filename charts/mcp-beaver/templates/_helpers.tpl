@@ -75,3 +75,23 @@ app.kubernetes.io/component: gateway
 {{- $given }}
 {{- end }}
 {{- end }}
+
+{{/*
+--workers: server.workers, or one per CPU of resources.limits.cpu rounded up ("1500m" and
+"1.5" give 2), or 1 without a CPU limit.
+*/}}
+{{- define "mcp-beaver.workers" -}}
+{{- $workers := int .Values.server.workers -}}
+{{- if gt $workers 0 -}}
+{{- $workers -}}
+{{- else -}}
+{{- $cpu := toString (dig "limits" "cpu" "" (.Values.resources | default dict)) -}}
+{{- if eq $cpu "" -}}
+1
+{{- else if hasSuffix "m" $cpu -}}
+{{- max 1 (div (add (int (trimSuffix "m" $cpu)) 999) 1000) -}}
+{{- else -}}
+{{- max 1 (int (ceil (float64 $cpu))) -}}
+{{- end -}}
+{{- end -}}
+{{- end }}

@@ -52,6 +52,13 @@ or, with --stdio, only MCP over stdin and stdout, for a host that launches its s
       help: 'A Host header value to accept',
       note: 'For example the Kubernetes Service name. Without the flag, a loopback bind accepts loopback names only.',
     },
+    workers: {
+      type: 'string',
+      value: 'N|auto',
+      default: '1',
+      help: 'Serve from N processes on the one port; auto: the CPUs this process may use',
+      note: "auto reads the CPU affinity and a container's CPU quota. Each worker answers both surfaces; --max-in-flight is per worker. With rate-limit, confirm or approve grants the spec needs `limits redis-env` (WORKERS_NEED_REDIS otherwise).",
+    },
     'max-in-flight': {
       type: 'string',
       value: 'N',
@@ -107,6 +114,11 @@ error, each with its line in the spec; \`mcp-beaver check --env <spec>\` lists t
 The spec is reloaded on SIGHUP and when its file changes (a Kubernetes ConfigMap update
 included): a spec that does not compile is refused with a logged error and the last good
 one keeps serving; calls in flight finish on the grant they started with.
+With --workers N (or auto: the CPUs the process may use) this process forks N workers
+that serve the one port, and passes them SIGTERM, SIGHUP and spec changes; a worker that
+dies is replaced, one that fails to start stops them all. /metrics is the sum over the
+workers; each log line names its worker. Rate limits, approvals and confirmations must
+then be shared: a spec with such grants needs \`limits redis-env\`.
 GET /metrics serves Prometheus metrics: on the --metrics-http listener when given, else on
 the gateway's port, where with \`access\` it needs a key or token holding the scope
 metrics:read (they name every tool). Logs carry one access line per request and one

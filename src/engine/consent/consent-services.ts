@@ -36,6 +36,14 @@ export function hasConsent(spec: CompiledSpec): boolean {
 // One random key per process when the spec names none: reloads keep sealing with it.
 let processKey: ReturnType<typeof randomConsentKey> | undefined;
 
+/**
+ * Seals with `key` instead of a random one of this process: a worker of `serve --workers`
+ * takes the key its primary made, so a state sealed by one worker opens in every other.
+ */
+export function adoptProcessKey(key: ReturnType<typeof randomConsentKey>): void {
+  processKey = key;
+}
+
 export async function createConsentServices(
   spec: CompiledSpec,
   opts: ConsentServicesOptions,
@@ -50,7 +58,7 @@ export async function createConsentServices(
     key = processKey ??= randomConsentKey();
     if (spec.tools.some((d) => d.consent?.confirm))
       opts.log?.warn(
-        'confirmation states are sealed with a key of this process: a retry must reach the same replica. Set access confirm-key-env="V" to a variable holding 32 random bytes (hex or base64) shared by every replica',
+        'confirmation states are sealed with a key of this process (shared by its workers): a retry must reach the same replica. Set access confirm-key-env="V" to a variable holding 32 random bytes (hex or base64) shared by every replica',
       );
   }
   let spent: SpentStates;

@@ -1,0 +1,34 @@
+/**
+ * What several workers must share and only Redis can hold for them: rate-limit counts,
+ * pending approvals and spent confirmation states. Without `limits redis-env` each worker
+ * would keep its own, so a caller would get N times its limit and an approval given in one
+ * worker would be unknown to the next; `serve --workers N` refuses such a spec (at start,
+ * and at reload) rather than serve it wrongly.
+ */
+import type { CompiledSpec } from '../../compiler/descriptor.js';
+
+/** The stable code of the refusal, first in its message (docs: README, "Workers"). */
+export const WORKERS_NEED_REDIS = 'WORKERS_NEED_REDIS';
+
+/** Why `workers` processes cannot serve `spec`, or undefined when they can. */
+export function workersRefusal(spec: CompiledSpec, workers: number): string | undefined {
+  if (workers <= 1 || spec.redisEnv !== undefined) return undefined;
+  const limited = spec.tools.filter((d) => d.limits.rateLimit !== undefined);
+  const consent = spec.tools.filter((d) => d.consent !== undefined);
+  if (limited.length === 0 && consent.length === 0) return undefined;
+  const named = (what: string, tools: typeof limited): string[] => {
+    if (tools.length === 0) return [];
+    const first = tools[0]!;
+    const more = tools.length > 1 ? ` and ${tools.length - 1} more` : '';
+    return [`${what} (grant "${first.name}" at line ${first.source.line}${more})`];
+  };
+  const held = [
+    ...named('rate-limit counts', limited),
+    ...named('pending approvals and spent confirmation states', consent),
+  ].join(' and ');
+  return (
+    `${WORKERS_NEED_REDIS}: --workers ${workers} runs ${workers} processes, and without \`limits redis-env\` each keeps its own ${held}: ` +
+    `a caller would get ${workers} times its rate limit, and an approval or confirmation given in one worker would be unknown to the others. ` +
+    'Add `limits redis-env="REDIS_URL"` to the spec (the variable holding a redis:// URL), or serve with --workers 1.'
+  );
+}
