@@ -26,19 +26,22 @@ export function formatToolList(tools: readonly RemoteTool[]): string {
     .join('');
 }
 
-/** Only what the server said: an absent hint is not printed as its default. */
+/**
+ * The hints as MCP defines them: a server that annotates a tool leaves out the hints equal
+ * to the protocol's defaults (not read-only, destructive, not idempotent, open world; a
+ * read-only tool changes nothing, so calling it twice is as calling it once), and
+ * mcp-beaver's own lists do. A tool without annotations gets no hints printed: the server
+ * said nothing, and defaults alone would read as a claim.
+ */
 export function hints(t: RemoteTool): string {
-  const a = t.annotations ?? {};
+  const a = t.annotations;
+  if (a === undefined) return '';
+  const readOnly = a.readOnlyHint === true;
+  const destructive = !readOnly && a.destructiveHint !== false;
   return [
-    a.readOnlyHint === true
-      ? 'read-only'
-      : a.destructiveHint === true
-        ? 'destructive'
-        : a.destructiveHint === false || a.readOnlyHint === false
-          ? 'write'
-          : '',
-    a.idempotentHint === true ? 'idempotent' : '',
-    a.openWorldHint === true ? 'open-world' : a.openWorldHint === false ? 'closed-world' : '',
+    readOnly ? 'read-only' : destructive ? 'destructive' : 'write',
+    readOnly || a.idempotentHint === true ? 'idempotent' : '',
+    a.openWorldHint === false ? 'closed-world' : 'open-world',
   ]
     .filter(Boolean)
     .join(' ');

@@ -115,10 +115,21 @@ export interface Built {
   readonly free: boolean;
 }
 
+/**
+ * Positions of top-level nodes parsed without the parser's locations (parse-spec.ts
+ * says when), from the text's own scan (top-level-nodes.ts).
+ */
+const scannedPositions = new WeakMap<Node, Position>();
+
+export function setScannedPosition(node: Node, at: Position): void {
+  scannedPositions.set(node, at);
+}
+
 export function positionOf(item: Node | Entry): Position {
   const target = item.type === 'node' ? item.name : item;
   const loc = getLocation(target);
-  return loc ? { line: loc.start.line, column: loc.start.column } : { line: 1, column: 1 };
+  if (loc) return { line: loc.start.line, column: loc.start.column };
+  return (item.type === 'node' && scannedPositions.get(item)) || { line: 1, column: 1 };
 }
 
 /** A value as the file wrote it: `1152921504606846976`, not its rounded double. */

@@ -16,7 +16,16 @@ export function compileSpecText(
   file: string,
   overrides: SpecOverrides = {},
 ): CompileResult {
-  const { spec, diagnostics } = parseSpec(text, file);
+  // First without the parser's locations (most of a large spec's parse, issue 40): a
+  // clean spec needs only its top-level nodes' and variables' positions, which that
+  // parse has. A spec with anything to say (an error, a warning) is compiled again with
+  // locations, so that each message points at its token.
+  const fast = parseSpec(text, file, { locations: false });
+  if (fast?.spec) {
+    const compiled = compileSpec(fast.spec, fast.diagnostics, overrides);
+    if (fast.diagnostics.list.length === 0) return { compiled, diagnostics: [] };
+  }
+  const { spec, diagnostics } = parseSpec(text, file)!;
   if (!spec) return { diagnostics: diagnostics.list };
   const compiled = compileSpec(spec, diagnostics, overrides);
   const sorted = [...diagnostics.list].sort((a, b) => a.line - b.line || a.column - b.column);

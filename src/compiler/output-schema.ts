@@ -108,7 +108,7 @@ export const COVERAGE_SCHEMA: JsonSchema = deepFreeze({
  * The MCP projection appends it to the spec's own `describe` (payloads.ts).
  */
 export const ENVELOPE_GUIDE = [
-  'Every tool result is {"coverage":{...},"result":...}, coverage first: read it before the result.',
+  'Every tool result is {"coverage":{...},"result":...}, coverage first: read it before the result. result is any JSON value unless the tool\'s outputSchema types it.',
   'coverage.truncated (boolean): the result was cut to fit the size cap (arrays lose their last elements, long strings are shortened); what is kept is valid JSON.',
   'coverage.bytes (integer): size of the complete result. coverage.over_budget (boolean): the envelope is larger than a small context should take.',
   'coverage.items (array): the arrays in the result by JSONPath, each {path, length, kept when cut}; arrays whose paths differ only in indexes are one entry {path:"$[*].tags", count, min, max, total} of their lengths. coverage.items_omitted: entries left out of items.',

@@ -394,7 +394,7 @@ describe('against a session-ful 2025 server (v1 SDK, stateful)', () => {
   it('tools and discover work against it too', async () => {
     const t = await cli(['tools', s.url]);
     expect(t.code).toBe(0);
-    expect(t.stdout).toBe('whoami  Who am I  read-only\n');
+    expect(t.stdout).toBe('whoami  Who am I  read-only idempotent open-world\n');
     const d = await cli(['discover', s.url]);
     expect(d.code).toBe(0);
     expect(JSON.parse(d.stdout)).toMatchObject({
@@ -508,7 +508,7 @@ describe('against a server that answers only with SSE, JSON over several data: l
   it('tools parses the event too', async () => {
     const r = await cli(['tools', `${sse.url}/mcp`]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('echo  Echo  read-only closed-world\n');
+    expect(r.stdout).toBe('echo  Echo  read-only idempotent closed-world\n');
   });
 });
 

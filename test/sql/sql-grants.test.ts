@@ -544,8 +544,9 @@ describe('the same sql grants through /mcp with the SDK v2 client', () => {
       annotations: { readOnlyHint: true, openWorldHint: false },
       inputSchema: { type: 'object', required: ['id'] },
     });
-    expect(byName.get('create_item')?.annotations).toMatchObject({
-      readOnlyHint: false,
+    // Not read-only is MCP's default, so a writing grant says only what differs from it.
+    expect(byName.get('create_item')?.annotations).toEqual({
+      destructiveHint: false,
       openWorldHint: false,
     });
   });
