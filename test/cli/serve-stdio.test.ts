@@ -67,6 +67,21 @@ function lines(...messages: object[]): string {
   return messages.map((m) => `${JSON.stringify(m)}\n`).join('');
 }
 
+interface Answer {
+  id: number;
+  result?: { tools?: { name: string }[]; isError?: boolean };
+  error?: { code: number; message: string; data?: { code?: string } };
+}
+
+/** The answers on stdout, one JSON-RPC message a line, in request-id order (they come as ready). */
+function answersById(stdout: string): Answer[] {
+  return stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Answer)
+    .sort((a, b) => a.id - b.id);
+}
+
 const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': {},
@@ -267,19 +282,8 @@ describe('serve --stdio and access', () => {
         ),
       });
       expect(r.code).toBe(0);
-      const [list, call] = r.stdout
-        .trim()
-        .split('\n')
-        .map(
-          (l) =>
-            JSON.parse(l) as {
-              id: number;
-              result?: { tools: { name: string }[] };
-              error?: { data?: { code?: string } };
-            },
-        )
-        .sort((a, b) => a.id - b.id);
-      expect(list!.result!.tools.map((t) => t.name)).toEqual(['list_issues']);
+      const [list, call] = answersById(r.stdout);
+      expect(list!.result!.tools!.map((t) => t.name)).toEqual(['list_issues']);
       expect(call!.error).toBeDefined();
       expect(r.stderr).toContain('api-key:READER_KEYS#2');
     },
@@ -309,18 +313,7 @@ describe('serve --stdio --toolset', () => {
         ),
       });
       expect(r.code).toBe(0);
-      const [list, call] = r.stdout
-        .trim()
-        .split('\n')
-        .map(
-          (l) =>
-            JSON.parse(l) as {
-              id: number;
-              result?: { tools?: { name: string }[]; isError?: boolean };
-              error?: { code: number; message: string };
-            },
-        )
-        .sort((a, b) => a.id - b.id);
+      const [list, call] = answersById(r.stdout);
       expect(list!.result!.tools!.map((t) => t.name)).toEqual(['list_issues']);
       // Outside the toolset the tool does not exist for this endpoint, as at /mcp/reading.
       expect(call!.error).toEqual({
