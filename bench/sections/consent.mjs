@@ -18,15 +18,20 @@ const APPROVER = 'bench-approver-key-9876543210';
 const AUTH = { authorization: `Bearer ${KEY}` };
 const CONSENT_KEY = 'cd'.repeat(32);
 
-function writeSpec(work, name, withConsent) {
+/** `withAccess` false: no `access` block, the floor of what an API key costs. */
+function writeSpec(work, name, withConsent, withAccess = true) {
   const file = join(work, `${name}.mcp.kdl`);
   writeFileSync(
     file,
     `wrap "bench-consent" version="1.0.0"
 base-url "http://127.0.0.1:9"
-access confirm-key-env="BENCH_CONFIRM_KEY" {
+${
+  withAccess
+    ? `access confirm-key-env="BENCH_CONFIRM_KEY" {
     api-key env="BENCH_KEY" scopes="items:write"
     api-key env="BENCH_APPROVER" scopes="items:approve"
+}`
+    : ''
 }
 can get item {
     describe "One item by id."
@@ -144,6 +149,10 @@ async function run(ctx, { work }) {
     env,
     extraArgs,
   });
+  const openGw = await ctx.startGateway(writeSpec(work, 'bench-open', false, false), {
+    env,
+    extraArgs,
+  });
   try {
     // One pending approval, so that its repeat is a lookup that finds it.
     const parked = await fetch(`${consentGw.url}/api/archive_item`, {
@@ -201,10 +210,41 @@ async function run(ctx, { work }) {
         },
       ],
     );
+    // What an API key costs a call: the same grant and call, the spec without `access`
+    // (no Authorization header sent) as the floor, the key-checked one as the subject.
+    const key = await runGroup(
+      ctx,
+      'api key',
+      {
+        name: 'ordinary grant, spec without access (no key)',
+        pid: openGw.child.pid,
+        request: modernRequest(
+          openGw.url,
+          'tools/call',
+          { name: 'get_item', arguments: { id: 42 } },
+          'get_item',
+        ),
+        expect: /"isError":false/,
+      },
+      [
+        {
+          name: 'ordinary grant, API key checked',
+          pid: plainGw.child.pid,
+          request: call(plainGw),
+          expect: /"isError":false/,
+          target: 0.95,
+        },
+      ],
+    );
     const rounds = await sequential(consentGw.url, ctx.quick ? 80 : 400);
-    return { results, ...rounds };
+    return { results, key, ...rounds };
   } finally {
-    await Promise.all([stop(plainGw.child), stop(consentGw.child), stop(upstream.child)]);
+    await Promise.all([
+      stop(plainGw.child),
+      stop(consentGw.child),
+      stop(openGw.child),
+      stop(upstream.child),
+    ]);
   }
 }
 
@@ -216,6 +256,17 @@ function report(s) {
       () =>
         `Sequential whole calls (one connection): a plain call ${f2(s.plainMs?.median)} ms, a confirmed call (ask + retry, two requests) ${f2(s.confirmedMs?.median)} ms, ${f2(s.confirmedMs && s.plainMs ? s.confirmedMs.median / s.plainMs.median : undefined)}× a plain call.`,
     ),
+    // Results stored before the key group was measured have none.
+    ...(s.key
+      ? [
+          groupTable(
+            '10. API key: the cost of `access` on a call',
+            { results: s.key },
+            () =>
+              'The CPU/req column is no access ÷ with a key: the issue 40 target is a key costing ≤ 1.05×, a ratio ≥ 0.95.',
+          ),
+        ]
+      : []),
   ];
 }
 

@@ -37,10 +37,12 @@ const VARIANTS = {
   },
 };
 
-function startVariant(ctx, variant, spec, { upstream, collector, db }) {
+/** `key` names the variant's profile directory under --profile (the load windows' gateways only). */
+function startVariant(ctx, variant, spec, { upstream, collector, db }, key) {
   return ctx.startGateway(spec, {
     env: { DATABASE_URL: db.url, ...NO_OTEL, ...variant.env },
     extraArgs: ['--base-url', upstream.url, ...(variant.otlp ? ['--otlp', collector.url] : [])],
+    ...(ctx.profile && key && { profileDir: join(ctx.profile, `telemetry-${key}`) }),
   });
 }
 
@@ -88,7 +90,7 @@ async function run(ctx, { work, db }) {
   const gws = {};
   try {
     for (const key of Object.keys(VARIANTS))
-      gws[key] = await startVariant(ctx, VARIANTS[key], spec, deps);
+      gws[key] = await startVariant(ctx, VARIANTS[key], spec, deps, key);
     const rssIdleMb = Object.fromEntries(
       Object.entries(gws).map(([k, gw]) => [k, rssMb(gw.child.pid)]),
     );

@@ -18,6 +18,7 @@ import {
   trace,
   type Context,
   type Span as OtelSpan,
+  type SpanOptions,
   type Tracer,
 } from '@opentelemetry/api';
 import {
@@ -76,16 +77,24 @@ const KINDS: Readonly<Record<SpanKind, OtelSpanKind>> = {
   internal: OtelSpanKind.INTERNAL,
 };
 
-function defined(attributes: Attributes | undefined): Record<string, AttributeValue> | undefined {
-  if (!attributes) return undefined;
-  const out: Record<string, AttributeValue> = {};
-  for (const [key, value] of Object.entries(attributes)) if (value !== undefined) out[key] = value;
-  return out;
-}
+/**
+ * Our attributes go to the SDK as they are, their undefined values too: the SDK copies
+ * what it is given (sanitizeAttributes) and its setAttribute skips a null or undefined
+ * value, so an unset attribute never reaches a span. Copying them without the undefined
+ * ones first was a second object and an entries array per span (issue 40).
+ */
+const asOtel = (attributes: Attributes): Record<string, AttributeValue> =>
+  attributes as Record<string, AttributeValue>;
+
+/** `traceFlags` as the two hex digits of a traceparent: sampled or not, nearly always. */
+const flagsHex = (flags: number): string =>
+  flags === 1 ? '01' : flags === 0 ? '00' : flags.toString(16).padStart(2, '0');
 
 /** One OTel span behind the gateway's Span. */
 class SdkSpan implements Span {
   readonly recording: boolean;
+  /** The context of this span's children, made on the first child. */
+  private asParent: Context | undefined = undefined;
   constructor(
     private readonly tracer: Tracer,
     private readonly span: OtelSpan,
@@ -96,15 +105,15 @@ class SdkSpan implements Span {
     if (value !== undefined) this.span.setAttribute(key, value);
   }
   setAttributes(attributes: Attributes): void {
-    const set = defined(attributes);
-    if (set) this.span.setAttributes(set);
+    this.span.setAttributes(asOtel(attributes));
   }
   fail(errorType: string): void {
     this.span.setAttribute('error.type', errorType);
     this.span.setStatus({ code: SpanStatusCode.ERROR });
   }
   child(name: string, kind: SpanKind, attributes?: Attributes): Span {
-    return startSpan(this.tracer, name, kind, attributes, trace.setSpan(ROOT_CONTEXT, this.span));
+    this.asParent ??= trace.setSpan(ROOT_CONTEXT, this.span);
+    return startSpan(this.tracer, name, kind, attributes, this.asParent);
   }
   /**
    * Also for a span sampled out: the trace goes on upstream with its flags saying so,
@@ -112,7 +121,7 @@ class SdkSpan implements Span {
    */
   traceparent(): string | undefined {
     const { traceId, spanId, traceFlags } = this.span.spanContext();
-    return `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`;
+    return `00-${traceId}-${spanId}-${flagsHex(traceFlags)}`;
   }
   tracestate(): string | undefined {
     return this.span.spanContext().traceState?.serialize() || undefined;
@@ -132,12 +141,9 @@ function startSpan(
   /** A performance.now() reading: the SDK reads one below its time origin as such. */
   startTime?: number,
 ): Span {
-  const attrs = defined(attributes);
-  const options = {
-    kind: KINDS[kind],
-    ...(attrs && { attributes: attrs }),
-    ...(startTime !== undefined && { startTime }),
-  };
+  const options: SpanOptions = { kind: KINDS[kind] };
+  if (attributes) options.attributes = asOtel(attributes);
+  if (startTime !== undefined) options.startTime = startTime;
   return new SdkSpan(tracer, tracer.startSpan(name, options, parent));
 }
 
@@ -303,10 +309,12 @@ export async function createOtelTelemetry(
       // Metrics only (no traces endpoint): requests carry the span that does nothing.
       if (!tracer) return NO_SPAN;
       // An absent or malformed traceparent extracts nothing: the span starts a new trace.
-      const carrier: Record<string, string> = {};
-      if (parent.traceparent !== undefined) carrier.traceparent = parent.traceparent;
-      if (parent.tracestate !== undefined) carrier.tracestate = parent.tracestate;
-      const context = propagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter);
+      // Without one there is nothing to read (tracestate alone is ignored, as the
+      // propagator ignores it), so the request skips the carrier and the extract.
+      const context =
+        parent.traceparent === undefined
+          ? ROOT_CONTEXT
+          : propagator.extract(ROOT_CONTEXT, parent, defaultTextMapGetter);
       return startSpan(tracer, name, 'server', attributes, context, startTime);
     },
     shutdown(): Promise<void> {
