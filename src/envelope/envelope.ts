@@ -48,6 +48,8 @@ export interface BuiltEnvelope {
   readonly envelope: Envelope;
   /** The envelope as JSON, coverage first. */
   readonly json: string;
+  /** The coverage as JSON, as `json` holds it (a text that repeats only the coverage). */
+  readonly coverageJson: string;
 }
 
 export interface EnvelopeLimits {
@@ -119,8 +121,9 @@ export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): Bui
     const bound = listedBytes + items.reduce((n, it) => n + keptBound(it), 0);
     const room = limits.maxBytes - (frame(h, t) - listedBytes + bound);
     const cut = new Truncator();
-    result = cut.fit(result, room, census.root, full) ?? null;
-    resultJson = JSON.stringify(result);
+    const kept = cut.fit(result, room, census.root, full);
+    result = kept?.value ?? null;
+    resultJson = kept?.json ?? 'null';
     for (const item of items) {
       const kept = cut.kept.get(item.path) ?? 0;
       if (kept < elementsOf(item)) item.kept = kept;
@@ -141,6 +144,7 @@ export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): Bui
     ...(census.omitted > 0 && { items_omitted: census.omitted }),
     ...(input.rows !== undefined && { rows: input.rows }),
   };
-  const json = `{"coverage":${h}${overBudget}${t},"result":${resultJson}}`;
-  return { envelope: { coverage, result }, json };
+  const coverageJson = `${h}${overBudget}${t}`;
+  const json = `{"coverage":${coverageJson},"result":${resultJson}}`;
+  return { envelope: { coverage, result }, json, coverageJson };
 }

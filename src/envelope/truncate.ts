@@ -3,8 +3,8 @@
  * (spec-language.md, "The result envelope"): arrays lose elements from the end,
  * long strings are shortened with a marker, object members after the cut are dropped.
  * Counts, by coverage path, the array elements it keeps. One pass: each element is
- * serialized at most once per level it is cut at, and nothing is serialized again to
- * check the answer.
+ * serialized at most once per level it is cut at, and the JSON of what is kept is
+ * assembled from those serializations, never written again.
  */
 import { byteLength } from './array-census.js';
 import type { PathNode } from './json-path.js';
@@ -13,6 +13,12 @@ export { byteLength };
 
 /** Below this many bytes left, a member is dropped rather than squeezed. */
 const MIN_USEFUL = 16;
+
+/** A part that fits: the value kept and its JSON, written as the cut went. */
+export interface Fitted {
+  readonly value: unknown;
+  readonly json: string;
+}
 
 export class Truncator {
   /**
@@ -23,16 +29,26 @@ export class Truncator {
   readonly kept = new Map<string, number>();
 
   /**
-   * A version of `value` whose JSON is at most `budget` bytes, or undefined when
-   * nothing useful fits. `json` is the value's own serialization when known.
+   * A version of `value` whose JSON is at most `budget` bytes, with that JSON, or
+   * undefined when nothing useful fits. `json` is the value's own serialization when
+   * known. The JSON is assembled from the serializations each level already made to
+   * measure its parts, so what is kept is never serialized again.
    */
-  fit(value: unknown, budget: number, path: PathNode, json = JSON.stringify(value)): unknown {
+  fit(
+    value: unknown,
+    budget: number,
+    path: PathNode,
+    json = JSON.stringify(value),
+  ): Fitted | undefined {
     const size = byteLength(json);
     if (size <= budget) {
       this.keep(value, path);
-      return value;
+      return { value, json };
     }
-    if (typeof value === 'string') return shortenString(value, budget);
+    if (typeof value === 'string') {
+      const s = shortenString(value, budget);
+      return s === undefined ? undefined : { value: s, json: JSON.stringify(s) };
+    }
     if (Array.isArray(value)) return this.fitArray(value, budget, path);
     if (value !== null && typeof value === 'object')
       return this.fitObject(value as Record<string, unknown>, budget, path);
@@ -55,9 +71,10 @@ export class Truncator {
     this.kept.set(path.path, (this.kept.get(path.path) ?? 0) + kept);
   }
 
-  private fitArray(arr: unknown[], budget: number, path: PathNode): unknown[] | undefined {
+  private fitArray(arr: unknown[], budget: number, path: PathNode): Fitted | undefined {
     if (budget < 2) return undefined;
     const out: unknown[] = [];
+    const parts: string[] = [];
     const each = path.each();
     let used = 2; // []
     for (let i = 0; i < arr.length; i++) {
@@ -67,27 +84,32 @@ export class Truncator {
       const size = byteLength(json);
       if (size <= left) {
         out.push(arr[i]);
+        parts.push(json);
         this.keep(arr[i], each);
         used += sep + size;
         continue;
       }
       if (left >= MIN_USEFUL) {
         const part = this.fit(arr[i], left, each, json);
-        if (part !== undefined) out.push(part);
+        if (part !== undefined) {
+          out.push(part.value);
+          parts.push(part.json);
+        }
       }
       break;
     }
     this.count(path, out.length);
-    return out;
+    return { value: out, json: `[${parts.join(',')}]` };
   }
 
   private fitObject(
     obj: Record<string, unknown>,
     budget: number,
     path: PathNode,
-  ): Record<string, unknown> | undefined {
+  ): Fitted | undefined {
     if (budget < 2) return undefined;
     const out: Record<string, unknown> = {};
+    const parts: string[] = [];
     let used = 2; // {}
     let first = true;
     for (const [k, v] of Object.entries(obj)) {
@@ -99,6 +121,7 @@ export class Truncator {
       const size = byteLength(json);
       if (size <= left) {
         put(out, k, v);
+        parts.push(`${keyJson}:${json}`);
         this.keep(v, path.child(k));
         used += overhead + size;
         first = false;
@@ -106,11 +129,14 @@ export class Truncator {
       }
       if (left >= MIN_USEFUL) {
         const part = this.fit(v, left, path.child(k), json);
-        if (part !== undefined) put(out, k, part);
+        if (part !== undefined) {
+          put(out, k, part.value);
+          parts.push(`${keyJson}:${part.json}`);
+        }
       }
       break;
     }
-    return out;
+    return { value: out, json: `{${parts.join(',')}}` };
   }
 }
 

@@ -21,11 +21,16 @@ export interface ResultTail {
   readonly meta: string;
 }
 
+/** What the text block says of an envelope over budget-bytes, after its coverage. */
+const ELSEWHERE = `,"result_in":"structuredContent","note":${JSON.stringify(
+  'The envelope is over budget-bytes, so its result is sent once, as structuredContent, and not repeated in this text. Ask for less (a smaller page, fewer fields) to have it here too.',
+)}}`;
+
 /** The text of a tools/call result, ending with the era's tail. */
 export function toolResultText(out: Done | Failed, tail: ResultTail): string {
   if (out.ok) {
-    const json = out.envelope.json;
-    return `{"content":[{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json},"isError":false${tailText(tail, tail.modern ? tail.meta : undefined)}}`;
+    const { json, coverageJson, envelope } = out.envelope;
+    return `{"content":[{"type":"text","text":${textOf(json, coverageJson, envelope.coverage.over_budget)}}],"structuredContent":${json},"isError":false${tailText(tail, tail.modern ? tail.meta : undefined)}}`;
   }
   const approval = approvalOf(out.error);
   let text = actionableMessage(out.error);
@@ -37,6 +42,17 @@ export function toolResultText(out: Done | Failed, tail: ResultTail): string {
     meta = JSON.stringify({ ...(meta && JSON.parse(meta)), [APPROVAL_META]: approval });
   }
   return `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"isError":true${tailText(tail, meta)}}`;
+}
+
+/**
+ * The text block of a result, as a JSON string: the envelope itself while it is within
+ * budget-bytes, as the protocol suggests for clients that read only text. Past that the
+ * result would be sent a second time, escaped (a quote costs two bytes), to clients whose
+ * smallest known cap it already exceeds: the text then holds the coverage and says where
+ * the result is, and structuredContent alone carries it.
+ */
+function textOf(json: string, coverageJson: string, overBudget: boolean): string {
+  return JSON.stringify(overBudget ? `{"coverage":${coverageJson}${ELSEWHERE}` : json);
 }
 
 function tailText(tail: ResultTail, meta: string | undefined): string {
