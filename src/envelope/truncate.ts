@@ -2,12 +2,14 @@
  * Cuts a JSON value to fit a byte budget while keeping it valid JSON
  * (spec-language.md, "The result envelope"): arrays lose elements from the end,
  * long strings are shortened with a marker, object members after the cut are dropped.
- * Counts, by coverage path, the array elements it keeps. One pass: each element is
- * serialized at most once per level it is cut at, and the JSON of what is kept is
- * assembled from those serializations, never written again.
+ * Counts, by coverage path, the array elements it keeps. One pass, and bounded by what
+ * is kept: a part is serialized only up to the bytes left for it (jsonWithin), so the
+ * part the cut falls in is not written whole to learn it does not fit, and the JSON of
+ * what is kept is assembled from those serializations, never written again.
  */
 import { byteLength } from './array-census.js';
 import type { PathNode } from './json-path.js';
+import { jsonWithin } from './json-within.js';
 
 export { byteLength };
 
@@ -34,17 +36,17 @@ export class Truncator {
    * known. The JSON is assembled from the serializations each level already made to
    * measure its parts, so what is kept is never serialized again.
    */
-  fit(
-    value: unknown,
-    budget: number,
-    path: PathNode,
-    json = JSON.stringify(value),
-  ): Fitted | undefined {
-    const size = byteLength(json);
-    if (size <= budget) {
+  fit(value: unknown, budget: number, path: PathNode, json?: string): Fitted | undefined {
+    const whole = json === undefined ? jsonWithin(value, budget) : json;
+    if (whole !== undefined && byteLength(whole) <= budget) {
       this.keep(value, path);
-      return { value, json };
+      return { value, json: whole };
     }
+    return this.cut(value, budget, path);
+  }
+
+  /** `fit` of a value known to be longer than `budget`. */
+  private cut(value: unknown, budget: number, path: PathNode): Fitted | undefined {
     if (typeof value === 'string') {
       const s = shortenString(value, budget);
       return s === undefined ? undefined : { value: s, json: JSON.stringify(s) };
@@ -80,17 +82,16 @@ export class Truncator {
     for (let i = 0; i < arr.length; i++) {
       const sep = out.length > 0 ? 1 : 0;
       const left = budget - used - sep;
-      const json = JSON.stringify(arr[i]) ?? 'null';
-      const size = byteLength(json);
-      if (size <= left) {
+      const json = jsonWithin(arr[i], left);
+      if (json !== undefined) {
         out.push(arr[i]);
         parts.push(json);
         this.keep(arr[i], each);
-        used += sep + size;
+        used += sep + byteLength(json);
         continue;
       }
       if (left >= MIN_USEFUL) {
-        const part = this.fit(arr[i], left, each, json);
+        const part = this.cut(arr[i], left, each);
         if (part !== undefined) {
           out.push(part.value);
           parts.push(part.json);
@@ -113,22 +114,21 @@ export class Truncator {
     let used = 2; // {}
     let first = true;
     for (const [k, v] of Object.entries(obj)) {
-      if (v === undefined) continue;
+      if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
       const keyJson = JSON.stringify(k);
       const overhead = byteLength(keyJson) + 1 + (first ? 0 : 1); // "k": and a comma
       const left = budget - used - overhead;
-      const json = JSON.stringify(v);
-      const size = byteLength(json);
-      if (size <= left) {
+      const json = jsonWithin(v, left);
+      if (json !== undefined) {
         put(out, k, v);
         parts.push(`${keyJson}:${json}`);
         this.keep(v, path.child(k));
-        used += overhead + size;
+        used += overhead + byteLength(json);
         first = false;
         continue;
       }
       if (left >= MIN_USEFUL) {
-        const part = this.fit(v, left, path.child(k), json);
+        const part = this.cut(v, left, path.child(k));
         if (part !== undefined) {
           put(out, k, part.value);
           parts.push(`${keyJson}:${part.json}`);
@@ -148,20 +148,40 @@ function put(obj: Record<string, unknown>, key: string, value: unknown): void {
 /**
  * The longest prefix of `s` (whole code points) plus a marker whose JSON fits `budget`.
  * The marker says how much was cut so a reader never mistakes the cut for the value.
+ * Only the first `budget` code units can be kept (each is at least a byte), so only
+ * they are split into code points; the rest is counted, not copied.
  */
 export function shortenString(s: string, budget: number): string | undefined {
-  const chars = [...s];
+  let end = Math.min(s.length, Math.max(budget, 0));
+  if (end < s.length && isHighSurrogate(s.charCodeAt(end - 1))) end -= 1;
+  const chars = [...s.slice(0, end)];
+  const total = chars.length + codePoints(s, end);
   const marker = (n: number): string => `…[${n} more characters]`;
   let lo = 0;
   let hi = chars.length;
   let best: string | undefined;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const candidate = chars.slice(0, mid).join('') + marker(chars.length - mid);
+    const candidate = chars.slice(0, mid).join('') + marker(total - mid);
     if (byteLength(JSON.stringify(candidate)) <= budget) {
       best = candidate;
       lo = mid + 1;
     } else hi = mid - 1;
   }
   return best;
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
+}
+
+/** Code points of `s` from code unit `from` on, as `[...s]` counts them. */
+function codePoints(s: string, from: number): number {
+  let n = 0;
+  for (let i = from; i < s.length; i++) {
+    n += 1;
+    const next = s.charCodeAt(i + 1);
+    if (isHighSurrogate(s.charCodeAt(i)) && next >= 0xdc00 && next <= 0xdfff) i += 1;
+  }
+  return n;
 }

@@ -3,6 +3,14 @@
  * as text content and as structuredContent; tool failures as isError results with a
  * message the model can act on. Built as text so the envelope is serialized once.
  *
+ * The text block is the envelope while it is within the grant's budget-bytes, the
+ * smallest client cap known. Past that it is the envelope cut to budget-bytes (issue 40):
+ * a host that gives its model only text still gets what fits its cap, marked `truncated`
+ * with `kept` counts, and a 1 MB result is not sent a second time, escaped; the whole
+ * envelope is structuredContent. One text block, not a second one pointing at
+ * structuredContent: a consumer that parses a lone text block as JSON (as this gateway
+ * does an upstream's) keeps reading an envelope, and the cut already says it is one.
+ *
  * A call waiting for someone's approval (docs/spec-language.md, "Confirmation and
  * approval") also carries the approval itself as `_meta["mcp-beaver/approval"]`, in both
  * eras: the same `details.approval` object REST answers with, and its filled message in
@@ -21,16 +29,11 @@ export interface ResultTail {
   readonly meta: string;
 }
 
-/** What the text block says of an envelope over budget-bytes, after its coverage. */
-const ELSEWHERE = `,"result_in":"structuredContent","note":${JSON.stringify(
-  'The envelope is over budget-bytes, so its result is sent once, as structuredContent, and not repeated in this text. Ask for less (a smaller page, fewer fields) to have it here too.',
-)}}`;
-
 /** The text of a tools/call result, ending with the era's tail. */
 export function toolResultText(out: Done | Failed, tail: ResultTail): string {
   if (out.ok) {
-    const { json, coverageJson, envelope } = out.envelope;
-    return `{"content":[{"type":"text","text":${textOf(json, coverageJson, envelope.coverage.over_budget)}}],"structuredContent":${json},"isError":false${tailText(tail, tail.modern ? tail.meta : undefined)}}`;
+    const { json, withinBudget } = out.envelope;
+    return `{"content":[{"type":"text","text":${JSON.stringify(withinBudget())}}],"structuredContent":${json},"isError":false${tailText(tail, tail.modern ? tail.meta : undefined)}}`;
   }
   const approval = approvalOf(out.error);
   let text = actionableMessage(out.error);
@@ -42,17 +45,6 @@ export function toolResultText(out: Done | Failed, tail: ResultTail): string {
     meta = JSON.stringify({ ...(meta && JSON.parse(meta)), [APPROVAL_META]: approval });
   }
   return `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"isError":true${tailText(tail, meta)}}`;
-}
-
-/**
- * The text block of a result, as a JSON string: the envelope itself while it is within
- * budget-bytes, as the protocol suggests for clients that read only text. Past that the
- * result would be sent a second time, escaped (a quote costs two bytes), to clients whose
- * smallest known cap it already exceeds: the text then holds the coverage and says where
- * the result is, and structuredContent alone carries it.
- */
-function textOf(json: string, coverageJson: string, overBudget: boolean): string {
-  return JSON.stringify(overBudget ? `{"coverage":${coverageJson}${ELSEWHERE}` : json);
 }
 
 function tailText(tail: ResultTail, meta: string | undefined): string {
