@@ -122,7 +122,8 @@ export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): Bui
     const bound = listedBytes + list.reduce((n, it) => n + keptBound(it), 0);
     const room = limit - (frame(h, tail(listed)) - listedBytes + bound);
     const cut = new Truncator();
-    const kept = cut.fit(input.result ?? null, room, census.root, full);
+    // Called only when the whole result does not fit: the cut starts below the root.
+    const kept = cut.cut(input.result ?? null, room, census.root);
     for (const item of list) {
       const n = cut.kept.get(item.path) ?? 0;
       if (n < elementsOf(item)) item.kept = n;

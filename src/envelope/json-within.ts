@@ -14,10 +14,17 @@ import { byteLength } from './array-census.js';
 
 export function jsonWithin(value: unknown, limit: number): string | undefined {
   const w = new BoundedWriter(limit);
-  return w.value(value) ? w.out.join('') : undefined;
+  if (!w.value(value)) return undefined;
+  const json = w.out.join('');
+  return byteLength(json) <= limit ? json : undefined;
 }
 
-/** Writes pieces while bytes are left; every method answers "still within the limit". */
+/**
+ * Writes pieces while the limit is not passed; every method answers "still within it".
+ * Counted in UTF-16 units, a lower bound of the UTF-8 bytes (measuring each small piece
+ * exactly would cost more than writing it): the walk stops once the units alone are
+ * over, and jsonWithin measures the bytes of the text once at the end.
+ */
 class BoundedWriter {
   readonly out: string[] = [];
 
@@ -58,7 +65,7 @@ class BoundedWriter {
   }
 
   private put(s: string): boolean {
-    this.left -= s.length === 1 ? 1 : byteLength(s);
+    this.left -= s.length;
     this.out.push(s);
     return this.left >= 0;
   }

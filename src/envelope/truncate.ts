@@ -45,15 +45,21 @@ export class Truncator {
     return this.cut(value, budget, path);
   }
 
-  /** `fit` of a value known to be longer than `budget`. */
-  private cut(value: unknown, budget: number, path: PathNode): Fitted | undefined {
+  /**
+   * `fit` of a value taken to be longer than `budget`, whose JSON is not measured whole
+   * first (an envelope's result, known to be over by its size). An array or object
+   * that fits after all is kept whole element by element; a scalar is checked.
+   */
+  cut(value: unknown, budget: number, path: PathNode): Fitted | undefined {
+    if (Array.isArray(value)) return this.fitArray(value, budget, path);
+    if (value !== null && typeof value === 'object')
+      return this.fitObject(value as Record<string, unknown>, budget, path);
+    const json = jsonWithin(value, budget); // a long string is refused by its length alone
+    if (json !== undefined) return { value, json };
     if (typeof value === 'string') {
       const s = shortenString(value, budget);
       return s === undefined ? undefined : { value: s, json: JSON.stringify(s) };
     }
-    if (Array.isArray(value)) return this.fitArray(value, budget, path);
-    if (value !== null && typeof value === 'object')
-      return this.fitObject(value as Record<string, unknown>, budget, path);
     return undefined; // a number or literal that does not fit at all
   }
 
@@ -148,22 +154,34 @@ function put(obj: Record<string, unknown>, key: string, value: unknown): void {
 /**
  * The longest prefix of `s` (whole code points) plus a marker whose JSON fits `budget`.
  * The marker says how much was cut so a reader never mistakes the cut for the value.
- * Only the first `budget` code units can be kept (each is at least a byte), so only
- * they are split into code points; the rest is counted, not copied.
+ * Searched in code units (a slice, not an array of characters): only the first
+ * `budget` units can be kept, each being at least a byte, and the code points are
+ * counted, not copied.
  */
 export function shortenString(s: string, budget: number): string | undefined {
-  let end = Math.min(s.length, Math.max(budget, 0));
-  if (end < s.length && isHighSurrogate(s.charCodeAt(end - 1))) end -= 1;
-  const chars = [...s.slice(0, end)];
-  const total = chars.length + codePoints(s, end);
+  // Without a high surrogate, code points are code units (one native scan to know).
+  const count = /[\uD800-\uDBFF]/.test(s)
+    ? (to: number): number => codePoints(s, 0, to)
+    : (to: number): number => to;
+  const total = count(s.length);
   const marker = (n: number): string => `…[${n} more characters]`;
+  /** The prefix of `mid` units (one fewer at a surrogate pair) and its marker, if it fits. */
+  const probe = (mid: number): string | undefined => {
+    const end = mid > 0 && mid < s.length && isHighSurrogate(s.charCodeAt(mid - 1)) ? mid - 1 : mid;
+    const candidate = s.slice(0, end) + marker(total - count(end));
+    return byteLength(JSON.stringify(candidate)) <= budget ? candidate : undefined;
+  };
+  // Each unit is at least a byte and the marker at least its shortest: no longer prefix
+  // fits. Plain text (no escapes, one byte a unit) fits at that bound, found in one probe.
+  let hi = Math.min(s.length, budget - 2 - byteLength(marker(0)));
+  let best = hi >= 0 ? probe(hi) : undefined;
+  if (best !== undefined) return best;
   let lo = 0;
-  let hi = chars.length;
-  let best: string | undefined;
+  hi -= 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const candidate = chars.slice(0, mid).join('') + marker(total - mid);
-    if (byteLength(JSON.stringify(candidate)) <= budget) {
+    const candidate = probe(mid);
+    if (candidate !== undefined) {
       best = candidate;
       lo = mid + 1;
     } else hi = mid - 1;
@@ -175,13 +193,13 @@ function isHighSurrogate(unit: number): boolean {
   return unit >= 0xd800 && unit <= 0xdbff;
 }
 
-/** Code points of `s` from code unit `from` on, as `[...s]` counts them. */
-function codePoints(s: string, from: number): number {
+/** Code points of `s` between code units `from` and `to`, as `[...s]` counts them. */
+function codePoints(s: string, from: number, to: number): number {
   let n = 0;
-  for (let i = from; i < s.length; i++) {
+  for (let i = from; i < to; i++) {
     n += 1;
     const next = s.charCodeAt(i + 1);
-    if (isHighSurrogate(s.charCodeAt(i)) && next >= 0xdc00 && next <= 0xdfff) i += 1;
+    if (isHighSurrogate(s.charCodeAt(i)) && next >= 0xdc00 && next <= 0xdfff && i + 1 < to) i += 1;
   }
   return n;
 }
