@@ -171,9 +171,12 @@ export function shortenString(s: string, budget: number): string | undefined {
     const candidate = s.slice(0, end) + marker(total - count(end));
     return byteLength(JSON.stringify(candidate)) <= budget ? candidate : undefined;
   };
-  // Each unit is at least a byte and the marker at least its shortest: no longer prefix
-  // fits. Plain text (no escapes, one byte a unit) fits at that bound, found in one probe.
-  let hi = Math.min(s.length, budget - 2 - byteLength(marker(0)));
+  // Each unit is at least a byte and the marker at least its shortest (the one a longer
+  // prefix would have): no longer prefix fits. Plain text (no escapes, one byte a unit)
+  // fits at that bound, found in one probe.
+  const room = (n: number): number => Math.min(s.length, budget - 2 - byteLength(marker(n)));
+  let hi = room(0);
+  if (hi >= 0) hi = room(total - count(hi));
   let best = hi >= 0 ? probe(hi) : undefined;
   if (best !== undefined) return best;
   let lo = 0;
