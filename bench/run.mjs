@@ -6,7 +6,7 @@
 // bounded. Writes bench/results/<timestamp>.json and prints a markdown table.
 //
 //   node bench/run.mjs [--duration S] [--connections N] [--reps N] [--no-pin] [--quick]
-//                      [--only tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets,workers]
+//                      [--only tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets,workers]
 //                      [--profile DIR]
 //                      [--gateway PATH/TO/dist/cli/main.js]   (another build, for before/after)
 //   node bench/run.mjs --only mcp-upstream [--mcp-subjects bridges]
@@ -36,6 +36,7 @@ import { stats } from './lib/stats.mjs';
 import { benchContext } from './sections/bench-context.mjs';
 import { envelopeSection } from './sections/envelope.mjs';
 import { envelopeSizeSection } from './sections/envelope-size.mjs';
+import { httpBytesSection } from './sections/http-bytes.mjs';
 import { httpCallSection } from './sections/http-call.mjs';
 import { listBytesSection } from './sections/list-bytes.mjs';
 import { mcpUpstreamSection } from './sections/mcp-upstream.mjs';
@@ -58,6 +59,7 @@ import { workersSection } from './sections/workers.mjs';
 const SECTIONS = [
   toolsListSection,
   httpCallSection,
+  httpBytesSection,
   sqlCallSection,
   startupSection,
   envelopeSection,
@@ -90,7 +92,7 @@ const { root: ROOT, log } = ctx;
 const ONLY = new Set(
   (
     opts.only ??
-    'tools,http,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets'
+    'tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets'
   ).split(','),
 );
 const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

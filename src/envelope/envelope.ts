@@ -17,7 +17,7 @@ import {
   takeCensus,
   type ArrayItem,
 } from './array-census.js';
-import { Truncator } from './truncate.js';
+import { Truncator, type Fitted } from './truncate.js';
 
 export { ITEMS_CAP, type ArrayItem };
 
@@ -48,6 +48,14 @@ export interface BuiltEnvelope {
   readonly envelope: Envelope;
   /** The envelope as JSON, coverage first. */
   readonly json: string;
+  /**
+   * The envelope cut to budget-bytes, as JSON: `json` itself while it is within them,
+   * else a second envelope by the same rules (coverage first, `truncated`, `kept`) whose
+   * JSON is at most budget-bytes when its coverage leaves room. For a copy meant for
+   * clients with the smallest cap (the MCP text block); made on demand, from the value
+   * already parsed, at a cost bounded by what it keeps.
+   */
+  readonly withinBudget: () => string;
 }
 
 export interface EnvelopeLimits {
@@ -105,26 +113,37 @@ export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): Bui
   // with the longer spelling (false) so the answer is never an underestimate.
   const frame = (h: string, t: string): number => FRAME_BYTES + byteLength(h) + 5 + byteLength(t);
 
+  /** The result cut so that an envelope listing `list` is at most `limit` bytes; sets their `kept`. */
+  const cutTo = (limit: number, list: ArrayItem[]): Fitted | undefined => {
+    const h = head(true);
+    // Every entry measured with a `kept` as long as its own length: a count of what
+    // is kept is never longer than that.
+    const listedBytes = byteLength(listed);
+    const bound = listedBytes + list.reduce((n, it) => n + keptBound(it), 0);
+    const room = limit - (frame(h, tail(listed)) - listedBytes + bound);
+    const cut = new Truncator();
+    // Called only when the whole result does not fit: the cut starts below the root.
+    const kept = cut.cut(input.result ?? null, room, census.root);
+    for (const item of list) {
+      const n = cut.kept.get(item.path) ?? 0;
+      if (n < elementsOf(item)) item.kept = n;
+    }
+    return kept;
+  };
+
   let result = input.result ?? null;
   let resultJson = full;
   let truncated = input.alreadyTruncated ?? false;
   let h = head(truncated);
   let t = tail(listed);
+  let censusKept: (number | undefined)[] | undefined;
   if (frame(h, t) + fullBytes > limits.maxBytes) {
     truncated = true;
     h = head(true);
-    // Every entry measured with a `kept` as long as its own length: a count of what
-    // is kept is never longer than that.
-    const listedBytes = byteLength(listed);
-    const bound = listedBytes + items.reduce((n, it) => n + keptBound(it), 0);
-    const room = limits.maxBytes - (frame(h, t) - listedBytes + bound);
-    const cut = new Truncator();
-    result = cut.fit(result, room, census.root, full) ?? null;
-    resultJson = JSON.stringify(result);
-    for (const item of items) {
-      const kept = cut.kept.get(item.path) ?? 0;
-      if (kept < elementsOf(item)) item.kept = kept;
-    }
+    censusKept = items.map((item) => item.kept);
+    const kept = cutTo(limits.maxBytes, items);
+    result = kept?.value ?? null;
+    resultJson = kept?.json ?? 'null';
     t = tail(JSON.stringify(items));
   }
   const overBudget = frame(h, t) + byteLength(resultJson) > limits.budgetBytes;
@@ -142,5 +161,18 @@ export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): Bui
     ...(input.rows !== undefined && { rows: input.rows }),
   };
   const json = `{"coverage":${h}${overBudget}${t},"result":${resultJson}}`;
-  return { envelope: { coverage, result }, json };
+  const withinBudget = (): string => {
+    if (!overBudget) return json;
+    // The census's entries as they were before the max-bytes cut counted what it kept.
+    const list = items.map((item, i) => ({
+      ...item,
+      kept: censusKept ? censusKept[i] : item.kept,
+    }));
+    const resultText = cutTo(limits.budgetBytes, list)?.json ?? 'null';
+    const cutH = head(true);
+    const cutT = tail(JSON.stringify(list));
+    const over = frame(cutH, cutT) + byteLength(resultText) > limits.budgetBytes;
+    return `{"coverage":${cutH}${over}${cutT},"result":${resultText}}`;
+  };
+  return { envelope: { coverage, result }, json, withinBudget };
 }

@@ -414,3 +414,68 @@ describe('buildEnvelope examples', () => {
     );
   });
 });
+
+describe('the envelope cut to budget-bytes (the MCP text copy of an over-budget result)', () => {
+  it('is the envelope itself while the envelope is within budget-bytes', () => {
+    fc.assert(
+      fc.property(values, limits, (value, lim) => {
+        const built = buildEnvelope({ result: value }, lim);
+        if (!built.envelope.coverage.over_budget) expect(built.withinBudget()).toBe(built.json);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('is past them a truncated envelope of at most budget-bytes, describing the same arrays with what it keeps of them', () => {
+    fc.assert(
+      fc.property(values, limits, (value, lim) => {
+        const built = buildEnvelope({ result: value }, lim);
+        if (!built.envelope.coverage.over_budget) return;
+        const text = built.withinBudget();
+        expect(text.startsWith('{"coverage":{')).toBe(true);
+        const cut = JSON.parse(text) as { coverage: Coverage; result: unknown };
+        expect(Object.keys(cut)).toEqual(['coverage', 'result']);
+        const whole = built.envelope.coverage;
+        expect(cut.coverage.truncated).toBe(true);
+        expect(cut.coverage.bytes).toBe(whole.bytes);
+        const paths = (c: Coverage): unknown[] => c.items.map(({ kept: _k, ...rest }) => rest);
+        expect(paths(cut.coverage)).toEqual(paths(whole));
+        for (const item of cut.coverage.items) {
+          const said = describedAs(item);
+          const kept = measured(arraysAt(cut.result, item.path)).total;
+          expect(kept, `kept at ${item.path}`).toBe(item.kept ?? said.total);
+        }
+        // Only a coverage that leaves no room for any result can push it past budget-bytes.
+        if (utf8(text) > lim.budgetBytes) {
+          expect(cut.result).toBeNull();
+          expect(cut.coverage.over_budget).toBe(true);
+        } else expect(cut.coverage.over_budget).toBe(false);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('cuts a result nested in an object from the front, keeping the rows that fit', () => {
+    const data = Array.from({ length: 5000 }, (_, i) => ({ id: i, name: `row ${i}` }));
+    const built = buildEnvelope(
+      { result: { total: 5000, data } },
+      { maxBytes: 1_000_000, budgetBytes: 2000 },
+    );
+    expect(built.envelope.result).toEqual({ total: 5000, data });
+    const text = built.withinBudget();
+    expect(utf8(text)).toBeLessThanOrEqual(2000);
+    const cut = JSON.parse(text) as {
+      coverage: Coverage;
+      result: { total: number; data: unknown[] };
+    };
+    expect(cut.result.total).toBe(5000);
+    expect(cut.result.data.length).toBeGreaterThan(10);
+    // Whole rows from the front; the last may be cut too, losing members from its end.
+    const n = cut.result.data.length;
+    expect(cut.result.data.slice(0, n - 1)).toEqual(data.slice(0, n - 1));
+    expect(data[n - 1]).toMatchObject(cut.result.data[n - 1] as object);
+    expect(cut.coverage.items).toEqual([
+      { path: '$.data', length: 5000, kept: cut.result.data.length },
+    ]);
+  });
+});

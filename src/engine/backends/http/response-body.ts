@@ -10,7 +10,8 @@
  */
 import { engineError } from '../../error-catalogue.js';
 import type { Redactor } from '../../redact.js';
-import { MAX_RESULT_DEPTH, nestsDeeperThan } from '../../../json/json-depth.js';
+import { MAX_RESULT_DEPTH } from '../../../json/json-depth.js';
+import { layoutOf } from '../../../json/json-layout.js';
 import type { BackendOutcome } from '../kind.js';
 import { decodeUtf8Prefix } from '../../../outbound/utf8-prefix.js';
 
@@ -92,7 +93,8 @@ function parseJson(
   receivedBytes: number,
   unparsed: (raw: string) => BackendOutcome,
 ): BackendOutcome {
-  if (nestsDeeperThan(raw, MAX_RESULT_DEPTH)) {
+  const layout = layoutOf(raw, MAX_RESULT_DEPTH);
+  if (layout.kind === 'too-deep') {
     return {
       ok: false,
       error: engineError(
@@ -106,6 +108,15 @@ function parseJson(
     parsed = JSON.parse(raw) as unknown;
   } catch {
     return unparsed(raw);
+  }
+  // Compact and free of escapes: the upstream's text is the JSON that leaves, as it
+  // came (no second serialization), and every key and value is spelled in it as
+  // parsed, so one scan of it finds any secret (json/json-layout.ts).
+  if (layout.kind === 'compact') {
+    const text =
+      layout.start === 0 && layout.end === raw.length ? raw : raw.slice(layout.start, layout.end);
+    if (!redact.found(text))
+      return { ok: true, value: { result: parsed, resultJson: text, receivedBytes } };
   }
   // Searched in the JSON that leaves (one scan): a string that parsing decoded from
   // escapes (\/, \u002b) is found as the secret it is now, spanning structure too.
