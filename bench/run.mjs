@@ -92,7 +92,7 @@ const { root: ROOT, log } = ctx;
 const ONLY = new Set(
   (
     opts.only ??
-    'tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets'
+    'tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets,workers'
   ).split(','),
 );
 const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
