@@ -6,7 +6,7 @@
 // bounded. Writes bench/results/<timestamp>.json and prints a markdown table.
 //
 //   node bench/run.mjs [--duration S] [--connections N] [--reps N] [--no-pin] [--quick]
-//                      [--only tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets,workers]
+//                      [--only tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets,workers,warmup]
 //                      [--profile DIR]
 //                      [--gateway PATH/TO/dist/cli/main.js]   (another build, for before/after)
 //   node bench/run.mjs --only mcp-upstream [--mcp-subjects bridges]
@@ -47,6 +47,7 @@ import { startupSection } from './sections/startup.mjs';
 import { telemetrySection } from './sections/telemetry.mjs';
 import { toolsListSection } from './sections/tools-list.mjs';
 import { toolsetsSection } from './sections/toolsets.mjs';
+import { warmupSection } from './sections/warmup.mjs';
 import { workersSection } from './sections/workers.mjs';
 
 /**
@@ -71,6 +72,7 @@ const SECTIONS = [
   telemetrySection,
   toolsetsSection,
   workersSection,
+  warmupSection,
 ];
 
 const { values: opts } = parseArgs({
@@ -92,7 +94,7 @@ const { root: ROOT, log } = ctx;
 const ONLY = new Set(
   (
     opts.only ??
-    'tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets,workers'
+    'tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets,workers,warmup'
   ).split(','),
 );
 const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

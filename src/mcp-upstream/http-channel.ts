@@ -42,6 +42,8 @@ const ACCEPT = 'application/json, text/event-stream';
 const RESERVED = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
 /** The DELETE that ends a 2025-era session on close waits at most this long. */
 const CLOSE_TIMEOUT_MS = 2_000;
+/** Distinct 2026-07-28 header sets kept (version × method × tool name). */
+const MAX_CACHED_HEADERS = 1024;
 
 export class HttpChannel implements RpcChannel {
   private sessionId: string | undefined = undefined;
@@ -51,6 +53,19 @@ export class HttpChannel implements RpcChannel {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly base: Record<string, string>;
+  /**
+   * Each call's headers, made once: a 2025-era session's for its session id and version,
+   * a 2026-07-28 call's by version, method and name (a spec's tools are few). undici
+   * only reads them, so concurrent calls share one object.
+   */
+  private legacyHeaders:
+    | {
+        sessionId: string | undefined;
+        version: string | undefined;
+        headers: Record<string, string>;
+      }
+    | undefined = undefined;
+  private readonly modernHeaders = new Map<string, Record<string, string>>();
 
   constructor(private readonly o: HttpChannelOptions) {
     this.dispatcher =
@@ -159,18 +174,29 @@ export class HttpChannel implements RpcChannel {
     if (typeof claimed === 'string') {
       // 2026-07-28: stateless, the headers mirror the body (the server checks them).
       const name = mcpNameOf(method, params);
-      return {
-        ...this.base,
-        'mcp-protocol-version': claimed,
-        'mcp-method': method,
-        ...(name !== undefined && { 'mcp-name': encodeHeaderValue(name) }),
-      };
+      const key = `${claimed}\n${method}\n${name ?? ''}`;
+      let headers = this.modernHeaders.get(key);
+      if (!headers) {
+        headers = {
+          ...this.base,
+          'mcp-protocol-version': claimed,
+          'mcp-method': method,
+          ...(name !== undefined && { 'mcp-name': encodeHeaderValue(name) }),
+        };
+        // Bounded: names come from the spec, but a cache must not grow without end.
+        if (this.modernHeaders.size < MAX_CACHED_HEADERS) this.modernHeaders.set(key, headers);
+      }
+      return headers;
     }
-    return {
+    const c = this.legacyHeaders;
+    if (c && c.sessionId === this.sessionId && c.version === this.version) return c.headers;
+    const headers = {
       ...this.base,
       ...(this.sessionId !== undefined && { 'mcp-session-id': this.sessionId }),
       ...(this.version !== undefined && { 'mcp-protocol-version': this.version }),
     };
+    this.legacyHeaders = { sessionId: this.sessionId, version: this.version, headers };
+    return headers;
   }
 
   private reply(
@@ -229,7 +255,7 @@ export class HttpChannel implements RpcChannel {
           `${where} answered ${method} with ${a.contentType || 'no content type'}, not MCP`,
         );
     }
-    const parsed = parseJson(a.text);
+    const parsed = a.parsed ?? parseJson(a.text);
     const m = parsed === undefined ? undefined : classifyMessage(parsed);
     if (m?.kind === 'response' && (m.id === id || status >= 400)) return m.reply;
     // An error about a request the server could not read says so with id null.

@@ -30,6 +30,11 @@ export type PostAnswer =
       readonly sessionId: string | undefined;
       /** A JSON body (or, for an event stream, the data of the event that answered us). */
       readonly text: string;
+      /**
+       * `text` already parsed, when reading it needed that (the event that answered us
+       * was parsed to find it): the channel does not parse the same bytes twice.
+       */
+      readonly parsed?: unknown;
       /** The event stream ended without an answer to our id. */
       readonly unanswered?: boolean;
     };
@@ -116,20 +121,16 @@ class MessageReader implements ResponseReader<Read> {
     }
     if (!this.sse) return;
     for (const data of this.sse.push(chunk)) {
-      if (answers(data, this.o.id)) {
-        x.settle(this.answer(data));
+      const message = parseOrUndefined(data);
+      if (answers(message, this.o.id)) {
+        x.settle(this.answer(data, undefined, message));
         // Our answer is in: let the stream end by itself, briefly, then cut it.
         this.grace = setTimeout(() => x.stop(), STREAM_END_GRACE_MS);
         this.grace.unref();
         return;
       }
-      if (this.o.onOther) {
-        try {
-          this.o.onOther(JSON.parse(data) as unknown);
-        } catch {
-          // Not JSON: the answer we wait for may still come; the deadline bounds it.
-        }
-      }
+      // Not JSON (undefined): the answer we wait for may still come; the deadline bounds it.
+      if (this.o.onOther && message !== undefined) this.o.onOther(message);
     }
   }
 
@@ -148,7 +149,7 @@ class MessageReader implements ResponseReader<Read> {
     return this.body.bytes().toString('utf8');
   }
 
-  private answer(text: string, unanswered?: boolean): Read {
+  private answer(text: string, unanswered?: boolean, parsed?: unknown): Read {
     return {
       kind: 'answer',
       status: this.status,
@@ -156,17 +157,23 @@ class MessageReader implements ResponseReader<Read> {
       sessionId: this.sessionId,
       text,
       ...(unanswered && { unanswered }),
+      ...(parsed !== undefined && { parsed }),
     };
   }
 }
 
-/** Whether an event's data is the response to `id` (cheaply: most events are). */
-function answers(data: string, id: number | undefined): boolean {
-  if (id === undefined) return false;
+/** An event's data as JSON, or undefined when it is not JSON (JSON has no undefined). */
+function parseOrUndefined(data: string): unknown {
   try {
-    const m = JSON.parse(data) as { id?: unknown; method?: unknown };
-    return m !== null && typeof m === 'object' && m.id === id && m.method === undefined;
+    return JSON.parse(data) as unknown;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+/** Whether an event's parsed data is the response to `id`. */
+function answers(message: unknown, id: number | undefined): boolean {
+  if (id === undefined || message === null || typeof message !== 'object') return false;
+  const m = message as { id?: unknown; method?: unknown };
+  return m.id === id && m.method === undefined;
 }

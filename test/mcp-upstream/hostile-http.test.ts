@@ -314,6 +314,20 @@ describe('a Streamable HTTP upstream that misbehaves', () => {
     expect(call.headers['x-ok']).toBe('yes');
   });
 
+  it('each 2026-07-28 call names its own tool in Mcp-Name, though their headers are made once per tool', async () => {
+    const u = at('/mcp');
+    await u.connect();
+    const before = seen.length;
+    const names = ['first', 'second', 'first', 'plain', 'second'];
+    await Promise.all(names.map((n) => u.callTool(n, {})));
+    const calls = seen.slice(before).filter((s) => s.body.method === 'tools/call');
+    expect(calls.map((s) => [s.body.params?.name, s.headers['mcp-name']])).toEqual(
+      expect.arrayContaining(names.map((n) => [n, n])),
+    );
+    expect(calls).toHaveLength(names.length);
+    expect(calls.every((s) => s.headers['mcp-method'] === 'tools/call')).toBe(true);
+  });
+
   it('nothing listening is unavailable, connection refused', async () => {
     const { upstream } = open({
       name: 'nowhere',
