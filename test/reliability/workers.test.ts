@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 import { runCli } from '../helpers/run-cli.js';
+import { skipBecause } from '../helpers/skip-reason.js';
 import {
   findRedisServer,
   NO_REDIS_SERVER,
@@ -23,7 +24,7 @@ import { MODERN } from '../helpers/mcp-wire.js';
 import { serveProcess, type ServeProcess } from './serve-process.js';
 import { sleep } from '../../bench/lib/sleep.mjs';
 
-const NO_REDIS_BINARY = findRedisServer() ? undefined : NO_REDIS_SERVER;
+const NO_REDIS_BINARY = skipBecause(findRedisServer() === undefined, NO_REDIS_SERVER);
 /** Starting a primary and two workers on a busy 2-core machine: bounds, not measurements. */
 const SLOW = 120_000;
 
@@ -297,7 +298,7 @@ describe('state the workers must share', () => {
     SLOW,
   );
 
-  it.skipIf(NO_REDIS_BINARY !== undefined)(
+  it.skipIf(NO_REDIS_BINARY)(
     'is counted once in Redis: 3 calls a minute over two workers allow 3 calls in all',
     async () => {
       const redis: RedisServer = await startRedisServer();
