@@ -7,8 +7,7 @@
 // schedstat, ns) over its requests. Steady is the median of the last STEADY windows;
 // each window is reported as a ratio to it, so a busy machine moves the figures less than
 // it moves absolute times. Fresh processes of the surfaces take turns, ROUNDS each.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeItemSpec } from '../lib/item-spec.mjs';
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
 import { JSON_HEADERS, modernRequest } from '../lib/mcp-requests.mjs';
@@ -23,25 +22,6 @@ const STEADY = 4;
 const CONCURRENCY = 8;
 /** The first windows whose mean is the headline "first windows ÷ steady". */
 const FIRST = 4;
-
-function warmSpec(work) {
-  const file = join(work, 'bench-warmup.mcp.kdl');
-  writeFileSync(
-    file,
-    `wrap "bench-warmup" version="1.0.0" {
-    describe "The warm-up benchmark."
-}
-base-url "http://127.0.0.1:9"
-can get item {
-    describe "One item by id."
-    path "/items/{id}" {
-        id "integer" min=1
-    }
-}
-`,
-  );
-  return file;
-}
 
 const SURFACES = {
   mcp: (url) => ({
@@ -98,7 +78,7 @@ async function freshCurve(ctx, spec, upstreamUrl, surface) {
 
 async function run(ctx, { work }) {
   const upstream = await ctx.startScript('upstream.mjs', {}, 'upstream');
-  const spec = warmSpec(work);
+  const spec = writeItemSpec(work, 'bench-warmup');
   const rounds = ctx.quick ? 1 : Math.max(1, ctx.reps);
   const bySurface = Object.fromEntries(Object.keys(SURFACES).map((s) => [s, []]));
   const until = performance.now() + 5 * 60_000;

@@ -11,9 +11,8 @@
 // 1) and the upstream's, so two workers cannot double one: the figure says what a second
 // worker buys when the box itself is the bottleneck. CPU per request is the whole process
 // tree's (primary and workers), read from /proc around each window.
-import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { writeItemSpec } from '../lib/item-spec.mjs';
 import { loadWindow, verifyAnswer } from '../lib/load-window.mjs';
 import { cpuMs, processTree } from '../lib/proc.mjs';
 import { launchOnPort, stop, waitAnswer } from '../lib/processes.mjs';
@@ -35,23 +34,6 @@ const WARM_REQUESTS_PER_WORKER = 8_000;
 const MAX_WARM_WINDOWS = 12;
 
 const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json' };
-
-function spec(work) {
-  const file = join(work, 'bench-workers.mcp.kdl');
-  writeFileSync(
-    file,
-    `wrap "bench-workers" version="1.0.0"
-base-url "http://127.0.0.1:9"
-can get item {
-    describe "One item by id."
-    path "/items/{id}" {
-        id "integer" min=1
-    }
-}
-`,
-  );
-  return file;
-}
 
 /** Both cores for the gateway (see the head of this file). */
 async function startVariant(ctx, variant, file, upstream) {
@@ -86,7 +68,7 @@ async function window(ctx, gw, duration, what) {
 }
 
 async function run(ctx, { work }) {
-  const file = spec(work);
+  const file = writeItemSpec(work, 'bench-workers');
   const upstream = await ctx.startScript('upstream.mjs', {}, 'upstream');
   const gws = {};
   try {
