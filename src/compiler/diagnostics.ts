@@ -76,6 +76,8 @@ export const SPEC_WARNING_CODES = {
   SPEC_RESTRICT_UNUSED: 'a restrict entry that no grant has an argument for',
   SPEC_NO_APPROVER:
     'an approve whose by= scope no api-key holds, without oauth: nobody could approve',
+  SPEC_CONFIRM_CLIENTS:
+    'a confirm without approve and without clients="eliciting" (only clients that declare elicitation can call it), or clients="eliciting" beside approve',
 } as const;
 
 /**

@@ -2878,6 +2878,33 @@ const BAD: readonly BadSpec[] = [
     ],
   },
   {
+    name: 'refuses a confirm clients= other than "eliciting", and a clients= that is no string',
+    text: http`
+      can delete order {
+          path "/orders/{id}" { id "integer" }
+          confirm "Delete order {id}?" clients="all"
+      }
+      can delete invoice {
+          path "/invoices/{id}" { id "integer" }
+          confirm "Delete invoice {id}?" clients=#true
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_VALUE_TYPE',
+        line: 5,
+        column: 34,
+        says: 'grant delete_order: clients="all" is not known; the one value is "eliciting" (only clients that declare elicitation call this tool)',
+      },
+      {
+        code: 'SPEC_VALUE_TYPE',
+        line: 9,
+        column: 36,
+        says: 'grant delete_invoice: clients= must be a string, got boolean',
+      },
+    ],
+  },
+  {
     name: 'refuses approve without an access block: the approver could not be told apart from the caller',
     text: http`
       can delete order {

@@ -17,7 +17,7 @@ const GRANTS = `
 can delete order {
     describe "d"
     path "/orders/{id}" { id "integer" min=1 }
-    confirm "Delete order {id}? This cannot be undone."
+    confirm "Delete order {id}? This cannot be undone." clients="eliciting"
 }
 can create refund {
     describe "d"
@@ -120,13 +120,13 @@ can delete customer {
     describe "d"
     sql "DELETE FROM customers WHERE id = $1"
     params { id "integer" }
-    confirm "Delete customer {id}?"
+    confirm "Delete customer {id}?" clients="eliciting"
 }
 can update ticket {
     describe "d"
     tool "tracker" "update_ticket"
     args { ticket "string" required=#true }
-    confirm "Close {ticket}?"
+    confirm "Close {ticket}?" clients="eliciting"
 }
 `,
       FILE,
@@ -188,5 +188,110 @@ can create refund {
       `access {\n    oauth issuer="https://idp.example.com" audience="https://t.example.com/mcp" jwks-uri="https://idp.example.com/jwks.json"\n}\n${refund}`,
     );
     expect(diagnostics).toEqual([]);
+  });
+});
+
+describe('a confirm that only clients declaring elicitation can answer', () => {
+  const grant = (consent: string) => `access {
+    api-key env="AGENT_KEY" scopes="orders:write orders:approve"
+}
+can delete order {
+    describe "d"
+    path "/orders/{id}" { id "integer" }
+    ${consent}
+}
+`;
+
+  it('is warned about at the confirm, with both fixes, and the spec still loads', () => {
+    const { compiled, diagnostics } = compile(grant('confirm "Delete order {id}?"'));
+    expect(compiled).toBeDefined();
+    expect(diagnostics).toEqual([
+      {
+        severity: 'warning',
+        code: 'SPEC_CONFIRM_CLIENTS',
+        file: FILE,
+        line: 9,
+        column: 5,
+        message:
+          'grant delete_order: confirm: only clients that declare elicitation can call this tool; REST, the catalog page and MCP clients without elicitation get CONFIRMATION_UNAVAILABLE. Add `approve "<message>" by="<scope>"` to the grant so someone else can say yes for them, or write clients="eliciting" on confirm if that is meant',
+      },
+    ]);
+  });
+
+  it('is not warned about when clients="eliciting" says so, and the note changes nothing served', () => {
+    const noted = compile(grant('confirm "Delete order {id}?" clients="eliciting"'));
+    expect(noted.diagnostics).toEqual([]);
+    const plain = compile(grant('confirm "Delete order {id}?"'));
+    expect(noted.compiled!.tools[0]!.consent).toEqual(plain.compiled!.tools[0]!.consent);
+    expect(noted.compiled!.tools[0]!.description).toBe(plain.compiled!.tools[0]!.description);
+  });
+
+  it('is not warned about when approve lets someone else say yes for the other clients', () => {
+    const { diagnostics } = compile(
+      grant('confirm "Delete order {id}?"\n    approve "Delete order {id}" by="orders:approve"'),
+    );
+    expect(diagnostics).toEqual([]);
+  });
+
+  it('warns at clients= when approve beside it lets every other client call the tool too', () => {
+    const { compiled, diagnostics } = compile(
+      grant(
+        'confirm "Delete order {id}?" clients="eliciting"\n    approve "Delete order {id}" by="orders:approve"',
+      ),
+    );
+    expect(compiled).toBeDefined();
+    expect(diagnostics).toEqual([
+      {
+        severity: 'warning',
+        code: 'SPEC_CONFIRM_CLIENTS',
+        file: FILE,
+        line: 9,
+        column: 34,
+        message:
+          'grant delete_order: confirm: clients="eliciting" says only clients that declare elicitation call this tool, but `approve` lets every other client call it once approved: remove clients= (or approve)',
+      },
+    ]);
+  });
+});
+
+describe('the description of a consent grant ends with a sentence saying who is asked', () => {
+  const described = (text: string, name: string) => tool(ACCESS + text, name).description;
+
+  it('says a confirm grant asks its user', () => {
+    expect(described(GRANTS, 'delete_order')).toBe('d Asks its user to confirm before it runs.');
+  });
+
+  it('says an approve grant waits for someone holding its scope', () => {
+    expect(described(GRANTS, 'create_refund')).toBe(
+      'd Runs only after someone holding payments:approve approves it.',
+    );
+  });
+
+  it('says both in one sentence when the grant has both', () => {
+    expect(described(GRANTS, 'cancel_order')).toBe(
+      'd Asks its user to confirm, and runs only after someone holding payments:approve approves it.',
+    );
+  });
+
+  it('puts it after what shaping keeps, and is the whole description without describe', () => {
+    const text = `
+can delete order {
+    path "/orders/{id}" { id "integer" }
+    pick "id"
+    confirm "Delete order {id}?" clients="eliciting"
+}
+`;
+    const { compiled } = compile(ACCESS + text);
+    expect(compiled!.tools[0]!.description).toBe(
+      'The result keeps only these fields: id. Asks its user to confirm before it runs.',
+    );
+    const bare = text.replace('    pick "id"\n', '');
+    expect(compile(ACCESS + bare).compiled!.tools[0]!.description).toBe(
+      'Asks its user to confirm before it runs.',
+    );
+  });
+
+  it('leaves the description of a grant without consent as written', () => {
+    expect(described(GRANTS, 'get_order')).toBe('d');
   });
 });

@@ -13,9 +13,12 @@ import { arg, argAt, prop, propAt, type NodeKind, type ReadNode } from '../kdl-r
 import { placeholdersOf, splitPlaceholders } from '../prompt-text.js';
 import { parseDuration } from '../values.js';
 
-/** `confirm "<message>"` as read: the message, at its string. */
+/** `confirm "<message>" clients="eliciting"` as read: the message, at its string. */
 export interface ConfirmSpec {
+  readonly at: Position;
   readonly message: Located<string>;
+  /** `clients="eliciting"`: the author knows only clients that can be asked may call it. */
+  readonly clients?: Located<typeof ELICITING>;
 }
 
 /** `approve` as read; `scope` is absent when `by=` was missing or refused. */
@@ -53,13 +56,39 @@ function message(n: ReadNode, diag: Diagnostics): Located<string> | undefined {
   return { value: text, at };
 }
 
+/** The one value of `confirm clients=`: the clients that declare elicitation. */
+const ELICITING = 'eliciting';
+
 export const CONFIRM: NodeKind<ConfirmSpec> = {
   args: [MESSAGE],
+  props: { clients: { type: 'string' } },
   build(n, { diag }) {
     const m = message(n, diag);
-    return m && { message: m };
+    if (!m) return undefined;
+    return { at: n.at, message: m, ...clientsOf(n, diag) };
   },
 };
+
+/**
+ * `clients="eliciting"` says what the spec's author accepts: only a client that can ask
+ * its user may call the tool. It changes nothing at run time; it answers `check`'s
+ * SPEC_CONFIRM_CLIENTS, so a spec says on purpose that the rest are refused.
+ */
+function clientsOf(n: ReadNode, diag: Diagnostics): { clients?: Located<typeof ELICITING> } {
+  const clients = prop<string>(n, 'clients');
+  if (clients === undefined) return {};
+  const at = propAt(n, 'clients');
+  if (clients !== ELICITING) {
+    diag.error(
+      'SPEC_VALUE_TYPE',
+      at,
+      n.subject,
+      `clients=${JSON.stringify(clients)} is not known; the one value is "${ELICITING}" (only clients that declare elicitation call this tool)`,
+    );
+    return {};
+  }
+  return { clients: { value: ELICITING, at } };
+}
 
 export const APPROVE: NodeKind<ApproveSpec> = {
   args: [MESSAGE],
@@ -132,7 +161,10 @@ export function checkConsent(
   subject: Subject,
 ): void {
   const { confirm, approve } = consent;
-  if (confirm) checkPlaceholders(confirm.message, declared, diag, [...subject, 'confirm']);
+  if (confirm) {
+    checkPlaceholders(confirm.message, declared, diag, [...subject, 'confirm']);
+    checkConfirmClients(confirm, approve !== undefined, diag, [...subject, 'confirm']);
+  }
   if (!approve) return;
   const where = [...subject, 'approve'];
   checkPlaceholders(approve.message, declared, diag, where);
@@ -153,6 +185,34 @@ export function checkConsent(
       scope.at,
       where,
       `no api-key in access holds ${scope.value} and there is no oauth: nobody could approve`,
+    );
+}
+
+/**
+ * Who can call a `confirm` grant is easy to miss: only a client that can ask its user
+ * (one declaring elicitation). REST, the catalog page and most agent frameworks are
+ * refused with CONFIRMATION_UNAVAILABLE unless `approve` lets someone else say yes. A
+ * warning, never an error: the spec serves as written.
+ */
+function checkConfirmClients(
+  confirm: ConfirmSpec,
+  approved: boolean,
+  diag: Diagnostics,
+  subject: Subject,
+): void {
+  if (!approved && !confirm.clients)
+    diag.warn(
+      'SPEC_CONFIRM_CLIENTS',
+      confirm.at,
+      subject,
+      'only clients that declare elicitation can call this tool; REST, the catalog page and MCP clients without elicitation get CONFIRMATION_UNAVAILABLE. Add `approve "<message>" by="<scope>"` to the grant so someone else can say yes for them, or write clients="eliciting" on confirm if that is meant',
+    );
+  else if (approved && confirm.clients)
+    diag.warn(
+      'SPEC_CONFIRM_CLIENTS',
+      confirm.clients.at,
+      subject,
+      'clients="eliciting" says only clients that declare elicitation call this tool, but `approve` lets every other client call it once approved: remove clients= (or approve)',
     );
 }
 
@@ -195,4 +255,16 @@ export function lowerConsent(consent: {
 function lowerApprove(a: ApproveSpec): NonNullable<ConsentDescriptor['approve']> {
   if (!a.scope || a.expiresMs === undefined) throw new Error('lowering an unchecked approve');
   return { message: lowerMessage(a.message.value), scope: a.scope.value, expiresMs: a.expiresMs };
+}
+
+/**
+ * The sentence a consent grant's description ends with, so a model (and the person
+ * reading a tool list) knows before calling that someone will be asked: the same words
+ * on every surface that shows the description (tools/list of both eras, OpenAPI, GET /api).
+ */
+export function consentSentence(c: ConsentDescriptor): string {
+  const approver = c.approve && `someone holding ${c.approve.scope} approves it`;
+  if (c.confirm && approver) return `Asks its user to confirm, and runs only after ${approver}.`;
+  if (c.confirm) return 'Asks its user to confirm before it runs.';
+  return `Runs only after ${approver!}.`;
 }

@@ -39,7 +39,7 @@ import {
   type Behaviour,
   type HttpMethod,
 } from '../verbs.js';
-import { APPROVE, checkConsent, CONFIRM, lowerConsent } from './consent.js';
+import { APPROVE, checkConsent, CONFIRM, consentSentence, lowerConsent } from './consent.js';
 import { checkBounds } from './field.js';
 import {
   ownChildren,
@@ -354,6 +354,11 @@ function withShape(describe: string | undefined, shape: ShapeDescriptor): string
     shape.mode === 'pick'
       ? `The result keeps only these fields: ${shape.paths.join(', ')}.`
       : `The result leaves out these fields: ${shape.paths.join(', ')}.`;
+  return joined(describe, said);
+}
+
+/** A sentence added to a description that may not exist. */
+function joined(describe: string | undefined, said: string): string {
   return describe === undefined ? said : `${describe} ${said}`;
 }
 
@@ -368,9 +373,11 @@ export function lowerGrant(c: CheckedGrant, ctx: GrantContext): ToolDescriptor {
   const title = g.title ?? defaultTitle(verb, g.resource);
   const rateLimit = g.rateLimit ?? ctx.rateLimit;
   const shape = c.shape?.descriptor;
-  const description = shape ? withShape(g.describe, shape) : g.describe;
-  const restrict = lowerRestrict(ctx.restrict, new Set(placements.map((p) => p.argument.name)));
   const consent = lowerConsent(g);
+  const shaped = shape ? withShape(g.describe, shape) : g.describe;
+  // The consent sentence comes last: the description "ends with" it on every surface.
+  const description = consent ? joined(shaped, consentSentence(consent)) : shaped;
+  const restrict = lowerRestrict(ctx.restrict, new Set(placements.map((p) => p.argument.name)));
   return deepFreeze<ToolDescriptor>({
     name: c.name,
     verb,

@@ -8,7 +8,12 @@
  * outputSchema when it says no more than ENVELOPE_GUIDE. The descriptor keeps every
  * value resolved; only this projection omits.
  */
-import type { Annotations, JsonSchema, ToolDescriptor } from '../../compiler/descriptor.js';
+import type {
+  Annotations,
+  ConsentDescriptor,
+  JsonSchema,
+  ToolDescriptor,
+} from '../../compiler/descriptor.js';
 import { HTTP_OUTPUT_SCHEMA, MCP_OUTPUT_SCHEMA } from '../../compiler/output-schema.js';
 
 /**
@@ -17,6 +22,19 @@ import { HTTP_OUTPUT_SCHEMA, MCP_OUTPUT_SCHEMA } from '../../compiler/output-sch
  * for clients").
  */
 export const MAX_RESULT_SIZE_META = 'anthropic/maxResultSizeChars';
+
+/**
+ * The `_meta` key that tells a host, before any call, that a tool asks someone
+ * (spec-language.md, "Said in the list"): `{"confirm": true}` for a `confirm` grant,
+ * `{"approve": {"by": "<scope>"}}` for an `approve` grant, both members when both. The
+ * description says the same in a sentence for the model (compiler/kinds/consent.ts).
+ */
+export const CONSENT_META = 'mcp-beaver/consent';
+
+export interface ConsentMeta {
+  readonly confirm?: true;
+  readonly approve?: { readonly by: string };
+}
 
 export type WireAnnotations = Partial<Omit<Annotations, 'title'>>;
 
@@ -27,7 +45,10 @@ export interface ToolDefinition {
   readonly inputSchema: ToolDescriptor['inputSchema'];
   readonly outputSchema?: ToolDescriptor['outputSchema'];
   readonly annotations: WireAnnotations;
-  readonly _meta: { readonly [MAX_RESULT_SIZE_META]: number };
+  readonly _meta: {
+    readonly [MAX_RESULT_SIZE_META]: number;
+    readonly [CONSENT_META]?: ConsentMeta;
+  };
 }
 
 /**
@@ -68,7 +89,17 @@ export function toolDefinition(d: ToolDescriptor): ToolDefinition {
     annotations: wireAnnotations(d.annotations),
     // `max-bytes` bounds the envelope in bytes, so in characters too (a character is at
     // least one byte): the gateway has already cut the result to fit.
-    _meta: { [MAX_RESULT_SIZE_META]: d.limits.maxBytes },
+    _meta: {
+      [MAX_RESULT_SIZE_META]: d.limits.maxBytes,
+      ...(d.consent && { [CONSENT_META]: consentMeta(d.consent) }),
+    },
+  };
+}
+
+function consentMeta(c: ConsentDescriptor): ConsentMeta {
+  return {
+    ...(c.confirm && { confirm: true }),
+    ...(c.approve && { approve: { by: c.approve.scope } }),
   };
 }
 
