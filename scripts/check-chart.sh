@@ -8,7 +8,8 @@
 #   3. helm template with the same value sets.
 #   4. helm template must FAIL for values that break the chart's promises (schema and
 #      template guards): root user, writable root file system, a grace period shorter than
-#      the drain, no spec, unknown keys, OTLP settings the gateway would refuse at start.
+#      the drain, no spec, unknown keys, OTLP settings the gateway would refuse at start,
+#      confirm or approve grants on several pods without the confirm key and Redis.
 #   5. charts/validate.mjs on every rendered document (Kubernetes schemas through
 #      kubernetes-models, unknown fields, the chart's own invariants, the spec compiles),
 #      run on the repository's Node 24 (scripts/node24.sh): kubernetes-models needs
@@ -190,6 +191,53 @@ refuse_with "two workers for a spec with rate-limit and no limits redis-env (the
 accept "one worker for a spec with rate-limit and no limits redis-env" \
   --set-string spec="$RATE_SPEC" --set server.workers=1
 refuse "more workers than 256" --set server.workers=257
+# A spec with confirm or approve on more than one process needs the confirm key and Redis
+# wired (the chart's consent guard): an answer or a retry may reach another pod.
+CONFIRM_SPEC='wrap "consent" version="1.0.0"
+base-url "https://api.example.com"
+access {
+    api-key env="MCP_API_KEYS" scopes="things:write"
+}
+can delete thing {
+    describe "Delete a thing."
+    path "/things/{id}" { id "integer" }
+    confirm "Delete thing {id}?" clients="eliciting"
+}'
+APPROVE_SPEC='wrap "consent" version="1.0.0"
+base-url "https://api.example.com"
+limits redis-env="REDIS_URL"
+// access confirm-key-env="NOT_THIS_ONE": a comment names nothing
+access confirm-key-env="CONFIRM_KEY" {
+    api-key env="MCP_API_KEYS" scopes="things:write things:approve"
+}
+can delete thing {
+    describe "Delete a thing."
+    path "/things/{id}" { id "integer" }
+    approve "Delete thing {id}" by="things:approve"
+}'
+CONSENT_SECRETS=(--set 'secretEnv[0].name=CONFIRM_KEY' --set 'secretEnv[0].secretName=consent'
+  --set 'secretEnv[0].key=confirm-key' --set 'secretEnv[1].name=REDIS_URL'
+  --set 'secretEnv[1].secretName=consent' --set 'secretEnv[1].key=redis-url')
+refuse_with "a confirm spec on up to 10 autoscaled pods without the confirm key and Redis" \
+  'the spec names no confirm key (access confirm-key-env="CONFIRM_KEY")' --set-string spec="$CONFIRM_SPEC"
+refuse_with "a confirm spec on two fixed replicas, Redis missing too" \
+  'the spec has no limits redis-env="REDIS_URL"' --set-string spec="$CONFIRM_SPEC" \
+  --set autoscaling.enabled=false --set replicaCount=2
+accept "a confirm spec served by one pod of one worker" \
+  --set-string spec="$CONFIRM_SPEC" --set autoscaling.enabled=false --set replicaCount=1
+refuse_with "an approve spec whose confirm key reaches the pods from no Secret" \
+  "the confirm key CONFIRM_KEY reaches the pod from no Secret" --set-string spec="$APPROVE_SPEC" \
+  --set 'env[0].name=REDIS_URL' --set 'env[0].value=redis://redis:6379'
+accept "an approve spec on many pods with the confirm key and Redis from Secrets" \
+  --set-string spec="$APPROVE_SPEC" "${CONSENT_SECRETS[@]}"
+accept "an approve spec on many pods with both variables from envFromSecrets" \
+  --set-string spec="$APPROVE_SPEC" --set 'envFromSecrets[0]=consent'
+refuse_with "consent.enabled for a spec in an existing ConfigMap, its variables not named" \
+  "consent.confirmKeyEnv is empty" --set existingSpecConfigMap.name=my-spec --set consent.enabled=true
+accept "consent.enabled for a spec in an existing ConfigMap, its variables named and from Secrets" \
+  --set existingSpecConfigMap.name=my-spec --set consent.enabled=true \
+  --set consent.confirmKeyEnv=CONFIRM_KEY --set consent.redisEnv=REDIS_URL "${CONSENT_SECRETS[@]}"
+refuse "a consent variable name that is no environment variable name" --set consent.redisEnv=redis-url
 # workers_from WHY EXPECTED ARGS...: the rendered --workers is EXPECTED.
 workers_from() {
   local why="$1" expected="$2"

@@ -95,3 +95,54 @@ app.kubernetes.io/component: gateway
 {{- end -}}
 {{- end -}}
 {{- end }}
+
+{{/*
+A spec with confirm or approve grants served by more than one process: a confirmation's
+retry or answer, or an approved call's repeat, may reach another process than the one
+that asked. Pods must then share the confirm key (`access confirm-key-env="V"`, V from a
+Secret) and one Redis (`limits redis-env="R"`); the workers of one pod already share
+their primary's key, so they need Redis only. Refused here, since a pod cannot see its
+siblings and would start, then answer CONFIRMATION_INVALID or park a second approval.
+An inline spec is read; for existingSpecConfigMap, consent.* says what the spec holds.
+*/}}
+{{- define "mcp-beaver.consentGuard" -}}
+{{- $inline := not .Values.existingSpecConfigMap.name -}}
+{{- $spec := ternary .Values.spec "" $inline -}}
+{{- $consent := .Values.consent -}}
+{{- if or $consent.enabled (regexMatch "(?m)^[ \t]*(confirm|approve)[ \t]" $spec) -}}
+{{- $replicas := ternary (int .Values.autoscaling.maxReplicas) (int .Values.replicaCount) .Values.autoscaling.enabled -}}
+{{- $workers := int (include "mcp-beaver.workers" .) -}}
+{{- if or (gt $replicas 1) (gt $workers 1) -}}
+{{- $keyEnv := $consent.confirmKeyEnv -}}
+{{- $redisEnv := $consent.redisEnv -}}
+{{- if $inline -}}
+{{- /* Outside comments: no "/" before it on its line. */ -}}
+{{- $keyEnv = regexReplaceAll "(?s)^.*confirm-key-env[ \t]*=[ \t]*\"([^\"]+)\".*$" (regexFind "(?m)^[^/\n]*confirm-key-env[ \t]*=[ \t]*\"[^\"]+\"" $spec) "${1}" -}}
+{{- $redisEnv = regexReplaceAll "(?s)^.*redis-env[ \t]*=[ \t]*\"([^\"]+)\".*$" (regexFind "(?m)^[^/\n]*redis-env[ \t]*=[ \t]*\"[^\"]+\"" $spec) "${1}" -}}
+{{- end -}}
+{{- $secretNames := list -}}
+{{- range .Values.secretEnv }}{{ $secretNames = append $secretNames .name }}{{ end -}}
+{{- $plainNames := list -}}
+{{- range .Values.env }}{{ $plainNames = append $plainNames .name }}{{ end -}}
+{{- /* envFromSecrets hides its keys: a variable may come from there (the pod refuses to
+       start when a named variable is unset). */ -}}
+{{- $fromSecret := gt (len .Values.envFromSecrets) 0 -}}
+{{- $missing := list -}}
+{{- if gt $replicas 1 -}}
+{{- if not $keyEnv -}}
+{{- $missing = append $missing (printf "%s, so each pod seals with a random key of its own" (ternary "the spec names no confirm key (access confirm-key-env=\"CONFIRM_KEY\")" "consent.confirmKeyEnv is empty (set it to the variable the spec's access confirm-key-env= names)" $inline)) -}}
+{{- else if not (or $fromSecret (has $keyEnv $secretNames)) -}}
+{{- $missing = append $missing (printf "the confirm key %s reaches the pod from no Secret (secretEnv or envFromSecrets)" $keyEnv) -}}
+{{- end -}}
+{{- end -}}
+{{- if not $redisEnv -}}
+{{- $missing = append $missing (printf "%s, so each process keeps its own approvals and spent confirmations" (ternary "the spec has no limits redis-env=\"REDIS_URL\"" "consent.redisEnv is empty (set it to the variable the spec's limits redis-env= names)" $inline)) -}}
+{{- else if not (or $fromSecret (has $redisEnv $secretNames) (has $redisEnv $plainNames)) -}}
+{{- $missing = append $missing (printf "the Redis URL %s reaches the pod from neither secretEnv, env nor envFromSecrets" $redisEnv) -}}
+{{- end -}}
+{{- if $missing -}}
+{{- fail (printf "the spec has confirm or approve grants and the chart runs up to %d pod(s) of %d worker(s): a confirmation's retry or answer, or an approved call's repeat, may reach another process than the one that asked, but %s. Wire them (%s), or serve from one process (autoscaling.enabled=false, replicaCount=1, server.workers=1)" $replicas $workers (join "; and " $missing) (ternary "the spec's names in consent.confirmKeyEnv and consent.redisEnv, each from a Secret" "access confirm-key-env and limits redis-env in the spec, each variable from a Secret" (not $inline))) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end }}
