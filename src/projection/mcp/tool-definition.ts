@@ -25,7 +25,7 @@ export const MAX_RESULT_SIZE_META = 'anthropic/maxResultSizeChars';
 
 /**
  * The `_meta` key that tells a host, before any call, that a tool asks someone
- * (spec-language.md, "Said in the list"): `{"confirm": true}` for a `confirm` grant,
+ * (spec-language.md, "Confirmation and approval"): `{"confirm": true}` for a `confirm` grant,
  * `{"approve": {"by": "<scope>"}}` for an `approve` grant, both members when both. The
  * description says the same in a sentence for the model (compiler/kinds/consent.ts).
  */
