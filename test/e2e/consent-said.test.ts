@@ -1,11 +1,13 @@
 /**
- * "Said in the list" (docs/spec-language.md, "Confirmation and approval"): before any
- * call, the tool of a `confirm` grant carries `_meta["mcp-beaver/consent"] =
+ * What consent grants say (docs/spec-language.md, "Confirmation and approval"). In the
+ * list, before any call, the tool of a `confirm` grant carries `_meta["mcp-beaver/consent"] =
  * {"confirm": true}`, of an `approve` grant `{"approve": {"by": "<scope>"}}` (both when
  * both), and its description ends with one sentence saying who is asked. Read through the
  * official SDKs in both eras (v1 in 2025-11-25, v2 pinned to 2026-07-28 and in the legacy
  * era), and on the REST listing and the OpenAPI document the catalog page and REST
- * clients read.
+ * clients read. In the answer, to the SDK v1 client (the SDK v2 in both eras is
+ * consent-answers.test.ts): APPROVAL_REQUIRED carries the approval as
+ * `_meta["mcp-beaver/approval"]` and its filled message in the text.
  */
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -18,10 +20,12 @@ import {
   useConsentGateway,
 } from '../helpers/consent.js';
 import type { TestGateway } from '../helpers/gateway.js';
+import type { Upstream } from '../helpers/upstream.js';
 
 const CONSENT_META = 'mcp-beaver/consent';
 
 let gw: TestGateway;
+let upstream: Upstream;
 
 useConsentGateway(
   {
@@ -30,7 +34,7 @@ useConsentGateway(
     path "/payments/{payment}" { payment "integer" min=1 }
 }`,
   },
-  (s) => ({ gw } = s),
+  (s) => ({ gw, upstream } = s),
 );
 
 /** What each tool of the consent spec says of itself: its `_meta` member and description. */
@@ -71,12 +75,17 @@ function expectSaid(tools: readonly ListedTool[]): void {
   expect(plain?._meta?.[CONSENT_META]).toBeUndefined();
 }
 
+async function clientV1(): Promise<ClientV1> {
+  const client = new ClientV1({ name: 'consent-said-v1', version: '1.0.0' });
+  await client.connect(
+    new TransportV1(new URL(`${gw.url}/mcp`), { requestInit: { headers: bearer(BOTH_KEY) } }),
+  );
+  return client;
+}
+
 describe('the tools of confirm and approve grants say so in tools/list', () => {
   it('to the SDK v1 client (2025-11-25)', async () => {
-    const client = new ClientV1({ name: 'consent-said-v1', version: '1.0.0' });
-    await client.connect(
-      new TransportV1(new URL(`${gw.url}/mcp`), { requestInit: { headers: bearer(BOTH_KEY) } }),
-    );
+    const client = await clientV1();
     try {
       expect(client.getServerVersion()?.name).toBe('consent-approve');
       expectSaid((await client.listTools()).tools as ListedTool[]);
@@ -117,5 +126,34 @@ describe('the REST listing and the OpenAPI document end the descriptions the sam
       expect(doc.paths[`/api/${name}`]?.post.description, name).toMatch(
         new RegExp(`^${said.description.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
       );
+  });
+});
+
+describe('APPROVAL_REQUIRED says what is asked', () => {
+  it('to the SDK v1 client (2025-11-25): the approval in _meta["mcp-beaver/approval"], its message in the text', async () => {
+    const client = await clientV1();
+    let result: { isError?: boolean; content: { text: string }[]; _meta?: Record<string, unknown> };
+    try {
+      result = (await client.callTool({
+        name: 'create_refund',
+        arguments: { payment: 311, amount: 25 },
+      })) as typeof result;
+    } finally {
+      await client.close();
+    }
+    expect(result.isError).toBe(true);
+    const approval = result._meta?.['mcp-beaver/approval'] as Record<string, unknown> | undefined;
+    expect(approval).toEqual({
+      id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+      url: `${gw.url}/approvals/${String(approval?.id)}`,
+      message: 'Refund 25 cents on payment 311',
+      scope: 'payments:approve',
+      expires_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+    const text = result.content[0]!.text;
+    expect(text).toMatch(/^APPROVAL_REQUIRED: /);
+    expect(text).toContain(String(approval!.url));
+    expect(text).toContain('Asked of the approver: Refund 25 cents on payment 311');
+    expect(upstream.requests).toEqual([]);
   });
 });
