@@ -91,6 +91,22 @@ describe('mcp-beaver check', () => {
     expect(r.stderr).toContain(`${file}:3:1: warning SPEC_NO_DESCRIBE: grant get_thing`);
   });
 
+  it('warns at a confirm only eliciting clients can answer, naming both fixes, and exits 0; clients="eliciting" quiets it', async () => {
+    const text = (note: string) =>
+      `wrap "t" version="1"\nbase-url "https://x.example"\naccess {\n  api-key env="K" scopes="s"\n}\ncan delete thing {\n  describe "d"\n  path "/thing"\n  confirm "Delete it?"${note}\n}\n`;
+    const file = tempSpec(text(''));
+    const r = await runCli(['check', file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(
+      `${file}:9:3: warning SPEC_CONFIRM_CLIENTS: grant delete_thing: confirm: only clients that declare elicitation can call this tool;`,
+    );
+    expect(r.stderr).toContain('Add `approve "<message>" by="<scope>"` to the grant');
+    expect(r.stderr).toContain('or write clients="eliciting" on confirm if that is meant');
+    const noted = await runCli(['check', tempSpec(text(' clients="eliciting"'))]);
+    expect(noted.code, noted.stderr).toBe(0);
+    expect(noted.stderr).not.toContain('SPEC_CONFIRM_CLIENTS');
+  });
+
   it('says so plainly when the file does not exist', async () => {
     const r = await runCli(['check', 'nope.mcp.kdl']);
     expect(r.code).toBe(1);
