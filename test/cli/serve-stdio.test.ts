@@ -138,6 +138,51 @@ describe('serve --stdio with the official SDK stdio client', () => {
   );
 });
 
+describe('serve --stdio and a confirm grant', () => {
+  it(
+    'lists its tool with _meta["mcp-beaver/consent"] and the description\'s closing sentence in both eras',
+    async () => {
+      const file = writeSpec(`wrap "stdio-consent" version="1.0.0"
+base-url "${upstream.url}"
+can delete thing {
+    describe "Delete a thing."
+    path "/things/{id}" { id "integer" min=1 }
+    confirm "Delete thing {id}?" clients="eliciting"
+}
+`);
+      const r = await runCli(['serve', file, '--stdio'], {
+        input: lines(
+          {
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: {
+              protocolVersion: '2025-11-25',
+              capabilities: {},
+              clientInfo: { name: 'h', version: '1' },
+            },
+          },
+          { jsonrpc: '2.0', method: 'notifications/initialized' },
+          { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+          { jsonrpc: '2.0', id: 3, method: 'tools/list', params: { _meta: MODERN_META } },
+        ),
+      });
+      expect(r.code, r.stderr).toBe(0);
+      const lists = answersById(r.stdout).filter((a) => a.id !== 1);
+      expect(lists.map((a) => a.id)).toEqual([2, 3]);
+      for (const a of lists)
+        expect(a.result?.tools).toEqual([
+          expect.objectContaining({
+            name: 'delete_thing',
+            description: 'Delete a thing. Asks its user to confirm before it runs.',
+            _meta: expect.objectContaining({ 'mcp-beaver/consent': { confirm: true } }),
+          }),
+        ]);
+    },
+    SLOW,
+  );
+});
+
 describe('serve --stdio framing', () => {
   it(
     'writes only JSON-RPC on stdout, one answer per request line, none for a notification',
