@@ -13,7 +13,7 @@
 export interface Questions {
   /** The user can be asked to confirm. */
   readonly canConfirm: boolean;
-  /** The user can be sent to a page (an approval's). */
+  /** The user can be sent to a page (an approval's, or the confirmation page). */
   readonly canVisit: boolean;
   /** The request answers a question or echoes a state: it is a retry. */
   readonly isRetry: boolean;
@@ -38,10 +38,19 @@ export interface Unaskable {
 
 /**
  * A question for the caller's user, and the sealed state its retry echoes: `confirm` the
- * call, or `visit` the page of approval `approvalId` (the surface builds its URL).
+ * call, `visit` the page of approval `approvalId`, or answer confirmation `confirmationId`
+ * on its page (`confirm-page`, for a request that can only send its user to a page). The
+ * surface builds the pages' URLs; a surface whose retry carries no state (the 2025 era:
+ * the same call repeated) does not pass `state` on.
  */
 export type Question =
   | { readonly kind: 'confirm'; readonly message: string; readonly state: string }
+  | {
+      readonly kind: 'confirm-page';
+      readonly message: string;
+      readonly confirmationId: string;
+      readonly state: string;
+    }
   | {
       readonly kind: 'visit';
       readonly message: string;
