@@ -34,7 +34,7 @@ import {
   useConsentGateway,
   type ConfirmationJson,
 } from '../helpers/consent.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { callArguments } from '../../src/engine/call-arguments.js';
 import type { RequestScope } from '../../src/engine/call-context.js';
 import { approvalPageUrl, confirmPageUrl } from '../../src/projection/approval-url.js';
@@ -253,6 +253,31 @@ describe('confirm on the page, for a client declaring only URL elicitation', () 
     expect(confirmationOf((await showConfirmation(gw.url, AGENT_KEY, asked.id)).json).status).toBe(
       'pending',
     );
+  });
+
+  it('cannot be answered cross-site: a form post is 415, a foreign Origin 403 FORBIDDEN_ORIGIN, and the confirmation still waits', async () => {
+    const asked = await askDeleteByPage(gw.url, AGENT_KEY, 511);
+    for (const [type, body] of [
+      ['text/plain', '{"decision":"confirm"}'],
+      ['application/x-www-form-urlencoded', 'decision=confirm'],
+    ] as const) {
+      const res = await fetch(`${gw.url}/api/confirmations/${asked.id}`, {
+        method: 'POST',
+        headers: { 'content-type': type, authorization: `Bearer ${AGENT_KEY}` },
+        body,
+      });
+      expect(res.status, type).toBe(415);
+    }
+    const foreign = await postJson(
+      `${gw.url}/api/confirmations/${asked.id}`,
+      { decision: 'confirm' },
+      { authorization: `Bearer ${AGENT_KEY}`, origin: 'https://evil.example' },
+    );
+    expect(foreign.status).toBe(403);
+    expect(errorCodeOf(foreign.json)).toBe('FORBIDDEN_ORIGIN');
+    const shown = confirmationOf((await showConfirmation(gw.url, AGENT_KEY, asked.id)).json);
+    expect(shown.status).toBe('pending');
+    expect(upstream.requests).toEqual([]);
   });
 
   it('keeps today’s order for a grant with both confirm and approve: a URL-only client is sent to the approval', async () => {

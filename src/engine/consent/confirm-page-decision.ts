@@ -1,7 +1,7 @@
 /**
  * The `confirm` decision for a request that can send its user to a page but not ask it
- * in place (a client declaring only URL-mode elicitation; docs/spec-language.md, "Asking
- * the person in every era"): the call parks a confirmation in the approval store (a record
+ * in place (a client declaring only URL-mode elicitation; docs/spec-language.md,
+ * "`confirm` on the confirmation page (URL elicitation)"): the call parks a confirmation in the approval store (a record
  * of its own kind), the user says yes or no on the gateway's `/confirm/<id>` page, where
  * only the same caller may answer, and the same call made again — the 2026-07-28 retry
  * with its state, or the 2025-era repeat of the same call — runs once it was given.

@@ -1,6 +1,6 @@
 /**
  * `GET /api/confirmations/<id>` and `POST /api/confirmations/<id>` (docs/spec-language.md,
- * "Asking the person in every era"): what the confirmation page shows of one confirmation,
+ * "`confirm` on the confirmation page (URL elicitation)"): what the confirmation page shows of one confirmation,
  * and the caller's own answer to it. Only the caller whose call it is may see or answer
  * it (the store decides; any other identity is 403 and the call does not run). As for
  * approvals (approval-routes.ts), a browser cannot be made to answer for its user: the
