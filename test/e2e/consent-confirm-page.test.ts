@@ -485,3 +485,54 @@ describe('the 2025-era URL-elicitation-required answer of a confirmation', () =>
     expect(upstream.requests).toEqual([]);
   });
 });
+
+/** A confirmed grant with a rate limit of one call a minute, beside the shared three. */
+const DISPUTE = `
+can update dispute {
+    describe "Mark a payment disputed."
+    path "/payments/{payment}/dispute" { payment "integer" min=1 }
+    confirm "Mark payment {payment} disputed?"
+    rate-limit "1/m"
+}`;
+
+describe('the confirmation page and the grant’s rate limit', () => {
+  let upstream: Upstream;
+  let gw: TestGateway;
+
+  useConsentGateway({ tools: DISPUTE }, (s) => ({ upstream, gw } = s));
+
+  const dispute = (payment: number, extra: Record<string, unknown> = {}) =>
+    postModernCall(
+      gw.url,
+      AGENT_KEY,
+      'update_dispute',
+      { payment },
+      {
+        capabilities: URL_CAPS,
+        ...extra,
+      },
+    );
+
+  it('parking counts as the call and its confirmed run is not counted again; one more parks nothing and is RATE_LIMITED', async () => {
+    const asked = inputRequiredOf((await dispute(1)).json);
+    const page = String(asked.inputRequests.confirm!.params.url);
+    // Repeated while it waits: the same page, no second count.
+    expect(inputRequiredOf((await dispute(1)).json).inputRequests.confirm!.params.url).toBe(page);
+    expect((await answerConfirmation(gw.url, AGENT_KEY, idIn(page), 'confirm')).status).toBe(200);
+    const ran = resultText(
+      (
+        await dispute(1, {
+          inputResponses: { confirm: { action: 'accept' } },
+          requestState: asked.requestState,
+        })
+      ).json,
+    );
+    expect(ran.isError).toBe(false);
+    const limited = resultText((await dispute(2)).json);
+    expect(limited.isError).toBe(true);
+    expect(limited.text).toMatch(/^RATE_LIMITED: /);
+    expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'PATCH /payments/1/dispute',
+    ]);
+  });
+});
