@@ -407,14 +407,15 @@ describe('the 2025-era URL-elicitation-required answer of a confirmation', () =>
 
   useConsentGateway({}, (s) => ({ upstream, gw } = s));
 
-  /** delete_payment as a 2025-era request declaring only URL elicitation makes it. */
-  async function legacyCall(payment: number) {
-    const op = gw.gateway.view().operation('delete_payment')!;
-    const args = callArguments(op.name, { value: { payment }, texts: undefined });
+  /** A tool called as a 2025-era request declaring only URL elicitation makes it. */
+  async function legacyCall(payment: number, tool = 'delete_payment', extra = {}) {
+    const op = gw.gateway.view().operation(tool)!;
+    const args = callArguments(op.name, { value: { payment, ...extra }, texts: undefined });
     if (!args.ok) throw new Error('arguments');
     const scope: RequestScope = {
       // The caller AGENT_KEY authenticates as (the spec's first key).
       caller: { id: 'api-key:AGENT_KEY#1', scopes: new Set(['payments:write']) },
+      // No state echoed: the 2025-era client repeats the same call.
       questions: { canConfirm: false, canVisit: true, isRetry: false },
       approvalUrl: (id) => approvalPageUrl(gw.url, id),
       origin: { surface: 'mcp', era: 'legacy' },
@@ -473,6 +474,14 @@ describe('the 2025-era URL-elicitation-required answer of a confirmation', () =>
     const anew = (await askedLegacy(702)).error.data.elicitations[0]!;
     expect(anew.elicitationId).not.toBe(id);
     expect(upstream.requests).toHaveLength(1);
+  });
+
+  it('an approval is not sent to its page in the 2025 era: the call is APPROVAL_REQUIRED, as for a client that cannot visit', async () => {
+    for (let i = 0; i < 2; i++) {
+      const out = await legacyCall(704, 'create_refund', { amount: 5 });
+      expect(!('asked' in out) && !out.ok && out.error.code).toBe('APPROVAL_REQUIRED');
+    }
+    expect(upstream.requests).toEqual([]);
   });
 
   it('declined on the page, the repeat is CONFIRMATION_DECLINED and nothing is sent', async () => {

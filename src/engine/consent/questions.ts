@@ -17,6 +17,13 @@ export interface Questions {
   readonly canVisit: boolean;
   /** The request answers a question or echoes a state: it is a retry. */
   readonly isRetry: boolean;
+  /**
+   * The surface's retry echoes the sealed state a question carries (2026-07-28). Absent:
+   * the client repeats the same call instead (the 2025 era), so it is sent to the
+   * confirmation page only, never to an approval's, which its user cannot decide and
+   * whose repeat would be sent there again (it gets APPROVAL_REQUIRED instead).
+   */
+  readonly echoesState?: boolean;
   /** The retry's answers, as the surface read them; absent when they were not an object. */
   readonly answers?: Answers;
   /** The retry's sealed state, as sent. */

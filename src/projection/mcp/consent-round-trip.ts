@@ -36,6 +36,7 @@ export function questionsOf(req: RpcRequest): Questions {
   return {
     canConfirm: elicitation !== undefined && (modes === 0 || isObject(elicitation.form)),
     canVisit: elicitation !== undefined && isObject(elicitation.url),
+    echoesState: true,
     isRetry: params.requestState !== undefined || params.inputResponses !== undefined,
     ...(responses && {
       answers: {
