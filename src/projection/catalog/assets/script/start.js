@@ -43,8 +43,8 @@ if (view === 'approvals') {
   if (tokenInput && !currentToken()) tokenInput.focus();
 } else if (view === 'confirm') {
   openView('confirmation', confirmationSection, 'Show confirmation', 'token-hint-confirm');
-  // Without access every caller of this address is the one caller; with access, a key
-  // kept from earlier in this tab shows the confirmation straight away.
+  // Without access a caller is known by its network address alone, so no key is asked;
+  // with access, a key kept from earlier in this tab shows the confirmation straight away.
   if (!tokenInput || currentToken()) loadConfirmation(true);
   else confirmationNotice('', CONFIRM_HINT);
   if (tokenInput && !currentToken()) tokenInput.focus();
