@@ -254,6 +254,25 @@ export const ERROR_CATALOGUE = {
     summary:
       "The retry's requestState is forged, expired, already used, or bound to another caller, tool or arguments, or the retry carries no state or answer; nothing was sent.",
   },
+  CONFIRMATION_EXPIRED: {
+    status: 410,
+    audience: 'model',
+    summary:
+      "The confirmation on the gateway's page (/confirm/<id>) lapsed before the caller's user answered it; nothing was sent. Repeating the call asks again.",
+  },
+  CONFIRMATION_OTHER_CALLER: {
+    status: 403,
+    audience: 'edge',
+    restOnly: true,
+    summary:
+      'GET or POST /api/confirmations/<id>: the confirmation belongs to another caller; only the caller whose call it is may see or answer it, and the call does not run.',
+  },
+  CONFIRMATION_DECIDED: {
+    status: 409,
+    audience: 'edge',
+    restOnly: true,
+    summary: 'POST /api/confirmations/<id>: the confirmation was already confirmed or declined.',
+  },
   APPROVAL_REQUIRED: {
     status: 202,
     audience: 'model',

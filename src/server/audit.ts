@@ -57,6 +57,7 @@ export function createConsentAudit(log: Logger | false): ConsentAudit {
         caller: line.caller,
         argumentsDigest: line.argumentsDigest,
         approvalId: line.approvalId,
+        confirmationId: line.confirmationId,
         decidedBy: line.decidedBy,
         reason: line.reason,
       },

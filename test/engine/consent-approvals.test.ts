@@ -196,6 +196,7 @@ for (const flavour of FLAVOURS) {
           [
             'expiresAt',
             'id',
+            'kind',
             'message',
             'requestedAt',
             'requestedBy',
@@ -338,6 +339,100 @@ for (const flavour of FLAVOURS) {
         expect(await store.decide(approval.id, 'approve', FINANCE, FINANCE_SCOPES)).toMatchObject({
           kind: 'refused',
           reason: 'unknown',
+        });
+      });
+
+      // Confirmations on the confirmation page: records of their own kind in the same store.
+      const confirmation = (overrides: Partial<ApprovalRequest> = {}): ApprovalRequest =>
+        refund({
+          kind: 'confirmation',
+          tool: 'delete_payment',
+          message: 'Delete payment 7?',
+          scope: '',
+          expiresAt: T0 + 10 * MINUTE,
+          ...overrides,
+        });
+
+      it('a confirmation is never listed to approvers, even those holding every scope, and has its own key', async () => {
+        store = await open();
+        const c = await parked(store, confirmation());
+        expect(c.approval.kind).toBe('confirmation');
+        expect(await store.listPending('all')).toEqual([]);
+        // The same caller, tool and arguments as an approval: two records, not one.
+        const a = await parked(store, refund({ tool: 'delete_payment' }));
+        expect(a.approval.id).not.toBe(c.approval.id);
+        expect((await store.listPending('all')).map((x) => x.id)).toEqual([a.approval.id]);
+        expect(await store.find(c.approval.id, 'confirmation')).toEqual(c.approval);
+        expect(await store.find(c.approval.id, 'approval')).toBeUndefined();
+        expect(await store.find(a.approval.id, 'confirmation')).toBeUndefined();
+      });
+
+      it('only the caller whose call it is may answer a confirmation; an approver is refused and it stays pending', async () => {
+        store = await open();
+        const { approval: c } = await parked(store, confirmation());
+        for (const [who, scopes] of [
+          [FINANCE, 'all'],
+          ['other-agent', AGENT_SCOPES],
+        ] as const)
+          expect(await store.decide(c.id, 'approve', who, scopes, 'confirmation')).toMatchObject({
+            kind: 'refused',
+            reason: 'other-caller',
+          });
+        // Nor can the approvals route decide it: there it is no approval at all.
+        expect(await store.decide(c.id, 'approve', FINANCE, 'all')).toMatchObject({
+          kind: 'refused',
+          reason: 'unknown',
+        });
+        expect((await store.find(c.id, 'confirmation'))?.status).toBe('pending');
+        const digest = confirmation().argumentsDigest;
+        expect((await store.consume(AGENT, 'delete_payment', digest, 'confirmation')).kind).toBe(
+          'pending',
+        );
+        // Its own caller may, holding no scope at all.
+        const decided = await store.decide(c.id, 'approve', AGENT, new Set(), 'confirmation');
+        expect(decided).toMatchObject({ kind: 'decided', approval: { status: 'approved' } });
+        // An approval is never answered as a confirmation.
+        const { approval: a } = await parked(store, refund());
+        expect(await store.decide(a.id, 'approve', AGENT, 'all', 'confirmation')).toMatchObject({
+          kind: 'refused',
+          reason: 'unknown',
+        });
+      });
+
+      it('a confirmed confirmation runs once, a declined one is declined once, a lapsed one is expired', async () => {
+        store = await open();
+        const consume = (digest: string) =>
+          store.consume(AGENT, 'delete_payment', digest, 'confirmation');
+        const yes = await parked(store, confirmation({ argumentsDigest: 'yes' }));
+        const no = await parked(store, confirmation({ argumentsDigest: 'no' }));
+        await parked(store, confirmation({ argumentsDigest: 'late' }));
+        await store.decide(yes.approval.id, 'approve', AGENT, new Set(), 'confirmation');
+        await store.decide(no.approval.id, 'decline', AGENT, new Set(), 'confirmation');
+        expect((await consume('yes')).kind).toBe('run');
+        expect((await consume('yes')).kind).toBe('none');
+        expect((await consume('no')).kind).toBe('declined');
+        expect((await consume('no')).kind).toBe('none');
+        // The approval of the same caller, tool and arguments is another record: untouched.
+        expect((await store.consume(AGENT, 'delete_payment', 'yes')).kind).toBe('none');
+        // Run, it is gone: the page finds nothing to show.
+        expect(await store.find(yes.approval.id, 'confirmation')).toBeUndefined();
+        clock.advance(10 * MINUTE);
+        expect((await consume('late')).kind).toBe('expired');
+        expect((await consume('late')).kind).toBe('none');
+      });
+
+      it('a caller holds at most 20 waiting confirmations, counted apart from its approvals', async () => {
+        store = await open();
+        for (let i = 1; i <= MAX_PENDING_PER_CALLER; i++)
+          expect((await store.request(refund({ argumentsDigest: `a-${i}` }))).kind).toBe('pending');
+        for (let i = 1; i <= MAX_PENDING_PER_CALLER; i++)
+          expect((await store.request(confirmation({ argumentsDigest: `c-${i}` }))).kind).toBe(
+            'pending',
+          );
+        expect(await store.request(confirmation({ argumentsDigest: 'c-21' }))).toEqual({
+          kind: 'full',
+          pending: MAX_PENDING_PER_CALLER,
+          soonestExpiresAt: T0 + 10 * MINUTE,
         });
       });
     },

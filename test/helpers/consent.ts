@@ -316,3 +316,93 @@ export async function legacyClient(url: string, key: string): Promise<Client> {
   );
   return client;
 }
+
+/** What GET and POST /api/confirmations/<id> show of one confirmation. */
+export interface ConfirmationJson {
+  id: string;
+  tool: string;
+  message: string;
+  status: 'pending' | 'confirmed' | 'declined' | 'expired';
+  requested_at: string;
+  expires_at: string;
+  url: string;
+}
+
+/** GET /api/confirmations/<id> as `key`, the answer as it came. */
+export async function showConfirmation(
+  url: string,
+  key: string,
+  id: string,
+): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(`${url}/api/confirmations/${encodeURIComponent(id)}`, {
+    headers: bearer(key),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+/** POST /api/confirmations/<id> with the decision, as `key`. */
+export function answerConfirmation(
+  url: string,
+  key: string,
+  id: string,
+  decision: 'confirm' | 'decline',
+): ReturnType<typeof postJson> {
+  return postJson(`${url}/api/confirmations/${encodeURIComponent(id)}`, { decision }, bearer(key));
+}
+
+/**
+ * A payment deleted by a client that takes only URL elicitation: the confirmation page's
+ * question, its requestState, and the id its URL names (the elicitationId too).
+ */
+export async function askDeleteByPage(
+  url: string,
+  key: string,
+  payment: number,
+  requestState?: string,
+): Promise<{ params: Record<string, unknown>; requestState: string; id: string }> {
+  const asked = inputRequiredOf(
+    (
+      await postModernCall(
+        url,
+        key,
+        'delete_payment',
+        { payment },
+        {
+          capabilities: URL_CAPS,
+          ...(requestState !== undefined && {
+            requestState,
+            inputResponses: { confirm: { action: 'accept' } },
+          }),
+        },
+      )
+    ).json,
+  );
+  const params = asked.inputRequests.confirm!.params;
+  const page = String(params.url);
+  return {
+    params,
+    requestState: asked.requestState,
+    id: decodeURIComponent(page.slice(page.lastIndexOf('/') + 1)),
+  };
+}
+
+/** The retry of that deletion, the client saying the page was opened (`answer` otherwise). */
+export function deleteByPageRetry(
+  url: string,
+  key: string,
+  payment: number,
+  requestState: string,
+  answer: Record<string, unknown> = { action: 'accept' },
+): ReturnType<typeof postJson> {
+  return postModernCall(
+    url,
+    key,
+    'delete_payment',
+    { payment },
+    {
+      capabilities: URL_CAPS,
+      inputResponses: { confirm: answer },
+      requestState,
+    },
+  );
+}

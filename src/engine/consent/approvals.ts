@@ -9,6 +9,11 @@
  * filled from them. Every expected outcome is a value; a store that cannot answer at
  * all (Redis down) rejects, and the caller refuses the call (approvals fail closed).
  *
+ * The same store keeps the confirmations a caller's user gives on the gateway's page
+ * (`/confirm/<id>`, for a client that can only open a URL: confirm-page-decision.ts), as
+ * records of another kind: parked, decided and consumed the same way, under keys of their
+ * own, never listed to approvers, and decided only by the caller whose call it is.
+ *
  * Implementations: memory-approval-store.ts (one process), redis-approval-store.ts
  * (shared by replicas, surviving a restart of one).
  */
@@ -17,14 +22,22 @@ import { createHash, randomBytes } from 'node:crypto';
 /** What a caller holds: a set of scope names, or 'all' (no `access` block). */
 export type ScopesHeld = ReadonlySet<string> | 'all';
 
+/**
+ * What a record is: an approval (someone else holding the scope decides) or a
+ * confirmation (the caller's own user decides, on the confirmation page).
+ */
+export type RecordKind = 'approval' | 'confirmation';
+
 export interface ApprovalRequest {
+  /** Absent: an approval. */
+  readonly kind?: RecordKind;
   readonly callerId: string;
   readonly tool: string;
   /** A digest of the validated arguments, never the arguments. */
   readonly argumentsDigest: string;
   /** The grant's message with its placeholders already filled. */
   readonly message: string;
-  /** The scope a decider must hold. */
+  /** The scope a decider must hold ('' on a confirmation: its caller decides). */
   readonly scope: string;
   /** Epoch ms after which the approval lapses, used or not. */
   readonly expiresAt: number;
@@ -33,6 +46,7 @@ export interface ApprovalRequest {
 export type ApprovalStatus = 'pending' | 'approved' | 'declined';
 
 export interface Approval {
+  readonly kind: RecordKind;
   /** ≥128 random bits, base64url: unguessable, so it may appear in a url. */
   readonly id: string;
   readonly tool: string;
@@ -60,7 +74,13 @@ export type RequestOutcome =
 export type Decision = 'approve' | 'decline';
 
 export type DecideRefusal =
-  'unknown' | 'missing-scope' | 'own-request' | 'expired' | 'already-decided';
+  | 'unknown'
+  | 'missing-scope'
+  | 'own-request'
+  /** A confirmation is decided by the caller whose call it is, and by nobody else. */
+  | 'other-caller'
+  | 'expired'
+  | 'already-decided';
 
 export type DecideOutcome =
   | { readonly kind: 'decided'; readonly approval: Approval }
@@ -81,26 +101,44 @@ export type ConsumeOutcome =
 /**
  * Pending approvals one caller may hold at once (spec-language.md): without a bound one
  * caller parked 4,000 and the approvers' list grew to megabytes. Repeating a pending call
- * parks nothing, so it is never refused for this.
+ * parks nothing, so it is never refused for this. Confirmations are counted apart, under
+ * the same bound: a caller's waiting approvals never stop its user confirming.
  */
 export const MAX_PENDING_PER_CALLER = 20;
 
 export interface ApprovalStore {
   /**
    * Parks a call; repeating it while pending returns the same approval. A new one is
-   * refused ('full', nothing stored) when its caller holds MAX_PENDING_PER_CALLER.
+   * refused ('full', nothing stored) when its caller holds MAX_PENDING_PER_CALLER of
+   * that kind.
    */
   request(req: ApprovalRequest): Promise<RequestOutcome>;
-  /** The pending, unexpired approvals whose scope the caller holds, soonest expiry first. */
+  /**
+   * The pending, unexpired approvals whose scope the caller holds, soonest expiry first;
+   * never a confirmation.
+   */
   listPending(scopesHeld: ScopesHeld): Promise<readonly Approval[]>;
+  /**
+   * An approval: by someone holding its scope, never its own caller. A confirmation
+   * (`kind`): by its own caller only, whatever it holds. A record of the other kind is
+   * 'unknown'.
+   */
   decide(
     id: string,
     decision: Decision,
     deciderId: string,
     deciderScopes: ScopesHeld,
+    kind?: RecordKind,
   ): Promise<DecideOutcome>;
+  /** The record `id` of that kind as it stands (decided and lapsed ones while kept), or none. */
+  find(id: string, kind: RecordKind): Promise<Approval | undefined>;
   /** Atomic: of concurrent consumers (any replica) of one approval, only one gets 'run'. */
-  consume(callerId: string, tool: string, argumentsDigest: string): Promise<ConsumeOutcome>;
+  consume(
+    callerId: string,
+    tool: string,
+    argumentsDigest: string,
+    kind?: RecordKind,
+  ): Promise<ConsumeOutcome>;
   close(): Promise<void>;
 }
 
@@ -134,11 +172,19 @@ export function isApprovalIdShape(id: string): boolean {
   return /^[A-Za-z0-9][A-Za-z0-9_-]{21}$/.test(id);
 }
 
-/** One key per caller, tool and argument digest (hashed: caller ids may be long or odd). */
-export function requestKey(callerId: string, tool: string, argumentsDigest: string): string {
-  return createHash('sha256')
-    .update(JSON.stringify([callerId, tool, argumentsDigest]))
-    .digest('base64url');
+/**
+ * One key per caller, tool and argument digest (hashed: caller ids may be long or odd),
+ * and kind: an approval's key is the one earlier versions wrote, a confirmation's its own.
+ */
+export function requestKey(
+  callerId: string,
+  tool: string,
+  argumentsDigest: string,
+  kind: RecordKind = 'approval',
+): string {
+  const named = [callerId, tool, argumentsDigest];
+  if (kind !== 'approval') named.push(kind);
+  return createHash('sha256').update(JSON.stringify(named)).digest('base64url');
 }
 
 export function holdsScope(held: ScopesHeld, scope: string): boolean {
@@ -149,6 +195,7 @@ export const REFUSAL_MESSAGES: Readonly<Record<DecideRefusal, string>> = {
   unknown: 'no such approval',
   'missing-scope': 'deciding this approval needs a scope the caller does not hold',
   'own-request': 'cannot approve your own call',
+  'other-caller': 'only the caller whose call it is may answer this confirmation',
   expired: 'the approval has expired',
   'already-decided': 'the approval has already been decided',
 };

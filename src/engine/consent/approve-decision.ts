@@ -14,14 +14,14 @@ import type { ConsentVerdict } from './consent-types.js';
 type Approve = NonNullable<ConsentGrant['approve']>;
 
 /**
- * An approval waiting. A request that can send its user to a page is sent to the
- * approval's, unless this is already the retry of that (then it is APPROVAL_REQUIRED,
+ * An approval waiting. A request that can send its user to a page, and whose retry
+ * echoes a state, is sent to the approval's, unless this is already the retry of that (then it is APPROVAL_REQUIRED,
  * not asked in a loop); the retry of a confirmation (grants with both) is asked too: the
  * approval is new.
  */
 function waiting(call: ConsentCall, a: Approval, created: boolean): ConsentVerdict {
   call.audit(created ? 'approval_requested' : 'approval_pending', { approvalId: a.id });
-  if (call.questions?.canVisit && !call.approveRetry) {
+  if (call.questions?.canVisit && call.questions.echoesState && !call.approveRetry) {
     const sealed = sealState(call, 'approve', Math.max(1, a.expiresAt - call.grant.now()));
     return {
       ask: {

@@ -8,14 +8,19 @@ import { engineError } from '../error-catalogue.js';
 import { NEXT, type ConsentCall, type ConsentGrant, type Decided } from './consent-call.js';
 import { fillMessage } from './consent-message.js';
 import { openState, sealState, stateRefused } from './consent-state.js';
+import { confirmOnPage } from './confirm-page-decision.js';
 
 type Confirm = NonNullable<ConsentGrant['confirm']>;
 
 /** What else lets a confirm-only call run, for a caller that cannot be asked. */
 const OR_APPROVE = 'or once the spec gives this grant `approve` (someone else then says yes)';
 
-/** NEXT once the user said yes, or when `approve` takes a call that cannot be asked. */
+/**
+ * NEXT once the user said yes, or when `approve` takes a call that cannot be asked;
+ * undefined (run) when the user said yes on the confirmation page.
+ */
 export async function confirmation(call: ConsentCall, confirm: Confirm): Promise<Decided> {
+  if (call.confirmsOnPage) return confirmOnPage(call, confirm);
   if (call.isRetry) return confirmAnswer(call);
   if (call.questions?.canConfirm) return askToConfirm(call, confirm);
   if (!call.grant.approve) return cannotAsk(call);

@@ -48,6 +48,12 @@ export interface ConsentCall {
   readonly isRetry: boolean;
   /** A retry that answers the approval's URL request, or (grants with `confirm`) the confirmation. */
   readonly approveRetry: boolean;
+  /**
+   * A `confirm` grant without `approve`, and a request that can send its user to a page
+   * but not ask it in place: the user confirms on the confirmation page
+   * (confirm-page-decision.ts). With `approve` the approval takes such a call, as before.
+   */
+  readonly confirmsOnPage: boolean;
   /** Where the approval `id` is seen and decided. */
   approvalUrl(id: string): string;
   audit(event: ConsentAuditEvent, extra?: Partial<Omit<ConsentAuditLine, 'event'>>): void;
@@ -93,6 +99,11 @@ export function consentCall(
     isRetry,
     approveRetry:
       isRetry && approve !== undefined && (confirm === undefined || answers?.visited === true),
+    confirmsOnPage:
+      confirm !== undefined &&
+      approve === undefined &&
+      questions?.canVisit === true &&
+      !questions.canConfirm,
     approvalUrl: scope.approvalUrl,
     audit,
     refuse,

@@ -12,7 +12,12 @@ import type { CallArguments } from '../call-arguments.js';
 import { stringifyJson } from '../../json/number-text.js';
 import { engineError, type EngineError } from '../error-catalogue.js';
 import { retryAfterSeconds } from '../rate-limit/rate-limiter.js';
-import { MAX_PENDING_PER_CALLER, type Approval, type RequestOutcome } from './approvals.js';
+import {
+  MAX_PENDING_PER_CALLER,
+  type Approval,
+  type RecordKind,
+  type RequestOutcome,
+} from './approvals.js';
 
 /** Each value in a message is cut to this many characters. */
 const MESSAGE_VALUE_MAX = 200;
@@ -47,16 +52,33 @@ export function approvalDetails(a: Approval, url: string): Record<string, unknow
   };
 }
 
-/** The refusal of a call that would park one approval more than its caller may hold. */
+/**
+ * The refusal of a call that would park one approval (or, `kind`, one page confirmation)
+ * more than its caller may hold.
+ */
 export function pendingLimitError(
   tool: string,
   full: Extract<RequestOutcome, { kind: 'full' }>,
   now: number,
+  kind: RecordKind = 'approval',
 ): EngineError {
   const retryAfter = retryAfterSeconds(full.soonestExpiresAt - now);
+  const first = new Date(full.soonestExpiresAt).toISOString();
+  if (kind === 'confirmation')
+    return engineError(
+      'RATE_LIMITED',
+      `${tool}: this caller has ${full.pending} confirmations waiting on their page, the most one caller may hold (${MAX_PENDING_PER_CALLER}); nothing was parked. Answer one (repeating a waiting call is allowed) or wait until one lapses, the first at ${first}`,
+      {
+        retryAfter,
+        details: {
+          pendingConfirmations: full.pending,
+          maxPendingConfirmations: MAX_PENDING_PER_CALLER,
+        },
+      },
+    );
   return engineError(
     'RATE_LIMITED',
-    `${tool}: this caller has ${full.pending} approvals pending, the most one caller may hold (${MAX_PENDING_PER_CALLER}); nothing was parked. Wait until an approver decides one (repeating a pending call is allowed) or until one lapses, the first at ${new Date(full.soonestExpiresAt).toISOString()}`,
+    `${tool}: this caller has ${full.pending} approvals pending, the most one caller may hold (${MAX_PENDING_PER_CALLER}); nothing was parked. Wait until an approver decides one (repeating a pending call is allowed) or until one lapses, the first at ${first}`,
     {
       retryAfter,
       details: { pendingApprovals: full.pending, maxPendingApprovals: MAX_PENDING_PER_CALLER },

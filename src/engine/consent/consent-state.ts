@@ -15,8 +15,8 @@ import {
   type SealedState,
 } from './request-state.js';
 
-/** Which question a state belongs to. */
-export type StatePurpose = 'confirm' | 'approve';
+/** Which question a state belongs to: a form confirmation, an approval, or the confirmation page. */
+export type StatePurpose = 'confirm' | 'approve' | 'confirm-page';
 
 const OPEN_REASONS: Readonly<Record<OpenFailure, string>> = {
   forged: 'the requestState was not sealed by this gateway',

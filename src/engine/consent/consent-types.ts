@@ -26,6 +26,10 @@ export type ConsentAuditEvent =
   | 'confirmation_cancelled'
   | 'confirmation_invalid'
   | 'confirmation_unavailable'
+  | 'confirmation_pending'
+  | 'confirmation_confirmed'
+  | 'confirmation_expired'
+  | 'confirmation_run'
   | 'approval_requested'
   | 'approval_pending'
   | 'approval_approved'
@@ -41,6 +45,8 @@ export interface ConsentAuditLine {
   /** Absent on a decision, which is taken on the approval, not on the call's arguments. */
   readonly argumentsDigest?: string;
   readonly approvalId?: string;
+  /** The confirmation page's record (`/confirm/<id>`), for a caller sent there. */
+  readonly confirmationId?: string;
   readonly decidedBy?: string;
   /** Why a state was refused: forged, expired, mismatch, malformed, spent, missing. */
   readonly reason?: string;

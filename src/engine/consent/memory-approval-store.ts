@@ -19,6 +19,7 @@ import {
   type ConsumeOutcome,
   type DecideOutcome,
   type Decision,
+  type RecordKind,
   type RequestOutcome,
   type ScopesHeld,
 } from './approvals.js';
@@ -42,12 +43,13 @@ export function createMemoryApprovalStore(opts: ApprovalStoreOptions = {}): Appr
     for (const e of byId.values()) if (e.approval.expiresAt + retainMs <= t) drop(e);
   };
 
-  /** The refusal when `callerId` already holds the most pending approvals it may. */
-  const pendingOf = (callerId: string, t: number): RequestOutcome | undefined => {
+  /** The refusal when `callerId` already holds the most pending records of `kind` it may. */
+  const pendingOf = (callerId: string, kind: RecordKind, t: number): RequestOutcome | undefined => {
     let pending = 0;
     let soonestExpiresAt = Infinity;
     for (const { approval: a } of byId.values()) {
-      if (a.requestedBy !== callerId || a.status !== 'pending' || a.expiresAt <= t) continue;
+      if (a.requestedBy !== callerId || a.kind !== kind) continue;
+      if (a.status !== 'pending' || a.expiresAt <= t) continue;
       pending++;
       soonestExpiresAt = Math.min(soonestExpiresAt, a.expiresAt);
     }
@@ -60,7 +62,8 @@ export function createMemoryApprovalStore(opts: ApprovalStoreOptions = {}): Appr
     async request(req: ApprovalRequest): Promise<RequestOutcome> {
       const t = now();
       sweep(t);
-      const key = requestKey(req.callerId, req.tool, req.argumentsDigest);
+      const kind = req.kind ?? 'approval';
+      const key = requestKey(req.callerId, req.tool, req.argumentsDigest, kind);
       const existingId = byKey.get(key);
       const existing = existingId === undefined ? undefined : byId.get(existingId);
       if (existing && existing.approval.expiresAt > t) {
@@ -70,9 +73,10 @@ export function createMemoryApprovalStore(opts: ApprovalStoreOptions = {}): Appr
       }
       // A lapsed record is replaced by a fresh request.
       if (existing) drop(existing);
-      const full = pendingOf(req.callerId, t);
+      const full = pendingOf(req.callerId, kind, t);
       if (full) return full;
       const approval: Approval = {
+        kind,
         id: newApprovalId(),
         tool: req.tool,
         message: req.message,
@@ -92,7 +96,13 @@ export function createMemoryApprovalStore(opts: ApprovalStoreOptions = {}): Appr
       sweep(t);
       return [...byId.values()]
         .map((e) => e.approval)
-        .filter((a) => a.status === 'pending' && a.expiresAt > t && holdsScope(scopesHeld, a.scope))
+        .filter(
+          (a) =>
+            a.kind === 'approval' &&
+            a.status === 'pending' &&
+            a.expiresAt > t &&
+            holdsScope(scopesHeld, a.scope),
+        )
         .sort((a, b) => a.expiresAt - b.expiresAt);
     },
 
@@ -101,15 +111,21 @@ export function createMemoryApprovalStore(opts: ApprovalStoreOptions = {}): Appr
       decision: Decision,
       deciderId: string,
       deciderScopes: ScopesHeld,
+      kind: RecordKind = 'approval',
     ): Promise<DecideOutcome> {
       const t = now();
       sweep(t);
       const e = isApprovalIdShape(id) ? byId.get(id) : undefined;
-      if (!e) return refused('unknown');
+      if (!e || e.approval.kind !== kind) return refused('unknown');
       const a = e.approval;
-      // Scope first: someone without it learns nothing more about the approval.
-      if (!holdsScope(deciderScopes, a.scope)) return refused('missing-scope');
-      if (a.requestedBy === deciderId) return refused('own-request');
+      if (kind === 'confirmation') {
+        // Its own caller, and nobody else, whatever scopes they hold.
+        if (a.requestedBy !== deciderId) return refused('other-caller');
+      } else {
+        // Scope first: someone without it learns nothing more about the approval.
+        if (!holdsScope(deciderScopes, a.scope)) return refused('missing-scope');
+        if (a.requestedBy === deciderId) return refused('own-request');
+      }
       if (a.expiresAt <= t) return refused('expired');
       if (a.status !== 'pending') return refused('already-decided');
       e.approval = {
@@ -120,14 +136,21 @@ export function createMemoryApprovalStore(opts: ApprovalStoreOptions = {}): Appr
       return { kind: 'decided', approval: e.approval };
     },
 
+    async find(id: string, kind: RecordKind): Promise<Approval | undefined> {
+      sweep(now());
+      const e = isApprovalIdShape(id) ? byId.get(id) : undefined;
+      return e?.approval.kind === kind ? e.approval : undefined;
+    },
+
     async consume(
       callerId: string,
       tool: string,
       argumentsDigest: string,
+      kind: RecordKind = 'approval',
     ): Promise<ConsumeOutcome> {
       const t = now();
       sweep(t);
-      const id = byKey.get(requestKey(callerId, tool, argumentsDigest));
+      const id = byKey.get(requestKey(callerId, tool, argumentsDigest, kind));
       const e = id === undefined ? undefined : byId.get(id);
       if (!e) return { kind: 'none' };
       const a = e.approval;

@@ -13,10 +13,17 @@
 export interface Questions {
   /** The user can be asked to confirm. */
   readonly canConfirm: boolean;
-  /** The user can be sent to a page (an approval's). */
+  /** The user can be sent to a page (an approval's, or the confirmation page). */
   readonly canVisit: boolean;
   /** The request answers a question or echoes a state: it is a retry. */
   readonly isRetry: boolean;
+  /**
+   * The surface's retry echoes the sealed state a question carries (2026-07-28). Absent:
+   * the client repeats the same call instead (the 2025 era), so it is sent to the
+   * confirmation page only, never to an approval's, which its user cannot decide and
+   * whose repeat would be sent there again (it gets APPROVAL_REQUIRED instead).
+   */
+  readonly echoesState?: boolean;
   /** The retry's answers, as the surface read them; absent when they were not an object. */
   readonly answers?: Answers;
   /** The retry's sealed state, as sent. */
@@ -38,10 +45,19 @@ export interface Unaskable {
 
 /**
  * A question for the caller's user, and the sealed state its retry echoes: `confirm` the
- * call, or `visit` the page of approval `approvalId` (the surface builds its URL).
+ * call, `visit` the page of approval `approvalId`, or answer confirmation `confirmationId`
+ * on its page (`confirm-page`, for a request that can only send its user to a page). The
+ * surface builds the pages' URLs; a surface whose retry carries no state (the 2025 era:
+ * the same call repeated) does not pass `state` on.
  */
 export type Question =
   | { readonly kind: 'confirm'; readonly message: string; readonly state: string }
+  | {
+      readonly kind: 'confirm-page';
+      readonly message: string;
+      readonly confirmationId: string;
+      readonly state: string;
+    }
   | {
       readonly kind: 'visit';
       readonly message: string;

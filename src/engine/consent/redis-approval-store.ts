@@ -8,12 +8,15 @@
  *
  * Key layout (prefix default `mcpb:ap:`):
  *   <prefix>a:<id>          hash: the approval (callerId, tool, digest, message, scope,
- *                           requestedAt, expiresAt, status, decidedBy); PEXPIRE at
- *                           expiresAt + retainMs
+ *                           requestedAt, expiresAt, status, decidedBy, and kind:
+ *                           absent on an approval, `confirmation` on a confirmation);
+ *                           PEXPIRE at expiresAt + retainMs
  *   <prefix>k:<requestKey>  string: the id of the caller+tool+digest's approval; same life
  *   <prefix>pending         sorted set: pending ids scored by expiresAt (listing)
  *   <prefix>c:<callerHash>  sorted set: one caller's pending ids by expiresAt (its cap,
  *                           MAX_PENDING_PER_CALLER); lives as long as its last record
+ *   <prefix>cf:<callerHash> the same for its pending confirmations, which are never in
+ *                           <prefix>pending (approvers do not list them)
  *
  * Scripts name their other keys from the prefix, so on a Redis Cluster the prefix must
  * hold a hash tag (e.g. `mcpb:{ap}:`) to keep every key in one slot.
@@ -41,14 +44,16 @@ import {
   type DecideOutcome,
   type DecideRefusal,
   type Decision,
+  type RecordKind,
   type RequestOutcome,
   type ScopesHeld,
 } from './approvals.js';
 
 /**
- * KEYS[1] the request key, KEYS[2] the caller's pending set. ARGV: prefix, now, ttlMs, id,
- * callerId, tool, digest, message, scope, expiresAt, the most pending a caller may hold.
- * Returns {'existing'|'created', record} or {'full', count, soonest expiresAt}.
+ * KEYS[1] the request key, KEYS[2] the caller's pending set (of the kind). ARGV: prefix,
+ * now, ttlMs, id, callerId, tool, digest, message, scope, expiresAt, the most pending a
+ * caller may hold, kind ('' for an approval). Returns {'existing'|'created', record} or
+ * {'full', count, soonest expiresAt}.
  */
 const REQUEST_SCRIPT = `
 local p, now = ARGV[1], tonumber(ARGV[2])
@@ -77,28 +82,34 @@ local a = p .. 'a:' .. ARGV[4]
 redis.call('HSET', a, 'id', ARGV[4], 'callerId', ARGV[5], 'tool', ARGV[6], 'digest', ARGV[7],
   'message', ARGV[8], 'scope', ARGV[9], 'requestedAt', ARGV[2], 'expiresAt', ARGV[10],
   'status', 'pending')
+if ARGV[12] ~= '' then redis.call('HSET', a, 'kind', ARGV[12]) end
 redis.call('PEXPIRE', a, ARGV[3])
 redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[3])
-redis.call('ZADD', p .. 'pending', ARGV[10], ARGV[4])
+if ARGV[12] == '' then redis.call('ZADD', p .. 'pending', ARGV[10], ARGV[4]) end
 redis.call('ZADD', KEYS[2], ARGV[10], ARGV[4])
 if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
 return {'created', redis.call('HGETALL', a)}
 `;
 
 /**
- * KEYS[1] the approval. ARGV: prefix, now, decision status, deciderId, holdsAll ('1'|'0'),
- * then the scopes held. Returns {'decided', record} or {'refused', reason}.
+ * KEYS[1] the record. ARGV: prefix, now, decision status, deciderId, kind ('' for an
+ * approval), holdsAll ('1'|'0'), then the scopes held. Returns {'decided', record} or
+ * {'refused', reason}.
  */
 const DECIDE_SCRIPT = `
 local p, now = ARGV[1], tonumber(ARGV[2])
-local f = redis.call('HMGET', KEYS[1], 'status', 'expiresAt', 'scope', 'callerId', 'id')
-if not f[1] then return {'refused', 'unknown'} end
-local held = ARGV[5] == '1'
-if not held then
-  for i = 6, #ARGV do if ARGV[i] == f[3] then held = true break end end
+local f = redis.call('HMGET', KEYS[1], 'status', 'expiresAt', 'scope', 'callerId', 'id', 'kind')
+if not f[1] or (f[6] or '') ~= ARGV[5] then return {'refused', 'unknown'} end
+if ARGV[5] == 'confirmation' then
+  if f[4] ~= ARGV[4] then return {'refused', 'other-caller'} end
+else
+  local held = ARGV[6] == '1'
+  if not held then
+    for i = 7, #ARGV do if ARGV[i] == f[3] then held = true break end end
+  end
+  if not held then return {'refused', 'missing-scope'} end
+  if f[4] == ARGV[4] then return {'refused', 'own-request'} end
 end
-if not held then return {'refused', 'missing-scope'} end
-if f[4] == ARGV[4] then return {'refused', 'own-request'} end
 if tonumber(f[2]) <= now then return {'refused', 'expired'} end
 if f[1] ~= 'pending' then return {'refused', 'already-decided'} end
 redis.call('HSET', KEYS[1], 'status', ARGV[3], 'decidedBy', ARGV[4])
@@ -151,6 +162,7 @@ function toApproval(flat: Flat): Approval {
   for (let i = 0; i + 1 < flat.length; i += 2) f.set(flat[i]!, flat[i + 1]!);
   const decidedBy = f.get('decidedBy');
   return {
+    kind: f.get('kind') === 'confirmation' ? 'confirmation' : 'approval',
     id: f.get('id') ?? '',
     tool: f.get('tool') ?? '',
     message: f.get('message') ?? '',
@@ -189,16 +201,20 @@ export async function createRedisApprovalStore(
       'Redis is unreachable: calls needing approval are refused until it answers',
     );
 
-  const keyOf = (callerId: string, tool: string, digest: string): string =>
-    `${prefix}k:${requestKey(callerId, tool, digest)}`;
+  const keyOf = (callerId: string, tool: string, digest: string, kind: RecordKind): string =>
+    `${prefix}k:${requestKey(callerId, tool, digest, kind)}`;
+  /** What the scripts store as the kind: nothing for an approval, as earlier versions wrote. */
+  const kindField = (kind: RecordKind): string => (kind === 'approval' ? '' : kind);
 
   return {
     async request(req: ApprovalRequest): Promise<RequestOutcome> {
       const t = now();
       const ttl = Math.max(1, req.expiresAt - t + retainMs);
+      const recordKind = req.kind ?? 'approval';
+      const callerSet = recordKind === 'approval' ? 'c' : 'cf';
       const [kind, flat, soonest] = await cmd.mcpbApprovalRequest(
-        keyOf(req.callerId, req.tool, req.argumentsDigest),
-        `${prefix}c:${createHash('sha256').update(req.callerId).digest('base64url')}`,
+        keyOf(req.callerId, req.tool, req.argumentsDigest, recordKind),
+        `${prefix}${callerSet}:${createHash('sha256').update(req.callerId).digest('base64url')}`,
         prefix,
         String(t),
         String(ttl),
@@ -210,6 +226,7 @@ export async function createRedisApprovalStore(
         req.scope,
         String(req.expiresAt),
         String(MAX_PENDING_PER_CALLER),
+        kindField(recordKind),
       );
       if (kind === 'full')
         return { kind, pending: Number(flat), soonestExpiresAt: Number(soonest) };
@@ -234,6 +251,7 @@ export async function createRedisApprovalStore(
         const fields = rec as Record<string, string>;
         if (!fields.id) continue;
         const a = toApproval(Object.entries(fields).flat());
+        if (a.kind !== 'approval') continue;
         if (a.status === 'pending' && a.expiresAt > t && holdsScope(scopesHeld, a.scope))
           out.push(a);
       }
@@ -245,6 +263,7 @@ export async function createRedisApprovalStore(
       decision: Decision,
       deciderId: string,
       deciderScopes: ScopesHeld,
+      recordKind: RecordKind = 'approval',
     ): Promise<DecideOutcome> {
       if (!isApprovalIdShape(id)) return refused('unknown');
       const [kind, rest] = await cmd.mcpbApprovalDecide(
@@ -253,6 +272,7 @@ export async function createRedisApprovalStore(
         String(now()),
         decision === 'approve' ? 'approved' : 'declined',
         deciderId,
+        kindField(recordKind),
         deciderScopes === 'all' ? '1' : '0',
         ...(deciderScopes === 'all' ? [] : [...deciderScopes]),
       );
@@ -260,13 +280,22 @@ export async function createRedisApprovalStore(
       return refused(rest as DecideRefusal);
     },
 
+    async find(id: string, kind: RecordKind): Promise<Approval | undefined> {
+      if (!isApprovalIdShape(id)) return undefined;
+      const fields = await client.hgetall(`${prefix}a:${id}`);
+      if (!fields.id) return undefined;
+      const a = toApproval(Object.entries(fields).flat());
+      return a.kind === kind ? a : undefined;
+    },
+
     async consume(
       callerId: string,
       tool: string,
       argumentsDigest: string,
+      recordKind: RecordKind = 'approval',
     ): Promise<ConsumeOutcome> {
       const [kind, flat] = await cmd.mcpbApprovalConsume(
-        keyOf(callerId, tool, argumentsDigest),
+        keyOf(callerId, tool, argumentsDigest, recordKind),
         prefix,
         String(now()),
       );

@@ -1,5 +1,6 @@
 /**
- * The catalog page (`GET /`, and `GET /approvals` in its approvals view):
+ * The catalog page (`GET /`, `GET /approvals` in its approvals view, `GET /confirm/<id>` in
+ * its confirmation view):
  * assets/catalog.html with the served spec's server strings filled in, each HTML-escaped. It names no tool: the script lists them from `GET /api`,
  * which shows each caller only what its scopes allow (with access on, only once a token is
  * entered). Without access everyone sees every tool, so the page also carries the scopes
@@ -24,13 +25,13 @@ export interface CatalogOptions {
   readonly mcpPath: string;
   /** Inbound access is on: show the bearer-token field, and the tools only for a token. */
   readonly access: boolean;
-  /** Which view the script opens: the tools, or the approvals waiting for a decision. */
+  /** Which view the script opens: the tools, the approvals waiting for a decision, or one confirmation. */
   readonly view: CatalogView;
   /** Versioned URLs of the script, stylesheet and icon (a query busts caches on upgrade). */
   readonly assets: { readonly script: string; readonly style: string; readonly icon: string };
 }
 
-export type CatalogView = 'tools' | 'approvals';
+export type CatalogView = 'tools' | 'approvals' | 'confirm';
 
 const SLOTS = [
   'heading',

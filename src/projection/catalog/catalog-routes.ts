@@ -3,7 +3,8 @@
  * served now, with the MCP URL to copy and a try-it form per tool that calls
  * `POST /api/<tool>`; `GET /approvals` and `GET /approvals/<id>` (the URL an approval's
  * answer names) are the same page in its approvals view, which lists and decides them
- * through `/api/approvals`. Its page, script, stylesheet and icon are the files of assets/
+ * through `/api/approvals`; `GET /confirm/<id>` (the URL a confirmation's question names)
+ * is the page in its confirmation view, answered through `/api/confirmations/<id>`. Its page, script, stylesheet and icon are the files of assets/
  * (the script joined from its parts in assets/script/ by catalog-script.ts), read once at
  * boot and served same-origin, so a strict Content-Security-Policy (no inline code at
  * all) holds.
@@ -11,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { CompiledSpec } from '../../compiler/descriptor.js';
-import { APPROVALS_PAGE_PATH } from '../approval-url.js';
+import { APPROVALS_PAGE_PATH, CONFIRM_PAGE_PATH } from '../approval-url.js';
 import { MCP_PATH } from '../mcp/mcp-routes.js';
 import { restErrorHandler } from '../rest/rest-error.js';
 import { CATALOG_FILES } from './catalog-assets.js';
@@ -121,6 +122,9 @@ export async function catalogProjection(
   // The script reads the approval's id from the address: the page itself names none.
   scope.get(APPROVALS_PAGE_PATH, servePage('approvals'));
   scope.get(`${APPROVALS_PAGE_PATH}/:id`, servePage('approvals'));
+  // Frame-denied and without inline code like every view: a framed Confirm button could be
+  // clicked through by the framing site.
+  scope.get(`${CONFIRM_PAGE_PATH}/:id`, servePage('confirm'));
 
   for (const asset of [SCRIPT, STYLE, ICON]) {
     scope.get(asset.path, async function serveAsset(req: FastifyRequest, reply: FastifyReply) {

@@ -17,6 +17,7 @@ export const SCRIPT_PARTS = [
   'toolsets.js',
   'resources-prompts.js',
   'approvals-view.js',
+  'confirm-view.js',
   'start.js',
 ] as const;
 

@@ -2,18 +2,20 @@
  * The 2026-07-28 side of `confirm` and `approve` (docs/spec-language.md, "Confirmation
  * and approval"): what a request says about asking its user, read into the engine's
  * neutral questions; the engine's question rendered as the `input_required` answer
- * (MRTR: an elicitation and a sealed state, no session), the approval's URL built here;
+ * (MRTR: an elicitation and a sealed state, no session), the pages' URLs built here;
  * and the -32021 a request gets when it did not declare the capability a confirmation
- * needs.
+ * needs. A 2025-era request sent to a page gets the URL-elicitation-required error
+ * (-32042) instead, and repeats the same call.
  */
 import type { Question, Questions } from '../../engine/consent/questions.js';
 import type { EngineError } from '../../engine/error-catalogue.js';
-import { rpcRow } from './rpc-codes.js';
+import { RPC, rpcRow } from './rpc-codes.js';
 import type { RpcReply } from './rpc-reply.js';
 import { errorText } from '../../mcp-wire/json-rpc.js';
 import type { RpcRequest } from './mcp-request.js';
 import { actionableMessage } from './tool-result-text.js';
 import { META_CLIENT_CAPABILITIES } from '../../mcp-wire/versions.js';
+import { confirmPageUrl, type PageUrls } from '../approval-url.js';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -34,6 +36,7 @@ export function questionsOf(req: RpcRequest): Questions {
   return {
     canConfirm: elicitation !== undefined && (modes === 0 || isObject(elicitation.form)),
     canVisit: elicitation !== undefined && isObject(elicitation.url),
+    echoesState: true,
     isRetry: params.requestState !== undefined || params.inputResponses !== undefined,
     ...(responses && {
       answers: {
@@ -60,30 +63,74 @@ const CONFIRM_SCHEMA = Object.freeze({
   required: ['confirm'],
 });
 
-/** The elicitation that puts the engine's question: a form to confirm, or a page to visit. */
-function inputRequests(q: Question, approvalUrl: (id: string) => string): object {
-  return q.kind === 'confirm'
-    ? {
-        confirm: {
-          method: 'elicitation/create',
-          params: { mode: 'form', message: q.message, requestedSchema: CONFIRM_SCHEMA },
-        },
-      }
-    : {
-        approve: {
-          method: 'elicitation/create',
-          params: { mode: 'url', message: q.message, url: approvalUrl(q.approvalId) },
-        },
+type PageQuestion = Exclude<Question, { kind: 'confirm' }>;
+
+/** The URL elicitation of a page question (2026-07-28: no elicitationId, which it dropped). */
+function urlElicitation(
+  q: PageQuestion,
+  pages: PageUrls,
+): { mode: string; message: string; url: string } {
+  if (q.kind === 'visit')
+    return { mode: 'url', message: q.message, url: pages.approval(q.approvalId) };
+  // Unreached without pages: dispatch never lets such a request be sent to one.
+  const url = (pages.confirmation ?? ((id) => confirmPageUrl('', id)))(q.confirmationId);
+  return { mode: 'url', message: q.message, url };
+}
+
+/**
+ * The page's id as the 2025-11-25 elicitationId it requires: a question asked again
+ * names the same one.
+ */
+const elicitationIdOf = (q: PageQuestion): string =>
+  q.kind === 'visit' ? q.approvalId : q.confirmationId;
+
+/**
+ * The elicitation that puts the engine's question: a form to confirm, the confirmation
+ * page, or an approval's page.
+ */
+function inputRequests(q: Question, pages: PageUrls): object {
+  const ask = (params: object) => ({ method: 'elicitation/create', params });
+  switch (q.kind) {
+    case 'confirm':
+      return {
+        confirm: ask({ mode: 'form', message: q.message, requestedSchema: CONFIRM_SCHEMA }),
       };
+    case 'confirm-page':
+      return { confirm: ask(urlElicitation(q, pages)) };
+    case 'visit':
+      return { approve: ask(urlElicitation(q, pages)) };
+  }
 }
 
 /** `{resultType:"input_required", inputRequests, requestState}` with the modern `_meta`. */
-export function inputRequiredText(
+export function inputRequiredText(q: Question, pages: PageUrls, modernMeta: string): string {
+  return `{"resultType":"input_required","inputRequests":${JSON.stringify(inputRequests(q, pages))},"requestState":${JSON.stringify(q.state)},"_meta":${modernMeta}}`;
+}
+
+/**
+ * A 2025-era request sent to a page: the URL-elicitation-required error (-32042, in an
+ * HTTP 200 as every 2025-era JSON-RPC error of a call) whose `data.elicitations` holds
+ * the page's URL elicitation. The client opens it and repeats the same call; there is no
+ * state to echo, the record on the page decides. Undefined for a question in place (a
+ * form), which this error cannot carry.
+ */
+export function urlElicitationRequired(
+  req: RpcRequest,
   q: Question,
-  approvalUrl: (id: string) => string,
-  modernMeta: string,
-): string {
-  return `{"resultType":"input_required","inputRequests":${JSON.stringify(inputRequests(q, approvalUrl))},"requestState":${JSON.stringify(q.state)},"_meta":${modernMeta}}`;
+  pages: PageUrls,
+): RpcReply | undefined {
+  if (q.kind === 'confirm') return undefined;
+  const elicitation = { ...urlElicitation(q, pages), elicitationId: elicitationIdOf(q) };
+  const lead =
+    q.kind === 'confirm-page'
+      ? 'This call runs once its user confirms it on the page this link opens; then make the same call again'
+      : 'This call waits for approval on the page this link opens; make the same call again once it is approved';
+  return {
+    status: 200,
+    body: errorText(req.id, RPC.URL_ELICITATION_REQUIRED, `${lead}: ${elicitation.url}`, {
+      elicitations: [elicitation],
+    }),
+  };
 }
 
 /**

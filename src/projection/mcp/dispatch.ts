@@ -9,8 +9,14 @@ import { requestScopeOf, callRefusal } from './method-support.js';
 import { getPrompt, listPrompts } from './prompt-methods.js';
 import { listResources, listTemplates, readResource } from './resource-methods.js';
 import { toolResultText, type ResultTail } from './tool-result-text.js';
-import { inputRequiredText, missingCapabilityReply, questionsOf } from './consent-round-trip.js';
+import {
+  inputRequiredText,
+  missingCapabilityReply,
+  questionsOf,
+  urlElicitationRequired,
+} from './consent-round-trip.js';
 import { UNDECLARED } from '../unaskable.js';
+import type { Questions } from '../../engine/consent/questions.js';
 import { isLegacyVersion, LEGACY_VERSIONS, type Era } from '../../mcp-wire/versions.js';
 import { recordCall } from '../../telemetry/call-span.js';
 
@@ -73,6 +79,11 @@ export function dispatchLegacy(req: RpcRequest, deps: McpDeps): Promise<RpcReply
   return handler(req, deps, 'legacy');
 }
 
+/** Where no page is served (stdio), a request is never sent to one: it cannot visit. */
+function pagesServed(q: Questions, deps: McpDeps): Questions {
+  return deps.confirmationUrl || !q.canVisit ? q : { ...q, canVisit: false };
+}
+
 /** What a modern result carries after its content; a legacy result carries nothing more. */
 function resultTail(deps: McpDeps, era: Era): ResultTail {
   return { modern: era === 'modern', meta: deps.payloads.modernMeta };
@@ -97,12 +108,20 @@ async function answerToolsCall(req: RpcRequest, deps: McpDeps, era: Era): Promis
     op,
     args.args,
     op.consent && era === 'modern'
-      ? { ...scope, questions: questionsOf(req), unaskable: UNDECLARED }
+      ? { ...scope, questions: pagesServed(questionsOf(req), deps), unaskable: UNDECLARED }
       : scope,
   );
   if (deps.span?.recording) recordCall(deps.span, op.name, out);
-  if ('asked' in out)
-    return ok(req, inputRequiredText(out.asked, deps.approvalUrl, deps.payloads.modernMeta));
+  if ('asked' in out) {
+    const pages = { approval: deps.approvalUrl, confirmation: deps.confirmationUrl };
+    if (era === 'modern')
+      return ok(req, inputRequiredText(out.asked, pages, deps.payloads.modernMeta));
+    // The 2025 era: a page to open is -32042, and the client repeats the same call.
+    return (
+      urlElicitationRequired(req, out.asked, pages) ??
+      rpcError('INTERNAL', req.id, 'a 2025-era request was asked a question it cannot be put')
+    );
+  }
   if (!out.ok) {
     // The catalogue says which failures refuse the call itself (a missing scope: HTTP 403
     // with its challenge) rather than answer it with a tool result.

@@ -33,6 +33,11 @@ export interface McpDeps {
   readonly callerCancel: () => Cancellation;
   /** The catalog page's view of one approval, as this request reaches the gateway. */
   readonly approvalUrl: (id: string) => string;
+  /**
+   * The catalog page's view of one confirmation, likewise; absent where no page is served
+   * (stdio), and then no request is sent to one.
+   */
+  readonly confirmationUrl?: (id: string) => string;
   /** The HTTP `traceparent` header, used when the body carries none. */
   readonly traceparentHeader?: string;
   /** The HTTP `baggage` header, passed on upstream when the body carries none. */

@@ -21,7 +21,7 @@ import { engineError, type EngineError } from '../../engine/error-catalogue.js';
 import { isRpcError, rpcFraming } from './rpc-codes.js';
 import { clientWentAway } from '../client-went-away.js';
 import { clipped } from '../../engine/refusal-text.js';
-import { approvalPageUrl } from '../approval-url.js';
+import { approvalPageUrl, confirmPageUrl } from '../approval-url.js';
 import { TELEMETRY_OFF, type Telemetry } from '../../telemetry/telemetry.js';
 import type { OperationHistograms } from '../../telemetry/operation-histograms.js';
 import { operationOf } from './operation-of.js';
@@ -94,6 +94,7 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
       challenge: (e) => challengeOf(access, req, e),
       callerCancel: lazyCancellation(reply),
       approvalUrl: (id) => approvalPageUrl(access.baseUrl(req), id),
+      confirmationUrl: (id) => confirmPageUrl(access.baseUrl(req), id),
       requestId: req.id,
       traceparentHeader:
         typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,

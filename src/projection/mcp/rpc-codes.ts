@@ -6,7 +6,7 @@
  */
 import { ERROR_CATALOGUE, type ErrorCode } from '../../engine/error-catalogue.js';
 
-/** JSON-RPC 2.0's reserved codes, and the two 2026-07-28 adds. */
+/** JSON-RPC 2.0's reserved codes, and those MCP adds. */
 export const RPC = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,
@@ -19,6 +19,11 @@ export const RPC = {
   MISSING_CAPABILITY: -32021,
   /** 2026-07-28: the protocol version is not one this endpoint serves. */
   UNSUPPORTED_VERSION: -32022,
+  /**
+   * 2025-11-25: the request waits on a page its user must open (`data.elicitations`, URL
+   * elicitations); the client repeats it after (consent-round-trip.ts).
+   */
+  URL_ELICITATION_REQUIRED: -32042,
 } as const;
 
 /** MCP's framing of one catalogue row. */

@@ -22,6 +22,8 @@ const REFUSAL_CODES: Readonly<Record<DecideRefusal, ErrorCode>> = {
   unknown: 'NOT_FOUND',
   'missing-scope': 'INSUFFICIENT_SCOPE',
   'own-request': 'APPROVAL_OWN_CALL',
+  // A confirmation's refusal: never said here, where only approvals are decided.
+  'other-caller': 'CONFIRMATION_OTHER_CALLER',
   expired: 'APPROVAL_EXPIRED',
   'already-decided': 'APPROVAL_DECIDED',
 };

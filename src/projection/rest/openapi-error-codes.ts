@@ -27,6 +27,7 @@ const APPLIES: Partial<Record<ErrorCode, (d: ToolDescriptor, spec: CompiledSpec)
   CONFIRMATION_DECLINED: () => false,
   CONFIRMATION_CANCELLED: () => false,
   CONFIRMATION_INVALID: () => false,
+  CONFIRMATION_EXPIRED: () => false,
   APPROVAL_REQUIRED: (d) => d.consent?.approve !== undefined,
   APPROVAL_DECLINED: (d) => d.consent?.approve !== undefined,
   APPROVAL_EXPIRED: (d) => d.consent?.approve !== undefined,
@@ -34,6 +35,9 @@ const APPLIES: Partial<Record<ErrorCode, (d: ToolDescriptor, spec: CompiledSpec)
   // Answers of /api/approvals/<id>, not of a grant's route.
   APPROVAL_OWN_CALL: () => false,
   APPROVAL_DECIDED: () => false,
+  // Answers of /api/confirmations/<id>.
+  CONFIRMATION_OTHER_CALLER: () => false,
+  CONFIRMATION_DECIDED: () => false,
   // The server's own answers, before any grant is involved: not part of a call.
   NOT_FOUND: () => false,
   METHOD_NOT_ALLOWED: () => false,

@@ -8,7 +8,9 @@
  * answer it shows. In its approvals view (`/approvals`, `/approvals/<id>`) it lists instead
  * the calls waiting for approval from `GET /api/approvals`, highlights the one the address
  * names, and decides them with `POST /api/approvals/<id>`; their messages are filled from
- * the arguments an agent sent, so they too are only ever text nodes. At `/?toolset=<name>`
+ * the arguments an agent sent, so they too are only ever text nodes. In its confirmation
+ * view (`/confirm/<id>`) it shows the one confirmation the address names, to the caller
+ * that made the call, and answers it with `POST /api/confirmations/<id>`. At `/?toolset=<name>`
  * it shows one toolset: its members from `GET /api?toolset=<name>`, its own MCP URL, its
  * name and `describe`; the whole list links every toolset `GET /api` names.
  *
@@ -24,8 +26,13 @@
 /* exported toolsetName, view */
 
 const body = document.body;
-/** The view the gateway served: the tools (`/`) or the approvals (`/approvals…`). */
-const view = body.getAttribute('data-view') === 'approvals' ? 'approvals' : 'tools';
+/**
+ * The view the gateway served: the tools (`/`), the approvals (`/approvals…`) or one
+ * confirmation (`/confirm/<id>`).
+ */
+const view = ((v) => (v === 'approvals' || v === 'confirm' ? v : 'tools'))(
+  body.getAttribute('data-view'),
+);
 const byId = (id) => document.getElementById(id);
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const has = (o, key) => Object.prototype.hasOwnProperty.call(o, key);

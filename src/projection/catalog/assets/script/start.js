@@ -1,28 +1,35 @@
 /** Last: opens the view the gateway served, and lists what it shows. */
 /* global APPROVALS_HINT, approvalsNotice, approvalsSection, byId, currentToken, loadApprovals */
+/* global CONFIRM_HINT, confirmationNotice, confirmationSection, loadConfirmation */
 /* global loadTools, outcome, showToolsetHeader, tokenInput, view */
 /* exported loadView */
 
 /** What the token field's buttons and keys list in this view. */
 function loadView(again) {
   if (view === 'approvals') loadApprovals(again);
+  else if (view === 'confirm') loadConfirmation(again);
   else loadTools(again);
 }
 
-// The tabs, and in the approvals view the page's other sections out of the way.
-const tab = byId(view === 'approvals' ? 'view-approvals' : 'view-tools');
-if (tab) tab.setAttribute('aria-current', 'page');
-if (view === 'approvals') {
-  document.title = document.title.replace(/tool catalog$/, 'approvals');
+/** The page's other sections out of the way, and the token field said for this view. */
+function openView(title, section, buttonText, hint) {
+  document.title = document.title.replace(/tool catalog$/, title);
   byId('connect').hidden = true;
   byId('tools').hidden = true;
-  approvalsSection.hidden = false;
+  section.hidden = false;
   if (tokenInput) {
-    byId('use-token').textContent = 'Show approvals';
+    byId('use-token').textContent = buttonText;
     byId('token-hint').hidden = true;
-    byId('token-hint-approvals').hidden = false;
-    tokenInput.setAttribute('aria-describedby', 'token-hint-approvals');
+    byId(hint).hidden = false;
+    tokenInput.setAttribute('aria-describedby', hint);
   }
+}
+
+// The tabs, and in the approvals view the page's other sections out of the way.
+const tab = byId(view === 'approvals' ? 'view-approvals' : view === 'tools' ? 'view-tools' : '');
+if (tab) tab.setAttribute('aria-current', 'page');
+if (view === 'approvals') {
+  openView('approvals', approvalsSection, 'Show approvals', 'token-hint-approvals');
   const refresh = byId('refresh-approvals');
   // Without access nothing can wait, so there is nothing to refresh.
   refresh.hidden = !tokenInput;
@@ -33,6 +40,13 @@ if (view === 'approvals') {
   // A token kept from earlier in this tab lists its approvals straight away.
   if (!tokenInput || currentToken()) loadApprovals(true);
   else approvalsNotice('', APPROVALS_HINT);
+  if (tokenInput && !currentToken()) tokenInput.focus();
+} else if (view === 'confirm') {
+  openView('confirmation', confirmationSection, 'Show confirmation', 'token-hint-confirm');
+  // Without access a caller is known by its network address alone, so no key is asked;
+  // with access, a key kept from earlier in this tab shows the confirmation straight away.
+  if (!tokenInput || currentToken()) loadConfirmation(true);
+  else confirmationNotice('', CONFIRM_HINT);
   if (tokenInput && !currentToken()) tokenInput.focus();
 } else {
   showToolsetHeader();
