@@ -254,6 +254,12 @@ export const ERROR_CATALOGUE = {
     summary:
       "The retry's requestState is forged, expired, already used, or bound to another caller, tool or arguments, or the retry carries no state or answer; nothing was sent.",
   },
+  CONFIRMATION_TIMED_OUT: {
+    status: 408,
+    audience: 'model',
+    summary:
+      'A 2025-era client was asked to confirm on the stream of its call and sent no answer within 10 minutes; nothing was sent. The call may be made again.',
+  },
   APPROVAL_REQUIRED: {
     status: 202,
     audience: 'model',

@@ -26,6 +26,8 @@ export type ConsentAuditEvent =
   | 'confirmation_cancelled'
   | 'confirmation_invalid'
   | 'confirmation_unavailable'
+  /** A 2025-era question dropped unanswered: its stream closed, its wait ran out, a shutdown. */
+  | 'confirmation_abandoned'
   | 'approval_requested'
   | 'approval_pending'
   | 'approval_approved'

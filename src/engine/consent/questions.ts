@@ -41,7 +41,13 @@ export interface Unaskable {
  * call, or `visit` the page of approval `approvalId` (the surface builds its URL).
  */
 export type Question =
-  | { readonly kind: 'confirm'; readonly message: string; readonly state: string }
+  | {
+      readonly kind: 'confirm';
+      readonly message: string;
+      readonly state: string;
+      /** The digest of the arguments asked about, for the surface's audit line of a dropped question. */
+      readonly argumentsDigest?: string;
+    }
   | {
       readonly kind: 'visit';
       readonly message: string;

@@ -10,11 +10,24 @@ import { getPrompt, listPrompts } from './prompt-methods.js';
 import { listResources, listTemplates, readResource } from './resource-methods.js';
 import { toolResultText, type ResultTail } from './tool-result-text.js';
 import { inputRequiredText, missingCapabilityReply, questionsOf } from './consent-round-trip.js';
-import { UNDECLARED } from '../unaskable.js';
+import { NO_EVENT_STREAM, UNDECLARED } from '../unaskable.js';
+import { callerDigest, declaredModes, type SessionCaps } from './session-id.js';
+import { QUESTIONS_PER_CALLER, type ConfirmAnswer } from './open-questions.js';
+import { askedQuestion } from './question-stream.js';
+import { engineError } from '../../engine/error-catalogue.js';
+import type { Question, Questions } from '../../engine/consent/questions.js';
+import type { RequestScope } from '../../engine/call-context.js';
+import type { Done, Failed, Outcome } from '../../engine/execute.js';
+import type { Caller } from '../../engine/caller.js';
 import { isLegacyVersion, LEGACY_VERSIONS, type Era } from '../../mcp-wire/versions.js';
 import { recordCall } from '../../telemetry/call-span.js';
 
-type Handler = (req: RpcRequest, deps: McpDeps, era: Era) => RpcReply | Promise<RpcReply>;
+type Handler = (
+  req: RpcRequest,
+  deps: McpDeps,
+  era: Era,
+  session?: SessionCaps,
+) => RpcReply | Promise<RpcReply>;
 
 function ok(req: RpcRequest, json: string): RpcReply {
   return { status: 200, body: resultText(req.id, json) };
@@ -49,7 +62,11 @@ const LEGACY: ReadonlyMap<string, Handler> = new Map<string, Handler>([
       // An unknown version gets our newest as a counter-offer; the client decides.
       const version =
         typeof asked === 'string' && isLegacyVersion(asked) ? asked : LEGACY_VERSIONS[0];
-      return ok(req, d.payloads.initialize.get(version)!);
+      const body = resultText(req.id, d.payloads.initialize.get(version)!);
+      if (!d.sessions) return { status: 200, body };
+      // What the client declared, sealed into the session id it sends back (session-id.ts).
+      const caps = declaredModes(version, req.params?.capabilities);
+      return { status: 200, body, headers: { 'mcp-session-id': d.sessions.seal(caps, d.caller) } };
     },
   ],
   ['ping', (req) => ok(req, '{}')],
@@ -64,13 +81,17 @@ export function dispatchModern(req: RpcRequest, deps: McpDeps): Promise<RpcReply
   return handler(req, deps, 'modern');
 }
 
-export function dispatchLegacy(req: RpcRequest, deps: McpDeps): Promise<RpcReply> | RpcReply {
+export function dispatchLegacy(
+  req: RpcRequest,
+  deps: McpDeps,
+  session?: SessionCaps,
+): Promise<RpcReply> | RpcReply {
   const handler = LEGACY.get(req.method);
   if (!handler)
     return rpcError('METHOD_NOT_FOUND', req.id, `Method not found: ${req.method}`, {
       legacy: true,
     });
-  return handler(req, deps, 'legacy');
+  return handler(req, deps, 'legacy', session);
 }
 
 /** What a modern result carries after its content; a legacy result carries nothing more. */
@@ -78,7 +99,33 @@ function resultTail(deps: McpDeps, era: Era): ResultTail {
   return { modern: era === 'modern', meta: deps.payloads.modernMeta };
 }
 
-async function answerToolsCall(req: RpcRequest, deps: McpDeps, era: Era): Promise<RpcReply> {
+/** What a 2025-era request can be asked: to confirm, on its stream. Never a retry by itself. */
+const ASK_ON_STREAM: Questions = { canConfirm: true, canVisit: false, isRetry: false };
+
+/**
+ * The questions and wording of a call to a grant with `confirm` or `approve`: a
+ * 2026-07-28 request says on itself what it can be asked; a 2025-era one said it in
+ * `initialize` (its session id), and is asked on the POST's stream when it takes one.
+ */
+function askingScope(
+  req: RpcRequest,
+  deps: McpDeps,
+  era: Era,
+  session: SessionCaps | undefined,
+): Pick<RequestScope, 'questions' | 'unaskable'> | undefined {
+  if (era === 'modern') return { questions: questionsOf(req), unaskable: UNDECLARED };
+  if (!session?.form || !deps.questions) return undefined;
+  return deps.acceptsStream
+    ? { questions: ASK_ON_STREAM, unaskable: NO_EVENT_STREAM }
+    : { unaskable: NO_EVENT_STREAM };
+}
+
+async function answerToolsCall(
+  req: RpcRequest,
+  deps: McpDeps,
+  era: Era,
+  session?: SessionCaps,
+): Promise<RpcReply> {
   const name = req.params?.name;
   if (typeof name !== 'string')
     return rpcError('INVALID_PARAMS', req.id, 'tools/call needs params.name (a string)');
@@ -92,17 +139,32 @@ async function answerToolsCall(req: RpcRequest, deps: McpDeps, era: Era): Promis
   if (!args.ok)
     return rpcError('INVALID_PARAMS', req.id, 'tools/call params.arguments must be an object');
   const scope = requestScopeOf(req, deps, era);
-  // Only a grant with confirm/approve, called in 2026-07-28, can be answered with a question.
-  const out = await deps.gateway.call(
-    op,
-    args.args,
-    op.consent && era === 'modern'
-      ? { ...scope, questions: questionsOf(req), unaskable: UNDECLARED }
-      : scope,
-  );
+  // Only a grant with confirm/approve, from a request that can ask its user, can be
+  // answered with a question.
+  const asking = op.consent && askingScope(req, deps, era, session);
+  const asked = asking ? { ...scope, ...asking } : scope;
+  const out = await deps.gateway.call(op, args.args, asked);
   if (deps.span?.recording) recordCall(deps.span, op.name, out);
-  if ('asked' in out)
-    return ok(req, inputRequiredText(out.asked, deps.approvalUrl, deps.payloads.modernMeta));
+  if ('asked' in out) {
+    if (era === 'modern')
+      return ok(req, inputRequiredText(out.asked, deps.approvalUrl, deps.payloads.modernMeta));
+    return askOnStream(req, deps, out.asked, session!, (answer, state) =>
+      deps.gateway.call(op, args.args, {
+        ...asked,
+        questions: {
+          ...ASK_ON_STREAM,
+          isRetry: true,
+          answers: { confirm: answer, visited: false },
+          state,
+        },
+      }),
+    );
+  }
+  return callReply(req, deps, era, out);
+}
+
+/** A call's outcome as the response to its tools/call. */
+function callReply(req: RpcRequest, deps: McpDeps, era: Era, out: Done | Failed): RpcReply {
   if (!out.ok) {
     // The catalogue says which failures refuse the call itself (a missing scope: HTTP 403
     // with its challenge) rather than answer it with a tool result.
@@ -114,4 +176,54 @@ async function answerToolsCall(req: RpcRequest, deps: McpDeps, era: Era): Promis
   }
   const body = resultText(req.id, toolResultText(out, resultTail(deps, era)));
   return out.ok ? { status: 200, body } : { status: 200, body, errorType: out.error.code };
+}
+
+/**
+ * The 2025-era question: an open question of this caller (RATE_LIMITED beyond its 20),
+ * put on the POST's stream by the route (question-stream.ts); the answer runs `retry`.
+ */
+function askOnStream(
+  req: RpcRequest,
+  deps: McpDeps,
+  question: Question,
+  session: SessionCaps,
+  retry: (answer: ConfirmAnswer, state: string) => Promise<Outcome>,
+): RpcReply {
+  const questions = deps.questions!;
+  const ticket = question.kind === 'confirm' && questions.reserve(callerKeyOf(deps.caller));
+  if (!ticket) {
+    const error = engineError(
+      'RATE_LIMITED',
+      `this caller already waits on ${QUESTIONS_PER_CALLER} confirmations; answer or close one first. Nothing was asked or sent`,
+    );
+    return callReply(req, deps, 'legacy', { ok: false, error });
+  }
+  const confirm = question as Extract<Question, { kind: 'confirm' }>;
+  return {
+    status: 200,
+    body: '',
+    question: askedQuestion({
+      req,
+      question: confirm,
+      ticket,
+      version: session.version,
+      tool: req.params!.name as string,
+      caller: deps.caller.id,
+      audit: deps.gateway.consent?.audit,
+      waitMinutes: Math.round(questions.waitMs / 60_000),
+      async resume(answer, state) {
+        const out = await retry(answer, state);
+        if ('asked' in out)
+          return callReply(req, deps, 'legacy', {
+            ok: false,
+            error: engineError('INTERNAL', 'the retry of a confirmation asked again'),
+          });
+        return callReply(req, deps, 'legacy', out);
+      },
+    }),
+  };
+}
+
+function callerKeyOf(caller: Caller): string {
+  return callerDigest(caller).toString('hex');
 }
