@@ -68,6 +68,7 @@ export class OpenQuestions {
   private readonly perCaller: number;
   private readonly relay: AnswerRelay | undefined;
   private readonly onRelayError: (err: Error) => void;
+  private draining = false;
 
   constructor(opts: OpenQuestionsOptions = {}) {
     this.waitMs = opts.waitMs ?? QUESTION_WAIT_MS;
@@ -85,6 +86,13 @@ export class OpenQuestions {
 
   /** A new open question for `callerKey`, or undefined when it already holds its 20. */
   reserve(callerKey: string): QuestionTicket | undefined {
+    // A call that was asked just as the drain began: its question ends at once.
+    if (this.draining)
+      return {
+        id: randomBytes(ID_BYTES).toString('base64url'),
+        outcome: Promise.resolve({ kind: 'shutdown' }),
+        close: () => undefined,
+      };
     const count = this.held.get(callerKey) ?? 0;
     if (count >= this.perCaller) return undefined;
     this.held.set(callerKey, count + 1);
@@ -132,6 +140,7 @@ export class OpenQuestions {
 
   /** The shutdown: every open question ends now, its stream told why. */
   drain(): void {
+    this.draining = true;
     for (const id of [...this.open.keys()]) this.settle(id, { kind: 'shutdown' });
   }
 

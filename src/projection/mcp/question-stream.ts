@@ -30,7 +30,7 @@ export interface AskedQuestion {
   /** The engine's retry with the user's answer: the response to the original request. */
   resume(answer: ConfirmAnswer): Promise<RpcReply>;
   /** The response when the wait ended with no answer (the bound, a shutdown). */
-  unanswered(kind: 'timeout' | 'shutdown'): string;
+  unanswered(kind: 'timeout' | 'shutdown' | 'internal'): string;
   /** The audit line of a question dropped without an answer. */
   abandoned(reason: string): void;
 }
@@ -79,7 +79,9 @@ export function askedQuestion(p: AskParts): AskedQuestion {
               'CONFIRMATION_TIMED_OUT',
               `the user did not answer the confirmation within ${p.waitMinutes} minutes; nothing was sent. The call may be made again`,
             )
-          : engineError('DRAINING', 'the gateway is shutting down; nothing was sent'),
+          : kind === 'shutdown'
+            ? engineError('DRAINING', 'the gateway is shutting down; nothing was sent')
+            : engineError('INTERNAL', 'the confirmed call failed inside the gateway'),
       ),
     abandoned: (reason) =>
       p.audit?.({
@@ -136,8 +138,13 @@ export async function streamQuestion(
   }
   let text: string;
   if (outcome.kind === 'answer') {
-    const out = await asked.resume(outcome.answer);
-    text = typeof out.body === 'string' ? out.body : out.body.toString('utf8');
+    try {
+      const out = await asked.resume(outcome.answer);
+      text = typeof out.body === 'string' ? out.body : out.body.toString('utf8');
+    } catch {
+      // The response is ours to write (hijacked): a bug here still ends the stream.
+      text = asked.unanswered('internal');
+    }
   } else {
     asked.abandoned(ABANDONED[outcome.kind]);
     if (outcome.kind === 'closed') return;
