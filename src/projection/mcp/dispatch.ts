@@ -11,14 +11,13 @@ import { listResources, listTemplates, readResource } from './resource-methods.j
 import { toolResultText, type ResultTail } from './tool-result-text.js';
 import { inputRequiredText, missingCapabilityReply, questionsOf } from './consent-round-trip.js';
 import { NO_EVENT_STREAM, UNDECLARED } from '../unaskable.js';
-import { callerDigest, declaredModes, type SessionCaps } from './session-id.js';
+import { callerKey, declaredModes, type SessionCaps } from './session-id.js';
 import { QUESTIONS_PER_CALLER, type ConfirmAnswer } from './open-questions.js';
 import { askedQuestion } from './question-stream.js';
 import { engineError } from '../../engine/error-catalogue.js';
 import type { Question, Questions } from '../../engine/consent/questions.js';
 import type { RequestScope } from '../../engine/call-context.js';
 import type { Done, Failed, Outcome } from '../../engine/execute.js';
-import type { Caller } from '../../engine/caller.js';
 import { isLegacyVersion, LEGACY_VERSIONS, type Era } from '../../mcp-wire/versions.js';
 import { recordCall } from '../../telemetry/call-span.js';
 
@@ -190,7 +189,7 @@ function askOnStream(
   retry: (answer: ConfirmAnswer, state: string) => Promise<Outcome>,
 ): RpcReply {
   const questions = deps.questions!;
-  const ticket = question.kind === 'confirm' && questions.reserve(callerKeyOf(deps.caller));
+  const ticket = question.kind === 'confirm' && questions.reserve(callerKey(deps.caller));
   if (!ticket) {
     const error = engineError(
       'RATE_LIMITED',
@@ -222,8 +221,4 @@ function askOnStream(
       },
     }),
   };
-}
-
-function callerKeyOf(caller: Caller): string {
-  return callerDigest(caller).toString('hex');
 }

@@ -13,7 +13,7 @@ import type { McpDeps, RpcRequest } from './mcp-request.js';
 import { checkMirroredHeaders } from './mirrored-headers.js';
 import { singleHeaderValue } from '../../mcp-wire/header-values.js';
 import { dispatchLegacy, dispatchModern } from './dispatch.js';
-import { callerDigest, type SessionCaps } from './session-id.js';
+import { callerKey, type SessionCaps } from './session-id.js';
 import type { OpenQuestions } from './open-questions.js';
 import { confirmAnswer } from './consent-round-trip.js';
 import { answerTraced } from './request-span.js';
@@ -214,7 +214,7 @@ function answerQuestion(
 ): RpcReply | Promise<RpcReply> {
   // An error instead of a result: the client could not put the question; nobody said yes.
   const answer = Object.hasOwn(msg, 'result') ? confirmAnswer(msg.result) : 'dismissed';
-  const taken = questions.answer(msg.id, callerDigest(deps.caller).toString('hex'), answer);
+  const taken = questions.answer(msg.id, callerKey(deps.caller), answer);
   const reply = (ok: boolean): RpcReply =>
     ok
       ? ACCEPTED

@@ -6,7 +6,7 @@
  * process, outliving reloads. Bounded: one caller holds at most 20, each waits at most
  * 10 minutes, and a drain answers them all.
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Answers } from '../../engine/consent/questions.js';
 
 export type ConfirmAnswer = NonNullable<Answers['confirm']>;
@@ -18,7 +18,7 @@ export type Outcome =
 
 /** One open question: its id on the wire, and the end of its wait. */
 export interface QuestionTicket {
-  /** The `elicitation/create` request's id: 24 random base64url characters. */
+  /** The `elicitation/create` request's id: a random UUID (122 random bits, 36 characters). */
   readonly id: string;
   readonly outcome: Promise<Outcome>;
   /** The client closed the stream: the question is dropped. */
@@ -43,7 +43,6 @@ export interface AnswerRelay {
 /** The spec's bounds. */
 export const QUESTION_WAIT_MS = 10 * 60_000;
 export const QUESTIONS_PER_CALLER = 20;
-const ID_BYTES = 18;
 
 interface Entry {
   readonly callerKey: string;
@@ -89,14 +88,16 @@ export class OpenQuestions {
     // A call that was asked just as the drain began: its question ends at once.
     if (this.draining)
       return {
-        id: randomBytes(ID_BYTES).toString('base64url'),
+        id: randomUUID(),
         outcome: Promise.resolve({ kind: 'shutdown' }),
         close: () => undefined,
       };
     const count = this.held.get(callerKey) ?? 0;
     if (count >= this.perCaller) return undefined;
     this.held.set(callerKey, count + 1);
-    const id = randomBytes(ID_BYTES).toString('base64url');
+    // randomUUID draws from a cached batch of random bytes: a randomBytes call per
+    // question showed in profiles.
+    const id = randomUUID();
     let settle!: (o: Outcome) => void;
     const outcome = new Promise<Outcome>((resolve) => (settle = resolve));
     const timer = setTimeout(() => this.settle(id, { kind: 'timeout' }), this.waitMs);

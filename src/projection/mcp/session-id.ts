@@ -85,6 +85,21 @@ export function callerDigest(caller: Caller): Buffer {
     .subarray(0, DIGEST_BYTES);
 }
 
+let lastCaller: string | undefined;
+let lastKey = '';
+
+/**
+ * The caller digest as hex: the key of a caller's open questions (open-questions.ts). The
+ * last one is kept: the answer POST comes from the caller that was just asked.
+ */
+export function callerKey(caller: Caller): string {
+  if (caller.id !== lastCaller) {
+    lastKey = callerDigest(caller).toString('hex');
+    lastCaller = caller.id;
+  }
+  return lastKey;
+}
+
 /** Seals and opens session ids under one consent key. */
 export class SessionSeal {
   private readonly key: KeyObject;
