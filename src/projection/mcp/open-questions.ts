@@ -1,7 +1,7 @@
 /**
- * The questions a 2025-era `confirm` call is waiting on (docs/spec-language.md, "Asking the
- * person in every era"): each POST that asked holds its stream open until its client
- * POSTs the answer, which may arrive on any request of the same caller, and with
+ * The questions a 2025-era `confirm` call is waiting on (docs/spec-language.md,
+ * "`confirm` in the 2025 era"): each POST that asked holds its stream open until its
+ * client POSTs the answer, which may arrive on any request of the same caller, and with
  * `limits redis-env` on any replica (redis-answers.ts relays it). One registry per
  * process, outliving reloads. Bounded: one caller holds at most 20, each waits at most
  * 10 minutes, and a drain answers them all.

@@ -1,7 +1,7 @@
 /**
- * The 2025-era form round trip of a `confirm` grant (docs/spec-language.md, "Asking the
- * person in every era"): the engine answered `ask`; the POST is then answered as an SSE
- * stream carrying `elicitation/create` under a fresh random id, kept alive by comment
+ * The 2025-era form round trip of a `confirm` grant (docs/spec-language.md, "`confirm` in
+ * the 2025 era"): the engine answered `ask`; the POST is then answered as an SSE stream
+ * carrying `elicitation/create` under a fresh random id, kept alive by comment
  * lines while the client's answer is awaited (open-questions.ts), and closed by the
  * JSON-RPC response to the original request. The answer is handed back to the engine as
  * the same retry a 2026-07-28 client sends (the sealed state, `isRetry`, `answers.confirm`),

@@ -1,7 +1,7 @@
 /**
- * The sealed `Mcp-Session-Id` of the 2025 era (docs/spec-language.md, "Asking the person
- * in every era"): a stateless server forgets `initialize`, so the answer to it carries
- * what the client declared, sealed, and the client hands it back on every later request.
+ * The sealed `Mcp-Session-Id` of the 2025 era (docs/spec-language.md, "`confirm` in the
+ * 2025 era"): a stateless server forgets `initialize`, so the answer to it carries what
+ * the client declared, sealed, and the client hands it back on every later request.
  * Nothing is stored; every replica holding the same consent key opens it.
  *
  * Token: `s1.` + base64url(iv ‖ AES-256-GCM(plain) ‖ tag), the key derived by HKDF-SHA-256
