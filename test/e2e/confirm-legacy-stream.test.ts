@@ -211,6 +211,34 @@ describe('the 2025-era round trip on the wire', () => {
     expect(sent()).toEqual([]);
   });
 
+  it('drops the question when the client cancels the call, ending the stream with no response and sending nothing', async () => {
+    const session = await initializeRaw(gw.url, AGENT_KEY);
+    const res = await toolsCallRaw(
+      gw.url,
+      AGENT_KEY,
+      session!,
+      'delete_payment',
+      { payment: 49 },
+      undefined,
+      4901,
+    );
+    const events = sseEvents(res);
+    const question = (await events.next()) as { id: string };
+    const cancelled = await answerRaw(gw.url, AGENT_KEY, session!, {
+      method: 'notifications/cancelled',
+      params: { requestId: 4901, reason: 'the host timed out' },
+    });
+    expect(cancelled.status).toBe(202);
+    await expect(events.next()).rejects.toThrow(/the stream ended/);
+    expect(gw.logs()).toContain('"reason":"the client cancelled the call"');
+    const late = await answerRaw(gw.url, AGENT_KEY, session!, {
+      id: question.id,
+      result: { action: 'accept', content: { confirm: true } },
+    });
+    expect(late.status).toBe(400);
+    expect(sent()).toEqual([]);
+  });
+
   it('answers a response to no open question with a 400 JSON-RPC error', async () => {
     const res = await answerRaw(gw.url, AGENT_KEY, undefined, {
       id: 'no-such-question-0123456789',

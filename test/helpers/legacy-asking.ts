@@ -75,13 +75,14 @@ export function toolsCallRaw(
   name: string,
   args: Record<string, unknown>,
   signal?: AbortSignal,
+  id: number = nextId++,
 ): Promise<Response> {
   return fetch(`${url}/mcp`, {
     method: 'POST',
     headers: json(key, session),
     body: JSON.stringify({
       jsonrpc: '2.0',
-      id: nextId++,
+      id,
       method: 'tools/call',
       params: { name, arguments: args },
     }),

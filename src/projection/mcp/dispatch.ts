@@ -12,7 +12,7 @@ import { toolResultText, type ResultTail } from './tool-result-text.js';
 import { inputRequiredText, missingCapabilityReply, questionsOf } from './consent-round-trip.js';
 import { NO_EVENT_STREAM, UNDECLARED } from '../unaskable.js';
 import { callerKey, declaredModes, type SessionCaps } from './session-id.js';
-import { QUESTIONS_PER_CALLER, type ConfirmAnswer } from './open-questions.js';
+import { originOf, QUESTIONS_PER_CALLER, type ConfirmAnswer } from './open-questions.js';
 import { askedQuestion } from './question-stream.js';
 import { engineError } from '../../engine/error-catalogue.js';
 import type { Question, Questions } from '../../engine/consent/questions.js';
@@ -189,7 +189,9 @@ function askOnStream(
   retry: (answer: ConfirmAnswer, state: string) => Promise<Outcome>,
 ): RpcReply {
   const questions = deps.questions!;
-  const ticket = question.kind === 'confirm' && questions.reserve(callerKey(deps.caller));
+  const ticket =
+    question.kind === 'confirm' &&
+    questions.reserve(callerKey(deps.caller), originOf(deps.sessionId!, req.id));
   if (!ticket) {
     const error = engineError(
       'RATE_LIMITED',

@@ -14,7 +14,7 @@ import { checkMirroredHeaders } from './mirrored-headers.js';
 import { singleHeaderValue } from '../../mcp-wire/header-values.js';
 import { dispatchLegacy, dispatchModern } from './dispatch.js';
 import { callerKey, type SessionCaps } from './session-id.js';
-import type { OpenQuestions } from './open-questions.js';
+import { originOf, type OpenQuestions } from './open-questions.js';
 import { confirmAnswer } from './consent-round-trip.js';
 import { answerTraced } from './request-span.js';
 import {
@@ -198,7 +198,15 @@ function answerRequest(
         'Not Found: the Mcp-Session-Id is unknown, expired or not this caller’s; initialize again',
       );
   }
-  if (isNotification) return ACCEPTED;
+  if (isNotification) {
+    // A cancelled call that is asking its user: the question is dropped (open-questions.ts).
+    if (session && req.method === 'notifications/cancelled' && deps.questions)
+      deps.questions.cancel(
+        originOf(deps.sessionId!, req.params?.requestId),
+        callerKey(deps.caller),
+      );
+    return ACCEPTED;
+  }
   return dispatchLegacy(req, deps, session);
 }
 

@@ -14,7 +14,7 @@ export type ConfirmAnswer = NonNullable<Answers['confirm']>;
 /** How a wait ended: the client's answer, its stream closed, the bound, or a shutdown. */
 export type Outcome =
   | { readonly kind: 'answer'; readonly answer: ConfirmAnswer }
-  | { readonly kind: 'closed' | 'timeout' | 'shutdown' };
+  | { readonly kind: 'closed' | 'cancelled' | 'timeout' | 'shutdown' };
 
 /** One open question: its id on the wire, and the end of its wait. */
 export interface QuestionTicket {
@@ -46,6 +46,8 @@ export const QUESTIONS_PER_CALLER = 20;
 
 interface Entry {
   readonly callerKey: string;
+  /** The asking request, as its client names it in notifications/cancelled. */
+  readonly origin: string | undefined;
   readonly settle: (o: Outcome) => void;
 }
 
@@ -59,8 +61,15 @@ export interface OpenQuestionsOptions {
   readonly onRelayError?: (err: Error) => void;
 }
 
+/** The key of a request in its client's words: its session id and its JSON-RPC id. */
+export function originOf(sessionId: string, requestId: unknown): string {
+  return `${sessionId}\n${typeof requestId}:${String(requestId)}`;
+}
+
 export class OpenQuestions {
   private readonly open = new Map<string, Entry>();
+  /** Question ids by the request that asked them (session id and request id). */
+  private readonly byOrigin = new Map<string, string>();
   private readonly held = new Map<string, number>();
   readonly waitMs: number;
   readonly keepAliveMs: number;
@@ -83,8 +92,12 @@ export class OpenQuestions {
     return this.open.size;
   }
 
-  /** A new open question for `callerKey`, or undefined when it already holds its 20. */
-  reserve(callerKey: string): QuestionTicket | undefined {
+  /**
+   * A new open question for `callerKey`, or undefined when it already holds its 20.
+   * `origin` names the asking request (originOf), so that the client's
+   * notifications/cancelled of it drops the question.
+   */
+  reserve(callerKey: string, origin?: string): QuestionTicket | undefined {
     // A call that was asked just as the drain began: its question ends at once.
     if (this.draining)
       return {
@@ -102,8 +115,10 @@ export class OpenQuestions {
     const outcome = new Promise<Outcome>((resolve) => (settle = resolve));
     const timer = setTimeout(() => this.settle(id, { kind: 'timeout' }), this.waitMs);
     timer.unref();
+    if (origin !== undefined) this.byOrigin.set(origin, id);
     this.open.set(id, {
       callerKey,
+      origin,
       settle: (o) => {
         clearTimeout(timer);
         settle(o);
@@ -139,6 +154,17 @@ export class OpenQuestions {
     );
   }
 
+  /**
+   * The client cancelled the request that asked (notifications/cancelled, SDK timeouts
+   * send one): its question is dropped and its stream ends with no response, as the
+   * protocol says of a cancelled request. Only on the replica that asked.
+   */
+  cancel(origin: string, callerKey: string): void {
+    const id = this.byOrigin.get(origin);
+    if (id !== undefined && this.open.get(id)?.callerKey === callerKey)
+      this.settle(id, { kind: 'cancelled' });
+  }
+
   /** The shutdown: every open question ends now, its stream told why. */
   drain(): void {
     this.draining = true;
@@ -154,6 +180,7 @@ export class OpenQuestions {
     const entry = this.open.get(id);
     if (!entry) return;
     this.open.delete(id);
+    if (entry.origin !== undefined) this.byOrigin.delete(entry.origin);
     const count = (this.held.get(entry.callerKey) ?? 1) - 1;
     if (count <= 0) this.held.delete(entry.callerKey);
     else this.held.set(entry.callerKey, count);

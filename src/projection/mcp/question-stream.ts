@@ -100,6 +100,7 @@ function event(res: ServerResponse, json: string): void {
 
 const ABANDONED: Record<Exclude<Outcome['kind'], 'answer'>, string> = {
   closed: 'the client closed the stream',
+  cancelled: 'the client cancelled the call',
   timeout: 'no answer within the wait',
   shutdown: 'the gateway shut down',
 };
@@ -148,6 +149,11 @@ export async function streamQuestion(
   } else {
     asked.abandoned(ABANDONED[outcome.kind]);
     if (outcome.kind === 'closed') return;
+    if (outcome.kind === 'cancelled') {
+      res.off('close', onClose);
+      res.end();
+      return;
+    }
     text = asked.unanswered(outcome.kind);
   }
   res.off('close', onClose);
