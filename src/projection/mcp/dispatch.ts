@@ -193,6 +193,15 @@ function askOnStream(
     question.kind === 'confirm' &&
     questions.reserve(callerKey(deps.caller), originOf(deps.sessionId!, req.id));
   if (!ticket) {
+    // The engine asked (and logged the request); the question is never put.
+    deps.gateway.consent?.audit?.({
+      event: 'confirmation_abandoned',
+      tool: req.params!.name as string,
+      caller: deps.caller.id,
+      ...(question.kind === 'confirm' &&
+        question.argumentsDigest && { argumentsDigest: question.argumentsDigest }),
+      reason: `the caller already holds ${QUESTIONS_PER_CALLER} open questions`,
+    });
     const error = engineError(
       'RATE_LIMITED',
       `this caller already waits on ${QUESTIONS_PER_CALLER} confirmations; answer or close one first. Nothing was asked or sent`,
@@ -211,7 +220,7 @@ function askOnStream(
       tool: req.params!.name as string,
       caller: deps.caller.id,
       audit: deps.gateway.consent?.audit,
-      waitMinutes: Math.round(questions.waitMs / 60_000),
+      waitMs: questions.waitMs,
       async resume(answer, state) {
         const out = await retry(answer, state);
         if ('asked' in out)

@@ -44,11 +44,17 @@ export interface AskParts {
   readonly tool: string;
   readonly caller: string;
   readonly audit: ConsentAudit | undefined;
-  readonly waitMinutes: number;
+  /** The wait's bound, in ms (10 minutes; shorter only in tests). */
+  readonly waitMs: number;
   resume(answer: ConfirmAnswer, state: string): Promise<RpcReply>;
 }
 
 const LEGACY_TAIL = { modern: false, meta: '' };
+
+/** A wait in words: "10 minutes", or seconds below a minute. */
+function spoken(ms: number): string {
+  return ms >= 60_000 ? `${Math.round(ms / 60_000)} minutes` : `${Math.round(ms / 1000)} seconds`;
+}
 
 /** The failure text of the original request's response, as an isError tool result. */
 function failureText(req: RpcRequest, error: EngineError): string {
@@ -77,7 +83,7 @@ export function askedQuestion(p: AskParts): AskedQuestion {
         kind === 'timeout'
           ? engineError(
               'CONFIRMATION_TIMED_OUT',
-              `the user did not answer the confirmation within ${p.waitMinutes} minutes; nothing was sent. The call may be made again`,
+              `the user did not answer the confirmation within ${spoken(p.waitMs)}; nothing was sent. The call may be made again`,
             )
           : kind === 'shutdown'
             ? engineError('DRAINING', 'the gateway is shutting down; nothing was sent')
