@@ -48,6 +48,8 @@ export interface OpenedProcess {
 export async function openProcess(
   opts: ProcessOptions,
   loopbackOnly: boolean,
+  /** stdio has no stream to put a 2025-era question on: it opens no questions. */
+  overHttp = true,
 ): Promise<OpenedProcess> {
   const { spec, logger } = opts;
   const env = opts.env ?? process.env;
@@ -88,7 +90,7 @@ export async function openProcess(
   );
   // The 2025-era questions waiting on their answers, for the process like the stores.
   const questions = await services.open(
-    () => openProcessQuestions(spec, env, logger || undefined),
+    async () => (overHttp ? await openProcessQuestions(spec, env, logger || undefined) : undefined),
     async (q) => q?.close(),
   );
   const closeShared = (): Promise<void> => services.close();
