@@ -45,7 +45,7 @@ export interface McpRuntime {
   readonly telemetry?: Telemetry;
   /** The 2025 era's session ids, sealed with the consent key (absent without confirm/approve). */
   readonly sessions?: SessionSeal;
-  /** The process's open 2025-era questions (absent without a `confirm` grant). */
+  /** The process's open 2025-era questions (absent on stdio). */
   readonly questions?: OpenQuestions;
 }
 

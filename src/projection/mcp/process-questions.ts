@@ -22,15 +22,18 @@ function positive(text: string | undefined): number | undefined {
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
-/** The process's open questions, or undefined when no grant of the spec has `confirm`. */
+/**
+ * The process's open questions. Made whatever the spec (an empty registry costs nothing,
+ * and a reload may add the first `confirm` grant); the Redis relay is chosen at start, as
+ * the rate limiter is: when the spec then has a `confirm` grant and `limits redis-env`.
+ */
 export async function openProcessQuestions(
   spec: CompiledSpec,
   env: Env,
   log?: Pick<Logger, 'warn'>,
-): Promise<OpenQuestions | undefined> {
-  if (!spec.tools.some((d) => d.consent?.confirm)) return undefined;
+): Promise<OpenQuestions> {
   let relay;
-  if (spec.redisEnv !== undefined) {
+  if (spec.redisEnv !== undefined && spec.tools.some((d) => d.consent?.confirm)) {
     const url = redisUrlFrom(spec.redisEnv, env, 'to share open questions between replicas');
     const { createRedisAnswers } = await import('./redis-answers.js');
     relay = await createRedisAnswers(url);
