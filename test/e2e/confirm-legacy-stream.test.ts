@@ -129,6 +129,28 @@ describe('an SDK v1 client (2025-11-25) that declared form elicitation is asked 
     expect(sent()).toEqual([]);
   });
 
+  it('asks first on a grant with confirm and approve, then requests the approval on the stream, sending nothing', async () => {
+    const seen: unknown[] = [];
+    const { client } = await askingClientV1(
+      gw.url,
+      AGENT_KEY,
+      { action: 'accept', content: { confirm: true } },
+      seen,
+    );
+    try {
+      const result = (await client.callTool({
+        name: 'update_payment',
+        arguments: { payment: 50 },
+      })) as ToolResultV1;
+      expect(result.isError).toBe(true);
+      expect(result.content[0]!.text).toMatch(/^APPROVAL_REQUIRED: .*Void payment 50/s);
+    } finally {
+      await client.close();
+    }
+    expect(seen).toEqual([expect.objectContaining({ message: 'Void payment 50?' })]);
+    expect(sent()).toEqual([]);
+  });
+
   it('leaves a grant without confirm alone: no question, the call runs', async () => {
     const seen: unknown[] = [];
     const { client } = await askingClientV1(gw.url, AGENT_KEY, { action: 'decline' }, seen);
