@@ -6,7 +6,7 @@
 // bounded. Writes bench/results/<timestamp>.json and prints a markdown table.
 //
 //   node bench/run.mjs [--duration S] [--connections N] [--reps N] [--no-pin] [--quick]
-//                      [--only tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets,workers,warmup]
+//                      [--only tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,legacy-confirm,telemetry,toolsets,workers,warmup]
 //                      [--profile DIR]
 //                      [--gateway PATH/TO/dist/cli/main.js]   (another build, for before/after)
 //   node bench/run.mjs --only mcp-upstream [--mcp-subjects bridges]
@@ -41,6 +41,7 @@ import { httpCallSection } from './sections/http-call.mjs';
 import { listBytesSection } from './sections/list-bytes.mjs';
 import { mcpUpstreamSection } from './sections/mcp-upstream.mjs';
 import { consentSection } from './sections/consent.mjs';
+import { legacyConfirmSection } from './sections/legacy-confirm.mjs';
 import { redactSection } from './sections/redact.mjs';
 import { sqlCallSection } from './sections/sql-call.mjs';
 import { startupSection } from './sections/startup.mjs';
@@ -69,6 +70,7 @@ const SECTIONS = [
   listBytesSection,
   mcpUpstreamSection,
   consentSection,
+  legacyConfirmSection,
   telemetrySection,
   toolsetsSection,
   workersSection,
@@ -94,7 +96,7 @@ const { root: ROOT, log } = ctx;
 const ONLY = new Set(
   (
     opts.only ??
-    'tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,telemetry,toolsets,workers,warmup'
+    'tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,legacy-confirm,telemetry,toolsets,workers,warmup'
   ).split(','),
 );
 const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

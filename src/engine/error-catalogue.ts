@@ -273,6 +273,12 @@ export const ERROR_CATALOGUE = {
     restOnly: true,
     summary: 'POST /api/confirmations/<id>: the confirmation was already confirmed or declined.',
   },
+  CONFIRMATION_TIMED_OUT: {
+    status: 408,
+    audience: 'model',
+    summary:
+      'A 2025-era client was asked to confirm on the stream of its call and sent no answer within 10 minutes; nothing was sent. The call may be made again.',
+  },
   APPROVAL_REQUIRED: {
     status: 202,
     audience: 'model',

@@ -11,6 +11,7 @@ import type { Telemetry } from '../telemetry/telemetry.js';
 import { createConsentAudit, createObserver } from './audit.js';
 import { buildRuntime, type Runtime, type RuntimeOptions } from './runtime.js';
 import { ServiceList } from './service-list.js';
+import { openProcessQuestions } from '../projection/mcp/process-questions.js';
 import { missingVariables, missingVariablesMessage } from './spec-environment.js';
 import { StartupError } from '../process/startup-error.js';
 import type { Logger } from 'pino';
@@ -47,6 +48,8 @@ export interface OpenedProcess {
 export async function openProcess(
   opts: ProcessOptions,
   loopbackOnly: boolean,
+  /** stdio has no stream to put a 2025-era question on: it opens no questions. */
+  overHttp = true,
 ): Promise<OpenedProcess> {
   const { spec, logger } = opts;
   const env = opts.env ?? process.env;
@@ -85,6 +88,11 @@ export async function openProcess(
         : undefined,
     async (c) => c?.close(),
   );
+  // The 2025-era questions waiting on their answers, for the process like the stores.
+  const questions = await services.open(
+    async () => (overHttp ? await openProcessQuestions(spec, env, logger || undefined) : undefined),
+    async (q) => q?.close(),
+  );
   const closeShared = (): Promise<void> => services.close();
   const runtimeOptions: RuntimeOptions = {
     env,
@@ -96,6 +104,7 @@ export async function openProcess(
     ...(logger && { log: logger }),
     rateLimiter,
     ...(consent && { consent }),
+    ...(questions && { questions }),
     telemetry,
   };
   try {

@@ -12,6 +12,8 @@ import type { ConsentServices } from '../engine/consent/consent-types.js';
 import type { RateLimiter } from '../engine/rate-limit/rate-limiter.js';
 import { MCP_PATH, type McpRuntime } from '../projection/mcp/mcp-routes.js';
 import { buildPayloads } from '../projection/mcp/payloads.js';
+import { sessionSealOf } from '../projection/mcp/session-id.js';
+import type { OpenQuestions } from '../projection/mcp/open-questions.js';
 import { prepareRestListing, type RestRuntime } from '../projection/rest/rest-routes.js';
 import type { CompiledSpec } from '../compiler/descriptor.js';
 import { prepareRequestGuard, type RequestGuard } from './request-guards.js';
@@ -37,6 +39,8 @@ export interface RuntimeOptions {
   readonly rateLimiter?: RateLimiter;
   /** One per server process, so pending approvals and spent states survive reloads. */
   readonly consent?: ConsentServices;
+  /** One per server process: the 2025-era questions waiting on their answers. */
+  readonly questions?: OpenQuestions;
   /** One per server process (TELEMETRY_OFF when absent): the spans of requests and calls. */
   readonly telemetry?: Telemetry;
 }
@@ -76,6 +80,9 @@ export async function buildRuntime(
     access,
     telemetry: opts.telemetry ?? TELEMETRY_OFF,
     restListing: prepareRestListing(gateway),
+    // The consent key seals the 2025 era's session ids too (a key of its own, derived).
+    ...(gateway.consent && { sessions: sessionSealOf(gateway.consent.key) }),
+    ...(opts.questions && { questions: opts.questions }),
     mcpPayloads: buildPayloads(gateway, access.enabled),
     // Every toolset's endpoint is ready at boot, as /mcp is: a request only looks it up.
     toolsetPayloads: new Map(

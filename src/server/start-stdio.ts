@@ -53,7 +53,7 @@ export async function startStdio(opts: StdioStartOptions): Promise<RunningStdio>
     throw new StartupError(
       `--stdio cannot serve ${approved.join(', ')}: an \`approve\` is given on the approvals page, which only the HTTP listener serves; serve this spec without --stdio`,
     );
-  const { runtime, closeShared } = await openProcess({ ...opts, env }, true);
+  const { runtime, closeShared } = await openProcess({ ...opts, env }, true, false);
   if (logger) redactLogLines(logger, runtime.gateway.redact);
   const stop = new Cancellation();
   let closing: Promise<void> | undefined;

@@ -257,6 +257,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
       closing ??= (async () => {
         // A reload under way finishes (or is refused) first, so nothing it builds is left open.
         await reloading?.catch(() => undefined);
+        // Open 2025-era questions are answered now, on their streams ("shutting down;
+        // nothing was sent"): the drain would otherwise wait out their 10 minutes.
+        runtimeOptions.questions?.drain();
         const drained = current.gateway.drain();
         const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
         const closed = app.close();

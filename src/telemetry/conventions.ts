@@ -304,6 +304,7 @@ const GUARDS: Readonly<Record<string, Guard>> = {
   CONFIRMATION_UNAVAILABLE: 'consent',
   CONFIRMATION_DECLINED: 'consent',
   CONFIRMATION_CANCELLED: 'consent',
+  CONFIRMATION_TIMED_OUT: 'consent',
   CONFIRMATION_INVALID: 'consent',
   CONFIRMATION_EXPIRED: 'consent',
   CONFIRMATION_OTHER_CALLER: 'consent',

@@ -124,7 +124,9 @@ describe('a confirmation that cannot be asked', () => {
     expect(result.isError).toBe(true);
     const text = result.content[0]!.text;
     expect(text).toMatch(/^CONFIRMATION_UNAVAILABLE: /);
-    expect(text).toMatch(/2026-07-28 declaring the elicitation capability/);
+    // A 2025-era client that declares elicitation in initialize is asked now (issue 41).
+    expect(text).toMatch(/2025-era client when it initializes/);
+    expect(text).toMatch(/2026-07-28 client declaring the elicitation capability/);
     expect(text).toMatch(/`approve`/);
     expect(upstream.requests).toEqual([]);
   });
@@ -134,7 +136,8 @@ describe('a confirmation that cannot be asked', () => {
     expect(res.status).toBe(428);
     const error = (res.json as { error: { code: string; message: string } }).error;
     expect(error.code).toBe('CONFIRMATION_UNAVAILABLE');
-    expect(error.message).toMatch(/2026-07-28 declaring the elicitation capability/);
+    expect(error.message).toMatch(/2025-era client when it initializes/);
+    expect(error.message).toMatch(/2026-07-28 client declaring the elicitation capability/);
     expect(error.message).toMatch(/`approve`/);
     expect(upstream.requests).toEqual([]);
   });

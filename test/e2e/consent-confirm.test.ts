@@ -2,7 +2,7 @@
  * Issue 29, `confirm`, end to end through real clients: the SDK v2 client in 2026-07-28
  * mode answers the gateway's form elicitation (MRTR: input_required, then the retry with
  * the sealed requestState) by accepting, declining or cancelling; clients that cannot be
- * asked (2026-07-28 without elicitation, the 2025 era, REST) are refused with
+ * asked (2026-07-28 or the 2025 era without declaring elicitation, REST) are refused with
  * CONFIRMATION_UNAVAILABLE. Each case asserts what the upstream received: one request on
  * a yes, nothing otherwise.
  */
@@ -161,7 +161,7 @@ describe('confirm: the caller’s own user says yes before the call runs', () =>
     expect(upstream.requests).toEqual([]);
   });
 
-  it('refuses the SDK v2 client in the 2025 era with CONFIRMATION_UNAVAILABLE, sending nothing', async () => {
+  it('refuses the SDK v2 client in the 2025 era, declaring no elicitation, with CONFIRMATION_UNAVAILABLE, sending nothing', async () => {
     const result = await callTool(
       gw.url,
       'delete_order',

@@ -72,6 +72,7 @@ function askToConfirm(call: ConsentCall, confirm: Confirm): Decided {
       kind: 'confirm',
       message: fillMessage(confirm.message, call.input),
       state: sealed.requestState,
+      argumentsDigest: call.digest,
     },
   };
 }

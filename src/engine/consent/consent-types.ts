@@ -30,6 +30,8 @@ export type ConsentAuditEvent =
   | 'confirmation_confirmed'
   | 'confirmation_expired'
   | 'confirmation_run'
+  /** A 2025-era question dropped unanswered: its stream closed, its wait ran out, a shutdown. */
+  | 'confirmation_abandoned'
   | 'approval_requested'
   | 'approval_pending'
   | 'approval_approved'

@@ -51,7 +51,13 @@ export interface Unaskable {
  * the same call repeated) does not pass `state` on.
  */
 export type Question =
-  | { readonly kind: 'confirm'; readonly message: string; readonly state: string }
+  | {
+      readonly kind: 'confirm';
+      readonly message: string;
+      readonly state: string;
+      /** The digest of the arguments asked about, for the surface's audit line of a dropped question. */
+      readonly argumentsDigest?: string;
+    }
   | {
       readonly kind: 'confirm-page';
       readonly message: string;

@@ -49,7 +49,9 @@ export function questionsOf(req: RpcRequest): Questions {
 }
 
 /** A form elicitation's result as a yes, no or dismissal; anything else says neither. */
-function confirmAnswer(answer: unknown): NonNullable<Questions['answers']>['confirm'] {
+export function confirmAnswer(
+  answer: unknown,
+): NonNullable<NonNullable<Questions['answers']>['confirm']> {
   const action = isObject(answer) ? answer.action : undefined;
   const said = isObject(answer) && isObject(answer.content) ? answer.content.confirm : undefined;
   if (action === 'cancel') return 'dismissed';
@@ -57,7 +59,7 @@ function confirmAnswer(answer: unknown): NonNullable<Questions['answers']>['conf
   return action === 'accept' && said === true ? 'yes' : 'unreadable';
 }
 
-const CONFIRM_SCHEMA = Object.freeze({
+export const CONFIRM_SCHEMA = Object.freeze({
   type: 'object',
   properties: { confirm: { type: 'boolean', title: 'Confirm', description: 'Run this call?' } },
   required: ['confirm'],

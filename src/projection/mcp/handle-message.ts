@@ -2,7 +2,8 @@
  * One POST to /mcp, start to finish: parse (`readMessage`, which the projection's body
  * parser calls), check the JSON-RPC shape, decide the era from the body (headers only
  * cross-check it), then dispatch on the method string before looking at params
- * (protocol.md). Every request stands alone: no session.
+ * (protocol.md). Every request stands alone: a 2025-era session id carries what its
+ * client declared in `initialize`, sealed (session-id.ts), so nothing is remembered here.
  */
 import { MAX_INPUT_DEPTH, nestsDeeperThan } from '../../json/json-depth.js';
 import { parseJson, type ExactJson } from '../../json/number-text.js';
@@ -12,6 +13,9 @@ import type { McpDeps, RpcRequest } from './mcp-request.js';
 import { checkMirroredHeaders } from './mirrored-headers.js';
 import { singleHeaderValue } from '../../mcp-wire/header-values.js';
 import { dispatchLegacy, dispatchModern } from './dispatch.js';
+import { callerKey, type SessionCaps } from './session-id.js';
+import { originOf, type OpenQuestions } from './open-questions.js';
+import { confirmAnswer } from './consent-round-trip.js';
 import { answerTraced } from './request-span.js';
 import {
   ALL_VERSIONS,
@@ -86,10 +90,12 @@ export function handleMessage(
       'Invalid Request: expected a JSON-RPC 2.0 message object',
     );
   if (!Object.hasOwn(msg, 'method')) {
-    const what =
-      Object.hasOwn(msg, 'result') || Object.hasOwn(msg, 'error')
-        ? 'a response; this server sends no requests to answer'
-        : 'a message without a method';
+    const isResponse = Object.hasOwn(msg, 'result') || Object.hasOwn(msg, 'error');
+    // The answer to a 2025-era question (question-stream.ts), POSTed by its client.
+    if (isResponse && deps.questions) return answerQuestion(msg, deps.questions, deps);
+    const what = isResponse
+      ? 'a response; this server sends no requests to answer'
+      : 'a message without a method';
     return rpcError('INVALID_REQUEST', null, `Invalid Request: got ${what}`);
   }
   const isNotification = !Object.hasOwn(msg, 'id');
@@ -180,6 +186,50 @@ function answerRequest(
       `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(headerVersion)} (supported: ${ALL_VERSIONS.join(', ')})`,
     );
   }
-  if (isNotification) return ACCEPTED;
-  return dispatchLegacy(req, deps);
+  // The sealed session id of the 2025 era (session-id.ts): what the client declared in
+  // initialize. Without one the request declares nothing, as before sessions.
+  let session: SessionCaps | undefined;
+  if (deps.sessionId !== undefined && deps.sessions && req.method !== 'initialize') {
+    session = deps.sessions.open(deps.sessionId, deps.caller);
+    if (!session)
+      return rpcError(
+        'UNKNOWN_SESSION',
+        id,
+        'Not Found: the Mcp-Session-Id is unknown, expired or not this caller’s; initialize again',
+      );
+  }
+  if (isNotification) {
+    // A cancelled call that is asking its user: the question is dropped (open-questions.ts).
+    if (session && req.method === 'notifications/cancelled' && deps.questions)
+      deps.questions.cancel(
+        originOf(deps.sessionId!, req.params?.requestId),
+        callerKey(deps.caller),
+      );
+    return ACCEPTED;
+  }
+  return dispatchLegacy(req, deps, session);
+}
+
+/**
+ * A JSON-RPC response POSTed by a 2025-era client: the answer to one of its caller's open
+ * questions is 202 (handed to the waiting request, here or on another replica); any
+ * other response is a 400.
+ */
+function answerQuestion(
+  msg: Record<string, unknown>,
+  questions: OpenQuestions,
+  deps: McpDeps,
+): RpcReply | Promise<RpcReply> {
+  // An error instead of a result: the client could not put the question; nobody said yes.
+  const answer = Object.hasOwn(msg, 'result') ? confirmAnswer(msg.result) : 'dismissed';
+  const taken = questions.answer(msg.id, callerKey(deps.caller), answer);
+  const reply = (ok: boolean): RpcReply =>
+    ok
+      ? ACCEPTED
+      : rpcError(
+          'INVALID_REQUEST',
+          null,
+          'Invalid Request: the response answers no open question of this caller (unknown id, already answered, or no longer waiting)',
+        );
+  return taken instanceof Promise ? taken.then(reply) : reply(taken);
 }

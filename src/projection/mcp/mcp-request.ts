@@ -15,6 +15,8 @@ import type { GatewayView } from '../../engine/view/visibility.js';
 import type { Span } from '../../telemetry/span.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
 import type { ServedHttpRequest } from '../../telemetry/conventions.js';
+import type { SessionSeal } from './session-id.js';
+import type { OpenQuestions } from './open-questions.js';
 
 export interface McpDeps {
   readonly gateway: Gateway;
@@ -49,6 +51,17 @@ export interface McpDeps {
   readonly span?: Span;
   /** The HTTP request the message came in (absent on stdio): its span's HTTP attributes. */
   readonly http?: ServedHttpRequest;
+  /**
+   * The 2025 era's sealed session ids (session-id.ts): present where the spec has a grant
+   * with `confirm` or `approve` (its consent key seals them), absent on stdio.
+   */
+  readonly sessions?: SessionSeal;
+  /** The request's `Mcp-Session-Id` header, as sent. */
+  readonly sessionId?: string;
+  /** The 2025-era questions waiting on their answers, for the process (open-questions.ts). */
+  readonly questions?: OpenQuestions;
+  /** The client's Accept takes `text/event-stream`: a question can be put on the POST's stream. */
+  readonly acceptsStream?: boolean;
 }
 
 export interface RpcRequest {

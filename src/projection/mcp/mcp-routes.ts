@@ -1,6 +1,6 @@
 /**
- * `POST /mcp`: our own thin Streamable HTTP transport (stateless, both eras). GET and
- * DELETE answer 405; bodies are read as text and parsed by `readMessage`, so a parse
+ * `POST /mcp`: our own thin Streamable HTTP transport (stateless, both eras). GET answers
+ * 405, and DELETE too unless it ends a 2025-era session id (session-id.ts); bodies are read as text and parsed by `readMessage`, so a parse
  * error is a JSON-RPC -32700, never the framework's error body. Responses are JSON unless the client
  * accepts only an event stream, then one SSE `message` event. Each toolset is served the
  * same way at `POST /mcp/<toolset>` (spec-language.md, "Served at `/mcp/<toolset>`"),
@@ -26,6 +26,9 @@ import { TELEMETRY_OFF, type Telemetry } from '../../telemetry/telemetry.js';
 import type { OperationHistograms } from '../../telemetry/operation-histograms.js';
 import { operationOf } from './operation-of.js';
 import { sendRestError } from '../rest/rest-error.js';
+import type { SessionSeal } from './session-id.js';
+import type { OpenQuestions } from './open-questions.js';
+import { streamQuestion } from './question-stream.js';
 import type { Served } from '../../access/authenticate.js';
 import { observeRefusal, type RefusalObservers } from '../refusal-telemetry.js';
 
@@ -40,6 +43,10 @@ export interface McpRuntime {
   readonly toolsetPayloads: ReadonlyMap<string, Payloads>;
   /** Spans for requests (issue 30); TELEMETRY_OFF when absent. */
   readonly telemetry?: Telemetry;
+  /** The 2025 era's session ids, sealed with the consent key (absent without confirm/approve). */
+  readonly sessions?: SessionSeal;
+  /** The process's open 2025-era questions (absent on stdio). */
+  readonly questions?: OpenQuestions;
 }
 
 export interface McpOptions {
@@ -101,6 +108,10 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
       baggageHeader: typeof req.headers.baggage === 'string' ? req.headers.baggage : undefined,
       telemetry: runtime.telemetry ?? TELEMETRY_OFF,
       http: req,
+      sessions: runtime.sessions,
+      sessionId: sessionHeader(req),
+      questions: runtime.questions,
+      acceptsStream: acceptsEventStream(req.headers.accept),
     });
     const out = handled instanceof Promise ? await handled : handled;
     // A notification (202) is not an operation answered; everything else is.
@@ -109,6 +120,10 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
         operationOf(read, req.headers, gateway, out),
         (performance.now() - started) / 1000,
       );
+    if (out.question) {
+      await streamQuestion(reply, out.question, runtime.questions!.keepAliveMs, out.headers);
+      return reply;
+    }
     return sendRpcReply(reply, out, req);
   }
 
@@ -141,9 +156,38 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
     },
   );
 
-  // Every other method is told which one serves, not answered 404 as if there were no endpoint.
-  for (const url of [MCP_PATH, `${MCP_PATH}/:toolset`])
-    scope.route({ method: ['GET', 'DELETE', 'PUT', 'PATCH'], url, handler: messagesNeedPost });
+  // Every other method is told which one serves, not answered 404 as if there were no
+  // endpoint; DELETE with a 2025-era session id ends it (there is nothing to end: the id
+  // is checked, and the client forgets it).
+  for (const url of [MCP_PATH, `${MCP_PATH}/:toolset`]) {
+    scope.route({ method: ['GET', 'PUT', 'PATCH'], url, handler: messagesNeedPost });
+    scope.route({ method: 'DELETE', url, handler: endSession });
+  }
+
+  async function endSession(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const id = sessionHeader(req);
+    const runtime = opts.current();
+    if (id === undefined || !runtime.sessions) return messagesNeedPost(req, reply);
+    const resolved = runtime.access.resolve(req);
+    const who = resolved instanceof Promise ? await resolved : resolved;
+    if (!who.ok) throw new RefusedRequest(who.error, who.challenge);
+    if (!runtime.sessions.open(id, who.caller))
+      return sendRpcReply(
+        reply,
+        rpcError(
+          'UNKNOWN_SESSION',
+          null,
+          'Not Found: the Mcp-Session-Id is unknown, expired or not this caller’s',
+        ),
+      );
+    return reply.code(204).send();
+  }
+}
+
+/** The request's `Mcp-Session-Id`, when it sent exactly one. */
+function sessionHeader(req: FastifyRequest): string | undefined {
+  const id = req.headers['mcp-session-id'];
+  return typeof id === 'string' ? id : undefined;
 }
 
 async function messagesNeedPost(_req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -233,6 +277,18 @@ function mcpErrorHandler(
 // and splitting it allocated a handful of strings and arrays per request.
 let lastAccept: string | undefined;
 let lastWants = false;
+
+let lastStreamAccept: string | undefined;
+let lastTakesStream = false;
+
+/** Whether the client's Accept takes an event stream at all (a question is put on one). */
+export function acceptsEventStream(accept: string | undefined): boolean {
+  if (accept !== lastStreamAccept) {
+    lastTakesStream = accept !== undefined && /text\/event-stream/i.test(accept);
+    lastStreamAccept = accept;
+  }
+  return lastTakesStream;
+}
 
 /** SSE only when the client accepts an event stream and not JSON (protocol.md). */
 export function wantsEventStream(accept: string | undefined): boolean {

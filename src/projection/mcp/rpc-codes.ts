@@ -17,6 +17,8 @@ export const RPC = {
   HEADER_MISMATCH: -32020,
   /** 2026-07-28: the request lacks a client capability the call needs (`data.requiredCapabilities`). */
   MISSING_CAPABILITY: -32021,
+  /** The 2025 era's Streamable HTTP: the session id is unknown (HTTP 404); as the SDKs send it. */
+  SESSION_NOT_FOUND: -32001,
   /** 2026-07-28: the protocol version is not one this endpoint serves. */
   UNSUPPORTED_VERSION: -32022,
   /**
@@ -94,7 +96,7 @@ export const PROTOCOL_ERRORS = {
     status: 400,
     rpc: RPC.INVALID_REQUEST,
     summary:
-      'Not one JSON-RPC 2.0 request: a batch, a response, a bad id or method, params that are not an object, a nesting too deep, or an MCP-Protocol-Version header this endpoint does not serve.',
+      'Not one JSON-RPC 2.0 request: a batch, a response answering no open question, a bad id or method, params that are not an object, a nesting too deep, or an MCP-Protocol-Version header this endpoint does not serve.',
   },
   INVALID_META: {
     status: 400,
@@ -119,6 +121,12 @@ export const PROTOCOL_ERRORS = {
     legacyStatus: 200,
     rpc: RPC.METHOD_NOT_FOUND,
     summary: 'No method of that name in the era the message belongs to.',
+  },
+  UNKNOWN_SESSION: {
+    status: 404,
+    rpc: RPC.SESSION_NOT_FOUND,
+    summary:
+      'A 2025-era request presents an Mcp-Session-Id that is forged, expired (after 24 hours) or issued to another caller; the client initializes again.',
   },
   INVALID_PARAMS: {
     status: 200,

@@ -4,6 +4,7 @@
  */
 import { rpcFraming, type RpcErrorCode } from './rpc-codes.js';
 import { errorText, type ReplyId } from '../../mcp-wire/json-rpc.js';
+import type { AskedQuestion } from './question-stream.js';
 
 /** A response: HTTP status plus the JSON-RPC message text (empty for 202), or its bytes. */
 export interface RpcReply {
@@ -16,6 +17,11 @@ export interface RpcReply {
    * histogram's (telemetry/operation-histograms.ts). A constant string, so it costs the reply nothing.
    */
   readonly errorType?: string;
+  /**
+   * A 2025-era question the route answers as an SSE stream (question-stream.ts), the body
+   * then empty; only an HTTP route with open questions makes one.
+   */
+  readonly question?: AskedQuestion;
 }
 
 export interface RpcErrorOptions {

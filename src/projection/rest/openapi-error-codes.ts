@@ -26,6 +26,7 @@ const APPLIES: Partial<Record<ErrorCode, (d: ToolDescriptor, spec: CompiledSpec)
   CONFIRMATION_UNAVAILABLE: (d) => d.consent?.confirm !== undefined && !d.consent.approve,
   CONFIRMATION_DECLINED: () => false,
   CONFIRMATION_CANCELLED: () => false,
+  CONFIRMATION_TIMED_OUT: () => false,
   CONFIRMATION_INVALID: () => false,
   CONFIRMATION_EXPIRED: () => false,
   APPROVAL_REQUIRED: (d) => d.consent?.approve !== undefined,
