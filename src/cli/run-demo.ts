@@ -92,7 +92,7 @@ export async function runDemo(argv: string[]): Promise<number> {
   say();
   say('  Two tools need a person first:');
   say(
-    "    delete_ticket asks the caller's user to confirm (a 2026-07-28 client with elicitation; others are refused).",
+    "    delete_ticket asks the caller's user to confirm (a client that declares elicitation, in either era; others are refused).",
   );
   say(
     '    cancel_order waits for the approver: the call answers APPROVAL_REQUIRED with an approval id and URL;',

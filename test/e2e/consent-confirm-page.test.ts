@@ -394,12 +394,11 @@ describe.skipIf(
 });
 
 /**
- * The 2025-11-25 era: a legacy request says what its client declared only once the sealed
- * session id carries it (issue 41's SSE branch); until then no legacy request can visit.
- * Here the engine is given the questions such a request will carry — URL elicitation
- * only, no state, the same call repeated — and its question is rendered as the legacy
- * surface answers it, the -32042 error, read back by both SDKs. The end-to-end 2025 test
- * comes with that branch.
+ * The 2025-11-25 era, taken apart: the engine is given the questions a legacy request
+ * carries when its sealed session id says it declared URL elicitation only — no state,
+ * the same call repeated — and its question is rendered as the legacy surface answers
+ * it, the -32042 error, read back by both SDKs. The same flow end to end, through the
+ * session id and the SDK v1 client, is test/e2e/confirm-legacy-page.test.ts.
  */
 describe('the 2025-era URL-elicitation-required answer of a confirmation', () => {
   let upstream: Upstream;
