@@ -150,12 +150,17 @@ class Writer {
     this.varint(tag(field, wire));
   }
 
-  /** A length-delimited string whose UTF-8 length is `bytes`. */
+  /**
+   * A length-delimited string whose UTF-8 length is `bytes`. An ASCII string of a name's
+   * or a value's length is copied here: cheaper than a call into Buffer.write.
+   */
   string(s: string, bytes: number): void {
     this.varint(bytes);
-    if (bytes === s.length && bytes < 32) {
+    if (bytes === s.length && bytes < 64) {
       const buf = this.buf;
-      for (let i = 0; i < bytes; i++) buf[this.pos++] = s.charCodeAt(i);
+      let pos = this.pos;
+      for (let i = 0; i < bytes; i++) buf[pos++] = s.charCodeAt(i);
+      this.pos = pos;
     } else {
       this.pos += this.buf.write(s, this.pos, bytes, 'utf8');
     }
@@ -166,8 +171,10 @@ class Writer {
     const n = digits.length >> 1;
     this.varint(n);
     const buf = this.buf;
+    let pos = this.pos;
     for (let i = 0; i < digits.length; i += 2)
-      buf[this.pos++] = (nibble(digits.charCodeAt(i)) << 4) | nibble(digits.charCodeAt(i + 1));
+      buf[pos++] = (nibble(digits.charCodeAt(i)) << 4) | nibble(digits.charCodeAt(i + 1));
+    this.pos = pos;
   }
 
   fixed32(value: number): void {
@@ -186,9 +193,18 @@ class Writer {
     this.pos += 8;
   }
 
+  /** Bytes as they are: a key's few, copied here (TypedArray.set costs more than it copies). */
   raw(bytes: Uint8Array): void {
-    this.buf.set(bytes, this.pos);
-    this.pos += bytes.length;
+    const n = bytes.length;
+    if (n < 64) {
+      const buf = this.buf;
+      let pos = this.pos;
+      for (let i = 0; i < n; i++) buf[pos++] = bytes[i]!;
+      this.pos = pos;
+    } else {
+      this.buf.set(bytes, this.pos);
+      this.pos += n;
+    }
   }
 
   /** Milliseconds since the epoch as fixed64 nanoseconds. */
@@ -213,8 +229,12 @@ class Writer {
 
 const nibble = (c: number): number => (c < 58 ? c - 48 : c < 71 ? c - 55 : c - 87);
 
-/** A string attribute value's UTF-8 length, else 0: per span, during one encoding. */
+/**
+ * Per attribute of the spans of one encoding, from the sizes pass to the writing one: a
+ * string value's UTF-8 length (else 0), and the key's encoded bytes.
+ */
 let valueBytes = new Int32Array(256);
+let keyScratch: Buffer[] = [];
 
 function attributesSize(span: EncodableSpan, at: number): number {
   const keys = span.attributeKeys;
@@ -224,7 +244,9 @@ function attributesSize(span: EncodableSpan, at: number): number {
     const value = values[i]!;
     const strBytes = typeof value === 'string' ? utf8Length(value) : 0;
     valueBytes[at + i] = strBytes;
-    const kv = encodedKey(keys[i]!).length + 1 + lenField(anyValueSize(value, strBytes));
+    const key = encodedKey(keys[i]!);
+    keyScratch[at + i] = key;
+    const kv = key.length + 1 + lenField(anyValueSize(value, strBytes));
     size += 1 + lenField(kv);
   }
   return size;
@@ -287,7 +309,7 @@ function writeSpan(
   const keys = span.attributeKeys;
   const values = span.attributeValues;
   for (let i = 0; i < keys.length; i++) {
-    const key = encodedKey(keys[i]!);
+    const key = keyScratch[at + i]!;
     const value = values[i]!;
     const strBytes = valueBytes[at + i]!;
     const any = anyValueSize(value, strBytes);
@@ -420,6 +442,7 @@ export function encodeTraceRequest(
   let attributeCount = 0;
   for (const span of spans) attributeCount += span.attributeKeys.length;
   if (valueBytes.length < attributeCount) valueBytes = new Int32Array(attributeCount * 2);
+  if (keyScratch.length < attributeCount) keyScratch = new Array<Buffer>(attributeCount * 2);
   let spansBytes = 0;
   let at = 0;
   for (let i = 0; i < n; i++) {
