@@ -6,22 +6,31 @@
 // windows to tell a few µs apart (issue 40).
 //
 //   node bench/span-layer.mjs BEFORE/dist AFTER/dist
-import { createServer } from 'node:http';
+import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const [beforeDist, afterDist] = process.argv.slice(2);
 if (!beforeDist || !afterDist)
   throw new Error('usage: node bench/span-layer.mjs BEFORE/dist AFTER/dist');
-const sink = createServer((req, res) => {
-  req.resume();
-  req.on('end', () => {
-    res.writeHead(200, { 'content-type': 'application/x-protobuf' });
-    res.end();
+// The collector in a process of its own, as it is for the gateway: what it spends
+// receiving is not the span layer's (in this process it was, for both builds alike).
+const sink = spawn(
+  process.execPath,
+  [fileURLToPath(new URL('servers/otlp-sink.mjs', import.meta.url))],
+  {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
+const base = await new Promise((res) => {
+  let buf = '';
+  sink.stdout.on('data', (d) => {
+    buf += d;
+    const m = /"url":"([^"]+)"/.exec(buf);
+    if (m) res(m[1]);
   });
 });
-await new Promise((r) => sink.listen(0, '127.0.0.1', r));
-const url = `http://127.0.0.1:${sink.address().port}/v1/traces`;
+const url = `${base}/v1/traces`;
 const config = {
   serviceName: 'bench',
   resourceAttributes: {},
@@ -96,4 +105,14 @@ for (const k of ['before', 'after'])
   console.log(k, med(out[k]).toFixed(2), 'µs/request', out[k].map((x) => x.toFixed(1)).join(' '));
 console.log('after ÷ before', (med(out.after) / med(out.before)).toFixed(3));
 await Promise.all(Object.values(builds).map((b) => b.t.shutdown()));
-sink.close();
+// Both builds write the same bytes for the same spans: what arrived says whether the
+// batch queue (2048) dropped spans when the exports fell behind.
+const received = await (await fetch(`${base}/stats`)).json();
+console.log(
+  'collector received',
+  received.traces.requests,
+  'trace exports,',
+  (received.traces.bytes / 1e6).toFixed(1),
+  'MB',
+);
+sink.kill();

@@ -17,6 +17,8 @@ export function benchContext(opts) {
     root: ROOT,
     bench: join(ROOT, 'bench'),
     main: opts.gateway ? resolvePath(opts.gateway) : join(ROOT, 'dist', 'cli', 'main.js'),
+    /** --before: another build a section may run beside this one, in the same turns. */
+    beforeMain: opts.before ? resolvePath(opts.before) : undefined,
     quick: opts.quick,
     profile: opts.profile,
     /** 'all', or 'bridges': the upstream MCP section without its mcp-beaver rows. */
@@ -47,10 +49,13 @@ export function benchContext(opts) {
       return runJson(argv, { cwd: ROOT, pin, cpu: serverCpu }, what);
     },
 
-    /** A gateway from the compiled build, on a port picked here (its listening line is info-level). */
-    async startGateway(spec, { env = {}, extraArgs = [], profileDir } = {}) {
+    /**
+     * A gateway from the compiled build (or `main`, another build's), on a port picked
+     * here (its listening line is info-level).
+     */
+    async startGateway(spec, { env = {}, extraArgs = [], profileDir, main = ctx.main } = {}) {
       const node = profileDir ? ['node', '--cpu-prof', `--cpu-prof-dir=${profileDir}`] : ['node'];
-      const serve = [...node, ctx.main, 'serve', spec, '--log-level', 'warn', '--no-watch'];
+      const serve = [...node, main, 'serve', spec, '--log-level', 'warn', '--no-watch'];
       const { child, url, startedAt } = await launchOnPort([...serve, ...extraArgs], {
         env,
         cpu: serverCpu,

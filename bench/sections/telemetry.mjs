@@ -4,7 +4,9 @@
 // that accepts and counts (bench/servers/otlp-sink.mjs), with the default sampler
 // (parentbased_always_on: every request is traced) and with OTEL_TRACES_SAMPLER=
 // always_off (the SDK loaded, nothing sampled). The same HTTP grant call as section 3,
-// over MCP and over REST; then cold start to /readyz and RSS, off against on.
+// over MCP and over REST; then cold start to /readyz and RSS, off against on. With
+// `--before <main.js>`, that build's off and traced gateways take their turns in the same
+// groups, so the traced ÷ off ratio of both builds comes from the same windows' load.
 import { join } from 'node:path';
 import { stop, urlOf } from '../lib/processes.mjs';
 import { rssMb } from '../lib/proc.mjs';
@@ -37,9 +39,26 @@ const VARIANTS = {
   },
 };
 
+/** Section 11's variants: with --before, also that build's off and traced gateways. */
+function variantsOf(ctx) {
+  if (!ctx.beforeMain) return VARIANTS;
+  const main = ctx.beforeMain;
+  return {
+    ...VARIANTS,
+    beforeOff: { label: 'telemetry off, the --before build', env: {}, otlp: false, main },
+    beforeOn: {
+      label: 'OTLP on, every request traced, the --before build',
+      env: {},
+      otlp: true,
+      main,
+    },
+  };
+}
+
 /** `key` names the variant's profile directory under --profile (the load windows' gateways only). */
 function startVariant(ctx, variant, spec, { upstream, collector, db }, key) {
   return ctx.startGateway(spec, {
+    ...(variant.main && { main: variant.main }),
     env: { DATABASE_URL: db.url, ...NO_OTEL, ...variant.env },
     extraArgs: ['--base-url', upstream.url, ...(variant.otlp ? ['--otlp', collector.url] : [])],
     ...(ctx.profile && key && { profileDir: join(ctx.profile, `telemetry-${key}`) }),
@@ -52,7 +71,7 @@ const collectorStats = async (collector) => (await fetch(`${collector.url}/stats
 function routeGroup(ctx, route, gws) {
   // gatewayCalls gives [MCP, REST]; the same request to each gateway.
   const pick = (gw) => gatewayCalls(gw, 'get_item', { restExpect: /"coverage"/ })[route];
-  const [floor, ...subjects] = Object.entries(VARIANTS).map(([key, v]) => ({
+  const [floor, ...subjects] = Object.entries(variantsOf(ctx)).map(([key, v]) => ({
     ...pick(gws[key]),
     name: `${route === 0 ? 'tools/call (modern)' : 'POST /api/get_item'}, ${v.label}`,
     target: undefined,
@@ -89,8 +108,9 @@ async function run(ctx, { work, db }) {
   const deps = { upstream, collector, db };
   const gws = {};
   try {
-    for (const key of Object.keys(VARIANTS))
-      gws[key] = await startVariant(ctx, VARIANTS[key], spec, deps, key);
+    const variants = variantsOf(ctx);
+    for (const key of Object.keys(variants))
+      gws[key] = await startVariant(ctx, variants[key], spec, deps, key);
     const rssIdleMb = Object.fromEntries(
       Object.entries(gws).map(([k, gw]) => [k, rssMb(gw.child.pid)]),
     );
@@ -105,7 +125,15 @@ async function run(ctx, { work, db }) {
     if (exported.traces.requests === 0)
       throw new Error('telemetry: the traced gateway exported no spans to the collector');
     const startup = await startups(ctx, spec, deps);
-    return { mcp, rest, rssIdleMb, rssAfterLoadMb, exported, startup };
+    return {
+      mcp,
+      rest,
+      rssIdleMb,
+      rssAfterLoadMb,
+      exported,
+      startup,
+      ...(ctx.beforeMain && { before: ctx.beforeMain }),
+    };
   } finally {
     await Promise.all([
       ...Object.values(gws).map((gw) => stop(gw.child)),
@@ -128,6 +156,7 @@ function report(s, sections = {}) {
   const on = (group) => group.find((r) => r.name.endsWith(VARIANTS.on.label));
   const sampledOff = (group) => group.find((r) => r.name.endsWith(VARIANTS.sampledOff.label));
   const lines = [
+    ...(s.before ? beforeAfter(s) : []),
     groupTable('11. OpenTelemetry: the cost of on and off — tools/call (modern)', {
       results: s.mcp,
     }),
@@ -173,6 +202,37 @@ function report(s, sections = {}) {
   }
   return [lines.join('\n')];
 }
+
+/**
+ * Traced ÷ off, CPU per request, of each build, from the same repetitions: the --before
+ * build's pair and this build's pair took their turns in the same rounds.
+ */
+function beforeAfter(s) {
+  const perRep = (group, off, on) => {
+    const offRuns = group.find((r) => r.name.endsWith(off)).runs;
+    const onRuns = group.find((r) => r.name.endsWith(on)).runs;
+    return stats(onRuns.map((r, i) => r.cpuUsPerReq / offRuns[i].cpuUsPerReq));
+  };
+  const row = (label, group) => {
+    const before = perRep(group, VARIANTS_BEFORE.off, VARIANTS_BEFORE.on);
+    const after = perRep(group, VARIANTS.off.label, VARIANTS.on.label);
+    return [label, range(before, f2), range(after, f2)];
+  };
+  return [
+    `### 11. Traced ÷ off, CPU per request: the --before build (${s.before}) and this one, same turns`,
+    '',
+    ...markdownTable(
+      ['route', 'before: traced ÷ off', 'this build: traced ÷ off'],
+      [row('tools/call (modern)', s.mcp), row('POST /api/get_item', s.rest)],
+    ),
+    '',
+  ];
+}
+
+const VARIANTS_BEFORE = {
+  off: 'telemetry off, the --before build',
+  on: 'OTLP on, every request traced, the --before build',
+};
 
 /** Without Postgres it still runs: the spec's database line then points nowhere. */
 export const telemetrySection = {

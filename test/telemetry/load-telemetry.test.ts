@@ -55,8 +55,10 @@ describe('loadTelemetry', () => {
     const result = await loadInChild({}, 'http://127.0.0.1:1');
     expect(result.on).toBe(true);
     expect(result.loaded.some((p) => p.includes('@opentelemetry/sdk-trace'))).toBe(true);
-    // Only the exporter of the protocol in use.
-    expect(result.loaded.some((p) => p.includes('exporter-trace-otlp-proto'))).toBe(true);
+    // Only what the protocol in use needs: http/protobuf spans go out through the SDK's
+    // HTTP export with our encoder (otlp-span-exporter.ts), not its JSON or gRPC exporter.
+    expect(result.loaded.some((p) => p.includes('otlp-exporter-base'))).toBe(true);
     expect(result.loaded.some((p) => p.includes('exporter-trace-otlp-http'))).toBe(false);
+    expect(result.loaded.some((p) => p.includes('exporter-trace-otlp-grpc'))).toBe(false);
   });
 });

@@ -49,17 +49,17 @@ export function answerTraced(
   const span = deps.telemetry.serverSpan(
     mcpServerSpanName(method, target),
     parentOf(meta, headers ?? {}),
-    {
-      ...mcpServerAttributes({
-        method,
-        target,
-        protocolVersion: servedVersionOf(req.method, req.params, headers ?? {}),
-        requestId: req.id,
-        ...(deps.view.toolset && { toolset: deps.view.toolset.name }),
-      }),
-      ...(deps.http && httpServerAttributes(deps.http)),
-    },
+    mcpServerAttributes({
+      method,
+      target,
+      protocolVersion: servedVersionOf(req.method, req.params, headers ?? {}),
+      requestId: req.id,
+      ...(deps.view.toolset && { toolset: deps.view.toolset.name }),
+    }),
   );
+  // Set beside the MCP attributes, not spread into one object with them: a span copies
+  // what it is given, so a merged object was one more per request (issue 40).
+  if (deps.http && span.recording) span.setAttributes(httpServerAttributes(deps.http));
   let out: RpcReply | Promise<RpcReply>;
   try {
     out = answer(req, meta, headers, { ...deps, span });

@@ -22,10 +22,13 @@ export async function traceRestCall(
   answer: (span: Span) => Promise<FastifyReply>,
 ): Promise<FastifyReply> {
   const { tool } = req.params;
-  const span = telemetry.serverSpan(REST_SPAN_NAME, parentOf(req), {
-    ...restServerAttributes(gateway.view().operation(tool) ? tool : undefined),
-    ...httpServerAttributes(req),
-  });
+  const span = telemetry.serverSpan(
+    REST_SPAN_NAME,
+    parentOf(req),
+    restServerAttributes(gateway.view().operation(tool) ? tool : undefined),
+  );
+  // Beside the route's attributes, not merged into one object with them (issue 40).
+  if (span.recording) span.setAttributes(httpServerAttributes(req));
   try {
     return await answer(span);
   } catch (err) {
