@@ -10,6 +10,7 @@
 import type { Question, Questions } from '../../engine/consent/questions.js';
 import type { EngineError } from '../../engine/error-catalogue.js';
 import { RPC, rpcRow } from './rpc-codes.js';
+import { CONFIRM_SCHEMA } from './confirm-form.js';
 import type { RpcReply } from './rpc-reply.js';
 import { errorText } from '../../mcp-wire/json-rpc.js';
 import type { RpcRequest } from './mcp-request.js';
@@ -58,12 +59,6 @@ export function confirmAnswer(
   if (action === 'decline' || (action === 'accept' && said === false)) return 'no';
   return action === 'accept' && said === true ? 'yes' : 'unreadable';
 }
-
-export const CONFIRM_SCHEMA = Object.freeze({
-  type: 'object',
-  properties: { confirm: { type: 'boolean', title: 'Confirm', description: 'Run this call?' } },
-  required: ['confirm'],
-});
 
 type PageQuestion = Exclude<Question, { kind: 'confirm' }>;
 

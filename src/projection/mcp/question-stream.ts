@@ -13,27 +13,15 @@ import type { Question } from '../../engine/consent/questions.js';
 import type { ConsentAudit } from '../../engine/consent/consent-types.js';
 import { engineError, type EngineError } from '../../engine/error-catalogue.js';
 import { resultText } from '../../mcp-wire/json-rpc.js';
-import { CONFIRM_SCHEMA } from './consent-round-trip.js';
+import { CONFIRM_SCHEMA } from './confirm-form.js';
 import type { RpcRequest } from './mcp-request.js';
 import type { ConfirmAnswer, Outcome, QuestionTicket } from './open-questions.js';
-import type { RpcReply } from './rpc-reply.js';
+
+import type { AskedQuestion, RpcReply } from './rpc-reply.js';
 import { toolResultText } from './tool-result-text.js';
 
 /** How often a comment line keeps a waiting stream (and the proxies on its way) open. */
 export const KEEPALIVE_MS = 15_000;
-
-/** A question put on the POST's stream, and what carries the call on once it is answered. */
-export interface AskedQuestion {
-  readonly ticket: QuestionTicket;
-  /** The `elicitation/create` request, as its JSON text. */
-  readonly request: string;
-  /** The engine's retry with the user's answer: the response to the original request. */
-  resume(answer: ConfirmAnswer): Promise<RpcReply>;
-  /** The response when the wait ended with no answer (the bound, a shutdown). */
-  unanswered(kind: 'timeout' | 'shutdown' | 'internal'): string;
-  /** The audit line of a question dropped without an answer. */
-  abandoned(reason: string): void;
-}
 
 export interface AskParts {
   readonly req: RpcRequest;

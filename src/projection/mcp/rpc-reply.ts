@@ -4,7 +4,7 @@
  */
 import { rpcFraming, type RpcErrorCode } from './rpc-codes.js';
 import { errorText, type ReplyId } from '../../mcp-wire/json-rpc.js';
-import type { AskedQuestion } from './question-stream.js';
+import type { ConfirmAnswer, QuestionTicket } from './open-questions.js';
 
 /** A response: HTTP status plus the JSON-RPC message text (empty for 202), or its bytes. */
 export interface RpcReply {
@@ -47,3 +47,16 @@ export function rpcError(
 }
 
 export const ACCEPTED: RpcReply = { status: 202, body: '' };
+
+/** A question put on the POST's stream, and what carries the call on once it is answered. */
+export interface AskedQuestion {
+  readonly ticket: QuestionTicket;
+  /** The `elicitation/create` request, as its JSON text. */
+  readonly request: string;
+  /** The engine's retry with the user's answer: the response to the original request. */
+  resume(answer: ConfirmAnswer): Promise<RpcReply>;
+  /** The response when the wait ended with no answer (the bound, a shutdown). */
+  unanswered(kind: 'timeout' | 'shutdown' | 'internal'): string;
+  /** The audit line of a question dropped without an answer. */
+  abandoned(reason: string): void;
+}
