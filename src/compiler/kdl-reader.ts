@@ -338,7 +338,7 @@ export function readNode<T>(node: Node, row: NodeKind<T>, ctx: ReadContext): T |
 }
 
 /** Reads a list of sibling nodes by their table. */
-export function readTable(nodes: readonly Node[], table: Table, ctx: ReadContext): Built[] {
+export function readTable(nodes: Iterable<Node>, table: Table, ctx: ReadContext): Built[] {
   const out: Built[] = [];
   const first = new Map<string, Position>();
   for (const node of nodes) {
