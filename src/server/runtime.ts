@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import { createAccessControl } from '../access/access-control.js';
 import type { Env } from '../process/env.js';
+import { releaseStartupGarbage } from '../process/release-memory.js';
 import type { Observer } from '../telemetry/observer.js';
 import { Gateway } from '../engine/gateway.js';
 import type { ConsentServices } from '../engine/consent/consent-types.js';
@@ -63,12 +64,15 @@ export async function buildRuntime(
     ...(opts.consent && { consent: opts.consent }),
   });
   // Validators compile in the background: readiness does not wait for a large spec.
-  void gateway.warmUp((tool, message) =>
-    opts.log?.error(
-      { tool, err: message },
-      'the input schema of a tool does not compile; its calls will fail',
-    ),
-  );
+  // Then what start-up left behind is given back (release-memory.ts).
+  void gateway
+    .warmUp((tool, message) =>
+      opts.log?.error(
+        { tool, err: message },
+        'the input schema of a tool does not compile; its calls will fail',
+      ),
+    )
+    .then(releaseStartupGarbage);
   return {
     spec,
     generation,
