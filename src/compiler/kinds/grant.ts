@@ -375,8 +375,10 @@ export function lowerGrant(
   const description = shape ? withShape(g.describe, shape) : g.describe;
   const restrict = lowerRestrict(ctx.restrict, new Set(placements.map((p) => p.argument.name)));
   const consent = lowerConsent(g);
-  // The parts grants have alike are shared (freeze.ts); what names the grant itself is
-  // only frozen, as interning it would find nothing to share.
+  // The parts grants have alike are shared (freeze.ts): the input schema, which the
+  // engine's checks and validators are made of, and the rules every grant repeats.
+  // What differs per grant (its name, path, arguments) is only frozen: interning costs
+  // about eight times a freeze, and would find little to share there.
   const share = <T>(part: T): T => interner.intern(part);
   return deepFreeze<ToolDescriptor>({
     name: c.name,
@@ -395,7 +397,7 @@ export function lowerGrant(
     outputSchema: c.shape
       ? shapedOutputSchema(kind.outputSchema, c.shape.descriptor, c.shape.tree)
       : kind.outputSchema,
-    arguments: share(placements.map((p) => p.argument)),
+    arguments: placements.map((p) => p.argument),
     exclusive: share(checked.exclusive),
     restrict: share(restrict),
     scopes: share([...new Set(g.scopes)]),
@@ -404,7 +406,7 @@ export function lowerGrant(
       budgetBytes: g.budgetBytes ?? ctx.limits.budgetBytes ?? DEFAULT_BUDGET_BYTES,
       ...(rateLimit && { rateLimit: { count: rateLimit.count, windowMs: rateLimit.windowMs } }),
     }),
-    backend: share(checked.lower({ method: c.method, readOnly: behaviour.readOnly })),
+    backend: checked.lower({ method: c.method, readOnly: behaviour.readOnly }),
     ...(shape && { shape }),
     ...(consent && { consent }),
     source: { file: ctx.file, line: g.at.line, column: g.at.column },
