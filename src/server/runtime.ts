@@ -42,6 +42,9 @@ export interface RuntimeOptions {
   readonly telemetry?: Telemetry;
 }
 
+/** How long after the warm-up start-up's garbage is collected. */
+const RELEASE_AFTER_MS = 1000;
+
 export async function buildRuntime(
   spec: CompiledSpec,
   generation: number,
@@ -64,7 +67,8 @@ export async function buildRuntime(
     ...(opts.consent && { consent: opts.consent }),
   });
   // Validators compile in the background: readiness does not wait for a large spec.
-  // Then what start-up left behind is given back (release-memory.ts).
+  // Then what start-up left behind is given back (release-memory.ts), a second later:
+  // a small spec warms up before its first /readyz, and the collection would delay it.
   void gateway
     .warmUp((tool, message) =>
       opts.log?.error(
@@ -72,7 +76,7 @@ export async function buildRuntime(
         'the input schema of a tool does not compile; its calls will fail',
       ),
     )
-    .then(releaseStartupGarbage);
+    .then(() => setTimeout(releaseStartupGarbage, RELEASE_AFTER_MS).unref());
   return {
     spec,
     generation,
