@@ -71,11 +71,11 @@ export class NotPlaced extends Error {}
  * the parse's CPU and most of the peak heap (issue 40).
  *
  * The pieces are the whole text, and each must be what the scan says: what precedes
- * the first node parses to no node, each piece to exactly one node named as the scan
- * saw it (none when commented out with `/-`), and every node but the first follows a
- * line break or `;` (the parser refuses `a {}b` in one document, but not as `a {}` and
- * `b`). Otherwise, and for any text that is not KDL, it throws NotPlaced, whenever that
- * is found: the caller parses the whole text again.
+ * the first node parses to no node, each piece to exactly one node with a plain name,
+ * as the scan saw it (none when commented out with `/-`), and every node but the first
+ * follows a line break or `;` (the parser refuses `a {}b` in one document, but not as
+ * `a {}` and `b`). Otherwise, and for any text that is not KDL, it throws NotPlaced,
+ * whenever that is found: the caller parses the whole text again.
  */
 export function* topLevelByPiece(
   text: string,
@@ -90,9 +90,10 @@ export function* topLevelByPiece(
       continue;
     }
     const name = nodeNameAt(text, start.offset);
-    // The parser does not refuse a forbidden code point in a document's first token:
-    // in one piece of a larger document it would go unnoticed.
-    if (name === undefined || FORBIDDEN.test(name)) throw new NotPlaced();
+    // The parser does not check a document's first token as it checks the others (it
+    // takes `.5` or a name holding U+2066 there): in one piece of a larger document
+    // such a name would go unnoticed. Only plain names, as every node kind has, pass.
+    if (name === undefined || !PLAIN_NAME.test(name)) throw new NotPlaced();
     const node = parsesTo(piece, 1)?.[0];
     if (!node || node.getName() !== name) throw new NotPlaced();
     yield { node, start, piece };
@@ -155,9 +156,8 @@ function placedVariables(piece: string, start: TopLevelNode): SpecVariable[] {
   }));
 }
 
-/** Code points KDL allows nowhere unescaped (a superset: control characters, bidi marks, BOM). */
-// eslint-disable-next-line no-control-regex
-const FORBIDDEN = /[\u0000-\u001f\u007f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\ud800-\udfff]/u;
+/** A node name no KDL rule can refuse: a letter, then letters, digits, `-` and `_`. */
+const PLAIN_NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
 
 /** The bare identifier at `offset` (enough to check the scan against the parser). */
 function nodeNameAt(text: string, offset: number): string | undefined {
