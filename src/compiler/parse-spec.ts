@@ -74,7 +74,8 @@ export class NotPlaced extends Error {}
  * the first node parses to no node, each piece to exactly one node with a plain name,
  * as the scan saw it (none when commented out with `/-`), and every node but the first
  * follows a line break or `;` (the parser refuses `a {}b` in one document, but not as
- * `a {}` and `b`). Otherwise, and for any text that is not KDL, it throws NotPlaced,
+ * `a {}` and `b`) and no line continuation (escapedBefore). Otherwise, and for any text
+ * that is not KDL, it throws NotPlaced,
  * whenever that is found: the caller parses the whole text again.
  */
 export function* topLevelByPiece(
@@ -84,6 +85,7 @@ export function* topLevelByPiece(
   const before = text.slice(0, starts[0]?.offset ?? text.length);
   if (!parsesTo(before, 0) || starts.some((s) => !s.terminated)) throw new NotPlaced();
   for (const start of starts) {
+    if (escapedBefore(text, start.offset)) throw new NotPlaced();
     const piece = text.slice(start.offset, start.end);
     if (start.commented) {
       if (!parsesTo(piece, 0)) throw new NotPlaced();
@@ -154,6 +156,17 @@ function placedVariables(piece: string, start: TopLevelNode): SpecVariable[] {
     line: v.line + start.line - 1,
     column: v.line === 1 ? v.column + start.column - 1 : v.column,
   }));
+}
+
+/**
+ * Whether a `\` and blanks come right before `offset`. A line continuation must end at
+ * a line break, a comment or the end of the text: `a; \\ b` is refused whole, but its
+ * first piece would end with the continuation at its end of text, which is allowed.
+ */
+function escapedBefore(text: string, offset: number): boolean {
+  let i = offset - 1;
+  while (i >= 0 && /[\s\ufeff]/u.test(text[i]!)) i--;
+  return i >= 0 && text[i] === '\\';
 }
 
 /** A node name no KDL rule can refuse: a letter, then letters, digits, `-` and `_`. */
