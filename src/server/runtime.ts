@@ -43,7 +43,7 @@ export interface RuntimeOptions {
 }
 
 /** How long after the warm-up start-up's garbage is collected. */
-const RELEASE_AFTER_MS = 1000;
+const RELEASE_AFTER_MS = 250;
 
 export async function buildRuntime(
   spec: CompiledSpec,
@@ -67,7 +67,7 @@ export async function buildRuntime(
     ...(opts.consent && { consent: opts.consent }),
   });
   // Validators compile in the background: readiness does not wait for a large spec.
-  // Then what start-up left behind is given back (release-memory.ts), a second later:
+  // Then what start-up left behind is given back (release-memory.ts), a moment later:
   // a small spec warms up before its first /readyz, and the collection would delay it.
   void gateway
     .warmUp((tool, message) =>
