@@ -13,7 +13,9 @@
 //
 // `mixed` is the peer bench's spec (one SQL and one HTTP grant, alternating for larger
 // counts); `http` has HTTP grants only and no database, so what a spec without SQL
-// grants loads is seen. The database is only named: no grant is called.
+// grants loads is seen; `generated` is bench/generate-spec.ts's (the startup section's,
+// issue 40: `--kinds generated --tools 10,500,5000`). The database is only named: no
+// grant is called.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,10 +57,14 @@ if (opts.profile) {
 }
 const work = mkdtempSync(join(tmpdir(), 'mcpb-startup-cpu-'));
 
-function specFile(kind, count) {
+async function specFile(kind, count) {
   const file = join(work, `${kind}-${count}.mcp.kdl`);
   const ctx = { schema: 'public', upstreamUrl: 'http://127.0.0.1:9' };
-  if (kind === 'mixed') writeFileSync(file, toKdl(toolsOf(count), ctx));
+  if (kind === 'generated') {
+    const { tsImport } = await import('tsx/esm/api');
+    const { generateSpec } = await tsImport('./generate-spec.ts', import.meta.url);
+    writeFileSync(file, generateSpec(count));
+  } else if (kind === 'mixed') writeFileSync(file, toKdl(toolsOf(count), ctx));
   else {
     const tools = Array.from({ length: count }, (_, i) => ({
       ...HTTP_TOOL,
@@ -77,7 +83,8 @@ function specFile(kind, count) {
 /** One cold start: the server's CPU and RSS at its first tools/list answer. */
 async function once(argv) {
   const { child, url, startedAt } = await launchOnPort(argv, {
-    env: { DATABASE_URL, NODE_OPTIONS },
+    // BENCH_TOKEN: the generated spec's upstream credential (never sent: no grant is called).
+    env: { DATABASE_URL, NODE_OPTIONS, BENCH_TOKEN: 'bench-token' },
   });
   const wallMs = await waitAnswer(legacyRequest(url, 'tools/list'), startedAt, child, {
     expect: /"tools":\[/,
@@ -121,7 +128,7 @@ try {
   }
   for (const kind of opts.kinds.split(','))
     for (const count of opts.tools.split(',').map(Number)) {
-      const spec = specFile(kind, count);
+      const spec = await specFile(kind, count);
       const argvs = COMMANDS.map((c) => [...c, 'serve', spec, '--log-level', 'warn', '--no-watch']);
       const runs = argvs.map(() => []);
       for (let i = 0; i < REPS; i++)

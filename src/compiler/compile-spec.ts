@@ -7,7 +7,7 @@
  */
 import type { CompiledSpec } from './descriptor.js';
 import type { Diagnostics } from './diagnostics.js';
-import { deepFreeze } from './freeze.js';
+import { deepFreeze, Interner } from './freeze.js';
 import { checkGrants, lowerGrant } from './kinds/grant.js';
 import { checkMcpServers, lowerMcpServers } from './kinds/mcp-server.js';
 import { checkPrompts, lowerPrompts } from './kinds/prompt.js';
@@ -32,7 +32,9 @@ export function compileSpec(
   const toolsets = checkToolsets(spec.toolsets, grants, resources, prompts, diag);
   warnUnusedRestrict(spec.restrict, context.restrictUsed, diag);
   if (diag.errors.length > 0) return undefined;
-  const tools = grants.map((g) => lowerGrant(g, context));
+  // One interner for the whole spec: grants alike in part share that part (freeze.ts).
+  const interner = new Interner();
+  const tools = grants.map((g) => lowerGrant(g, context, interner));
   const lowered = lowerResources(resources, tools, spec.file);
   return deepFreeze(
     lowerTop(

@@ -338,7 +338,7 @@ export function readNode<T>(node: Node, row: NodeKind<T>, ctx: ReadContext): T |
 }
 
 /** Reads a list of sibling nodes by their table. */
-export function readTable(nodes: readonly Node[], table: Table, ctx: ReadContext): Built[] {
+export function readTable(nodes: Iterable<Node>, table: Table, ctx: ReadContext): Built[] {
   const out: Built[] = [];
   const first = new Map<string, Position>();
   for (const node of nodes) {
@@ -410,13 +410,22 @@ export function propAt(n: ReadNode, name: string): Position {
 
 /** The properties read, under camelCase names (`max-bytes` → `maxBytes`), in row order. */
 export function camelProps(n: ReadNode, located = false): Record<string, unknown> {
-  return Object.fromEntries(
-    [...n.props].map(([k, v]) => [
-      k.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()),
-      located ? v : v.value,
-    ]),
-  );
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of n.props) out[camelName(k)] = located ? v : v.value;
+  return out;
 }
+
+/** `max-bytes` → `maxBytes`, each property name of the rows converted once. */
+function camelName(prop: string): string {
+  let name = camelNames.get(prop);
+  if (name === undefined) {
+    name = prop.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+    // Only the rows' names (a fixed few) are read into props.
+    camelNames.set(prop, name);
+  }
+  return name;
+}
+const camelNames = new Map<string, string>();
 
 export function arg<T extends Scalar>(n: ReadNode, i: number): T | undefined {
   return n.args[i]?.value as T | undefined;

@@ -8,6 +8,21 @@
 export type PatternCheck = { ok: true } | { ok: false; unsafe: boolean; reason: string };
 
 export function checkPattern(source: string): PatternCheck {
+  // A pattern is judged by its text alone, and specs repeat theirs (a `branch` field in
+  // every grant that writes a file): each text is judged once.
+  let verdict = verdicts.get(source);
+  if (!verdict) {
+    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+    verdicts.set(source, (verdict = judge(source)));
+  }
+  return verdict;
+}
+
+/** Verdicts by pattern text; cleared when full, so reloads of changing specs stay bounded. */
+const verdicts = new Map<string, PatternCheck>();
+const MAX_VERDICTS = 10_000;
+
+function judge(source: string): PatternCheck {
   try {
     new RegExp(source, 'u');
   } catch (err) {

@@ -37,3 +37,16 @@ export function specVariables(
   }
   return found;
 }
+
+/**
+ * Whether any node in `node`'s tree has a property that names a variable: the cheap
+ * test before `specVariables`, which builds each node's name path as it goes.
+ */
+export function namesAVariable(node: Node): boolean {
+  for (const entry of node.entries) {
+    const prop = entry.getName();
+    if (prop !== null && NAMES_A_VARIABLE.test(prop) && typeof entry.getValue() === 'string')
+      return true;
+  }
+  return node.children?.nodes.some(namesAVariable) ?? false;
+}

@@ -25,6 +25,12 @@ export interface TopLevelNode {
   end: number;
   /** Commented out with `/-`: not in the parsed document. */
   readonly commented: boolean;
+  /**
+   * A line break or `;` ends the node before it (always true of the first). False after
+   * a bare `}` (`a {}b`), which the parser refuses in a whole document but would accept
+   * in two pieces: whoever parses the nodes one by one must not.
+   */
+  readonly terminated: boolean;
 }
 
 const NL = 10;
@@ -53,6 +59,8 @@ export function topLevelNodes(text: string): TopLevelNode[] {
   let depth = 0;
   /** At depth 0, the next significant character starts a node. */
   let expecting = true;
+  /** A line break or `;` at depth 0 since the last node started. */
+  let terminated = true;
   let i = 0;
   const newline = (at: number): void => {
     line++;
@@ -66,7 +74,7 @@ export function topLevelNodes(text: string): TopLevelNode[] {
     const c = text.charCodeAt(i);
     if (c === NL) {
       newline(i);
-      if (depth === 0) expecting = true;
+      if (depth === 0) expecting = terminated = true;
       i++;
     } else if (c === CR || isBlank(c)) {
       i++;
@@ -104,8 +112,8 @@ export function topLevelNodes(text: string): TopLevelNode[] {
         const commented = c === SLASH && text.charCodeAt(i + 1) === 45; // `/-`
         const last = nodes[nodes.length - 1];
         if (last) last.end = i;
-        nodes.push({ offset: i, line, column: i - lineStart + 1, end: n, commented });
-        expecting = false;
+        nodes.push({ offset: i, line, column: i - lineStart + 1, end: n, commented, terminated });
+        expecting = terminated = false;
       }
       if (c === QUOTE || c === HASH) i = skipString(text, i, advanceTo);
       else {
@@ -113,7 +121,7 @@ export function topLevelNodes(text: string): TopLevelNode[] {
         else if (c === CLOSE) {
           depth--;
           if (depth === 0) expecting = true;
-        } else if (c === SEMI && depth === 0) expecting = true;
+        } else if (c === SEMI && depth === 0) expecting = terminated = true;
         i++;
       }
     }

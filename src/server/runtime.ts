@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import { createAccessControl } from '../access/access-control.js';
 import type { Env } from '../process/env.js';
+import { releaseStartupGarbage } from '../process/release-memory.js';
 import type { Observer } from '../telemetry/observer.js';
 import { Gateway } from '../engine/gateway.js';
 import type { ConsentServices } from '../engine/consent/consent-types.js';
@@ -45,6 +46,9 @@ export interface RuntimeOptions {
   readonly telemetry?: Telemetry;
 }
 
+/** How long after the warm-up start-up's garbage is collected. */
+const RELEASE_AFTER_MS = 250;
+
 export async function buildRuntime(
   spec: CompiledSpec,
   generation: number,
@@ -67,12 +71,16 @@ export async function buildRuntime(
     ...(opts.consent && { consent: opts.consent }),
   });
   // Validators compile in the background: readiness does not wait for a large spec.
-  void gateway.warmUp((tool, message) =>
-    opts.log?.error(
-      { tool, err: message },
-      'the input schema of a tool does not compile; its calls will fail',
-    ),
-  );
+  // Then what start-up left behind is given back (release-memory.ts), a moment later:
+  // a small spec warms up before its first /readyz, and the collection would delay it.
+  void gateway
+    .warmUp((tool, message) =>
+      opts.log?.error(
+        { tool, err: message },
+        'the input schema of a tool does not compile; its calls will fail',
+      ),
+    )
+    .then(() => setTimeout(releaseStartupGarbage, RELEASE_AFTER_MS).unref());
   return {
     spec,
     generation,

@@ -17,7 +17,7 @@ import { Claims } from '../argument-claims.js';
 import { count, locatedString, once, RATE_LIMIT, SCOPE, TEXT, TIMEOUT } from '../common-kinds.js';
 import type { Diagnostics, Located, Subject } from '../diagnostics.js';
 import type { RateLimit, ShapeDescriptor, ToolDescriptor } from '../descriptor.js';
-import { deepFreeze } from '../freeze.js';
+import { deepFreeze, Interner } from '../freeze.js';
 import {
   arg,
   argAt,
@@ -363,7 +363,11 @@ function joined(describe: string | undefined, said: string): string {
 }
 
 /** A grant of a clean spec → its frozen ToolDescriptor, every default resolved. */
-export function lowerGrant(c: CheckedGrant, ctx: GrantContext): ToolDescriptor {
+export function lowerGrant(
+  c: CheckedGrant,
+  ctx: GrantContext,
+  interner = new Interner(),
+): ToolDescriptor {
   const { spec: g, placements } = c;
   if (!c.backend || !c.method || !c.behaviour)
     throw new Error(`lowering the unchecked grant ${c.name}`);
@@ -378,6 +382,11 @@ export function lowerGrant(c: CheckedGrant, ctx: GrantContext): ToolDescriptor {
   // The consent sentence comes last: the description "ends with" it on every surface.
   const description = consent ? joined(shaped, consentSentence(consent)) : shaped;
   const restrict = lowerRestrict(ctx.restrict, new Set(placements.map((p) => p.argument.name)));
+  // The parts grants have alike are shared (freeze.ts): the input schema, which the
+  // engine's checks and validators are made of, and the rules every grant repeats.
+  // What differs per grant (its name, path, arguments) is only frozen: interning costs
+  // about eight times a freeze, and would find little to share there.
+  const share = <T>(part: T): T => interner.intern(part);
   return deepFreeze<ToolDescriptor>({
     name: c.name,
     verb,
@@ -391,19 +400,19 @@ export function lowerGrant(c: CheckedGrant, ctx: GrantContext): ToolDescriptor {
       idempotentHint: behaviour.idempotent,
       openWorldHint: kind.openWorld,
     },
-    inputSchema: inputSchema(placements, new Map(restrict.map((r) => [r.argument, r]))),
+    inputSchema: share(inputSchema(placements, new Map(restrict.map((r) => [r.argument, r])))),
     outputSchema: c.shape
       ? shapedOutputSchema(kind.outputSchema, c.shape.descriptor, c.shape.tree)
       : kind.outputSchema,
     arguments: placements.map((p) => p.argument),
-    exclusive: checked.exclusive,
-    restrict,
-    scopes: [...new Set(g.scopes)],
-    limits: {
+    exclusive: share(checked.exclusive),
+    restrict: share(restrict),
+    scopes: share([...new Set(g.scopes)]),
+    limits: share({
       maxBytes: g.maxBytes ?? ctx.limits.maxBytes ?? DEFAULT_MAX_BYTES,
       budgetBytes: g.budgetBytes ?? ctx.limits.budgetBytes ?? DEFAULT_BUDGET_BYTES,
       ...(rateLimit && { rateLimit: { count: rateLimit.count, windowMs: rateLimit.windowMs } }),
-    },
+    }),
     backend: checked.lower({ method: c.method, readOnly: behaviour.readOnly }),
     ...(shape && { shape }),
     ...(consent && { consent }),

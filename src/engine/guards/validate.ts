@@ -88,15 +88,15 @@ const DETAILED_INPUT_VALUES = 10_000;
 export function prepareValidator(fast: Ajv2020, full: Ajv2020, d: ToolDescriptor): Validator {
   // Compiled on first use, not at boot: compiling two validators per grant was half of
   // start-up (about 1.5 ms a grant), and most grants of a large spec are rarely called.
+  // The schema's text is worked out when a validator is compiled, not kept: each grant
+  // holding its own copy was a tenth of a 5,000-grant server's heap.
   let quick: ValidateFunction | undefined;
   let thorough: ValidateFunction | undefined;
-  let key: string | undefined;
-  const keyOnce = (): string => (key ??= schemaKey(d.inputSchema));
   const validator = (input: Record<string, unknown>): EngineError | undefined => {
-    quick ??= compileShared(fast, keyOnce(), d.inputSchema);
+    quick ??= compileShared(fast, d.inputSchema);
     if (quick(input)) return undefined;
     let errors = quick.errors ?? [];
-    thorough ??= compileShared(full, keyOnce(), d.inputSchema);
+    thorough ??= compileShared(full, d.inputSchema);
     if (!hasMoreValuesThan(input, DETAILED_INPUT_VALUES) && !thorough(input))
       errors = thorough.errors ?? errors;
     return invalidArguments(
@@ -107,7 +107,7 @@ export function prepareValidator(fast: Ajv2020, full: Ajv2020, d: ToolDescriptor
   };
   return Object.assign(validator, {
     warm() {
-      quick ??= compileShared(fast, keyOnce(), d.inputSchema);
+      quick ??= compileShared(fast, d.inputSchema);
     },
   });
 }
@@ -122,6 +122,7 @@ export function prepareValidator(fast: Ajv2020, full: Ajv2020, d: ToolDescriptor
  * A schema ajv refuses is not kept: each grant of it fails (and is reported) alike.
  */
 const compiledBySchema = new WeakMap<Ajv2020, Map<string, ValidateFunction>>();
+const compiledBySchemaObject = new WeakMap<Ajv2020, WeakMap<object, ValidateFunction>>();
 
 /**
  * The schema as text, a key present with the value undefined included (strict ajv
@@ -133,14 +134,21 @@ function schemaKey(schema: unknown): string {
 }
 const UNDEFINED_MARK = '\u0000undefined';
 
-function compileShared(ajv: Ajv2020, key: string, inputSchema: unknown): ValidateFunction {
+function compileShared(ajv: Ajv2020, inputSchema: object): ValidateFunction {
   let compiled = compiledBySchema.get(ajv);
   if (!compiled) compiledBySchema.set(ajv, (compiled = new Map()));
+  // Grants of one input schema object (compiler/freeze.ts shares equal ones) ask once.
+  const known = compiledBySchemaObject.get(ajv)?.get(inputSchema);
+  if (known) return known;
+  const key = schemaKey(inputSchema);
   let fn = compiled.get(key);
   if (!fn) {
     fn = ajv.compile(withSafeIntegers(inputSchema) as object);
     compiled.set(key, fn);
   }
+  let byObject = compiledBySchemaObject.get(ajv);
+  if (!byObject) compiledBySchemaObject.set(ajv, (byObject = new WeakMap()));
+  byObject.set(inputSchema, fn);
   return fn;
 }
 

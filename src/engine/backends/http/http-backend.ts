@@ -54,14 +54,23 @@ export function createHttpKind({ env, grants, spec }: KindContext<'http'>): Back
     secrets.push(...c.secrets);
     sent.push(...c.sent);
   }
+  // Every grant of a spec has one of a few base URLs: each is parsed once.
+  const bases = new Map<string, URL>();
+  const baseOf = (baseUrl: string): URL => {
+    let base = bases.get(baseUrl);
+    if (!base) bases.set(baseUrl, (base = new URL(baseUrl)));
+    return base;
+  };
   return {
     prepare(d, redact) {
+      const base = baseOf(d.backend.baseUrl);
       return prepareHttpGrant(
         d,
         credentials.get(d.backend.auth)!,
         agent,
-        gateFor(new URL(d.backend.baseUrl).origin),
+        gateFor(base.origin),
         redact,
+        base,
       );
     },
     secrets: () => secrets,
@@ -76,9 +85,10 @@ function prepareHttpGrant(
   agent: Agent,
   gate: ConnectionGate,
   redact: Redactor,
+  base: URL,
 ): KindBackend {
   const backend: HttpBackend = d.backend;
-  const url = planUrl(backend, d.arguments, credential.query);
+  const url = planUrl(backend, d.arguments, credential.query, base);
   const body = planBody(backend, d.arguments);
   const hasAccept = backend.headers.some(([k]) => k.toLowerCase() === 'accept');
   const headers: Record<string, string> = Object.freeze({

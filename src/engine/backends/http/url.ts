@@ -31,8 +31,8 @@ export function planUrl(
   backend: HttpBackend,
   args: readonly ArgumentDescriptor[],
   credentialQuery: readonly (readonly [string, string])[],
+  base: { readonly origin: string; readonly pathname: string } = new URL(backend.baseUrl),
 ): UrlPlan {
-  const base = new URL(backend.baseUrl);
   const prefix = base.pathname.replace(/\/+$/, '');
   const component = queryComponent(backend.queryEncoding);
   return {
