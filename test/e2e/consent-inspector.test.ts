@@ -1,7 +1,7 @@
 /**
  * Issue 29 through the MCP Inspector CLI, a real third-party client of the 2025 era: it
- * cannot be asked to confirm (a stateless server has no channel to it), so a `confirm`
- * grant answers CONFIRMATION_UNAVAILABLE and sends nothing; an `approve` grant answers
+ * declares no elicitation when it initializes, so it cannot be asked to confirm and a
+ * `confirm` grant answers CONFIRMATION_UNAVAILABLE and sends nothing; an `approve` grant answers
  * APPROVAL_REQUIRED with the approval's URL, and the same call repeated after someone
  * holding the scope approves runs once.
  */
