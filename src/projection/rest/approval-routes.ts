@@ -13,6 +13,7 @@ import { challengeOf } from '../../access/challenge.js';
 import type { Approval, DecideRefusal } from '../../engine/consent/approvals.js';
 import { engineError, type ErrorCode } from '../../engine/error-catalogue.js';
 import { approvalPageUrl } from '../approval-url.js';
+import { decisionIn } from './decision-body.js';
 import { sendRestError } from './rest-error.js';
 import type { RestRuntime } from './rest-runtime.js';
 
@@ -83,21 +84,9 @@ export function registerApprovalRoutes<R extends RestRuntime & GatedRuntime>(
     async function decideApproval(req, reply) {
       const { runtime, caller } = gate.served(req);
       const body = (req.body as { value?: unknown } | undefined)?.value;
-      const decision =
-        body !== null && typeof body === 'object' && !Array.isArray(body)
-          ? (body as Record<string, unknown>).decision
-          : undefined;
-      if (decision !== 'approve' && decision !== 'decline')
-        return sendRestError(
-          reply,
-          engineError(
-            'INVALID_ARGUMENTS',
-            'send {"decision":"approve"} or {"decision":"decline"}',
-            {
-              details: [{ field: '/decision', message: 'must be "approve" or "decline"' }],
-            },
-          ),
-        );
+      const read = decisionIn(body, ['approve', 'decline']);
+      if ('error' in read) return sendRestError(reply, read.error);
+      const { decision } = read;
       const consent = runtime.gateway.consent;
       if (!consent) return sendRestError(reply, engineError('NOT_FOUND', 'no such approval'));
       let decided: Awaited<ReturnType<typeof consent.approvals.decide>>;

@@ -11,6 +11,7 @@ import type { CallerGate, GatedRuntime } from '../../access/authenticate.js';
 import type { Approval, DecideRefusal } from '../../engine/consent/approvals.js';
 import { engineError, type ErrorCode } from '../../engine/error-catalogue.js';
 import { confirmPageUrl } from '../approval-url.js';
+import { decisionIn } from './decision-body.js';
 import { sendRestError } from './rest-error.js';
 import type { RestRuntime } from './rest-runtime.js';
 
@@ -107,19 +108,9 @@ export function registerConfirmationRoutes<R extends RestRuntime & GatedRuntime>
     async function answerConfirmation(req, reply) {
       const { runtime, caller } = gate.served(req);
       const body = (req.body as { value?: unknown } | undefined)?.value;
-      const decision =
-        body !== null && typeof body === 'object' && !Array.isArray(body)
-          ? (body as Record<string, unknown>).decision
-          : undefined;
-      if (decision !== 'confirm' && decision !== 'decline')
-        return sendRestError(
-          reply,
-          engineError(
-            'INVALID_ARGUMENTS',
-            'send {"decision":"confirm"} or {"decision":"decline"}',
-            { details: [{ field: '/decision', message: 'must be "confirm" or "decline"' }] },
-          ),
-        );
+      const read = decisionIn(body, ['confirm', 'decline']);
+      if ('error' in read) return sendRestError(reply, read.error);
+      const { decision } = read;
       const consent = runtime.gateway.consent;
       if (!consent) return sendRestError(reply, engineError('NOT_FOUND', NO_SUCH));
       let decided: Awaited<ReturnType<typeof consent.approvals.decide>>;
