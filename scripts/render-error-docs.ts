@@ -19,6 +19,7 @@ import {
   SPEC_ERROR_CODES,
   SPEC_WARNING_CODES,
 } from '../src/compiler/diagnostics.js';
+import { STARTUP_REFUSAL_CODES } from '../src/server/workers/shared-state.js';
 
 const CHALLENGES = {
   credentials: '`Bearer`, with `resource_metadata` when `access` has `oauth`',
@@ -120,6 +121,15 @@ ${table(SPEC_WARNING_CODES)}
 | code | meaning |
 |---|---|
 ${table(CHECK_WARNING_CODES)}
+
+## Start-up refusals
+
+\`serve\` stops before it listens, with the code first in its message, when a spec cannot be
+served as asked:
+
+| code | meaning |
+|---|---|
+${table(STARTUP_REFUSAL_CODES)}
 `;
 }
 

@@ -38,7 +38,9 @@ describe('workers without Redis', () => {
 
   it('refuses a grant with confirm, for its spent confirmation states', () => {
     const why = workersRefusal(spec('', 'confirm "Really?"'), 3);
-    expect(why).toContain('pending approvals and spent confirmation states (grant "get_held"');
+    expect(why).toContain(
+      'pending approvals and confirmations, spent confirmation states and open 2025-era questions (grant "get_held"',
+    );
   });
 
   it('serves a spec with no such grant, one worker of any spec, and any spec with redis-env', () => {

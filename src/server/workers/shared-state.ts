@@ -1,6 +1,6 @@
 /**
  * What several workers must share and only Redis can hold for them: rate-limit counts,
- * pending approvals and spent confirmation states. Without `limits redis-env` each worker
+ * pending approvals and confirmations, spent confirmation states, open 2025-era questions. Without `limits redis-env` each worker
  * would keep its own, so a caller would get N times its limit and an approval given in one
  * worker would be unknown to the next; `serve --workers N` refuses such a spec (at start,
  * and at reload) rather than serve it wrongly.
@@ -9,6 +9,12 @@ import type { CompiledSpec } from '../../compiler/descriptor.js';
 
 /** The stable code of the refusal, first in its message (docs: README, "Workers"). */
 export const WORKERS_NEED_REDIS = 'WORKERS_NEED_REDIS';
+
+/** `serve`'s start-up refusals that carry a code, as docs/errors.md lists them. */
+export const STARTUP_REFUSAL_CODES = {
+  [WORKERS_NEED_REDIS]:
+    '`serve --workers N` (N > 1) of a spec with `rate-limit`, `confirm` or `approve` grants and no `limits redis-env`: each worker would keep its own counts, approvals, confirmations and open questions. Add `limits redis-env`, or serve one worker',
+} as const;
 
 /** Why `workers` processes cannot serve `spec`, or undefined when they can. */
 export function workersRefusal(spec: CompiledSpec, workers: number): string | undefined {
@@ -24,7 +30,10 @@ export function workersRefusal(spec: CompiledSpec, workers: number): string | un
   };
   const held = [
     ...named('rate-limit counts', limited),
-    ...named('pending approvals and spent confirmation states', consent),
+    ...named(
+      'pending approvals and confirmations, spent confirmation states and open 2025-era questions',
+      consent,
+    ),
   ].join(' and ');
   return (
     `${WORKERS_NEED_REDIS}: --workers ${workers} runs ${workers} processes, and without \`limits redis-env\` each keeps its own ${held}: ` +
