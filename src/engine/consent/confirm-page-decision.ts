@@ -1,10 +1,11 @@
 /**
  * The `confirm` decision for a request that can send its user to a page but not ask it
- * in place (a client declaring only URL-mode elicitation; docs/spec-language.md,
- * "`confirm` on the confirmation page (URL elicitation)"): the call parks a confirmation in the approval store (a record
- * of its own kind), the user says yes or no on the gateway's `/confirm/<id>` page, where
- * only the same caller may answer, and the same call made again — the 2026-07-28 retry
- * with its state, or the 2025-era repeat of the same call — runs once it was given.
+ * in place (`Questions.canVisit` without `canConfirm`; docs/spec-language.md, "`confirm`
+ * on the confirmation page (URL elicitation)"): the call parks a confirmation in the approval store (a
+ * record of its own kind), the user says yes or no on the gateway's `/confirm/<id>` page,
+ * where only the same caller may answer, and the retry — with the sealed state where the
+ * surface echoes one, or the same call made again where it does not — runs once it was
+ * given. How the page is put to the client is each surface's own wording.
  *
  * Like an approval, the record decides, so no state is spent: of any number of retries
  * and repeats (any replica), only one consumes a given confirmation, and a replay after it
@@ -27,7 +28,7 @@ type Confirm = NonNullable<ConsentGrant['confirm']>;
  */
 export const CONFIRMATION_PAGE_TTL_MS = 10 * 60_000;
 
-/** Its page is the way: the surface renders it (an `input_required` URL request, or -32042). */
+/** Its page is the way: the question names it, and the surface renders it in its own words. */
 function waiting(call: ConsentCall, c: Approval, created: boolean): ConsentVerdict {
   call.audit(created ? 'confirmation_requested' : 'confirmation_pending', {
     confirmationId: c.id,
