@@ -121,8 +121,7 @@ function mcpServerLines(spec: CompiledSpec): string[] {
   const width = Math.max(0, ...servers.map((s) => s.name.length));
   return servers.map((s) => {
     const t = s.transport;
-    const where =
-      t.kind === 'http' ? `url ${t.url}` : `command ${[t.program, ...t.args].join(' ')}`;
+    const where = t.kind === 'url' ? `url ${t.url}` : `command ${[t.program, ...t.args].join(' ')}`;
     const protocol = s.protocol === 'auto' ? '' : `  protocol ${s.protocol}`;
     return `  mcp-server ${s.name.padEnd(width)}  ${where}  timeout ${s.timeoutMs / 1000}s${protocol}`;
   });

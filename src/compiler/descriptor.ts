@@ -129,14 +129,14 @@ export type McpChildEnv =
 
 export type McpTransport =
   | {
-      readonly kind: 'http';
+      readonly kind: 'url';
       /** Streamable HTTP endpoint; never with credentials in it. */
       readonly url: string;
       readonly headers: readonly (readonly [string, string])[];
       readonly auth?: UpstreamAuth;
     }
   | {
-      readonly kind: 'stdio';
+      readonly kind: 'command';
       readonly program: string;
       readonly args: readonly string[];
       /** The spec file's folder. */

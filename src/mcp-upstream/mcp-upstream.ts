@@ -22,14 +22,14 @@ import type { UpstreamOutcome } from './upstream-outcome.js';
 
 export type UpstreamTransport =
   | {
-      readonly kind: 'http';
+      readonly kind: 'url';
       readonly url: URL;
       /** The spec's `header`s and the upstream credential (the gateway's own, never the caller's). */
       readonly headers: Readonly<Record<string, string>>;
       readonly dispatcher?: Dispatcher;
     }
   | {
-      readonly kind: 'stdio';
+      readonly kind: 'command';
       readonly program: string;
       readonly args: readonly string[];
       readonly cwd: string;
@@ -108,7 +108,7 @@ export function openMcpUpstream(
     ...(o.onNotification && { onNotification: o.onNotification }),
   };
   const t = o.transport;
-  if (t.kind === 'http') {
+  if (t.kind === 'url') {
     const { kind: _http, ...http } = t;
     channel = new HttpChannel({ ...common, ...http });
   } else {

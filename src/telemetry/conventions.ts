@@ -235,7 +235,7 @@ export function mcpClientSpanName(tool: string): string {
 
 /** The declared transport of an upstream MCP server, as much as a span says of it. */
 export interface McpServerTransport {
-  readonly kind: string;
+  readonly kind: 'url' | 'command';
   readonly url?: string;
 }
 
@@ -259,7 +259,7 @@ export function mcpClientAttributes(
     'server.address': at?.address,
     'server.port': at?.port,
     'network.transport':
-      transport === undefined ? undefined : transport.kind === 'stdio' ? 'pipe' : 'tcp',
+      transport === undefined ? undefined : transport.kind === 'command' ? 'pipe' : 'tcp',
   };
 }
 

@@ -16,7 +16,7 @@ describe('the demo order-notes server over stdio', () => {
     ({ upstream } = open({
       name: 'order-notes',
       transport: {
-        kind: 'stdio',
+        kind: 'command',
         program: NODE,
         args: ['demo-mcp/order-notes-server.mjs'],
         cwd: SPECS,

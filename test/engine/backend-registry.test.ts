@@ -114,7 +114,7 @@ describe('backend kinds', () => {
         {
           name: 'everything',
           transport: {
-            kind: 'stdio',
+            kind: 'command',
             program: process.execPath,
             args: [everything],
             cwd: '.',

@@ -25,7 +25,7 @@ function hostile(
   const o = open({
     name: 'hostile',
     transport: {
-      kind: 'stdio',
+      kind: 'command',
       program: NODE,
       args: [HOSTILE, ...(extra.args ?? [])],
       cwd: dirname(HOSTILE),
@@ -256,7 +256,7 @@ describe('a hostile stdio child', () => {
   it('a program that is not on PATH is a start-up error naming it', () => {
     const opened = openMcpUpstream({
       name: 'ghost',
-      transport: { kind: 'stdio', program: 'no-such-mcp-server', args: [], cwd: '/', env: {} },
+      transport: { kind: 'command', program: 'no-such-mcp-server', args: [], cwd: '/', env: {} },
       maxMessageBytes: 1 << 20,
       log: () => {},
       redact: (t) => t,
@@ -271,7 +271,7 @@ describe('a hostile stdio child', () => {
     const o = open({
       name: 'by-name',
       transport: {
-        kind: 'stdio',
+        kind: 'command',
         program: 'node',
         args: [HOSTILE],
         cwd: '/',

@@ -158,7 +158,7 @@ afterAll(async () => {
 function at(path: string, notes?: UpstreamNotification[]): McpUpstream {
   const { upstream } = open({
     name: 'odd',
-    transport: { kind: 'http', url: new URL(`${base}${path}`), headers: {} },
+    transport: { kind: 'url', url: new URL(`${base}${path}`), headers: {} },
     timeoutMs: 3_000,
     ...(notes && { onNotification: (n: UpstreamNotification) => notes.push(n) }),
   });
@@ -285,7 +285,7 @@ describe('a Streamable HTTP upstream that misbehaves', () => {
   it('closing ends the 2025-era session with a DELETE naming it', async () => {
     const { upstream } = open({
       name: 'closing',
-      transport: { kind: 'http', url: new URL(`${base}/legacy`), headers: {} },
+      transport: { kind: 'url', url: new URL(`${base}/legacy`), headers: {} },
     });
     await upstream.connect();
     deleted.length = 0;
@@ -297,7 +297,7 @@ describe('a Streamable HTTP upstream that misbehaves', () => {
     const { upstream } = open({
       name: 'headers',
       transport: {
-        kind: 'http',
+        kind: 'url',
         url: new URL(`${base}/mcp`),
         headers: {
           'Mcp-Session-Id': 'forged',
@@ -331,7 +331,7 @@ describe('a Streamable HTTP upstream that misbehaves', () => {
   it('nothing listening is unavailable, connection refused', async () => {
     const { upstream } = open({
       name: 'nowhere',
-      transport: { kind: 'http', url: new URL('http://127.0.0.1:9/mcp'), headers: {} },
+      transport: { kind: 'url', url: new URL('http://127.0.0.1:9/mcp'), headers: {} },
     });
     upstreams.push(upstream);
     const out = await upstream.callTool('x', {});

@@ -38,9 +38,9 @@ function server(
 
 function stdio(
   script: string,
-  env: Extract<McpServerDescriptor['transport'], { kind: 'stdio' }>['env'] = [],
+  env: Extract<McpServerDescriptor['transport'], { kind: 'command' }>['env'] = [],
 ): McpServerDescriptor['transport'] {
-  return { kind: 'stdio', program: NODE, args: [script], cwd: process.cwd(), env };
+  return { kind: 'command', program: NODE, args: [script], cwd: process.cwd(), env };
 }
 
 let line = 10;
@@ -271,7 +271,7 @@ describe('the mcp kind with a hostile child', () => {
   it('refuses to start when the program is not found, naming it', async () => {
     const g = grant('x', { server: 'h', tool: 'x' });
     const transport = {
-      kind: 'stdio' as const,
+      kind: 'command' as const,
       program: 'no-such-mcp-program',
       args: [],
       cwd: process.cwd(),
@@ -328,7 +328,7 @@ describe('a gateway with mcp grants', () => {
       specOf(
         [
           server('h', HOSTILE, {
-            kind: 'stdio',
+            kind: 'command',
             program: NODE,
             args: [HOSTILE, '--exit-at-start'],
             cwd: process.cwd(),

@@ -123,7 +123,7 @@ function upstreamAt(url: URL, protocol?: 'auto' | '2026-07-28' | '2025-11-25'): 
   const { upstream } = open({
     name: 'tracker',
     transport: {
-      kind: 'http',
+      kind: 'url',
       url,
       headers: { Authorization: 'Bearer gateway-own-token', 'X-Team': 'triage' },
     },
@@ -250,7 +250,7 @@ describe('a 2026-07-28 stdio upstream written with the SDK v2', () => {
     const { upstream } = open({
       name: 'modern-stdio',
       transport: {
-        kind: 'stdio',
+        kind: 'command',
         program: NODE,
         args: [MODERN_STDIO],
         cwd: dirname(MODERN_STDIO),

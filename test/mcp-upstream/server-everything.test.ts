@@ -87,7 +87,7 @@ describe('server-everything over stdio', () => {
     ({ upstream, logs } = open({
       name: 'everything',
       transport: {
-        kind: 'stdio',
+        kind: 'command',
         program: NODE,
         args: [EVERYTHING, 'stdio'],
         cwd: '/',
@@ -148,7 +148,7 @@ describe('server-everything over Streamable HTTP', () => {
     ({ upstream } = open({
       name: 'everything-http',
       transport: {
-        kind: 'http',
+        kind: 'url',
         url: new URL(`http://127.0.0.1:${port}/mcp`),
         headers: { authorization: 'Bearer upstream-token', 'X-Team': 'triage' },
       },
@@ -195,7 +195,7 @@ describe('server-everything over Streamable HTTP', () => {
     const { upstream: small } = open({
       name: 'small',
       maxMessageBytes: 3000,
-      transport: { kind: 'http', url: new URL(`http://127.0.0.1:${port}/mcp`), headers: {} },
+      transport: { kind: 'url', url: new URL(`http://127.0.0.1:${port}/mcp`), headers: {} },
     });
     try {
       const out = await small.callTool('get-tiny-image', {});

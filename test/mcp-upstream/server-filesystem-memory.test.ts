@@ -24,7 +24,7 @@ describe('server-filesystem over stdio', () => {
     writeFileSync(join(root, 'page.md'), '# Refunds\nWithin 30 days.\n');
     ({ upstream } = open({
       name: 'handbook',
-      transport: { kind: 'stdio', program: NODE, args: [FILESYSTEM, root], cwd: root, env: {} },
+      transport: { kind: 'command', program: NODE, args: [FILESYSTEM, root], cwd: root, env: {} },
     }));
   });
   afterAll(() => upstream.close());
@@ -67,7 +67,7 @@ describe('server-memory over stdio', () => {
     ({ upstream } = open({
       name: 'memory',
       transport: {
-        kind: 'stdio',
+        kind: 'command',
         program: NODE,
         args: [MEMORY],
         cwd: dir,

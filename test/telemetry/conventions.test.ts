@@ -123,7 +123,7 @@ describe('client spans', () => {
     expect(mcpClientSpanName('search_issues')).toBe('tools/call search_issues');
     expect(
       mcpClientAttributes('search_issues', 'tracker', {
-        kind: 'http',
+        kind: 'url',
         url: 'https://tracker.example/mcp',
       }),
     ).toEqual({
@@ -135,7 +135,7 @@ describe('client spans', () => {
       'server.port': 443,
       'network.transport': 'tcp',
     });
-    expect(mcpClientAttributes('t', 'local', { kind: 'stdio' })).toMatchObject({
+    expect(mcpClientAttributes('t', 'local', { kind: 'command' })).toMatchObject({
       'mcp_beaver.mcp_server': 'local',
       'server.address': undefined,
       'network.transport': 'pipe',

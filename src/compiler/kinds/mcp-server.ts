@@ -253,13 +253,13 @@ export function lowerMcpServers(checked: CheckedMcpServers, file: string): McpSe
     name: s.name.value,
     transport: s.url
       ? {
-          kind: 'http',
+          kind: 'url',
           url: s.url.value,
           headers: s.headers.map((h) => h.value),
           ...(s.auth && { auth: s.auth.value }),
         }
       : {
-          kind: 'stdio',
+          kind: 'command',
           program: s.command!.value[0]!,
           args: s.command!.value.slice(1),
           cwd: dirname(file),

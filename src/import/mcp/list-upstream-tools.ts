@@ -34,9 +34,9 @@ export async function listUpstreamTools(o: ListOptions): Promise<Listed> {
     name: o.name,
     transport:
       o.target.kind === 'url'
-        ? { kind: 'http', url: o.target.url, headers: {} }
+        ? { kind: 'url', url: o.target.url, headers: {} }
         : {
-            kind: 'stdio',
+            kind: 'command',
             program: o.target.program,
             args: o.target.args,
             cwd: o.cwd,

@@ -97,7 +97,7 @@ function transportOf(
   env: Env,
 ): { transport: UpstreamTransport; secrets: string[]; sent: string[] } {
   const t: McpTransport = s.transport;
-  if (t.kind === 'stdio') {
+  if (t.kind === 'command') {
     const vars: Record<string, string> = {};
     const secrets: string[] = [];
     for (const e of t.env) {
@@ -115,7 +115,7 @@ function transportOf(
     }
     return {
       transport: {
-        kind: 'stdio',
+        kind: 'command',
         program: t.program,
         args: t.args,
         cwd: t.cwd,
@@ -131,7 +131,7 @@ function transportOf(
   for (const [k, v] of credential.query) url.searchParams.append(k, v);
   return {
     transport: {
-      kind: 'http',
+      kind: 'url',
       url,
       headers: Object.fromEntries([
         ...t.headers.map(([k, v]) => [k.toLowerCase(), v] as const),

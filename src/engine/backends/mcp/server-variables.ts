@@ -16,7 +16,7 @@ export function serverVariables(
   return declared
     .filter((s) => called.has(s.name))
     .flatMap(({ transport: t }) =>
-      t.kind === 'stdio'
+      t.kind === 'command'
         ? t.env.flatMap((e) => ('fromEnv' in e ? [e.fromEnv] : []))
         : credentialVariables(t.auth),
     );
