@@ -233,6 +233,33 @@ export interface AccessDescriptor {
   readonly allowOrigins: readonly string[];
   /** `access confirm-key-env="V"`: the variable holding the key that seals confirmation states. */
   readonly confirmKeyEnv?: string;
+  /**
+   * `access token-key-env="V"`: the variable holding the key (at least 32 bytes) from which
+   * the gateway derives the key that signs its own access tokens and the key that seals its
+   * codes, registrations, refresh tokens and browser sessions. Required by `sign-in`.
+   */
+  readonly tokenKeyEnv?: string;
+  /** `sign-in`: the gateway is its clients' authorization server; the provider signs people in. */
+  readonly signIn?: SignInDescriptor;
+}
+
+/**
+ * `access { sign-in issuer= client-id-env= client-secret-env= { scopes; grant-scopes } }`
+ * (spec-language.md, "Sign-in for MCP clients"): the company's OpenID provider, and the
+ * gateway's own client registered there.
+ */
+export interface SignInDescriptor {
+  /** The provider's issuer URL; its discovery document is read at start. */
+  readonly issuer: string;
+  readonly clientIdEnv: string;
+  readonly clientSecretEnv: string;
+  /** Scopes asked of the provider; `openid` always among them. */
+  readonly scopes: readonly string[];
+  /**
+   * `grant-scopes from-claim="roles"`: each value of this ID-token claim (an array, or a
+   * space-separated string) is a gateway scope the person holds. Absent: none.
+   */
+  readonly grantScopesFromClaim?: string;
 }
 
 /** A template variable of a `from=` resource: the grant argument it fills, typed. */

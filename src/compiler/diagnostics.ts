@@ -65,6 +65,8 @@ export const SPEC_ERROR_CODES = {
   SPEC_MCP_COMMAND:
     'a stdio command, argument or env value holding a NUL character, which no process can be started with',
   SPEC_UNKNOWN_MCP_SERVER: 'a tool grant naming no declared mcp-server',
+  SPEC_SIGN_IN:
+    'sign-in without access token-key-env, or an issuer that is not an https URL (http only on a loopback host)',
   SPEC_TOOLSET_NAME: 'a toolset name outside ^[a-z][a-z0-9-]{0,63}$',
   SPEC_DUPLICATE_TOOLSET: 'two toolsets share a name',
   SPEC_TOOLSET_MEMBER:

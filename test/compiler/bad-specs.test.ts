@@ -2585,6 +2585,32 @@ const BAD: readonly BadSpec[] = [
     ],
   },
   {
+    name: 'refuses sign-in without a token key, and a provider issuer that is not https',
+    text: http`
+      access {
+          sign-in issuer="http://login.example.com" client-id-env="CID" client-secret-env="CS"
+      }
+      can list issues {
+          describe "d"
+          path "/issues"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_SIGN_IN',
+        line: 4,
+        column: 5,
+        says: 'it needs access token-key-env="<VARIABLE>"',
+      },
+      {
+        code: 'SPEC_SIGN_IN',
+        line: 4,
+        column: 13,
+        says: 'sign-in issuer "http://login.example.com" must be an https URL',
+      },
+    ],
+  },
+  {
     name: 'refuses a toolset name that is no URL segment, a name taken twice, and a toolset without members',
     text: http`
       can list issues {

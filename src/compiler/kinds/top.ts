@@ -21,6 +21,7 @@ import type {
   PromptDescriptor,
   RateLimit,
   ResourceDescriptor,
+  SignInDescriptor,
   SpecVariable,
   ToolDescriptor,
   ToolsetDescriptor,
@@ -177,6 +178,75 @@ const LIMITS: NodeKind<Spec['limits']> = {
 };
 
 type Oauth = NonNullable<AccessDescriptor['oauth']>;
+
+/** A provider's issuer: https, or http on a loopback host (a provider started by tests). */
+function issuerProblem(issuer: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    return `sign-in issuer ${JSON.stringify(issuer)} is not an absolute URL`;
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) {
+    if (url.username || url.password) return 'sign-in issuer must not hold credentials';
+    if (url.search || url.hash) return 'sign-in issuer must have no query or fragment';
+    return undefined;
+  }
+  return `sign-in issuer ${JSON.stringify(issuer)} must be an https URL (http only on localhost, for a provider on this machine)`;
+}
+
+/** `access { sign-in issuer= client-id-env= client-secret-env= { scopes; grant-scopes } }`. */
+const SIGN_IN: NodeKind<{ complete: boolean; signIn?: SignInDescriptor }> = {
+  props: {
+    issuer: REQUIRED_STRING,
+    'client-id-env': REQUIRED_STRING,
+    'client-secret-env': REQUIRED_STRING,
+  },
+  children: {
+    kinds: {
+      scopes: {
+        rest: { what: 'a scope asked of the provider ("openid")', type: 'string' },
+        build: (n) => n.args.flatMap((a) => (a ? [a.value as string] : [])),
+      },
+      'grant-scopes': {
+        once: true,
+        props: { 'from-claim': REQUIRED_STRING },
+        build: (n) => (n.complete ? prop<string>(n, 'from-claim') : undefined),
+      },
+    },
+    where: 'in sign-in',
+    twice: 'is given twice',
+  },
+  inner: () => ['access', 'sign-in'],
+  build(n, { diag }) {
+    const issuer = prop<string>(n, 'issuer');
+    const problem = issuer === undefined ? undefined : issuerProblem(issuer);
+    if (problem) diag.error('SPEC_SIGN_IN', propAt(n, 'issuer'), ['access', 'sign-in'], problem);
+    const claim = childNamed<string>(n.children, 'grant-scopes');
+    if (claim === '__proto__')
+      diag.error(
+        'SPEC_RESERVED_NAME',
+        n.at,
+        ['access', 'sign-in'],
+        'grant-scopes from-claim must not be __proto__',
+      );
+    if (!n.complete || problem || issuer === undefined) return { complete: false };
+    // `openid` makes it an OpenID request: the ID token is what signs the person in.
+    const asked = childrenNamed<string[]>(n.children, 'scopes').flat();
+    const scopes = [...new Set(['openid', ...asked])];
+    return {
+      complete: true,
+      signIn: {
+        issuer: issuer.replace(/\/+$/, ''),
+        clientIdEnv: prop<string>(n, 'client-id-env')!,
+        clientSecretEnv: prop<string>(n, 'client-secret-env')!,
+        scopes,
+        ...(claim !== undefined && claim !== '__proto__' && { grantScopesFromClaim: claim }),
+      },
+    };
+  },
+};
 const ACCESS_TABLE: Table = {
   kinds: {
     'api-key': {
@@ -194,6 +264,7 @@ const ACCESS_TABLE: Table = {
       props: { issuer: REQUIRED_STRING, audience: REQUIRED_STRING, 'jwks-uri': REQUIRED_STRING },
       build: (n) => ({ complete: n.complete, oauth: camelProps(n) as unknown as Oauth }),
     },
+    'sign-in': { ...SIGN_IN, once: true },
     'allow-origin': {
       rest: { what: 'an origin', type: 'string' },
       build: (n) => n.args.flatMap((a) => (a ? [a.value as string] : [])),
@@ -203,7 +274,7 @@ const ACCESS_TABLE: Table = {
 };
 
 const ACCESS: NodeKind<AccessDescriptor> = {
-  props: { 'confirm-key-env': STRING },
+  props: { 'confirm-key-env': STRING, 'token-key-env': STRING },
   children: ACCESS_TABLE,
   inner: () => ['access'],
   build(n, { diag }) {
@@ -214,11 +285,25 @@ const ACCESS: NodeKind<AccessDescriptor> = {
       else if (given.complete) oauth = given.oauth;
     }
     const confirmKeyEnv = prop<string>(n, 'confirm-key-env');
+    const tokenKeyEnv = prop<string>(n, 'token-key-env');
+    const signInNode = n.children.find((c) => c.name === 'sign-in');
+    const signIn = (signInNode?.value as { signIn?: SignInDescriptor } | undefined)?.signIn;
+    // The gateway signs its tokens and seals its codes with a key every replica shares: a
+    // key of its own drawing would make each replica refuse the others' tokens.
+    if (signInNode && tokenKeyEnv === undefined)
+      diag.error(
+        'SPEC_SIGN_IN',
+        signInNode.at,
+        ['access', 'sign-in'],
+        'it needs access token-key-env="<VARIABLE>": the key (at least 32 random bytes, hex or base64) that signs the tokens the gateway issues',
+      );
     return {
       apiKeys: childrenNamed(n.children, 'api-key'),
       ...(oauth && { oauth }),
       allowOrigins: childrenNamed<string[]>(n.children, 'allow-origin').flat(),
       ...(confirmKeyEnv !== undefined && { confirmKeyEnv }),
+      ...(tokenKeyEnv !== undefined && { tokenKeyEnv }),
+      ...(signIn && { signIn }),
     };
   },
 };
