@@ -131,3 +131,18 @@ export interface SealedBrowserSession {
 /** The cookie names; `__Host-` behind https (Secure, Path=/, no Domain). */
 export const BROWSER_SESSION_COOKIE = 'mcp_beaver_session';
 export const ROUND_TRIP_COOKIE = 'mcp_beaver_signin';
+
+/**
+ * Fetches and checks a client ID metadata document (an https `client_id` URL): bounded in
+ * size, time and redirects, its `client_id` equal to the URL, its `redirect_uris` kept,
+ * cached per its caching headers. Refusals are RFC 6749 `invalid_client` with a reason that
+ * never echoes the document.
+ */
+export interface ClientMetadataFetcher {
+  fetch(
+    clientId: string,
+  ): Promise<
+    | { readonly ok: true; readonly client: SignInClient }
+    | { readonly ok: false; readonly reason: string }
+  >;
+}
