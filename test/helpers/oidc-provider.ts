@@ -1,0 +1,233 @@
+/**
+ * A real OpenID provider for the sign-in tests (issue 42): `oidc-provider` on
+ * 127.0.0.1:0, as a company's Entra ID or Okta tenant stands to the gateway. It knows one
+ * confidential client, the gateway's, and lets no other register. People are declared by
+ * the test with the claims their ID tokens carry (`roles` among them). The login and
+ * consent prompts are answered by the harness for the person the test names next
+ * (`signInAs`), so a test plays the browser by following redirects (`Browser`).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair } from 'jose';
+import Provider, { type Configuration } from 'oidc-provider';
+
+export interface Person {
+  readonly sub: string;
+  readonly name?: string;
+  readonly email?: string;
+  readonly roles?: readonly string[];
+}
+
+export interface OidcProviderOptions {
+  /** The redirect URIs registered for the gateway's client. */
+  readonly redirectUris: readonly string[];
+  readonly people?: readonly Person[];
+  readonly clientId?: string;
+  readonly clientSecret?: string;
+}
+
+export interface TestOidcProvider {
+  readonly issuer: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+  /** Who the next login prompt signs in (default: the first person). */
+  signInAs(sub: string): void;
+  /** Adds a redirect URI to the gateway's client (a gateway whose port is known only now). */
+  allowRedirect(uri: string): void;
+  /** Requests the provider received, by path: a test asserts what reached it. */
+  readonly seen: string[];
+  close(): Promise<void>;
+}
+
+export async function startOidcProvider(opts: OidcProviderOptions): Promise<TestOidcProvider> {
+  const people = new Map((opts.people ?? [{ sub: 'alice' }]).map((p) => [p.sub, p]));
+  let next = [...people.keys()][0]!;
+  const clientId = opts.clientId ?? 'mcp-beaver-gateway';
+  const clientSecret = opts.clientSecret ?? 'provider-client-secret-0123456789abcdef';
+  const redirectUris = [...opts.redirectUris];
+  const seen: string[] = [];
+
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const keys = await generateKeyPair('RS256', { extractable: true });
+  const configuration: Configuration = {
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: redirectUris,
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
+    // Scope-granted claims go into the ID token: the gateway reads roles from there.
+    conformIdTokenClaims: false,
+    claims: {
+      openid: ['sub', 'roles'],
+      profile: ['name'],
+      email: ['email'],
+    },
+    features: { devInteractions: { enabled: false }, registration: { enabled: false } },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    pkce: { required: () => true },
+    findAccount: (_ctx, id) => {
+      const person = people.get(id);
+      if (!person) return undefined;
+      return {
+        accountId: id,
+        claims: () => ({
+          sub: id,
+          ...(person.name !== undefined && { name: person.name }),
+          ...(person.email !== undefined && { email: person.email }),
+          ...(person.roles !== undefined && { roles: [...person.roles] }),
+        }),
+      };
+    },
+    // Keys of this run, so no two runs (or a fixed key in the library) sign alike.
+    jwks: {
+      keys: [
+        {
+          ...(await exportJWK(keys.privateKey)),
+          kid: 'test-provider-key',
+          alg: 'RS256',
+          use: 'sig',
+        },
+      ],
+    },
+    ttl: {
+      Session: 3600,
+      Interaction: 600,
+      Grant: 3600,
+      AccessToken: 3600,
+      IdToken: 3600,
+      AuthorizationCode: 60,
+    },
+  };
+  const provider = new Provider(issuer, configuration);
+  // The client list is read at construction; a URI allowed later is added to the same array.
+  const handler = provider.callback();
+
+  server.on('request', (req, res) => {
+    seen.push(new URL(req.url ?? '/', issuer).pathname);
+    const m = /^\/interaction\/([^/?]+)/.exec(req.url ?? '');
+    if (!m) return void handler(req, res);
+    // The person's login and consent, answered as the test said.
+    void (async () => {
+      try {
+        const details = await provider.interactionDetails(req, res);
+        const grant = new provider.Grant({
+          accountId: next,
+          clientId: String(details.params.client_id),
+        });
+        grant.addOIDCScope(String(details.params.scope ?? 'openid'));
+        const grantId = await grant.save();
+        await provider.interactionFinished(
+          req,
+          res,
+          { login: { accountId: next }, consent: { grantId } },
+          { mergeWithLastSubmission: false },
+        );
+      } catch (err) {
+        res.statusCode = 500;
+        res.end(String(err));
+      }
+    })();
+  });
+
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    seen,
+    signInAs(sub) {
+      if (!people.has(sub)) throw new Error(`no person ${sub} at the test provider`);
+      next = sub;
+    },
+    allowRedirect(uri) {
+      redirectUris.push(uri);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * A browser for the tests: follows redirects, keeps cookies per host (a browser's cookies
+ * are not told apart by port) and answers with the last page. Forms are submitted by the
+ * test (`post`).
+ */
+export class Browser {
+  private readonly jar = new Map<string, Map<string, string>>();
+  /** Every URL visited, in order: a test asserts where the browser went. */
+  readonly visited: string[] = [];
+
+  private cookieHeader(url: URL): string | undefined {
+    const cookies = this.jar.get(url.hostname);
+    if (!cookies || cookies.size === 0) return undefined;
+    return [...cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  private keep(url: URL, res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair, ...attributes] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      const cookies = this.jar.get(url.hostname) ?? new Map<string, string>();
+      this.jar.set(url.hostname, cookies);
+      const expired = attributes.some((a) => /^\s*max-age=0\s*$/i.test(a)) || value === '';
+      if (expired) cookies.delete(name);
+      else cookies.set(name, value);
+    }
+  }
+
+  /** The cookie `name` this browser holds for `host`. */
+  cookie(host: string, name: string): string | undefined {
+    return this.jar.get(host)?.get(name);
+  }
+
+  /**
+   * Requests `url` and follows redirects until a page answers or `stopAt(url)` says the
+   * redirect target is where the test takes over (a client's redirect URI): then that
+   * URL is returned unvisited.
+   */
+  async go(
+    url: string,
+    init: { method?: string; form?: Record<string, string>; stopAt?: (u: URL) => boolean } = {},
+  ): Promise<{ url: URL; status: number; body: string; stopped: boolean }> {
+    let target = new URL(url);
+    let method = init.method ?? 'GET';
+    let body: string | undefined = init.form
+      ? new URLSearchParams(init.form).toString()
+      : undefined;
+    for (let hops = 0; hops < 20; hops++) {
+      if (init.stopAt?.(target)) return { url: target, status: 0, body: '', stopped: true };
+      this.visited.push(target.href);
+      const headers: Record<string, string> = {};
+      const cookie = this.cookieHeader(target);
+      if (cookie) headers.cookie = cookie;
+      if (body !== undefined) {
+        headers['content-type'] = 'application/x-www-form-urlencoded';
+        headers.origin = target.origin;
+      }
+      const res = await fetch(target, { method, headers, body, redirect: 'manual' });
+      this.keep(target, res);
+      const location = res.headers.get('location');
+      if (res.status >= 300 && res.status < 400 && location) {
+        await res.arrayBuffer();
+        target = new URL(location, target);
+        method = 'GET';
+        body = undefined;
+        continue;
+      }
+      return { url: target, status: res.status, body: await res.text(), stopped: false };
+    }
+    throw new Error(`more than 20 redirects from ${url}`);
+  }
+}
