@@ -13,6 +13,7 @@ import { engineError, type EngineError } from '../engine/error-catalogue.js';
 import type { AccessDescriptor } from '../compiler/descriptor.js';
 import { loadApiKeys, type ApiKeys } from './api-keys.js';
 import type { OAuthVerifier } from './oauth.js';
+import type { SignInServices } from './sign-in/sign-in-services.js';
 
 export type CallerResult =
   | { readonly ok: true; readonly caller: Caller }
@@ -43,6 +44,8 @@ export interface AccessOptions {
   readonly mcpPath: string;
   /** The spec's toolset names: each is served at `<mcpPath>/<name>`. */
   readonly toolsets: readonly string[];
+  /** With `sign-in`: the keys of the tokens the gateway issues itself. */
+  readonly signIn?: SignInServices;
 }
 
 export function publicBase(req: FastifyRequest, publicUrl: string | undefined): string {

@@ -5,6 +5,7 @@
  */
 import { createServerLimiter } from '../engine/rate-limit/server-limiter.js';
 import { createConsentServices, hasConsent } from '../engine/consent/consent-services.js';
+import { createSignInServices } from '../access/sign-in/sign-in-services.js';
 import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import { loadTelemetry } from '../telemetry/load-telemetry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
@@ -88,6 +89,11 @@ export async function openProcess(
         : undefined,
     async (c) => c?.close(),
   );
+  // The authorization server's keys (sign-in), for the process like the consent stores.
+  const signIn = await services.open(
+    () => createSignInServices(spec, { env }),
+    async (s) => s?.close(),
+  );
   // The 2025-era questions waiting on their answers, for the process like the stores.
   const questions = await services.open(
     async () => (overHttp ? await openProcessQuestions(spec, env, logger || undefined) : undefined),
@@ -105,6 +111,7 @@ export async function openProcess(
     rateLimiter,
     ...(consent && { consent }),
     ...(questions && { questions }),
+    ...(signIn && { signIn }),
     telemetry,
   };
   try {

@@ -19,12 +19,15 @@ import { prepareRestListing, type RestRuntime } from '../projection/rest/rest-ro
 import type { CompiledSpec } from '../compiler/descriptor.js';
 import { prepareRequestGuard, type RequestGuard } from './request-guards.js';
 import { TELEMETRY_OFF, type Telemetry } from '../telemetry/telemetry.js';
+import type { SignInServices } from '../access/sign-in/sign-in-services.js';
 
 export interface Runtime extends RestRuntime, McpRuntime {
   readonly spec: CompiledSpec;
   readonly guard: RequestGuard;
   /** 1 for the spec loaded at start, then one more per successful reload. */
   readonly generation: number;
+  /** With `sign-in`: the authorization server's keys and stores (one per process). */
+  readonly signIn?: SignInServices;
 }
 
 export interface RuntimeOptions {
@@ -44,6 +47,8 @@ export interface RuntimeOptions {
   readonly questions?: OpenQuestions;
   /** One per server process (TELEMETRY_OFF when absent): the spans of requests and calls. */
   readonly telemetry?: Telemetry;
+  /** One per server process, with `sign-in`: the authorization server's keys and stores. */
+  readonly signIn?: SignInServices;
 }
 
 /** How long after the warm-up start-up's garbage is collected. */
@@ -60,6 +65,7 @@ export async function buildRuntime(
     mcpPath: MCP_PATH,
     toolsets: spec.toolsets.map((t) => t.name),
     ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
+    ...(opts.signIn && { signIn: opts.signIn }),
   });
   const gateway = await Gateway.prepare(spec, {
     env: opts.env,
@@ -91,6 +97,7 @@ export async function buildRuntime(
     // The consent key seals the 2025 era's session ids too (a key of its own, derived).
     ...(gateway.consent && { sessions: sessionSealOf(gateway.consent.key) }),
     ...(opts.questions && { questions: opts.questions }),
+    ...(opts.signIn && { signIn: opts.signIn }),
     mcpPayloads: buildPayloads(gateway, access.enabled),
     // Every toolset's endpoint is ready at boot, as /mcp is: a request only looks it up.
     toolsetPayloads: new Map(
