@@ -1,7 +1,7 @@
 /**
  * The environment a spec needs, judged before anything opens: which of the variables it
  * names start-up reads (each backend kind for its grants, the API keys, the consent key,
- * the Redis URL), and which of those are not set, so that start-up names every missing
+ * sign-in's token key and its client at the provider, the Redis URL), and which of those are not set, so that start-up names every missing
  * variable in one error rather than one per failed start, and `check --env` can say the
  * same without starting. Only whether a variable is set is ever looked at, never printed.
  */
@@ -18,14 +18,15 @@ export interface SpecVariableState {
   /** Where the spec names it; absent for a spec built without its source. */
   readonly line?: number;
   readonly column?: number;
-  /** Start-up reads it: a backend, access, consent or the rate limiter needs it. */
+  /** Start-up reads it: a backend, access (sign-in too), consent or the rate limiter needs it. */
   readonly readAtStart: boolean;
   readonly set: boolean;
 }
 
 /**
  * What a start reads, by name. A reload builds a new runtime (the kinds, the API keys)
- * but keeps the process's consent key and rate limiter, so it reads no more than those.
+ * but keeps the process's consent key, sign-in services and rate limiter, so it reads no
+ * more than those.
  */
 function readAtStart(spec: CompiledSpec, when: 'start' | 'reload'): Set<string> {
   const names = KIND_LIST.flatMap((kind) => {
@@ -39,6 +40,13 @@ function readAtStart(spec: CompiledSpec, when: 'start' | 'reload'): Set<string> 
   if (when === 'start') {
     if (spec.access?.confirmKeyEnv !== undefined && hasConsent(spec))
       names.push(spec.access.confirmKeyEnv);
+    // Sign-in is opened once per process (sign-in-services.ts); the compiler refuses
+    // sign-in without token-key-env (SPEC_SIGN_IN).
+    const signIn = spec.access?.signIn;
+    if (signIn) {
+      if (spec.access?.tokenKeyEnv !== undefined) names.push(spec.access.tokenKeyEnv);
+      names.push(signIn.clientIdEnv, signIn.clientSecretEnv);
+    }
     if (spec.redisEnv !== undefined) names.push(spec.redisEnv);
   }
   return new Set(names);

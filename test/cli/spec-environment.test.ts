@@ -139,3 +139,86 @@ describe('mcp-beaver check --env', () => {
     expect(r.stdout).not.toContain(TOKEN);
   });
 });
+
+describe('the variables of sign-in', () => {
+  const [KEY, ID, SECRET_VAR] = ['TOKEN_KEY', 'IDP_CLIENT_ID', 'IDP_CLIENT_SECRET'].map(
+    (name) => `BEAVER_ENV_TEST_${name}`,
+  ) as [string, string, string];
+
+  /** `access token-key-env` on line 3, sign-in's client id and secret on line 4. */
+  function signInSpec(signIn: boolean): string {
+    const file = join(mkdtempSync(join(tmpdir(), 'beaver-env-')), 'sign-in.mcp.kdl');
+    const access = signIn
+      ? [
+          `access token-key-env="${KEY}" {`, // 3
+          `    sign-in issuer="https://login.example.com/tenant/v2.0" client-id-env="${ID}" client-secret-env="${SECRET_VAR}" {`, // 4
+          '        grant-scopes from-claim="roles"',
+          '    }',
+          '}',
+        ]
+      : [`access token-key-env="${KEY}" {`, `    api-key env="${READ_KEYS}" scopes="read"`, '}'];
+    const text = [
+      'wrap "sign-in-env" version="1"',
+      'base-url "https://api.example.com"',
+      ...access,
+      'can list items {',
+      '    describe "List items."',
+      '    path "/items"',
+      '    scope "read"',
+      '}',
+      '',
+    ].join('\n');
+    writeFileSync(file, text);
+    return file;
+  }
+
+  it('check --env reads the token key and the client id and secret at the provider when access has sign-in', async () => {
+    const file = signInSpec(true);
+    const r = await runCli(['check', '--env', '--quiet', file], { env: { [ID]: SECRET } });
+    expect(r.code).toBe(1);
+    expect(r.stdout.trim().split('\n')).toEqual([
+      `${file}: 3 environment variables, 2 that start-up reads not set`,
+      expect.stringMatching(/^ {2}variable +line +read by +here$/),
+      expect.stringMatching(new RegExp(`^  ${KEY} +3 +access token-key-env +not set$`)),
+      expect.stringMatching(new RegExp(`^  ${ID} +4 +access sign-in client-id-env +set$`)),
+      expect.stringMatching(
+        new RegExp(`^  ${SECRET_VAR} +4 +access sign-in client-secret-env +not set$`),
+      ),
+      `${file}:3:8: error ENV_UNSET: access token-key-env: ${KEY} is not set, and start-up reads it`,
+      expect.stringMatching(
+        new RegExp(
+          `^${file}:4:\\d+: error ENV_UNSET: access sign-in client-secret-env: ${SECRET_VAR} is not set, and start-up reads it$`,
+        ),
+      ),
+    ]);
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+  });
+
+  it('serve stops before anything opens, naming each sign-in variable that is not set', async () => {
+    const file = signInSpec(true);
+    const r = await runCli(['serve', file, '--http', '127.0.0.1:0', '--no-watch'], {
+      env: { [SECRET_VAR]: SECRET },
+    });
+    expect(r.code).toBe(1);
+    const message = r.stderr.slice(r.stderr.indexOf('mcp-beaver serve:'));
+    expect(message.split('\n').slice(0, 3)).toEqual([
+      'mcp-beaver serve: 2 environment variables the spec reads at start-up are not set:',
+      expect.stringMatching(new RegExp(`^  ${KEY} +${file}:3 +access token-key-env$`)),
+      expect.stringMatching(new RegExp(`^  ${ID} +${file}:4 +access sign-in client-id-env$`)),
+    ]);
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+  });
+
+  it('a token key without sign-in is listed as read by nothing and never fails the check', async () => {
+    const file = signInSpec(false);
+    const r = await runCli(['check', '--env', '--quiet', file], { env: { [READ_KEYS]: SECRET } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      new RegExp(
+        `^  ${KEY} +3 +access token-key-env +not set \\(not read: nothing in the spec uses it\\)$`,
+        'm',
+      ),
+    );
+    expect(r.stdout).not.toContain('ENV_UNSET');
+  });
+});
