@@ -9,18 +9,22 @@ import { schemaProblems } from '../engine/guards/validate.js';
 import { listSizeLines, listSizes, listSizeWarnings } from './check-list-sizes.js';
 import { checkEnv } from './check-env.js';
 import { checkLive } from './check-live.js';
+import { publicUrlProblem, signInCheckLines } from './check-sign-in.js';
 import { CHECK_COMMAND } from './commands/check-command.js';
 import { parseCommand } from './flags.js';
 import { commandMessages, readableError } from './output.js';
 import { resourcePromptCheckLines, specCounts } from './spec-resources-prompts.js';
 
-const { usage } = commandMessages(CHECK_COMMAND);
+const { usage, badValue } = commandMessages(CHECK_COMMAND);
 
 export async function runCheck(argv: string[]): Promise<number> {
   const parsed = parseCommand(CHECK_COMMAND, argv);
   if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
   if (positionals.length === 0) return usage('name a spec file');
+  const publicUrl = values['public-url'];
+  const urlProblem = publicUrl === undefined ? undefined : publicUrlProblem(publicUrl);
+  if (urlProblem) return badValue(urlProblem);
   let failed = false;
   const files: string[] = [];
   for (const given of positionals) {
@@ -80,6 +84,9 @@ export async function runCheck(argv: string[]): Promise<number> {
       const width = Math.max(0, ...tools.map((t) => t.name.length));
       for (const t of tools) process.stdout.write(`  ${t.name.padEnd(width)}  ${summary(t)}\n`);
       for (const line of mcpServerLines(result.compiled)) process.stdout.write(`${line}\n`);
+      for (const line of signInCheckLines(result.compiled, publicUrl)) {
+        process.stdout.write(`${line}\n`);
+      }
       for (const line of resourcePromptCheckLines(result.compiled)) {
         process.stdout.write(`${line}\n`);
       }

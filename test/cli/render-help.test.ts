@@ -69,7 +69,7 @@ describe('a command help rendered from its flag table', () => {
 
   it('shows the flags marked inUsage in the usage line, and [options] for the others', () => {
     expect(renderHelp(CHECK_COMMAND)).toMatch(
-      /^Usage: mcp-beaver check <spec\.mcp\.kdl \| folder>\.\.\. \[--quiet\] \[--env\] \[--live\]\n/,
+      /^Usage: mcp-beaver check <spec\.mcp\.kdl \| folder>\.\.\. \[--quiet\] \[--env\] \[--live\] \[options\]\n/,
     );
     expect(renderHelp(IMPORT_COMMAND)).toMatch(
       /^Usage: mcp-beaver import openapi <file> \[-o FILE\] \[options\]\n/,

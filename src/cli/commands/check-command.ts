@@ -27,6 +27,9 @@ and each toolset's, as a caller holding every scope gets it (tokens are bytes / 
 and warnings on stderr as file:line:col: warning CODE: ... (a grant without describe,
 an unused restrict, a list of more than 128 tools, which some clients refuse, or above
 limits list-tokens; exit 0).
+A spec with sign-in also gets a line naming its provider's issuer, the redirect URI to
+register there (https://<your gateway>/callback; exact with --public-url) and the
+ID-token claim its people's scopes come from.
 On errors, prints every one of them, one per line, as
   file:line:col: error CODE: grant name: field: what is wrong
 and exits 1. Exit 0 means every spec compiled.
@@ -62,6 +65,12 @@ the upstream's inputSchema lacks or types otherwise, as file:line; exits 1 on dr
       type: 'boolean',
       inUsage: true,
       help: 'Open the mcp-servers and report drift from their tools',
+    },
+    'public-url': {
+      type: 'string',
+      value: 'URL',
+      help: "The gateway's URL as clients reach it, as serve is given it",
+      note: 'Names the exact redirect URI a sign-in spec registers at its provider.',
     },
   },
 });
