@@ -9,7 +9,8 @@
 #   4. helm template must FAIL for values that break the chart's promises (schema and
 #      template guards): root user, writable root file system, a grace period shorter than
 #      the drain, no spec, unknown keys, OTLP settings the gateway would refuse at start,
-#      confirm or approve grants on several pods without the confirm key and Redis.
+#      confirm or approve grants on several pods without the confirm key and Redis; sign-in
+#      with a plain secret value, without its Secrets, public URL, or Redis on several pods.
 #   5. charts/validate.mjs on every rendered document (Kubernetes schemas through
 #      kubernetes-models, unknown fields, the chart's own invariants, the spec compiles),
 #      run on the repository's Node 24 (scripts/node24.sh): kubernetes-models needs
@@ -238,6 +239,48 @@ accept "consent.enabled for a spec in an existing ConfigMap, its variables named
   --set existingSpecConfigMap.name=my-spec --set consent.enabled=true \
   --set consent.confirmKeyEnv=CONFIRM_KEY --set consent.redisEnv=REDIS_URL "${CONSENT_SECRETS[@]}"
 refuse "a consent variable name that is no environment variable name" --set consent.redisEnv=redis-url
+# Sign-in (signIn.*): its three variables from Secret keys only, the same names as the
+# spec's, a public URL, and Redis on more than one process (spent refresh tokens).
+SIGN_IN_VALUES=(--values "$CHART/ci/sign-in-values.yaml")
+SIGN_IN_SPEC='wrap "tickets" version="1.0.0"
+base-url "https://helpdesk.example.com/api"
+// limits redis-env="REDIS_URL" is only a comment here
+access token-key-env="GATEWAY_TOKEN_KEY" {
+    sign-in issuer="https://login.microsoftonline.com/tenant/v2.0" client-id-env="ENTRA_CLIENT_ID" client-secret-env="ENTRA_CLIENT_SECRET"
+}
+can list tickets {
+    describe "Open tickets."
+    path "/tickets"
+}'
+refuse_with "a sign-in spec without signIn (the pods would lack the token key and the provider client)" \
+  "the spec has sign-in, so every pod needs its token key" --set-string spec="$SIGN_IN_SPEC"
+refuse "a plain value for the sign-in token key" "${SIGN_IN_VALUES[@]}" \
+  --set signIn.tokenKeyEnv.value=0123456789abcdef0123456789abcdef
+refuse_with "a sign-in variable also given as a plain env value" "it is a secret" \
+  "${SIGN_IN_VALUES[@]}" --set 'env[0].name=ENTRA_CLIENT_SECRET' --set 'env[0].value=s3cret'
+refuse_with "signIn naming another variable than the spec's client-secret-env=" \
+  "make them the same variable" "${SIGN_IN_VALUES[@]}" --set signIn.clientSecretEnv.name=IDP_SECRET
+refuse_with "signIn without the Secret key of the token key" "signIn.tokenKeyEnv needs name" \
+  "${SIGN_IN_VALUES[@]}" --set signIn.tokenKeyEnv.secretKeyRef.key=
+refuse_with "signIn without server.publicUrl (the redirect URI and the tokens' issuer are under it)" \
+  "signIn needs server.publicUrl" "${SIGN_IN_VALUES[@]}" --set server.publicUrl=
+refuse_with "a sign-in spec on up to 6 autoscaled pods without limits redis-env" \
+  "each process would keep its own spent refresh tokens" "${SIGN_IN_VALUES[@]}" \
+  --set-string spec="$SIGN_IN_SPEC"
+refuse_with "a sign-in spec on one pod of two workers without limits redis-env" \
+  "1 pod(s) of 2 worker(s)" "${SIGN_IN_VALUES[@]}" --set-string spec="$SIGN_IN_SPEC" \
+  --set autoscaling.enabled=false --set replicaCount=1 --set server.workers=2
+accept "a sign-in spec served by one pod of one worker, without Redis" \
+  "${SIGN_IN_VALUES[@]}" --set-string spec="$SIGN_IN_SPEC" --set autoscaling.enabled=false \
+  --set replicaCount=1
+refuse_with "signIn.enabled for a spec without sign-in" "the spec has no sign-in" \
+  "${SIGN_IN_VALUES[@]}" --set-string spec="$RATE_SPEC"
+refuse_with "signIn for a spec in an existing ConfigMap on 3 pods, its Redis variable not named" \
+  "signIn.redisEnv is empty" "${SIGN_IN_VALUES[@]}" --set existingSpecConfigMap.name=my-spec \
+  --set autoscaling.enabled=false --set replicaCount=3
+accept "signIn for a spec in an existing ConfigMap on 3 pods, its Redis URL from a Secret" \
+  "${SIGN_IN_VALUES[@]}" --set existingSpecConfigMap.name=my-spec --set autoscaling.enabled=false \
+  --set replicaCount=3 --set signIn.redisEnv=REDIS_URL
 # workers_from WHY EXPECTED ARGS...: the rendered --workers is EXPECTED.
 workers_from() {
   local why="$1" expected="$2"

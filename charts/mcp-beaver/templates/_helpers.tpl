@@ -146,3 +146,74 @@ An inline spec is read; for existingSpecConfigMap, consent.* says what the spec 
 {{- end -}}
 {{- end -}}
 {{- end }}
+
+{{/*
+The variable an inline spec names in `<prop>="V"`, or "": called with (list $spec
+"token-key-env"). Comments are dropped first: whole `//` lines and a `//` after a blank
+(an issuer's `https://` on the same line is kept).
+*/}}
+{{- define "mcp-beaver.specVariable" -}}
+{{- $spec := regexReplaceAll "(?m)(^|[ \t])//.*$" (index . 0) "" -}}
+{{- $prop := index . 1 -}}
+{{- regexReplaceAll (printf "(?s)^.*%s[ \t]*=[ \t]*\"([^\"]+)\".*$" $prop) (regexFind (printf "(?m)(^|[ \t])%s[ \t]*=[ \t]*\"[^\"]+\"" $prop) $spec) "${1}" -}}
+{{- end }}
+
+{{/*
+A spec with `sign-in` (spec-language.md in the repository, "Sign-in for MCP clients"):
+the gateway signs access tokens and seals its codes with a key derived from
+token-key-env, and calls the provider as the client in client-id-env/client-secret-env.
+Each comes from a Secret key (signIn.*.secretKeyRef), never a plain value. The public URL
+is required: the pod behind a Service and an Ingress cannot know the https URL its
+clients and the provider see, and the tokens' issuer and the callback are under it. A
+refresh token is single use across every process only through Redis: several pods or
+workers without `limits redis-env` would each keep their own spent tokens, and a stolen
+refresh token could be spent once per process. Refused here, since a pod cannot see its
+siblings. An inline spec is read; for existingSpecConfigMap, signIn.* says what it holds.
+*/}}
+{{- define "mcp-beaver.signInGuard" -}}
+{{- $inline := not .Values.existingSpecConfigMap.name -}}
+{{- $spec := ternary .Values.spec "" $inline -}}
+{{- $signIn := .Values.signIn -}}
+{{- $inSpec := regexMatch "(?m)^[ \t]*sign-in[ \t]" $spec -}}
+{{- if and $inline $inSpec (not $signIn.enabled) -}}
+{{- fail "the spec has sign-in, so every pod needs its token key and the provider client's id and secret: set signIn.enabled=true and signIn.tokenKeyEnv, signIn.clientIdEnv and signIn.clientSecretEnv (each the variable the spec names and a secretKeyRef to an existing Secret's key)" -}}
+{{- end -}}
+{{- if and $inline $signIn.enabled (not $inSpec) -}}
+{{- fail "signIn.enabled is true but the spec has no sign-in (access token-key-env=\"V\" { sign-in issuer=... client-id-env=... client-secret-env=... }): add it to the spec, or set signIn.enabled=false" -}}
+{{- end -}}
+{{- if $signIn.enabled -}}
+{{- $plainNames := list -}}
+{{- range .Values.env }}{{ $plainNames = append $plainNames .name }}{{ end -}}
+{{- range $field, $prop := dict "tokenKeyEnv" "token-key-env" "clientIdEnv" "client-id-env" "clientSecretEnv" "client-secret-env" -}}
+{{- $v := index $signIn $field -}}
+{{- if or (not $v.name) (not $v.secretKeyRef.name) (not $v.secretKeyRef.key) -}}
+{{- fail (printf "signIn.%s needs name (the variable the spec's %s= names) and secretKeyRef.name and secretKeyRef.key (an existing Secret's key holding it)" $field $prop) -}}
+{{- end -}}
+{{- if has $v.name $plainNames -}}
+{{- fail (printf "%s (signIn.%s) is also in env, as a plain value: it is a secret, set it from signIn.%s.secretKeyRef only" $v.name $field $field) -}}
+{{- end -}}
+{{- if $inline -}}
+{{- $named := include "mcp-beaver.specVariable" (list $spec $prop) -}}
+{{- if ne $named $v.name -}}
+{{- fail (printf "signIn.%s.name is %s, but the spec's %s= names %s: make them the same variable" $field (quote $v.name) $prop (quote $named)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if not .Values.server.publicUrl -}}
+{{- fail "signIn needs server.publicUrl (https://... as MCP clients reach the gateway): the access tokens' issuer and audience are under it, and the redirect URI to register at the provider is <publicUrl>/callback; behind a Service and an Ingress the pod cannot tell it" -}}
+{{- end -}}
+{{- $replicas := ternary (int .Values.autoscaling.maxReplicas) (int .Values.replicaCount) .Values.autoscaling.enabled -}}
+{{- $workers := int (include "mcp-beaver.workers" .) -}}
+{{- if or (gt $replicas 1) (gt $workers 1) -}}
+{{- $redisEnv := ternary (include "mcp-beaver.specVariable" (list $spec "redis-env")) $signIn.redisEnv $inline -}}
+{{- $secretNames := list -}}
+{{- range .Values.secretEnv }}{{ $secretNames = append $secretNames .name }}{{ end -}}
+{{- $fromSecret := gt (len .Values.envFromSecrets) 0 -}}
+{{- if not $redisEnv -}}
+{{- fail (printf "the spec has sign-in and the chart runs up to %d pod(s) of %d worker(s), but %s: each process would keep its own spent refresh tokens, so a refresh token could be used once per process. Add limits redis-env=\"REDIS_URL\" to the spec (the URL from a Secret), or serve from one process (autoscaling.enabled=false, replicaCount=1, server.workers=1)" $replicas $workers (ternary "the spec has no limits redis-env=\"REDIS_URL\"" "signIn.redisEnv is empty (set it to the variable the spec's limits redis-env= names)" $inline)) -}}
+{{- else if not (or $fromSecret (has $redisEnv $secretNames) (has $redisEnv $plainNames)) -}}
+{{- fail (printf "the spec has sign-in on up to %d pod(s) of %d worker(s), and the Redis URL %s that keeps its spent refresh tokens reaches the pod from neither secretEnv, env nor envFromSecrets" $replicas $workers $redisEnv) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end }}
