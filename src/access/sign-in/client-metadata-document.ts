@@ -9,6 +9,7 @@
  * `/authorize` and `/token` call `fetch` on every request; a good answer is served from
  * the cache for as long as the document's headers allow, within bounds.
  */
+import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
 import { checkClientIdUrl } from './client-id-url.js';
 import { checkClientMetadata, type ClientMetadataCheck } from './client-metadata-checks.js';
@@ -87,7 +88,7 @@ export function createClientMetadataFetcher(
   const allowLoopback = opts.allowLoopbackHttp === true;
   const timeoutMs = opts.timeoutMs ?? FETCH_BOUNDS.timeoutMs;
   const maxBytes = opts.maxBytes ?? FETCH_BOUNDS.maxBytes;
-  const seconds = `${Math.ceil(timeoutMs / 1000)} s`;
+  const within = timeoutMs >= 1000 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`;
   // Redirects: undici's dispatcher follows none unless a redirect interceptor is added,
   // so a 3xx arrives here as itself and is refused below.
   const agent = new Agent({
@@ -103,7 +104,7 @@ export function createClientMetadataFetcher(
   async function load(url: URL, clientId: string): Promise<Loaded> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
-    let body: (AsyncIterable<Buffer> & { destroy(): unknown }) | undefined;
+    let body: Readable | undefined;
     try {
       const res = await agent.request({
         origin: url.origin,
@@ -146,7 +147,7 @@ export function createClientMetadataFetcher(
       return { result, ttlMs: cacheTtlMs(header(res.headers, 'cache-control')) };
     } catch (err) {
       if (controller.signal.aborted)
-        return refused(`the client metadata document did not arrive within ${seconds}`);
+        return refused(`the client metadata document did not arrive within ${within}`);
       if (isRefusedAddress(err))
         return refused(
           'the client metadata host resolves to a private, loopback or reserved address',
@@ -155,7 +156,8 @@ export function createClientMetadataFetcher(
     } finally {
       clearTimeout(timer);
       // Whatever was not read is not wanted: hang up rather than drain a hostile body.
-      body?.destroy();
+      // Destroying an unread undici body emits an abort error nobody else listens for.
+      if (body !== undefined && !body.destroyed) body.on('error', () => {}).destroy();
     }
   }
 
