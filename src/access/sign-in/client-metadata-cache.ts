@@ -2,8 +2,10 @@
  * How long a client ID metadata document's answer is kept, and where (security.md,
  * "Client ID metadata documents"). A client's own caching headers decide within bounds:
  * at least a minute so a client cannot make every `/authorize` a fetch, at most a day so
- * a changed document is read again. A refusal is kept briefly for the same reason: a
- * hostile client must not turn the gateway into a fetch loop against a slow host.
+ * a changed document is read again. After a refusal the URL is not fetched again for a
+ * short while, for the same reason: a hostile client must not turn the gateway into a
+ * fetch loop against a slow host. That is a back-off, not a cached document (the draft
+ * forbids caching error responses as a client's metadata): the next fetch reads afresh.
  */
 
 export const CACHE_TTL_MS = Object.freeze({
@@ -11,7 +13,7 @@ export const CACHE_TTL_MS = Object.freeze({
   max: 24 * 60 * 60_000,
   /** Without max-age. */
   default: 5 * 60_000,
-  /** A refused or failed fetch. */
+  /** The back-off after a refused or failed fetch. */
   failure: 30_000,
 });
 
