@@ -15,7 +15,13 @@ import {
   type Server,
   type Socket,
 } from 'node:net';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { skipBecause } from '../helpers/skip-reason.js';
 import {
   createClientMetadataFetcher,
   type ClientMetadataFetcherOptions,
@@ -446,4 +452,110 @@ describe('the addresses a fetch may reach', () => {
     expect(result.ok).toBe(true);
     expect(host.requests).toHaveLength(1);
   });
+});
+
+/** A self-signed certificate for localhost and 127.0.0.1, made by the openssl CLI. */
+function localhostCertificate(): { key: string; cert: string } | undefined {
+  const dir = mkdtempSync(join(tmpdir(), 'mcpb-cimd-tls-'));
+  try {
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
+    return {
+      key: readFileSync(join(dir, 'key.pem'), 'utf8'),
+      cert: readFileSync(join(dir, 'cert.pem'), 'utf8'),
+    };
+  } catch {
+    return undefined;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('over https, as serve fetches', () => {
+  const tls = localhostCertificate();
+
+  async function startHttpsHost(): Promise<DocumentHost> {
+    const requests: IncomingMessage[] = [];
+    const server = createHttpsServer({ key: tls!.key, cert: tls!.cert }, (req, res) => {
+      requests.push(req);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          client_id: `https://${req.headers.host}${req.url}`,
+          client_name: 'TLS Client',
+          redirect_uris: ['http://127.0.0.1:33418/callback'],
+        }),
+      );
+    });
+    const tracked = track(server);
+    const port = await listen(server);
+    const host: DocumentHost = {
+      origin: `https://localhost:${port}`,
+      port,
+      requests,
+      get connections() {
+        return tracked.counter.connections;
+      },
+      socketClosed: tracked.socketClosed,
+      close: tracked.close,
+    };
+    cleanups.push(host.close);
+    return host;
+  }
+
+  it.skipIf(skipBecause(tls === undefined, 'the openssl CLI is needed to make a test certificate'))(
+    'reads a document from a host whose certificate it trusts, through the guarded lookup',
+    async () => {
+      const host = await startHttpsHost();
+      const result = await fetcher({ trustedCertificates: tls!.cert }).fetch(
+        `${host.origin}/c.json`,
+      );
+      expect(result.ok && result.client.name).toBe('TLS Client');
+      expect(host.requests).toHaveLength(1);
+    },
+  );
+
+  it.skipIf(skipBecause(tls === undefined, 'the openssl CLI is needed to make a test certificate'))(
+    'refuses a host whose certificate it does not trust',
+    async () => {
+      const host = await startHttpsHost();
+      const reason = await reasonOf(fetcher(), `${host.origin}/c.json`);
+      expect(reason).toBe('the client metadata document could not be fetched');
+      expect(host.requests).toHaveLength(0);
+    },
+  );
+
+  it.skipIf(skipBecause(tls === undefined, 'the openssl CLI is needed to make a test certificate'))(
+    'refuses the same trusted host by default, since it is loopback, with no connection made',
+    async () => {
+      const host = await startHttpsHost();
+      const f = createClientMetadataFetcher({ trustedCertificates: tls!.cert });
+      cleanups.push(() => f.close());
+      expect(await reasonOf(f, `${host.origin}/c.json`)).toBe(
+        'the client metadata host resolves to a private, loopback or reserved address',
+      );
+      expect(host.connections).toBe(0);
+    },
+  );
 });

@@ -37,6 +37,11 @@ export interface ClientMetadataFetcherOptions {
    * loopback, private or reserved address is refused before any connection.
    */
   readonly allowLoopbackHttp?: boolean;
+  /**
+   * Tests only: the PEM certificates TLS connections trust instead of the system's, so a
+   * test can serve a document over https from 127.0.0.1. `serve` never sets it.
+   */
+  readonly trustedCertificates?: string;
   readonly timeoutMs?: number;
   readonly maxBytes?: number;
   readonly maxEntries?: number;
@@ -92,7 +97,11 @@ export function createClientMetadataFetcher(
   // Redirects: undici's dispatcher follows none unless a redirect interceptor is added,
   // so a 3xx arrives here as itself and is refused below.
   const agent = new Agent({
-    connect: { lookup: guardedLookup(allowLoopback), timeout: timeoutMs },
+    connect: {
+      lookup: guardedLookup(allowLoopback),
+      timeout: timeoutMs,
+      ...(opts.trustedCertificates !== undefined ? { ca: opts.trustedCertificates } : {}),
+    },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
     connections: 4,
