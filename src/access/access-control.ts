@@ -1,6 +1,7 @@
 /**
  * Inbound access for both surfaces (spec-language.md, "access"): who is calling, from
- * `Authorization: Bearer` only (never the query string), and the RFC 6750/9728
+ * `Authorization: Bearer` (never the query string; with `sign-in`, the approvals and
+ * confirmations APIs also take the pages' session cookie), and the RFC 6750/9728
  * challenges that tell a client where to get a token. Without an `access` block
  * every caller is anonymous and holds every scope. With `oauth` each toolset URL is a
  * protected resource of its own (spec-language.md, "Served at `/mcp/<toolset>`"): its
