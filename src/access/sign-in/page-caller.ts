@@ -44,8 +44,14 @@ export function sessionCaller(session: SealedBrowserSession): Caller {
   });
 }
 
+/** The origin of the gateway's base URL: a public URL may hold a path the Origin never does. */
 function originOf(base: string): string {
-  return base.replace(/\/+$/, '').toLowerCase();
+  try {
+    return new URL(base).origin;
+  } catch {
+    // A Host header no URL can hold: no Origin equals it.
+    return '';
+  }
 }
 
 export function preparePageSessions(
@@ -67,7 +73,7 @@ export function preparePageSessions(
       if (!READS.has(req.method)) {
         const origin = req.headers.origin;
         const base = originOf(baseUrl(req));
-        if (typeof origin !== 'string' || origin.toLowerCase() !== base)
+        if (typeof origin !== 'string' || base === '' || origin.toLowerCase() !== base)
           return {
             ok: false,
             error: engineError(
