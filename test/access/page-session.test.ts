@@ -6,10 +6,13 @@
  * header always decides instead; any other route takes no cookie; a spec without
  * `sign-in` never reads one. The cookie is minted here exactly as the gateway seals it.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { postJson } from '../helpers/gateway.js';
+import { postJson, startGateway } from '../helpers/gateway.js';
 import { startGatewayOnUpstream, useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
-import { okJson } from '../helpers/upstream.js';
+import { okJson, startUpstream } from '../helpers/upstream.js';
 import {
   approvalOf,
   askDeleteByPage,
@@ -375,5 +378,38 @@ describe('a spec without sign-in', () => {
     const session = await getWith(`${gw.url}/api/session`, { cookie });
     expect(session.status).toBe(404);
     expect(codeOf(session.json)).toBe('NOT_FOUND');
+  });
+});
+
+describe('a reload that takes sign-in out of the spec', () => {
+  it('stops reading the cookie while the spec served has no sign-in, and reads it again once it has', async () => {
+    const upstream = await startUpstream(okJson);
+    const dir = mkdtempSync(join(tmpdir(), 'beaver-page-session-'));
+    const file = join(dir, 'gateway.mcp.kdl');
+    const withSignIn = world.spec(upstream.url);
+    // The same spec without its sign-in node (and its two lines of children).
+    const without = withSignIn.replace(/\n {4}sign-in [^\n]*\n(?: {8}[^\n]*\n)* {4}\}/, '');
+    expect(without).not.toContain('sign-in issuer');
+    expect(without).not.toContain('grant-scopes');
+    writeFileSync(file, withSignIn);
+    const gw = await startGateway(withSignIn, { env: world.env, specFile: file });
+    try {
+      const cookie = await sessionCookie(BOB);
+      const approvals = () => getWith(`${gw.url}/api/approvals`, { cookie });
+      expect((await approvals()).status).toBe(200);
+
+      writeFileSync(file, without);
+      await expect(gw.reload()).resolves.toMatchObject({ ok: true });
+      expect((await approvals()).status).toBe(401);
+      expect((await getWith(`${gw.url}/api/session`, { cookie })).status).toBe(404);
+
+      writeFileSync(file, withSignIn);
+      await expect(gw.reload()).resolves.toMatchObject({ ok: true });
+      expect((await approvals()).status).toBe(200);
+    } finally {
+      await gw.close();
+      await upstream.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
