@@ -1,6 +1,7 @@
 /**
  * Inbound access for both surfaces (spec-language.md, "access"): who is calling, from
- * `Authorization: Bearer` only (never the query string), and the RFC 6750/9728
+ * `Authorization: Bearer` (never the query string; with `sign-in`, the approvals and
+ * confirmations APIs also take the pages' session cookie), and the RFC 6750/9728
  * challenges that tell a client where to get a token. Without an `access` block
  * every caller is anonymous and holds every scope. With `oauth` each toolset URL is a
  * protected resource of its own (spec-language.md, "Served at `/mcp/<toolset>`"): its
@@ -14,6 +15,8 @@ import type { AccessDescriptor } from '../compiler/descriptor.js';
 import { loadApiKeys, type ApiKeys } from './api-keys.js';
 import type { OAuthVerifier } from './oauth.js';
 import type { SignInServices } from './sign-in/sign-in-services.js';
+import { preparePageSessions } from './sign-in/page-caller.js';
+import type { SealedBrowserSession } from './sign-in/sign-in-types.js';
 
 export type CallerResult =
   | { readonly ok: true; readonly caller: Caller }
@@ -26,6 +29,14 @@ export interface AccessControl {
   readonly secrets: readonly string[];
   /** Synchronous unless a token has to be verified (OAuth): most requests need no promise. */
   resolve(req: FastifyRequest): CallerResult | Promise<CallerResult>;
+  /**
+   * As `resolve`, for the APIs of the gateway's own pages (approvals, confirmations): with
+   * `sign-in` and no Authorization header, the browser's session cookie is a credential
+   * too (sign-in/page-caller.ts). A header, when sent, always decides.
+   */
+  resolvePage(req: FastifyRequest): CallerResult | Promise<CallerResult>;
+  /** With `sign-in`: the person this browser signed in as (the pages' session cookie). */
+  browserSession(req: FastifyRequest): SealedBrowserSession | undefined;
   /** The WWW-Authenticate value for a 403: the scopes a grant needs. */
   scopeChallenge(req: FastifyRequest, required: readonly string[]): string;
   /** RFC 9728 metadata URL of the MCP endpoint (or toolset) this request is addressed to. */
@@ -79,12 +90,18 @@ export async function createAccessControl(
   const scopeChallenge = (req: FastifyRequest, required: readonly string[]): string =>
     withMetadata(req, ['error="insufficient_scope"', `scope=${quote(required.join(' '))}`]);
   if (!access) {
+    // Anonymous callers are told apart by address (rate limits, audit lines).
+    const anonymous = (req: FastifyRequest): CallerResult => ({
+      ok: true,
+      caller: { ...ANONYMOUS, id: `ip:${req.ip}` },
+    });
     return {
       enabled: false,
       oauth: false,
       secrets: [],
-      // Anonymous callers are told apart by address (rate limits, audit lines).
-      resolve: (req) => ({ ok: true, caller: { ...ANONYMOUS, id: `ip:${req.ip}` } }),
+      resolve: anonymous,
+      resolvePage: anonymous,
+      browserSession: () => undefined,
       scopeChallenge,
       metadataUrl,
       baseUrl,
@@ -104,7 +121,12 @@ export async function createAccessControl(
     challenge: challenge(req, error),
   });
 
-  return {
+  // The process's sign-in services outlive a reload; the cookie is read only while the
+  // spec served now has `sign-in`.
+  const pages =
+    access.signIn && opts.signIn ? preparePageSessions(opts.signIn.sealer, baseUrl) : undefined;
+
+  const control: AccessControl = {
     enabled: true,
     oauth: verifier !== undefined,
     secrets: keys?.secrets ?? [],
@@ -127,10 +149,21 @@ export async function createAccessControl(
       }
       return refuse(req, 'invalid token', 'invalid_token');
     },
+    resolvePage(req) {
+      const header = req.headers.authorization;
+      if (!pages || (header !== undefined && header !== '')) return control.resolve(req);
+      const who = pages.callerOf(req);
+      // No cookie, or one that does not open: refused as a request with no credential is.
+      if (who === undefined) return control.resolve(req);
+      if (!who.ok) return { ok: false, error: who.error, challenge: challenge(req) };
+      return who;
+    },
+    browserSession: (req) => pages?.sessionOf(req),
     scopeChallenge,
     metadataUrl,
     baseUrl,
   };
+  return control;
 }
 
 /**

@@ -30,12 +30,21 @@ export interface Served<R extends GatedRuntime> {
   readonly caller: Caller;
 }
 
+export interface GateHooks {
+  readonly onRequest: onRequestHookHandler;
+  readonly preHandler: preHandlerHookHandler;
+}
+
 export interface CallerGate<R extends GatedRuntime> {
   /** Route options: spread into the options of every route that needs a caller. */
-  readonly hooks: {
-    readonly onRequest: onRequestHookHandler;
-    readonly preHandler: preHandlerHookHandler;
-  };
+  readonly hooks: GateHooks;
+  /**
+   * The same, for the APIs of the gateway's own pages (approvals, confirmations): the
+   * browser's session cookie is a credential there too (`AccessControl.resolvePage`).
+   * Every other route takes a header only, so a signed-in browser is never an ambient
+   * credential for calling tools.
+   */
+  readonly pageHooks: GateHooks;
   /** What the hooks attached; only for a route that has them. */
   served(req: FastifyRequest): Served<R>;
 }
@@ -72,39 +81,53 @@ export function gateCallers<R extends GatedRuntime>(
   scope.decorateRequest('beaverServed', null);
   scope.decorateRequest('beaverStarted', 0);
 
-  function authenticate(req: FastifyRequest, runtime: R, done: (err?: Error) => void): void {
+  type Resolver = (
+    access: AccessControl,
+    req: FastifyRequest,
+  ) => ReturnType<AccessControl['resolve']>;
+
+  function authenticate(
+    resolve: Resolver,
+    req: FastifyRequest,
+    runtime: R,
+    done: (err?: Error) => void,
+  ): void {
     const settle = (who: CallerResult): void => {
       if (!who.ok) return done(new RefusedRequest(who.error, who.challenge));
       req.beaverServed = { runtime, caller: who.caller };
       done();
     };
-    const who = runtime.access.resolve(req);
+    const who = resolve(runtime.access, req);
     if (who instanceof Promise) who.then(settle, done);
     else settle(who);
   }
 
-  return {
-    hooks: {
-      onRequest: function authenticateFirst(req, reply, done) {
-        // The one clock reading of a request: its handler and its refusal both count from it.
-        req.beaverStarted = performance.now();
-        if (!announcesBody(req)) return authenticate(req, current(), done);
-        authenticate(req, current(), (err) => {
-          // The body is never read: close the connection after the answer rather than
-          // have node drain an upload the caller had no right to send.
-          if (err instanceof RefusedRequest) void reply.header('connection', 'close');
-          done(err);
-        });
-      },
-      // After a reload in between (the body took its time) the credential is checked
-      // again against the spec serving the call, so a key the new spec dropped is not
-      // honoured, and the call runs on that one runtime whatever reloads come later.
-      preHandler: function recheckAfterReload(req, _reply, done) {
-        const runtime = current();
-        if (req.beaverServed?.runtime === runtime) return done();
-        authenticate(req, runtime, done);
-      },
+  const hooksOf = (resolve: Resolver): GateHooks => ({
+    onRequest: function authenticateFirst(req, reply, done) {
+      // The one clock reading of a request: its handler and its refusal both count from it.
+      req.beaverStarted = performance.now();
+      if (!announcesBody(req)) return authenticate(resolve, req, current(), done);
+      authenticate(resolve, req, current(), (err) => {
+        // The body is never read: close the connection after the answer rather than
+        // have node drain an upload the caller had no right to send.
+        if (err instanceof RefusedRequest) void reply.header('connection', 'close');
+        done(err);
+      });
     },
+    // After a reload in between (the body took its time) the credential is checked
+    // again against the spec serving the call, so a key the new spec dropped is not
+    // honoured, and the call runs on that one runtime whatever reloads come later.
+    preHandler: function recheckAfterReload(req, _reply, done) {
+      const runtime = current();
+      if (req.beaverServed?.runtime === runtime) return done();
+      authenticate(resolve, req, runtime, done);
+    },
+  });
+
+  return {
+    // Built once per projection: a request only runs them.
+    hooks: hooksOf((access, req) => access.resolve(req)),
+    pageHooks: hooksOf((access, req) => access.resolvePage(req)),
     served: (req) => req.beaverServed as Served<R>,
   };
 }

@@ -89,6 +89,18 @@ describe('the catalog page template', () => {
     expect(open).not.toContain('Approvals appear once a token is entered');
   });
 
+  it('names the sign-in provider host, escaped, only for a spec with sign-in', () => {
+    const signedIn = render(SCOPED, { ...ACCESS, view: 'approvals', signIn: 'login.example.com' });
+    expect(signedIn).toContain('data-sign-in="login.example.com"');
+    expect(signedIn).toContain('<a href="/signin" id="sign-in">Sign in with login.example.com</a>');
+    expect(render(SCOPED, { ...ACCESS, signIn: '<b>"x"' })).toContain(
+      'data-sign-in="&lt;b&gt;&quot;x&quot;"',
+    );
+    // The script leaves the panel hidden when it names no provider.
+    expect(render(SCOPED, ACCESS)).toContain('data-sign-in=""');
+    expect(render(SCOPED, OPEN)).not.toContain('id="session"');
+  });
+
   it('refuses at boot a template naming an unknown slot or flag, or a block left open', () => {
     expect(() => prepareCatalogPage('<p>{{nmae}}</p>')).toThrow('catalog.html: unknown {{nmae}}');
     expect(() => prepareCatalogPage('{{#acess}}x{{/acess}}')).toThrow('unknown {{#acess}}');

@@ -27,6 +27,11 @@ export interface CatalogOptions {
   readonly access: boolean;
   /** Which view the script opens: the tools, the approvals waiting for a decision, or one confirmation. */
   readonly view: CatalogView;
+  /**
+   * With `sign-in`: the identity provider's host, which the approvals and confirm views
+   * name in their "Sign in with …" link (the page itself never talks to the provider).
+   */
+  readonly signIn?: string;
   /** Versioned URLs of the script, stylesheet and icon (a query busts caches on upgrade). */
   readonly assets: { readonly script: string; readonly style: string; readonly icon: string };
 }
@@ -40,6 +45,7 @@ const SLOTS = [
   'instructions',
   'mcp-path',
   'access',
+  'sign-in-host',
   'view',
   'scopes',
   'icon',
@@ -88,6 +94,7 @@ export function prepareCatalogPage(template: string): CatalogPage {
       instructions: server.instructions ?? '',
       'mcp-path': opts.mcpPath,
       access: opts.access ? 'on' : 'off',
+      'sign-in-host': opts.signIn ?? '',
       view: opts.view,
       scopes,
       ...opts.assets,

@@ -96,11 +96,13 @@ export async function catalogProjection(
     }
     let html = cached.html.get(view);
     if (html === undefined) {
+      const signIn = signInHost(rt.spec);
       html = renderCatalog(rt.spec, {
         mcpPath: MCP_PATH,
         access: rt.access.enabled,
         view,
         assets: ASSETS,
+        ...(signIn !== undefined && { signIn }),
       });
       cached.html.set(view, html);
     }
@@ -136,6 +138,12 @@ export async function catalogProjection(
       return reply.type(asset.type).send(asset.body);
     });
   }
+}
+
+/** The identity provider's host the sign-in link names, with `sign-in` in the spec. */
+function signInHost(spec: CompiledSpec): string | undefined {
+  const issuer = spec.access?.signIn?.issuer;
+  return issuer === undefined ? undefined : new URL(issuer).host;
 }
 
 function etagMatches(header: string | undefined, etag: string): boolean {

@@ -11,6 +11,7 @@ export const SCRIPT_PARTS = [
   'page.js',
   'listing.js',
   'connect.js',
+  'session.js',
   'try-it.js',
   'example.js',
   'tools-view.js',

@@ -4,8 +4,9 @@
  * and a decision on one. The store decides who may decide (the scope, never one's own
  * call); these routes only translate. A browser cannot be made to decide for its user:
  * the credential travels in a header a page cannot make another site's browser send,
- * the body must be JSON (a cross-site form cannot send it without a preflight), and the
- * caller gate refuses foreign Origins.
+ * or, with `sign-in`, in the session cookie, which decides only with the gateway's own
+ * Origin (sign-in/page-caller.ts); the body must be JSON (a cross-site form cannot send
+ * it without a preflight), and the request guard refuses foreign Origins.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { CallerGate, GatedRuntime } from '../../access/authenticate.js';
@@ -59,7 +60,8 @@ export function registerApprovalRoutes<R extends RestRuntime & GatedRuntime>(
   scope: FastifyInstance,
   gate: CallerGate<R>,
 ): void {
-  const { hooks } = gate;
+  // The pages' APIs: the browser session of a signed-in person is a credential here.
+  const hooks = gate.pageHooks;
   const base = (runtime: R, req: FastifyRequest): string => runtime.access.baseUrl(req);
 
   scope.get(APPROVALS_API_PATH, hooks, async function listApprovals(req, reply) {

@@ -4,7 +4,8 @@
  * and the caller's own answer to it. Only the caller whose call it is may see or answer
  * it (the store decides; any other identity is 403 and the call does not run). As for
  * approvals (approval-routes.ts), a browser cannot be made to answer for its user: the
- * credential travels in a header, the body must be JSON, and foreign Origins are refused.
+ * credential travels in a header (or the session cookie, answering only with the
+ * gateway's own Origin), the body must be JSON, and foreign Origins are refused.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { CallerGate, GatedRuntime } from '../../access/authenticate.js';
@@ -77,7 +78,8 @@ export function registerConfirmationRoutes<R extends RestRuntime & GatedRuntime>
   scope: FastifyInstance,
   gate: CallerGate<R>,
 ): void {
-  const { hooks } = gate;
+  // The pages' APIs: the browser session of a signed-in person is a credential here.
+  const hooks = gate.pageHooks;
 
   scope.get<{ Params: { id: string } }>(
     `${CONFIRMATIONS_API_PATH}/:id`,

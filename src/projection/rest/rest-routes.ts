@@ -24,6 +24,7 @@ import { MCP_PATH } from '../mcp/mcp-routes.js';
 import { registerResourcePromptRoutes } from './resource-prompt-routes.js';
 import { registerApprovalRoutes } from './approval-routes.js';
 import { registerConfirmationRoutes } from './confirmation-routes.js';
+import { registerSessionRoute } from './session-routes.js';
 import { readRestBodies } from './rest-body.js';
 import { requestScopeOf } from './rest-call-context.js';
 import type { RestListing, RestRuntime } from './rest-runtime.js';
@@ -182,6 +183,7 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
   registerResourcePromptRoutes(scope, gate);
   registerApprovalRoutes(scope, gate);
   registerConfirmationRoutes(scope, gate);
+  registerSessionRoute(scope, opts.current);
 
   scope.post<{ Params: { tool: string } }>(
     '/api/:tool',

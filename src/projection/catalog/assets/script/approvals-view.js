@@ -2,12 +2,13 @@
  * The approvals view (`/approvals`, `/approvals/<id>`): the calls waiting for a decision,
  * from GET /api/approvals, and the decisions, POST /api/approvals/<id>.
  */
-/* global byId, currentToken, el, errorText, getListing, httpLabel, isObject, refusalOf */
-/* global tokenInput */
+/* global byId, currentToken, el, errorText, getListing, httpLabel, isObject, pageCredentials */
+/* global refusalOf, sessionActive, tokenInput, whoAsks */
 /* exported APPROVALS_HINT, approvalsNotice, approvalsSection, loadApprovals, outcome */
 
-const APPROVALS_HINT =
-  'Approvals appear once a token is entered: each token sees those of the scopes it holds, and never decides its own calls.';
+const APPROVALS_HINT = sessionActive
+  ? 'Approvals appear once you sign in or enter a token: each person or token sees those of the scopes it holds, and never decides its own calls.'
+  : 'Approvals appear once a token is entered: each token sees those of the scopes it holds, and never decides its own calls.';
 
 // --- The approvals view: the calls waiting for a decision, from GET /api/approvals. ---
 
@@ -107,7 +108,10 @@ const DECIDED = {
   decline: (a) => `Declined ${a.tool}: the caller's repeat of the call is refused.`,
 };
 
-/** POSTs the decision with the token, says what came of it, and lists the rest again. */
+/**
+ * POSTs the decision with the token (or, signed in with none, the session cookie), says
+ * what came of it, and lists the rest again.
+ */
 function decide(a, decision, buttons) {
   const headers = { 'content-type': 'application/json', accept: 'application/json' };
   const token = currentToken();
@@ -118,7 +122,7 @@ function decide(a, decision, buttons) {
     method: 'POST',
     headers,
     body: JSON.stringify({ decision }),
-    credentials: 'omit',
+    credentials: pageCredentials(),
     cache: 'no-store',
     redirect: 'error',
   })
@@ -150,22 +154,24 @@ function showApprovals(approvals) {
   if (named) named.scrollIntoView({ block: 'nearest' });
 }
 
-// The token of the approvals asked for last; an older answer is dropped.
+// Who the approvals were asked for last (a token, or the signed-in person); an older
+// answer is dropped.
 const askedApprovals = { seq: 0, token: null, pending: false, shownFor: null };
 
 // As loadTools, for GET /api/approvals: again only when asked to.
 function loadApprovals(again) {
   const token = currentToken();
-  if (token === askedApprovals.token && (askedApprovals.pending || !again)) return;
+  const who = whoAsks();
+  if (who === askedApprovals.token && (askedApprovals.pending || !again)) return;
   const seq = ++askedApprovals.seq;
-  askedApprovals.token = token;
-  if (token !== askedApprovals.shownFor) {
+  askedApprovals.token = who;
+  if (who !== askedApprovals.shownFor) {
     approvalList.replaceChildren();
     approvalCount.textContent = '';
   }
-  if (tokenInput && !token) {
+  if (tokenInput && !who) {
     askedApprovals.pending = false;
-    askedApprovals.shownFor = token;
+    askedApprovals.shownFor = who;
     approvalsNotice('', APPROVALS_HINT);
     return;
   }
@@ -175,13 +181,14 @@ function loadApprovals(again) {
   const done = () => {
     if (seq !== askedApprovals.seq) return false;
     askedApprovals.pending = false;
-    askedApprovals.shownFor = token;
+    askedApprovals.shownFor = who;
     approvalList.removeAttribute('aria-busy');
     return true;
   };
   getListing({
     path: '/api/approvals',
     token,
+    credentials: pageCredentials(),
     what: 'approvals',
     holds: (listing) => Array.isArray(listing.approvals),
     shape: 'a list',

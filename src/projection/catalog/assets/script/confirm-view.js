@@ -5,11 +5,13 @@
  * with access, the page asks for that caller's key, as the approvals view does. The
  * message is filled from the arguments an agent sent, so it is only ever a text node.
  */
-/* global byId, currentToken, el, errorText, httpLabel, isObject, refusalOf, tokenInput */
+/* global byId, currentToken, el, errorText, httpLabel, isObject, pageCredentials, refusalOf */
+/* global sessionActive, tokenInput, whoAsks */
 /* exported CONFIRM_HINT, confirmationNotice, confirmationSection, loadConfirmation */
 
-const CONFIRM_HINT =
-  'Enter the key of the caller that made this call: only that caller may see and answer its confirmation.';
+const CONFIRM_HINT = sessionActive
+  ? 'Sign in, or enter the key of the caller that made this call: only that caller may see and answer its confirmation.'
+  : 'Enter the key of the caller that made this call: only that caller may see and answer its confirmation.';
 
 const confirmationSection = byId('confirmation');
 const confirmationStatus = byId('confirmation-status');
@@ -100,7 +102,10 @@ function refusalText(res, text, lead) {
   return `${lead} (${httpLabel(res)})${said ? `: ${said}` : '.'}`;
 }
 
-/** GET or POST of the named confirmation with the key in the field, never a cookie. */
+/**
+ * GET or POST of the named confirmation with the key in the field, or, signed in with
+ * none, the session cookie.
+ */
 function confirmationRequest(method, body) {
   const headers = { accept: 'application/json' };
   const token = currentToken();
@@ -110,13 +115,14 @@ function confirmationRequest(method, body) {
     method,
     headers,
     ...(body !== undefined && { body: JSON.stringify(body) }),
-    credentials: 'omit',
+    credentials: pageCredentials(),
     cache: 'no-store',
     redirect: 'error',
   }).then((res) => res.text().then((text) => ({ res, text })));
 }
 
-// The key of the confirmation asked for last; an older answer is dropped.
+// Who the confirmation was asked for last (a key, or the signed-in person); an older
+// answer is dropped.
 const askedConfirmation = { seq: 0, token: null, pending: false };
 
 /**
@@ -124,17 +130,17 @@ const askedConfirmation = { seq: 0, token: null, pending: false };
  * asked again for the same key only when `again` (a button, Enter, an answer given).
  */
 function loadConfirmation(again) {
-  const token = currentToken();
-  if (token === askedConfirmation.token && (askedConfirmation.pending || !again)) return;
+  const who = whoAsks();
+  if (who === askedConfirmation.token && (askedConfirmation.pending || !again)) return;
   const seq = ++askedConfirmation.seq;
-  askedConfirmation.token = token;
+  askedConfirmation.token = who;
   askedConfirmation.pending = false;
   if (!namedConfirmation) {
     hideConfirmation();
     confirmationNotice('error', 'This address names no confirmation.');
     return;
   }
-  if (tokenInput && !currentToken()) {
+  if (tokenInput && !who) {
     hideConfirmation();
     confirmationNotice('', CONFIRM_HINT);
     return;

@@ -30,19 +30,20 @@ function listingError(res, text, what) {
 }
 
 /**
- * GETs one of the gateway's lists (`/api`, `/api/approvals`) as `token` sees it, never an
+ * GETs one of the gateway's lists (`/api`, `/api/approvals`) as `token` sees it (or, with
+ * `credentials` 'same-origin' and no token, as the signed-in person does), never an
  * answer cached for another token, and hands `show` the parsed answer when `holds` accepts
  * it. A refusal (then `refused` is true, and its HTTP status follows), an answer of
  * another shape or a failed request reaches `fail` as the sentence to show. `done` says
  * whether this answer is still the one the page waits for; a later one drops it.
  */
-function getListing({ path, token, what, holds, shape, done, fail, show }) {
+function getListing({ path, token, credentials, what, holds, shape, done, fail, show }) {
   const headers = { accept: 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
   fetch(path, {
     method: 'GET',
     headers,
-    credentials: 'omit',
+    credentials: credentials || 'omit',
     cache: 'no-store',
     redirect: 'error',
   })

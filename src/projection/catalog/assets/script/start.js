@@ -1,5 +1,6 @@
 /** Last: opens the view the gateway served, and lists what it shows. */
-/* global APPROVALS_HINT, approvalsNotice, approvalsSection, byId, currentToken, loadApprovals */
+/* global APPROVALS_HINT, approvalsNotice, approvalsSection, byId, checkSession, currentToken */
+/* global loadApprovals, sessionActive */
 /* global CONFIRM_HINT, confirmationNotice, confirmationSection, loadConfirmation */
 /* global loadTools, outcome, showToolsetHeader, tokenInput, view */
 /* exported loadView */
@@ -40,17 +41,20 @@ if (view === 'approvals') {
   // A token kept from earlier in this tab lists its approvals straight away.
   if (!tokenInput || currentToken()) loadApprovals(true);
   else approvalsNotice('', APPROVALS_HINT);
-  if (tokenInput && !currentToken()) tokenInput.focus();
+  if (tokenInput && !currentToken() && !sessionActive) tokenInput.focus();
 } else if (view === 'confirm') {
   openView('confirmation', confirmationSection, 'Show confirmation', 'token-hint-confirm');
   // Without access a caller is known by its network address alone, so no key is asked;
   // with access, a key kept from earlier in this tab shows the confirmation straight away.
   if (!tokenInput || currentToken()) loadConfirmation(true);
   else confirmationNotice('', CONFIRM_HINT);
-  if (tokenInput && !currentToken()) tokenInput.focus();
+  if (tokenInput && !currentToken() && !sessionActive) tokenInput.focus();
 } else {
   showToolsetHeader();
   // Without access the page lists every tool at once; with access, a token kept from
   // earlier in this tab lists its tools straight away.
   if (!tokenInput || currentToken()) loadTools(true);
 }
+// A signed-in browser lists with its session once the gateway says who it is; a key in
+// the field meanwhile keeps deciding (loadView asks again only for someone new).
+if (sessionActive) void checkSession().then(() => loadView(false));
