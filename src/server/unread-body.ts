@@ -26,7 +26,8 @@ export function drainUnreadBody(req: IncomingMessage): void {
   let closing = false;
   const timer = setTimeout(() => socket.destroy(), UNREAD_BODY_DRAIN_MS);
   timer.unref();
-  socket.once('close', () => clearTimeout(timer));
+  const stopTimer = (): void => clearTimeout(timer);
+  socket.once('close', stopTimer);
   // Node calls this after an answer with Connection: close, to end and then destroy the
   // socket; here it only ends it (FIN after the answer), and reading goes on.
   socket.destroySoon = function lingeringClose(this: typeof socket) {
@@ -41,6 +42,9 @@ export function drainUnreadBody(req: IncomingMessage): void {
   });
   req.once('end', () => {
     clearTimeout(timer);
+    // A kept-alive socket carries many requests (a bodyless GET ends here at once): one
+    // listener left per request would pile up on it until it closes.
+    socket.removeListener('close', stopTimer);
     if (!closing) {
       // Kept alive: the next request on it closes it as usual.
       delete (socket as { destroySoon?: unknown }).destroySoon;
