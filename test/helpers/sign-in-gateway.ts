@@ -5,7 +5,7 @@
  * SDK hands it, and `approveInBrowser`, which plays the person: the consent page, Approve,
  * the provider, the callback, stopping at the client's loopback redirect URI.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
   OAuthClientInformationMixed,
@@ -70,9 +70,12 @@ export async function startSignInWorld(
 /** A gateway of `world`, its callback allowed at the provider. */
 export async function startSignInGateway(
   world: SignInWorld,
-  opts: { spec?: string; env?: Record<string, string> } = {},
+  opts: { spec?: string; env?: Record<string, string>; publicUrl?: string } = {},
 ): Promise<TestGateway> {
-  const gw = await startGateway(opts.spec ?? world.spec, { env: { ...world.env, ...opts.env } });
+  const gw = await startGateway(opts.spec ?? world.spec, {
+    env: { ...world.env, ...opts.env },
+    ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
+  });
   await world.provider.allowRedirect(`${gw.url}/callback`);
   return gw;
 }
@@ -162,4 +165,66 @@ export async function approveInBrowser(
       `the flow ended at ${done.url.href} (${done.status}): ${done.body.replace(/[\s\S]*<body>/, '').slice(0, 1500)}`,
     );
   return done.url;
+}
+
+/** An MCP client's whole code flow, as raw requests: registered, approved, exchanged. */
+export async function signInRaw(
+  gw: { url: string },
+  provider: TestOidcProvider,
+  opts: { resource?: string; as?: string; scope?: string; exchangeAt?: string } = {},
+): Promise<{
+  clientId: string;
+  code: string;
+  verifier: string;
+  tokens?: { access_token: string; refresh_token: string; scope: string };
+}> {
+  const registered = await fetch(`${gw.url}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'raw test client', redirect_uris: [CLIENT_REDIRECT] }),
+  });
+  const { client_id: clientId } = (await registered.json()) as { client_id: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const url = new URL(`${gw.url}/authorize`);
+  url.search = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: CLIENT_REDIRECT,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    resource: opts.resource ?? `${gw.url}/mcp`,
+    state: 'raw-state',
+    ...(opts.scope !== undefined && { scope: opts.scope }),
+  }).toString();
+  const back = await approveInBrowser(new Browser(), provider, url.href, opts.as ?? 'alice');
+  const code = back.searchParams.get('code');
+  if (!code) throw new Error(`no code at the redirect URI: ${back.href}`);
+  if (opts.exchangeAt === undefined) return { clientId, code, verifier };
+  const res = await tokenRequest(opts.exchangeAt, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: CLIENT_REDIRECT,
+    client_id: clientId,
+    code_verifier: verifier,
+  });
+  if (res.status !== 200)
+    throw new Error(`token request answered ${res.status}: ${JSON.stringify(res.json)}`);
+  return { clientId, code, verifier, tokens: res.json as never };
+}
+
+/** One form POST to `<base>/token`. */
+export async function tokenRequest(
+  base: string,
+  form: Record<string, string>,
+): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }> {
+  const res = await fetch(`${base}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form).toString(),
+  });
+  return {
+    status: res.status,
+    headers: res.headers,
+    json: (await res.json()) as Record<string, unknown>,
+  };
 }
