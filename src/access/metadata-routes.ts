@@ -2,8 +2,7 @@
  * RFC 9728 Protected Resource Metadata, so that an MCP client that got a 401 finds the
  * authorization server to get a token from, and the scopes to ask for. Served only when
  * `access` has an authorization server to name (`oauth`'s issuer, or with `sign-in` the
- * gateway itself, named first: spec-language.md, "Sign-in for MCP clients (the gateway as
- * their authorization server)"): the MCP authorization spec requires at least
+ * gateway itself, named first: spec-language.md, "Sign-in for MCP clients"): the MCP authorization spec requires at least
  * one authorization server in it, and API keys are handed out, not obtained through
  * one (then the routes are 404 and the challenges carry no resource_metadata). Read from
  * the spec being served now, so a reload updates it.

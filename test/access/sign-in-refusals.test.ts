@@ -1,6 +1,6 @@
 /**
  * What the gateway as an authorization server refuses (spec-language.md, "Sign-in for MCP
- * clients (the gateway as their authorization server)"), each with the RFC 6749 error and
+ * clients"), each with the RFC 6749 error and
  * never an open redirect: an unknown client or a redirect URI not registered (a page), PKCE
  * missing, plain or wrong, a missing or foreign resource, a code replayed, a callback in
  * another browser, a provider's own token presented at /mcp, a toolset's token at another

@@ -1,6 +1,5 @@
 /**
- * Several replicas of a sign-in gateway (spec-language.md, "Sign-in for MCP clients (the
- * gateway as their authorization server)"): given the same `token-key-env` and the same
+ * Several replicas of a sign-in gateway (spec-language.md, "Sign-in for MCP clients"): given the same `token-key-env` and the same
  * Redis (`limits redis-env`) and one public URL, each accepts the codes, refresh tokens and
  * access tokens the other issued, and a code or refresh token spent at one is spent at
  * both.

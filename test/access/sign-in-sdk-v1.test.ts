@@ -1,6 +1,6 @@
 /**
  * The gateway as its clients' authorization server (spec-language.md, "Sign-in for MCP
- * clients (the gateway as their authorization server)"), end to end with the official SDK
+ * clients"), end to end with the official SDK
  * v1 OAuth client: discovery from the gateway's RFC 9728 and RFC 8414 metadata, dynamic
  * registration, the code flow through the gateway's consent page and a real OpenID
  * provider, a tool call with the token, then a refresh — and the old refresh token

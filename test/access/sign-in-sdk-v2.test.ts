@@ -1,6 +1,6 @@
 /**
  * The gateway as its clients' authorization server (spec-language.md, "Sign-in for MCP
- * clients (the gateway as their authorization server)") with the official SDK v2 client
+ * clients") with the official SDK v2 client
  * (@modelcontextprotocol/client): its `auth()` discovers the gateway, registers, runs the
  * code flow while the test plays the browser, and its transport calls tools at a toolset
  * URL with the token; a refresh rotates the refresh token.

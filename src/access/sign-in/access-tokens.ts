@@ -1,6 +1,5 @@
 /**
- * The gateway's own access tokens (spec-language.md, "Sign-in for MCP clients (the gateway
- * as their authorization server)"): JWTs signed EdDSA with the key derived from
+ * The gateway's own access tokens (spec-language.md, "Sign-in for MCP clients"): JWTs signed EdDSA with the key derived from
  * `token-key-env`, so every replica given the same key issues and accepts the same tokens.
  * `iss` the gateway's base URL, `aud` the resource the client named (`/mcp` or a toolset's
  * URL), `sub` the provider's subject, `scope` what was granted; one hour.

@@ -1,7 +1,6 @@
 /**
  * `/authorize`'s parameters checked in the order that keeps it from being an open redirect
- * (RFC 6749 section 4.1.2.1; spec-language.md, "Sign-in for MCP clients (the gateway as
- * their authorization server)"): first the client and its exact redirect URI — a refusal of
+ * (RFC 6749 section 4.1.2.1; spec-language.md, "Sign-in for MCP clients"): first the client and its exact redirect URI — a refusal of
  * either is a page, never a redirect — then everything else, refused by redirecting to
  * that now trusted URI with `error` and the client's `state`.
  */

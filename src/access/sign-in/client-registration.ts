@@ -1,6 +1,6 @@
 /**
  * The clients of the gateway as an authorization server (spec-language.md, "Sign-in for MCP
- * clients (the gateway as their authorization server)"): dynamic registration (RFC 7591)
+ * clients"): dynamic registration (RFC 7591)
  * kept nowhere — the `client_id` is the registration itself, sealed — and the resolution of
  * a `client_id` back into a client, whether sealed registration or metadata document URL.
  * Every client is public (`token_endpoint_auth_method: none`): PKCE, not a secret, binds

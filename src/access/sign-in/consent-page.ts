@@ -1,6 +1,6 @@
 /**
  * The gateway's own consent page, shown before the provider is involved (spec-language.md,
- * "Sign-in for MCP clients (the gateway as their authorization server)"): the gateway's
+ * "Sign-in for MCP clients"): the gateway's
  * client at the provider is one static client for every MCP client, so without this page a
  * link crafted by anyone would ride a person's provider session into a code for a client
  * they never chose (the confused deputy of the MCP security guidance for proxies). The page

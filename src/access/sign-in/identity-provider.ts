@@ -1,6 +1,6 @@
 /**
  * The gateway as a client of the company's OpenID provider (spec-language.md, "Sign-in for
- * MCP clients (the gateway as their authorization server)"): discovery once at start, the
+ * MCP clients"): discovery once at start, the
  * authorization URL of the code flow (PKCE S256 and a nonce), the code exchange with the
  * gateway's own confidential client, and the ID token checked against the provider's keys.
  *

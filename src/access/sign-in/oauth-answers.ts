@@ -1,6 +1,5 @@
 /**
- * How the authorization server answers (spec-language.md, "Sign-in for MCP clients (the
- * gateway as their authorization server)"): RFC 6749 errors, not the gateway's envelope —
+ * How the authorization server answers (spec-language.md, "Sign-in for MCP clients"): RFC 6749 errors, not the gateway's envelope —
  * JSON at the back channel (section 5.2), a redirect to the client's checked redirect URI
  * at the front channel (section 4.1.2.1), and a page of the gateway's own when the redirect
  * URI itself cannot be trusted (never an open redirect). A description names the parameter

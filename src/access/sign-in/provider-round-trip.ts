@@ -1,6 +1,6 @@
 /**
  * The browser's trip to the identity provider and back (spec-language.md, "Sign-in for MCP
- * clients (the gateway as their authorization server)"). Leaving: a sealed ProviderState as
+ * clients"). Leaving: a sealed ProviderState as
  * `state`, with a fresh nonce and PKCE verifier inside and the value of a round-trip cookie,
  * so the callback is answered only in the browser that left (a state copied into another
  * browser, the login CSRF of RFC 6749 section 10.12, finds no cookie to match). Back at

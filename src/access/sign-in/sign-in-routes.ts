@@ -1,6 +1,6 @@
 /**
  * The routes of the gateway as its clients' authorization server (spec-language.md,
- * "Sign-in for MCP clients (the gateway as their authorization server)"), in a plugin of
+ * "Sign-in for MCP clients"), in a plugin of
  * their own: form and JSON bodies read here only, RFC 6749 errors rather than the
  * envelope. Every route answers 404 while the spec being served has no `sign-in` (read per
  * request, so a reload that drops it closes them), like the RFC 9728 metadata.

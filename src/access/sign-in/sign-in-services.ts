@@ -1,6 +1,6 @@
 /**
  * What the gateway as an authorization server keeps for the life of the process
- * (spec-language.md, "Sign-in for MCP clients (the gateway as their authorization server)"),
+ * (spec-language.md, "Sign-in for MCP clients"),
  * opened at start beside the consent stores: the keys derived from `access token-key-env`
  * and the sealer built on them, the provider found by discovery, the store that makes
  * codes and refresh tokens single use (Redis with `limits redis-env`, so a code spent at

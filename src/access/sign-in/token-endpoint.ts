@@ -1,6 +1,5 @@
 /**
- * `/token` (RFC 6749 sections 4.1.3 and 6; spec-language.md, "Sign-in for MCP clients (the
- * gateway as their authorization server)"): a sealed code or refresh token opened, checked
+ * `/token` (RFC 6749 sections 4.1.3 and 6; spec-language.md, "Sign-in for MCP clients"): a sealed code or refresh token opened, checked
  * against what the client sends, spent once by its `jti` in the single-use store (shared
  * through Redis by every replica), then a new access token and a new refresh token. Refresh
  * tokens rotate: the one presented is spent, so a stolen one replayed after its owner used it
