@@ -218,6 +218,73 @@ describe('the front channel', () => {
   });
 });
 
+describe('the callback', () => {
+  /** A browser sent to the provider after approving; the provider's URL (with our state). */
+  async function atProvider(browser: Browser): Promise<URL> {
+    const page = await browser.go(
+      `${gw.url}/authorize?${new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: CLIENT_REDIRECT,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        resource: `${gw.url}/mcp`,
+        state: 'callback-state',
+      })}`,
+    );
+    const gone = await browser.go(`${gw.url}/authorize/consent`, {
+      method: 'POST',
+      form: { consent: consentValue(page.body), decision: 'approve' },
+      stopAt: (u) => u.origin === world.provider.issuer && u.pathname === '/auth',
+    });
+    expect(gone.stopped).toBe(true);
+    return gone.url;
+  }
+
+  it("relays the provider's error to the client as access_denied with the client's state", async () => {
+    const browser = new Browser();
+    const provider = await atProvider(browser);
+    const back = await browser.go(
+      `${gw.url}/callback?${new URLSearchParams({
+        error: 'access_denied',
+        error_description: 'the person said no marker-7f3a',
+        state: provider.searchParams.get('state')!,
+      })}`,
+      { stopAt: (u) => u.href.startsWith(CLIENT_REDIRECT) },
+    );
+    expect(back.stopped).toBe(true);
+    expect(back.url.searchParams.get('error')).toBe('access_denied');
+    expect(back.url.searchParams.get('state')).toBe('callback-state');
+    expect(back.url.searchParams.get('code')).toBeNull();
+    expect(back.url.href).not.toContain('marker-7f3a');
+  });
+
+  it('refuses an answer naming another issuer (RFC 9207 mix-up) with a page', async () => {
+    const browser = new Browser();
+    const provider = await atProvider(browser);
+    const back = await browser.go(
+      `${gw.url}/callback?${new URLSearchParams({
+        code: 'a-code',
+        iss: 'https://evil.example',
+        state: provider.searchParams.get('state')!,
+      })}`,
+      { stopAt: (u) => u.href.startsWith(CLIENT_REDIRECT) },
+    );
+    expect(back.stopped).toBe(false);
+    expect(back.status).toBe(400);
+    expect(back.body).toContain('iss is not the identity provider this sign-in went to');
+  });
+
+  it('sends the provider a PKCE S256 challenge, a nonce and the gateway callback', async () => {
+    const provider = await atProvider(new Browser());
+    expect(provider.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(provider.searchParams.get('nonce')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(provider.searchParams.get('redirect_uri')).toBe(`${gw.url}/callback`);
+    expect(provider.searchParams.get('client_id')).toBe(world.provider.clientId);
+    expect(provider.searchParams.get('scope')).toBe('openid profile email');
+  });
+});
+
 describe('the token endpoint', () => {
   it('refuses a wrong PKCE verifier, then the right one still works once', async () => {
     const { clientId: id, code, verifier: right } = await signInRaw(gw, world.provider);
