@@ -111,6 +111,37 @@ describe('registration', () => {
   });
 });
 
+describe('the consent page', () => {
+  it("shows the client's name as text, never as markup, and cannot be framed", async () => {
+    const reg = await fetch(`${gw.url}/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: '<img src=x onerror=alert(1)>',
+        redirect_uris: ['http://127.0.0.1:9/cb'],
+      }),
+    });
+    const { client_id } = (await reg.json()) as { client_id: string };
+    const res = await fetch(
+      `${gw.url}/authorize?${new URLSearchParams({
+        response_type: 'code',
+        client_id,
+        redirect_uri: 'http://127.0.0.1:9/cb',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        resource: `${gw.url}/mcp`,
+      })}`,
+    );
+    const html = await res.text();
+    expect(res.status).toBe(200);
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).not.toContain('<img');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
 describe('audit lines', () => {
   it('record the sign-in and the token issue with subject and client, and no token', async () => {
     const { tokens } = await signInRaw(gw, world.provider, { as: 'bob', exchangeAt: gw.url });
