@@ -7,6 +7,7 @@
  * refused when replayed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -76,6 +77,22 @@ describe('SDK v1 signing in through the gateway', () => {
     expect(client.saved?.token_type).toBe('Bearer');
     expect(client.saved?.scope?.split(' ').sort()).toEqual(['billing:read', 'tickets:read']);
     firstRefresh = client.saved!.refresh_token!;
+    // The access token is the gateway's own: EdDSA under its published key, for /mcp.
+    const token = client.saved!.access_token;
+    const header = decodeProtectedHeader(token);
+    const jwks = (await (await fetch(`${gw.url}/.well-known/jwks.json`)).json()) as {
+      keys: { kid: string }[];
+    };
+    expect(header).toMatchObject({ alg: 'EdDSA', kid: jwks.keys[0]!.kid });
+    const claims = decodeJwt(token);
+    expect(claims).toMatchObject({
+      iss: gw.url,
+      aud: `${gw.url}/mcp`,
+      sub: 'alice',
+      client_id: client.info!.client_id,
+    });
+    expect(claims.exp! - claims.iat!).toBe(3600);
+    expect(String(claims.scope).split(' ').sort()).toEqual(['billing:read', 'tickets:read']);
     // The same code again is refused: codes are single use.
     const replay = await tokenForm({
       grant_type: 'authorization_code',
