@@ -151,3 +151,31 @@ describe('SDK v1 signing in through the gateway', () => {
     expect(logs).not.toContain(world.env.GATEWAY_TOKEN_KEY);
   });
 });
+
+describe('SDK v1 transport starting from a 401, as a desktop client does', () => {
+  it('follows the challenge to the gateway, finishes with the code and calls a tool', async () => {
+    const client = new MemoryClientProvider('SDK v1 transport client');
+    const url = new URL(`${gw.url}/mcp/billing`);
+    const first = new StreamableHTTPClientTransport(url, { authProvider: client });
+    const mcp = new Client({ name: 'sdk-v1-transport', version: '1.0.0' });
+    // No token yet: the 401's resource_metadata leads the SDK to the gateway's sign-in.
+    await expect(mcp.connect(first)).rejects.toThrow(/Unauthorized/);
+    expect(client.authorizationUrl?.searchParams.get('resource')).toBe(`${gw.url}/mcp/billing`);
+    const back = await approveInBrowser(
+      new Browser(),
+      world.provider,
+      client.authorizationUrl!.href,
+    );
+    await first.finishAuth(back.searchParams.get('code')!);
+    const again = new Client({ name: 'sdk-v1-transport', version: '1.0.0' });
+    await again.connect(new StreamableHTTPClientTransport(url, { authProvider: client }));
+    try {
+      const listed = await again.listTools();
+      expect(listed.tools.map((t) => t.name)).toEqual(['get_invoice']);
+      const result = await again.callTool({ name: 'get_invoice', arguments: { id: 7 } });
+      expect(result.isError).toBeFalsy();
+    } finally {
+      await again.close();
+    }
+  });
+});
