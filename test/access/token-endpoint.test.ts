@@ -177,6 +177,19 @@ describe('the refresh_token grant', () => {
     });
   });
 
+  it('rotates without extending the grant: the new refresh token ends when the first did', async () => {
+    const first = refresh();
+    const firstEnd = services.sealer.open('refresh-token', first);
+    now += 24 * 60 * 60_000;
+    const result = await exchange({
+      grant_type: 'refresh_token',
+      refresh_token: first,
+      client_id: clientId,
+    });
+    const rotated = services.sealer.open('refresh-token', result.ok && result.answer.refresh_token);
+    expect(rotated.ok && rotated.expiresAt).toBe(firstEnd.ok && firstEnd.expiresAt);
+  });
+
   it('refuses a refresh token presented by another client', async () => {
     expect(
       await exchange({

@@ -56,6 +56,11 @@ async function tokensFor(
   base: string,
   grant: { clientId: string; resource: string; sub: string; scopes: readonly string[] },
   accessScopes: readonly string[],
+  /**
+   * When the refresh token stops opening (epoch ms): 30 days after the sign-in however often
+   * it rotates; undefined for the first, sealed for the whole 30 days.
+   */
+  refreshUntil: number | undefined,
 ): Promise<Record<string, unknown>> {
   const access = await issueAccessToken(services.keys, {
     issuer: base,
@@ -75,7 +80,10 @@ async function tokensFor(
     access_token: access.token,
     token_type: 'Bearer',
     expires_in: access.expiresIn,
-    refresh_token: services.sealer.seal('refresh-token', refresh, SIGN_IN_TTL_MS.refreshToken),
+    refresh_token:
+      refreshUntil === undefined
+        ? services.sealer.seal('refresh-token', refresh, SIGN_IN_TTL_MS.refreshToken)
+        : services.sealer.sealUntil('refresh-token', refresh, refreshUntil),
     scope: accessScopes.join(' '),
   };
 }
@@ -137,7 +145,11 @@ export async function answerToken(
         who,
       );
     if (spent === 'replayed') return fail('invalid_grant', 'code was used already', who);
-    return { ok: true, ...who, answer: await tokensFor(services, base, code, code.scopes) };
+    return {
+      ok: true,
+      ...who,
+      answer: await tokensFor(services, base, code, code.scopes, undefined),
+    };
   }
 
   const opened = services.sealer.open<SealedRefresh>('refresh-token', one(form, 'refresh_token'));
@@ -172,6 +184,14 @@ export async function answerToken(
   return {
     ok: true,
     ...who,
-    answer: await tokensFor(services, base, grant, asked.length > 0 ? asked : grant.scopes),
+    // Rotation never extends the grant: the person signs in at the provider again (and
+    // their roles are read again) at least every 30 days.
+    answer: await tokensFor(
+      services,
+      base,
+      grant,
+      asked.length > 0 ? asked : grant.scopes,
+      opened.expiresAt,
+    ),
   };
 }
