@@ -10,6 +10,13 @@ import { LEGACY } from '../helpers/mcp-wire.js';
 import { redisSkipReason, redisUrl } from '../helpers/needs-services.js';
 import { skipBecause } from '../helpers/skip-reason.js';
 import {
+  findRedisServer,
+  NO_REDIS_SERVER,
+  startRedisServer,
+  type RedisServer,
+} from '../helpers/redis-server.js';
+import { freePort } from '../../bench/lib/free-port.mjs';
+import {
   CLIENT_REDIRECT,
   signInRaw,
   signInSpec,
@@ -20,6 +27,7 @@ import {
 } from '../helpers/sign-in-gateway.js';
 
 const NO_REDIS = redisSkipReason();
+const NO_REDIS_BINARY = findRedisServer() ? undefined : NO_REDIS_SERVER;
 
 describe.skipIf(
   skipBecause(NO_REDIS !== undefined, `sign-in-replicas.test.ts, Redis: ${NO_REDIS}`),
@@ -105,6 +113,51 @@ describe.skipIf(
     expect(again.json).toEqual({
       error: 'invalid_grant',
       error_description: 'refresh_token was used already',
+    });
+  });
+});
+
+describe.skipIf(
+  skipBecause(
+    NO_REDIS_BINARY !== undefined,
+    `sign-in-replicas.test.ts, Redis stopped: ${NO_REDIS_BINARY}`,
+  ),
+)('a replica whose Redis stopped', () => {
+  let world: SignInWorld;
+  let gw: TestGateway;
+  let redis: RedisServer | undefined;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    redis = await startRedisServer(port);
+    world = await startSignInWorld();
+    gw = await startSignInGateway(world, {
+      spec: signInSpec(world.upstream.url, world.provider.issuer, 'limits redis-env="REDIS_URL"'),
+      env: { REDIS_URL: `redis://127.0.0.1:${port}` },
+    });
+  });
+
+  afterAll(async () => {
+    await gw?.close();
+    await world?.close();
+    await redis?.stop();
+  });
+
+  it('answers temporarily_unavailable at /token rather than risk a code being spent twice', async () => {
+    const { clientId, code, verifier } = await signInRaw(gw, world.provider);
+    await redis!.stop();
+    const form = {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: CLIENT_REDIRECT,
+      client_id: clientId,
+      code_verifier: verifier,
+    };
+    const down = await tokenRequest(gw.url, form);
+    expect(down.status).toBe(503);
+    expect(down.json).toEqual({
+      error: 'temporarily_unavailable',
+      error_description: 'the single-use store does not answer: retry shortly',
     });
   });
 });
