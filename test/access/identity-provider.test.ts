@@ -99,6 +99,12 @@ describe('discovery', () => {
     expect(!found.ok && found.message).toContain('names issuer "https://elsewhere.example"');
   });
 
+  it('takes the issuer spelled with a trailing slash as the same issuer, and checks ID tokens against that spelling', async () => {
+    discovery = { ...goodDiscovery(), issuer: `${issuer}/` };
+    const found = await discoverProvider(issuer);
+    expect(found.ok && found.endpoints.issuer).toBe(`${issuer}/`);
+  });
+
   it('refuses a document that is not JSON', async () => {
     discovery = '<html>login</html>';
     const found = await discoverProvider(issuer);

@@ -107,8 +107,10 @@ function httpsOrLoopback(url: unknown): url is string {
 
 /**
  * Reads `<issuer>/.well-known/openid-configuration`. Its `issuer` must be the configured one
- * exactly (OpenID Connect Discovery section 4.3): a document naming another issuer is a
- * mix-up, and its endpoints are not trusted.
+ * (OpenID Connect Discovery section 4.3): a document naming another issuer is a mix-up,
+ * and its endpoints are not trusted. The spec's issuer is read without a trailing slash,
+ * and some providers (Auth0) spell theirs with one: that spelling is the same issuer, and
+ * the document's own is what the ID tokens are checked against.
  */
 export async function discoverProvider(issuer: string): Promise<DiscoveryResult> {
   const where = `${issuer}/.well-known/openid-configuration`;
@@ -139,7 +141,7 @@ export async function discoverProvider(issuer: string): Promise<DiscoveryResult>
   } catch {
     return failed('is not a JSON object');
   }
-  if (doc.issuer !== issuer)
+  if (doc.issuer !== issuer && doc.issuer !== `${issuer}/`)
     return failed(
       `names issuer ${JSON.stringify(doc.issuer)}, not the configured ${JSON.stringify(issuer)} (a mix-up: its endpoints are not trusted)`,
     );
@@ -149,7 +151,7 @@ export async function discoverProvider(issuer: string): Promise<DiscoveryResult>
   return {
     ok: true,
     endpoints: {
-      issuer,
+      issuer: doc.issuer,
       authorizationEndpoint: doc.authorization_endpoint as string,
       tokenEndpoint: doc.token_endpoint as string,
       jwksUri: doc.jwks_uri as string,
