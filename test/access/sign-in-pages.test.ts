@@ -5,10 +5,13 @@
  * let a code leave for an attacker; every sign-in and refusal is an audit line naming the
  * person and never a token; and a gateway without `sign-in` serves none of these routes.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Browser } from '../helpers/oidc-provider.js';
 import { startGateway, type TestGateway } from '../helpers/gateway.js';
-import { toolsetsSpec, KEYS_ENV } from '../helpers/toolsets-spec.js';
+import { toolsetsSpec, KEYS_ENV, API_KEYS } from '../helpers/toolsets-spec.js';
 import {
   signInRaw,
   startSignInGateway,
@@ -179,5 +182,52 @@ describe('a gateway without sign-in', () => {
     const res = await fetch(`${plain.url}${path}`, { method });
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('a reload that drops sign-in', () => {
+  let dir: string;
+  let reloaded: TestGateway;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'beaver-sign-in-reload-'));
+    const file = join(dir, 'sign-in.mcp.kdl');
+    writeFileSync(file, world.spec);
+    reloaded = await startGateway(world.spec, {
+      specFile: file,
+      env: { ...world.env, ...KEYS_ENV },
+    });
+    await world.provider.allowRedirect(`${reloaded.url}/callback`);
+  });
+  afterAll(async () => {
+    await reloaded?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("closes the authorization server's routes and refuses the tokens it issued", async () => {
+    const toolsList = (token: string) =>
+      fetch(`${reloaded.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2025-11-25',
+          authorization: `Bearer ${token}`,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+    const { tokens } = await signInRaw(reloaded, world.provider, { exchangeAt: reloaded.url });
+    expect((await toolsList(tokens!.access_token)).status).toBe(200);
+    writeFileSync(
+      join(dir, 'sign-in.mcp.kdl'),
+      toolsetsSpec({ upstream: world.upstream.url, access: API_KEYS }),
+    );
+    expect(await reloaded.reload()).toMatchObject({ ok: true });
+    expect((await fetch(`${reloaded.url}/.well-known/oauth-authorization-server`)).status).toBe(
+      404,
+    );
+    expect((await fetch(`${reloaded.url}/.well-known/oauth-protected-resource/mcp`)).status).toBe(
+      404,
+    );
+    expect((await toolsList(tokens!.access_token)).status).toBe(401);
   });
 });
