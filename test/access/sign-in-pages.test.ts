@@ -231,3 +231,44 @@ describe('a reload that drops sign-in', () => {
     expect((await toolsList(tokens!.access_token)).status).toBe(401);
   });
 });
+
+describe('a reload that adds or changes sign-in', () => {
+  it('is refused, naming the restart it needs, and the last good spec keeps serving', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'beaver-sign-in-add-'));
+    const file = join(dir, 'add.mcp.kdl');
+    const plainSpec = toolsetsSpec({ upstream: world.upstream.url, access: API_KEYS });
+    writeFileSync(file, plainSpec);
+    const g = await startGateway(plainSpec, { specFile: file, env: { ...world.env, ...KEYS_ENV } });
+    try {
+      writeFileSync(file, world.spec);
+      expect(await g.reload()).toEqual({
+        ok: false,
+        reason: expect.stringContaining('access sign-in was added'),
+      });
+      expect((await fetch(`${g.url}/.well-known/oauth-authorization-server`)).status).toBe(404);
+    } finally {
+      await g.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const changedDir = mkdtempSync(join(tmpdir(), 'beaver-sign-in-change-'));
+    const changedFile = join(changedDir, 'change.mcp.kdl');
+    writeFileSync(changedFile, world.spec);
+    const h = await startGateway(world.spec, { specFile: changedFile, env: world.env });
+    try {
+      // The same sign-in with another describe reloads as any spec does.
+      writeFileSync(changedFile, world.spec.replace('Helpdesk and billing', 'Helpdesk, billing'));
+      expect(await h.reload()).toMatchObject({ ok: true });
+      writeFileSync(
+        changedFile,
+        world.spec.replace('grant-scopes from-claim="roles"', 'grant-scopes from-claim="groups"'),
+      );
+      expect(await h.reload()).toEqual({
+        ok: false,
+        reason: expect.stringContaining('access sign-in or token-key-env changed'),
+      });
+    } finally {
+      await h.close();
+      rmSync(changedDir, { recursive: true, force: true });
+    }
+  });
+});
