@@ -348,6 +348,21 @@ describe('the token endpoint', () => {
     expect(narrower.json.scope).toBe('tickets:read');
   });
 
+  it('refuses a token request that is not a form', async () => {
+    for (const [type, body] of [
+      ['application/json', JSON.stringify({ grant_type: 'refresh_token', client_id: clientId })],
+      ['text/plain', 'grant_type=refresh_token'],
+    ] as const) {
+      const res = await fetch(`${gw.url}/token`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body,
+      });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toBe('invalid_request');
+    }
+  });
+
   it('answers an unknown grant type with unsupported_grant_type', async () => {
     const res = await tokenRequest(gw.url, { grant_type: 'password', client_id: clientId });
     expect(res.status).toBe(400);

@@ -54,6 +54,9 @@ const SIGN_IN_BODY_LIMIT = 64 * 1024;
 
 type Form = Record<string, string | string[]>;
 
+const FORM = /^application\/x-www-form-urlencoded\s*(;.*)?$/i;
+const JSON_TYPE = /^application\/json\s*(;.*)?$/i;
+
 function parseForm(text: string): Form {
   const form: Form = Object.create(null) as Form;
   for (const [k, v] of new URLSearchParams(text)) {
@@ -82,12 +85,12 @@ export const signInRoutes: FastifyPluginCallback<SignInRoutesOptions> = (app, op
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(
-    /^application\/x-www-form-urlencoded\s*(;.*)?$/i,
+    FORM,
     { parseAs: 'string', bodyLimit: SIGN_IN_BODY_LIMIT },
     (_req, body, next) => next(null, parseForm(String(body))),
   );
   app.addContentTypeParser(
-    /^application\/json\s*(;.*)?$/i,
+    JSON_TYPE,
     { parseAs: 'string', bodyLimit: SIGN_IN_BODY_LIMIT },
     (_req, body, next) => {
       try {
@@ -150,6 +153,11 @@ export const signInRoutes: FastifyPluginCallback<SignInRoutesOptions> = (app, op
   app.post(SIGN_IN_PATHS.register, async (req, reply) => {
     const on = active();
     if (!on) return reply.callNotFound();
+    if (!JSON_TYPE.test(req.headers['content-type'] ?? ''))
+      return sendOAuthError(
+        reply,
+        refusal('invalid_client_metadata', 'the registration must be sent as application/json'),
+      );
     const done = register(on.services, req.body);
     if (!done.ok) {
       on.services.audit({ event: 'refused', error: done.refusal.error, reason: 'registration' });
@@ -280,7 +288,8 @@ export const signInRoutes: FastifyPluginCallback<SignInRoutesOptions> = (app, op
     const on = active();
     if (!on) return reply.callNotFound();
     const form = req.body;
-    if (form === null || typeof form !== 'object' || Array.isArray(form))
+    // RFC 6749 section 3.2: the token request is a form, nothing else.
+    if (!FORM.test(req.headers['content-type'] ?? '') || form === null || typeof form !== 'object')
       return sendOAuthError(
         reply,
         refusal('invalid_request', 'the body must be a form (application/x-www-form-urlencoded)'),
