@@ -159,5 +159,8 @@ describe.skipIf(
       error: 'temporarily_unavailable',
       error_description: 'the single-use store does not answer: retry shortly',
     });
+    expect(gw.logs()).toContain(
+      'Redis is unreachable: sign-in codes and refresh tokens are refused until it answers again',
+    );
   });
 });

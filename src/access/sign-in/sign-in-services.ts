@@ -100,6 +100,7 @@ export async function createSignInServices(
     const { createRedisSpentStates } = await import('../../engine/consent/redis-spent-states.js');
     spent = await createRedisSpentStates(url, {
       prefix: 'mcpb:signin:',
+      what: 'sign-in codes and refresh tokens',
       ...(opts.log && { log: opts.log }),
     });
   } else {
