@@ -82,9 +82,10 @@ export async function createAccessControl(
   // The metadata is served only with an authorization server to name (metadata-routes.ts):
   // without one, a challenge pointing at it would point at a 404.
   const withMetadata = (req: FastifyRequest, params: readonly string[]): string => {
-    const all = access?.oauth
-      ? [...params, `resource_metadata=${quote(metadataUrl(req))}`]
-      : params;
+    const all =
+      access?.oauth || opts.signIn
+        ? [...params, `resource_metadata=${quote(metadataUrl(req))}`]
+        : params;
     return all.length > 0 ? `Bearer ${all.join(', ')}` : 'Bearer';
   };
   const scopeChallenge = (req: FastifyRequest, required: readonly string[]): string =>
@@ -113,6 +114,9 @@ export async function createAccessControl(
   const verifier: OAuthVerifier | undefined = access.oauth
     ? (await import('./oauth.js')).createOAuthVerifier(access.oauth)
     : undefined;
+  // With sign-in the gateway checks the tokens it issued itself, by its own key's `kid`.
+  const signIn = opts.signIn;
+  const own = signIn ? await import('./sign-in/access-tokens.js') : undefined;
   const challenge = (req: FastifyRequest, error?: string): string =>
     withMetadata(req, error ? [`error=${quote(error)}`] : []);
   const refuse = (req: FastifyRequest, message: string, error?: string): CallerResult => ({
@@ -128,8 +132,8 @@ export async function createAccessControl(
 
   const control: AccessControl = {
     enabled: true,
-    oauth: verifier !== undefined,
-    secrets: keys?.secrets ?? [],
+    oauth: verifier !== undefined || signIn !== undefined,
+    secrets: [...(keys?.secrets ?? []), ...(signIn?.secrets ?? [])],
     resolve(req) {
       const header = req.headers.authorization;
       if (header === undefined || header === '')
@@ -140,6 +144,19 @@ export async function createAccessControl(
       const token = m[1]!;
       const byKey = keys?.match(token);
       if (byKey) return { ok: true, caller: byKey };
+      if (signIn && own && token.split('.').length === 3 && own.isOwnToken(signIn.keys, token)) {
+        const base = baseUrl(req);
+        const toolset = toolsetOf(req);
+        return own
+          .verifyOwnToken(signIn.keys, token, {
+            issuer: base,
+            mcpUrl: `${base}${opts.mcpPath}`,
+            ...(toolset !== undefined && { toolset }),
+          })
+          .then((checked) =>
+            checked.ok ? checked : refuse(req, `invalid token: ${checked.reason}`, 'invalid_token'),
+          );
+      }
       if (verifier && token.split('.').length === 3) {
         return verifier
           .verify(token, toolsetOf(req))

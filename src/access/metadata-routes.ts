@@ -1,7 +1,8 @@
 /**
  * RFC 9728 Protected Resource Metadata, so that an MCP client that got a 401 finds the
  * authorization server to get a token from, and the scopes to ask for. Served only when
- * `access` has an `oauth` issuer to name: the MCP authorization spec requires at least
+ * `access` has an authorization server to name (`oauth`'s issuer, or with `sign-in` the
+ * gateway itself, named first: spec-language.md, "Sign-in for MCP clients"): the MCP authorization spec requires at least
  * one authorization server in it, and API keys are handed out, not obtained through
  * one (then the routes are 404 and the challenges carry no resource_metadata). Read from
  * the spec being served now, so a reload updates it.
@@ -33,27 +34,33 @@ export function registerMetadataRoutes(
   currentSpec: () => CompiledSpec,
   mcpPath: string,
   publicUrl: string | undefined,
+  /** True while the gateway is its clients' authorization server (the spec and its services). */
+  signingIn: () => boolean = () => false,
 ): void {
   const metadata = (
     req: FastifyRequest,
     spec: CompiledSpec,
-    issuer: string,
+    servers: readonly string[],
     toolset?: ToolsetDescriptor,
   ) => {
     const name = spec.server.title ?? spec.server.name;
     return {
       resource: `${publicBase(req, publicUrl)}${mcpPath}${toolset ? `/${toolset.name}` : ''}`,
-      authorization_servers: [issuer],
+      authorization_servers: servers,
       scopes_supported: scopesOf(spec, toolset),
       bearer_methods_supported: ['header'],
       resource_name: toolset ? `${name} (toolset ${toolset.name})` : name,
     };
   };
+  const serversOf = (req: FastifyRequest, spec: CompiledSpec): string[] => [
+    ...(signingIn() ? [publicBase(req, publicUrl)] : []),
+    ...(spec.access?.oauth ? [spec.access.oauth.issuer] : []),
+  ];
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const spec = currentSpec();
-    const oauth = spec.access?.oauth;
-    if (!oauth) return reply.callNotFound();
-    return metadata(req, spec, oauth.issuer);
+    const servers = serversOf(req, spec);
+    if (servers.length === 0) return reply.callNotFound();
+    return metadata(req, spec, servers);
   };
   app.get(`${METADATA_PATH}${mcpPath}`, handler);
   app.get(METADATA_PATH, handler);
@@ -61,10 +68,10 @@ export function registerMetadataRoutes(
     `${METADATA_PATH}${mcpPath}/:toolset`,
     async (req, reply) => {
       const spec = currentSpec();
-      const oauth = spec.access?.oauth;
+      const servers = serversOf(req, spec);
       const toolset = spec.toolsets.find((t) => t.name === req.params.toolset);
-      if (!oauth || !toolset) return reply.callNotFound();
-      return metadata(req, spec, oauth.issuer, toolset);
+      if (servers.length === 0 || !toolset) return reply.callNotFound();
+      return metadata(req, spec, servers, toolset);
     },
   );
 }

@@ -21,6 +21,7 @@ import { readRestBodies } from '../projection/rest/rest-body.js';
 import { MCP_PATH, mcpProjection } from '../projection/mcp/mcp-routes.js';
 import { restErrorHandler, sendRestError } from '../projection/rest/rest-error.js';
 import { registerMetadataRoutes } from '../access/metadata-routes.js';
+import { registerSignInRoutes } from '../access/sign-in/sign-in-routes.js';
 import { catalogProjection } from '../projection/catalog/catalog-routes.js';
 import type { Runtime } from './runtime.js';
 import type { Metrics } from '../telemetry/metrics.js';
@@ -158,7 +159,19 @@ export function buildApp(opts: AppOptions): FastifyInstance {
   void app.register(restProjection, { current, bodyLimit, metrics: opts.metrics });
   void app.register(mcpProjection, { current, bodyLimit, metrics: opts.metrics });
   void app.register(catalogProjection, { current, bodyLimit });
-  registerMetadataRoutes(app, () => current().spec, MCP_PATH, opts.publicUrl);
+  registerMetadataRoutes(
+    app,
+    () => current().spec,
+    MCP_PATH,
+    opts.publicUrl,
+    () => current().signIn !== undefined && current().spec.access?.signIn !== undefined,
+  );
+  registerSignInRoutes(app, {
+    current,
+    mcpPath: MCP_PATH,
+    bodyLimit,
+    ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
+  });
 
   app.setNotFoundHandler(notFound);
   // The fallback for errors the framework raises (body limits, the parser's, bugs) on a

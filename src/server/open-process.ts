@@ -91,7 +91,7 @@ export async function openProcess(
   );
   // The authorization server's keys (sign-in), for the process like the consent stores.
   const signIn = await services.open(
-    () => createSignInServices(spec, { env }),
+    () => createSignInServices(spec, { env, ...(logger && { log: logger }) }),
     async (s) => s?.close(),
   );
   // The 2025-era questions waiting on their answers, for the process like the stores.

@@ -59,13 +59,16 @@ export async function buildRuntime(
   generation: number,
   opts: RuntimeOptions,
 ): Promise<Runtime> {
+  // The process's sign-in services serve only a spec that still signs in: a reload that
+  // drops `sign-in` stops accepting the gateway's own tokens with it.
+  const signIn = spec.access?.signIn ? opts.signIn : undefined;
   // Access first: a missing API-key variable stops the load before any pool opens.
   const access = await createAccessControl(spec.access, {
     env: opts.env,
     mcpPath: MCP_PATH,
     toolsets: spec.toolsets.map((t) => t.name),
     ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
-    ...(opts.signIn && { signIn: opts.signIn }),
+    ...(signIn && { signIn }),
   });
   const gateway = await Gateway.prepare(spec, {
     env: opts.env,
@@ -97,7 +100,7 @@ export async function buildRuntime(
     // The consent key seals the 2025 era's session ids too (a key of its own, derived).
     ...(gateway.consent && { sessions: sessionSealOf(gateway.consent.key) }),
     ...(opts.questions && { questions: opts.questions }),
-    ...(opts.signIn && { signIn: opts.signIn }),
+    ...(signIn && { signIn }),
     mcpPayloads: buildPayloads(gateway, access.enabled),
     // Every toolset's endpoint is ready at boot, as /mcp is: a request only looks it up.
     toolsetPayloads: new Map(

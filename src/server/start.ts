@@ -23,6 +23,7 @@ import { buildRuntime, type Runtime } from './runtime.js';
 import { missingVariables, missingVariablesMessage } from './spec-environment.js';
 import { openProcess } from './open-process.js';
 import { workersRefusal } from './workers/shared-state.js';
+import { signInReloadRefusal } from '../access/sign-in/sign-in-services.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 
 export interface StartOptions {
@@ -194,6 +195,12 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     if (open) return failReload(open);
     const unshared = workersRefusal(compiled.compiled, opts.workers ?? 1);
     if (unshared) return failReload(unshared);
+    const signInChange = signInReloadRefusal(
+      compiled.compiled,
+      runtimeOptions.signIn,
+      spec.access?.tokenKeyEnv,
+    );
+    if (signInChange) return failReload(signInChange);
     const unset = missingVariables(compiled.compiled, env, 'reload');
     if (unset.length > 0)
       return failReload(missingVariablesMessage(compiled.compiled, unset, 'reload'));

@@ -24,6 +24,8 @@ export interface GatewayOptions {
   metricsListener?: boolean;
   /** Spans for requests (issue 30): test/helpers/recording-telemetry.ts records them. */
   telemetry?: Telemetry;
+  /** `--public-url`: the base the gateway names itself by (replicas behind one address). */
+  publicUrl?: string;
 }
 
 export async function startGateway(
@@ -52,6 +54,7 @@ export async function startGateway(
       metricsListen: { host: '127.0.0.1', port: 0, loopback: true },
     }),
     ...(opts.telemetry && { telemetry: opts.telemetry }),
+    ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
   });
   // The server's getters (gateway, runtime) must stay live across reloads: inherit, do not copy.
   const gw = Object.create(server) as TestGateway;

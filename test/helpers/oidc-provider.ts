@@ -9,7 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair } from 'jose';
-import Provider, { type Configuration } from 'oidc-provider';
+import Provider, { type Adapter, type Configuration } from 'oidc-provider';
 
 export interface Person {
   readonly sub: string;
@@ -33,7 +33,7 @@ export interface TestOidcProvider {
   /** Who the next login prompt signs in (default: the first person). */
   signInAs(sub: string): void;
   /** Adds a redirect URI to the gateway's client (a gateway whose port is known only now). */
-  allowRedirect(uri: string): void;
+  allowRedirect(uri: string): Promise<void>;
   /** Requests the provider received, by path: a test asserts what reached it. */
   readonly seen: string[];
   close(): Promise<void>;
@@ -53,16 +53,6 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
 
   const keys = await generateKeyPair('RS256', { extractable: true });
   const configuration: Configuration = {
-    clients: [
-      {
-        client_id: clientId,
-        client_secret: clientSecret,
-        redirect_uris: redirectUris,
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
     // Scope-granted claims go into the ID token: the gateway reads roles from there.
     conformIdTokenClaims: false,
     claims: {
@@ -107,7 +97,23 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
     },
   };
   const provider = new Provider(issuer, configuration);
-  // The client list is read at construction; a URI allowed later is added to the same array.
+  // The gateway's client lives in the provider's store rather than its static list: the
+  // static list is read once, and a gateway's redirect URI is known only once it listens.
+  // Registration stays off: nobody else can add a client.
+  const storeClient = async (): Promise<void> => {
+    if (redirectUris.length === 0) return;
+    // @types/oidc-provider leaves the model's adapter out; oidc-provider 9 has it.
+    const store = (provider.Client as unknown as { adapter: Adapter }).adapter;
+    await store.upsert(clientId, {
+      client_id: clientId,
+      client_secret: clientSecret,
+      redirect_uris: [...redirectUris],
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    });
+  };
+  await storeClient();
   const handler = provider.callback();
 
   server.on('request', (req, res) => {
@@ -146,8 +152,9 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
       if (!people.has(sub)) throw new Error(`no person ${sub} at the test provider`);
       next = sub;
     },
-    allowRedirect(uri) {
+    async allowRedirect(uri) {
       redirectUris.push(uri);
+      await storeClient();
     },
     close: () =>
       new Promise<void>((resolve) => {

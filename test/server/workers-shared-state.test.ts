@@ -36,6 +36,32 @@ describe('workers without Redis', () => {
     expect(why).toContain('Add `limits redis-env="REDIS_URL"`');
   });
 
+  it('refuses a spec with access sign-in, for its spent codes and refresh tokens', () => {
+    const why = workersRefusal(
+      spec(
+        `access token-key-env="TK" {
+    sign-in issuer="https://idp.example" client-id-env="ID" client-secret-env="SECRET"
+}`,
+        '',
+      ),
+      2,
+    );
+    expect(why).toMatch(/^WORKERS_NEED_REDIS: --workers 2/);
+    expect(why).toContain('spent sign-in codes and refresh tokens (access sign-in)');
+    expect(
+      workersRefusal(
+        spec(
+          `limits redis-env="R"
+access token-key-env="TK" {
+    sign-in issuer="https://idp.example" client-id-env="ID" client-secret-env="SECRET"
+}`,
+          '',
+        ),
+        2,
+      ),
+    ).toBeUndefined();
+  });
+
   it('refuses a grant with confirm, for its spent confirmation states', () => {
     const why = workersRefusal(spec('', 'confirm "Really?"'), 3);
     expect(why).toContain(

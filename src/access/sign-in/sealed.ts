@@ -40,10 +40,15 @@ export class Sealer {
 
   /** `value` sealed for `purpose`, opening until `ttlMs` from now. */
   seal<T>(purpose: SealPurpose, value: T, ttlMs: number): string {
+    return this.sealUntil(purpose, value, this.now() + ttlMs);
+  }
+
+  /** `value` sealed for `purpose`, opening until `expiresAt` (epoch ms): a rotation keeps its end. */
+  sealUntil<T>(purpose: SealPurpose, value: T, expiresAt: number): string {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(Buffer.from(`mcp-beaver ${purpose} v1`, 'utf8'));
-    const plain = Buffer.from(JSON.stringify({ e: this.now() + ttlMs, v: value }), 'utf8');
+    const plain = Buffer.from(JSON.stringify({ e: expiresAt, v: value }), 'utf8');
     const body = Buffer.concat([cipher.update(plain), cipher.final()]);
     return Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
   }

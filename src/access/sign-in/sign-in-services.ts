@@ -1,24 +1,75 @@
 /**
  * What the gateway as an authorization server keeps for the life of the process
- * (spec-language.md, "Sign-in for MCP clients"), opened at start beside the consent
- * stores: the keys derived from `access token-key-env` and the sealer built on them.
+ * (spec-language.md, "Sign-in for MCP clients"),
+ * opened at start beside the consent stores: the keys derived from `access token-key-env`
+ * and the sealer built on them, the provider found by discovery, the store that makes
+ * codes and refresh tokens single use (Redis with `limits redis-env`, so a code spent at
+ * one replica is spent at all), and the fetcher of client ID metadata documents.
  * A spec without `sign-in` opens nothing.
  */
+import type { Logger } from 'pino';
 import type { CompiledSpec, SignInDescriptor } from '../../compiler/descriptor.js';
 import type { Env } from '../../process/env.js';
 import { StartupError } from '../../process/startup-error.js';
+import { redisUrlFrom } from '../../engine/redis/redis-url.js';
+import { createMemorySpentStates, type SpentStates } from '../../engine/consent/spent-states.js';
 import { Sealer } from './sealed.js';
 import { tokenKeysFrom, type TokenKeys } from './token-key.js';
+import {
+  createIdentityProvider,
+  discoverProvider,
+  type IdentityProvider,
+} from './identity-provider.js';
+import type { ClientMetadataFetcher } from './sign-in-types.js';
+
+/** One sign-in event for the audit log: who and which client, never a token. */
+export interface SignInAuditLine {
+  readonly event:
+    | 'sign_in'
+    | 'page_sign_in'
+    | 'token_issued'
+    | 'token_refreshed'
+    | 'client_registered'
+    | 'refused';
+  readonly sub?: string;
+  readonly clientId?: string;
+  /** RFC 6749 error of a refusal, and what it was about (never the input). */
+  readonly error?: string;
+  readonly reason?: string;
+}
 
 export interface SignInServices {
   readonly descriptor: SignInDescriptor;
   readonly keys: TokenKeys;
   readonly sealer: Sealer;
+  readonly provider: IdentityProvider;
+  /** Single use of codes and refresh tokens, by their `jti`. */
+  readonly spent: SpentStates;
+  /** Resolves an https `client_id`; absent: such client ids are refused. */
+  readonly clientMetadata?: ClientMetadataFetcher;
+  /** The client secret and the token key's text: redacted from every log line. */
+  readonly secrets: readonly string[];
+  audit(line: SignInAuditLine): void;
   close(): Promise<void>;
 }
 
 export interface SignInServiceOptions {
   readonly env: Env;
+  readonly log?: Logger;
+  /**
+   * The fetcher of client ID metadata documents (client-metadata-document.ts). Absent,
+   * `/authorize` refuses a URL `client_id` as not supported.
+   */
+  readonly clientMetadata?: ClientMetadataFetcher;
+}
+
+function variable(env: Env, name: string, what: string): string {
+  const value = env[name];
+  if (value === undefined || value === '')
+    throw new StartupError(
+      `access sign-in: the variable ${name} (${what}) is not set; set it to the value your identity provider gave the gateway's client`,
+    );
+  return value;
 }
 
 export async function createSignInServices(
@@ -26,14 +77,89 @@ export async function createSignInServices(
   opts: SignInServiceOptions,
 ): Promise<SignInServices | undefined> {
   const descriptor = spec.access?.signIn;
-  const variable = spec.access?.tokenKeyEnv;
-  if (!descriptor || variable === undefined) return undefined;
-  const read = await tokenKeysFrom(variable, opts.env[variable]);
+  const tokenKeyEnv = spec.access?.tokenKeyEnv;
+  if (!descriptor || tokenKeyEnv === undefined) return undefined;
+  const read = await tokenKeysFrom(tokenKeyEnv, opts.env[tokenKeyEnv]);
   if (!read.ok) throw new StartupError(read.message);
+  const clientId = variable(opts.env, descriptor.clientIdEnv, 'client-id-env');
+  const clientSecret = variable(opts.env, descriptor.clientSecretEnv, 'client-secret-env');
+  // The provider is found once, before serving: a wrong issuer stops start-up, not a sign-in.
+  const found = await discoverProvider(descriptor.issuer);
+  if (!found.ok) throw new StartupError(found.message);
+  const provider = createIdentityProvider(descriptor, found.endpoints, {
+    id: clientId,
+    secret: clientSecret,
+  });
+  let spent: SpentStates;
+  if (spec.redisEnv !== undefined) {
+    const url = redisUrlFrom(
+      spec.redisEnv,
+      opts.env,
+      'to keep sign-in codes and refresh tokens per pod',
+    );
+    const { createRedisSpentStates } = await import('../../engine/consent/redis-spent-states.js');
+    spent = await createRedisSpentStates(url, {
+      prefix: 'mcpb:signin:',
+      what: 'sign-in codes and refresh tokens',
+      ...(opts.log && { log: opts.log }),
+    });
+  } else {
+    spent = createMemorySpentStates();
+  }
+  const log = opts.log;
   return {
     descriptor,
     keys: read.keys,
     sealer: new Sealer(read.keys.sealing),
-    close: async () => {},
+    provider,
+    spent,
+    ...(opts.clientMetadata && { clientMetadata: opts.clientMetadata }),
+    secrets: [clientSecret, opts.env[tokenKeyEnv]!],
+    audit(line) {
+      if (!log) return;
+      const fields = {
+        audit: 'sign_in',
+        event: line.event,
+        ...(line.sub !== undefined && { sub: line.sub }),
+        ...(line.clientId !== undefined && { client: clientLabel(line.clientId) }),
+        ...(line.error !== undefined && { error: line.error }),
+        ...(line.reason !== undefined && { reason: line.reason }),
+      };
+      if (line.event === 'refused') log.warn(fields, 'sign-in refused');
+      else log.info(fields, line.event.replace('_', ' '));
+    },
+    close: () => spent.close(),
   };
+}
+
+/**
+ * How a client is named in a log line: a metadata document URL as it is, a sealed
+ * registration by a short digest (the sealed text is long and says nothing to a reader).
+ */
+function clientLabel(clientId: string): string {
+  if (clientId.startsWith('https://')) return clientId.slice(0, 300);
+  return `registered:${clientId.slice(0, 12)}`;
+}
+
+/**
+ * Why a reload to `spec` is refused, or undefined: the provider and the keys are opened once
+ * per process, so a spec that adds `sign-in` or changes it (issuer, client, scopes, claim,
+ * token key) would be served with what start-up opened. Dropping it is fine: the routes
+ * close and the gateway's tokens are no longer accepted.
+ */
+export function signInReloadRefusal(
+  spec: CompiledSpec,
+  opened: SignInServices | undefined,
+  openedTokenKeyEnv: string | undefined,
+): string | undefined {
+  const next = spec.access?.signIn;
+  if (!next) return undefined;
+  if (!opened)
+    return 'access sign-in was added: the authorization server is opened at start; restart the gateway to serve it';
+  if (
+    JSON.stringify(next) !== JSON.stringify(opened.descriptor) ||
+    spec.access?.tokenKeyEnv !== openedTokenKeyEnv
+  )
+    return 'access sign-in or token-key-env changed: the authorization server keeps what it opened at start; restart the gateway to apply the change';
+  return undefined;
 }

@@ -19,6 +19,8 @@ export interface RedisSpentStatesOptions {
   readonly log?: Pick<Logger, 'warn' | 'info'>;
   /** Prepended to every key (default `mcpb:consent:`). */
   readonly prefix?: string;
+  /** What is single use here, for the log lines (default `confirmations`). */
+  readonly what?: string;
   readonly connectTimeoutMs?: number;
   readonly commandTimeoutMs?: number;
   readonly now?: () => number;
@@ -34,6 +36,7 @@ export async function createRedisSpentStates(
   opts: RedisSpentStatesOptions = {},
 ): Promise<SpentStates> {
   const prefix = opts.prefix ?? 'mcpb:consent:';
+  const what = opts.what ?? 'confirmations';
   const now = opts.now ?? Date.now;
   const skew = opts.clockSkewMs ?? 60_000;
   // No queue while disconnected and no retries: a spend is refused at once, never waits.
@@ -42,9 +45,9 @@ export async function createRedisSpentStates(
     if (down)
       opts.log?.warn(
         { consent: 'unavailable', reason },
-        'Redis is unreachable: confirmations are refused until it answers again',
+        `Redis is unreachable: ${what} are refused until it answers again`,
       );
-    else opts.log?.info({ consent: 'shared' }, 'Redis answers again: confirmations are accepted');
+    else opts.log?.info({ consent: 'shared' }, `Redis answers again: ${what} are accepted`);
   });
 
   return {

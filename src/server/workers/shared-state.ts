@@ -13,7 +13,7 @@ export const WORKERS_NEED_REDIS = 'WORKERS_NEED_REDIS';
 /** `serve`'s start-up refusals that carry a code, as docs/errors.md lists them. */
 export const STARTUP_REFUSAL_CODES = {
   [WORKERS_NEED_REDIS]:
-    '`serve --workers N` (N > 1) of a spec with `rate-limit`, `confirm` or `approve` grants and no `limits redis-env`: each worker would keep its own counts, approvals, confirmations and open questions. Add `limits redis-env`, or serve one worker',
+    '`serve --workers N` (N > 1) of a spec with `rate-limit`, `confirm` or `approve` grants or `access sign-in` and no `limits redis-env`: each worker would keep its own counts, approvals, confirmations, open questions and spent sign-in codes. Add `limits redis-env`, or serve one worker',
 } as const;
 
 /** Why `workers` processes cannot serve `spec`, or undefined when they can. */
@@ -21,7 +21,9 @@ export function workersRefusal(spec: CompiledSpec, workers: number): string | un
   if (workers <= 1 || spec.redisEnv !== undefined) return undefined;
   const limited = spec.tools.filter((d) => d.limits.rateLimit !== undefined);
   const consent = spec.tools.filter((d) => d.consent !== undefined);
-  if (limited.length === 0 && consent.length === 0) return undefined;
+  // Codes and refresh tokens are single use: spent in one worker, replayable in another.
+  const signIn = spec.access?.signIn !== undefined;
+  if (limited.length === 0 && consent.length === 0 && !signIn) return undefined;
   const named = (what: string, tools: typeof limited): string[] => {
     if (tools.length === 0) return [];
     const first = tools[0]!;
@@ -34,6 +36,7 @@ export function workersRefusal(spec: CompiledSpec, workers: number): string | un
       'pending approvals and confirmations, spent confirmation states and open 2025-era questions',
       consent,
     ),
+    ...(signIn ? ['spent sign-in codes and refresh tokens (access sign-in)'] : []),
   ].join(' and ');
   return (
     `${WORKERS_NEED_REDIS}: --workers ${workers} runs ${workers} processes, and without \`limits redis-env\` each keeps its own ${held}: ` +
