@@ -6,8 +6,9 @@
 //
 //   attributes  the attribute objects the gateway builds for the two spans (conventions.ts)
 //   record      + the spans recorded (span-recorder.ts), ended into nothing
-//   queue       + the SDK's BatchSpanProcessor, its exporter dropping each batch
-//   encode      + each batch encoded to OTLP/protobuf (otlp-span-encoder.ts)
+//   encode      + each span encoded as it ends into its batch's bytes (span-batcher.ts),
+//                 the exporter dropping each batch
+//   request     + each batch framed as an OTLP request (the resource, the scope, the spans)
 //   export      + each batch POSTed to a loopback collector that answers 200 (the gateway's path)
 //
 //   node bench/span-layer-parts.mjs [DIST]       (DIST: a build's dist/, default ./dist)
@@ -19,10 +20,10 @@ const dist = resolve(process.argv[2] ?? 'dist');
 const at = (file) => import(pathToFileURL(resolve(dist, 'telemetry', file)).href);
 const conv = await at('conventions.js');
 const { SpanRecorder } = await at('span-recorder.js');
-const { encodeTraceRequest } = await at('otlp-span-encoder.js');
+const { encodeEncodedRequest } = await at('otlp-span-encoder.js');
 const { protobufSpanExporter } = await at('otlp-span-exporter.js');
+const { SpanBatcher } = await at('span-batcher.js');
 const { resourceOf } = await at('otel-resource.js');
-const { BatchSpanProcessor } = await import('@opentelemetry/sdk-trace');
 
 // The collector in a process of its own, as it is for the gateway: what it spends
 // receiving is not the gateway's.
@@ -50,20 +51,28 @@ const scope = {
   scopeName: 'mcp-beaver',
 };
 const SAMPLER = { root: 'always_on', parentBased: true, ratio: 1 };
-const BATCH = { maxQueueSize: 2048, maxExportBatchSize: 512, scheduledDelayMillis: 5000 };
+const BATCH = {
+  maxQueueSize: 2048,
+  maxExportBatchSize: 512,
+  scheduledDelayMs: 5000,
+  exportTimeoutMs: 30000,
+};
 const done = (cb) => cb({ code: 0 });
 const exporters = {
-  queue: { export: (_spans, cb) => done(cb), shutdown: async () => {} },
-  encode: {
+  encode: { export: (_spans, cb) => done(cb), shutdown: async () => {} },
+  request: {
     export: (spans, cb) => {
-      encodeTraceRequest(spans, scope);
+      encodeEncodedRequest(spans, scope);
       done(cb);
     },
     shutdown: async () => {},
   },
-  export: protobufSpanExporter({ url, headers: {}, timeoutMs: 10_000 }, scope),
+  export: protobufSpanExporter(
+    { url, headers: {}, timeoutMs: 10_000, protocol: 'http/protobuf' },
+    scope,
+  ),
 };
-/** The batch processor of each part that has one: flushed every 512 spans (below). */
+/** The batcher of each part that has one: flushed every 512 spans (below). */
 const processors = new Map();
 const recorderOf = (ended) =>
   new SpanRecorder({ sampler: SAMPLER, resource, scope: 'mcp-beaver', ended });
@@ -72,7 +81,7 @@ const parts = {
   record: recorderOf({ onEnd() {} }),
   ...Object.fromEntries(
     Object.entries(exporters).map(([k, exporter]) => {
-      const processor = new BatchSpanProcessor({ exporter, ...BATCH });
+      const processor = new SpanBatcher(exporter, BATCH);
       const recorder = recorderOf(processor);
       processors.set(recorder, processor);
       return [k, recorder];

@@ -26,7 +26,7 @@ import type { Telemetry, TraceParent } from './telemetry.js';
 import { packageVersion } from './package-version.js';
 import { resourceOf } from './otel-resource.js';
 import type { EncodingScope } from './otlp-span-encoder.js';
-import { SpanRecorder } from './span-recorder.js';
+import { SpanRecorder, type EndedSpans } from './span-recorder.js';
 import type { OtlpProtocol, SignalExport, TelemetryConfig } from './telemetry-config.js';
 
 export type TelemetryLog = Pick<Logger, 'info' | 'warn'>;
@@ -114,17 +114,17 @@ function overHttp<E>(load: () => Promise<ExporterClass<E>>) {
 type Exporters<E> = Readonly<Record<OtlpProtocol, (signal: SignalExport) => Promise<E>>>;
 
 /**
- * http/protobuf encodes our span records with our encoder (otlp-span-exporter.ts); JSON
- * and gRPC give the same records, as ReadableSpans, to the SDK's exporters.
+ * The SDK's span exporters, for OTLP/JSON and gRPC: they read our span records as
+ * ReadableSpans. http/protobuf has a pipeline of its own (spanPipeline).
  */
-const traceExporters = (scope: EncodingScope): Exporters<SpanExporter> => ({
+const SDK_TRACE_EXPORTERS: Readonly<
+  Record<Exclude<OtlpProtocol, 'http/protobuf'>, (signal: SignalExport) => Promise<SpanExporter>>
+> = {
   'http/json': overHttp(
     async () => commonJs(await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter,
   ),
-  'http/protobuf': async (signal) =>
-    (await import('./otlp-span-exporter.js')).protobufSpanExporter(signal, scope),
   grpc: async (signal) => (await import('./grpc-exporters.js')).grpcSpanExporter(signal),
-});
+};
 
 const METRIC_EXPORTERS: Exporters<PushMetricExporter> = {
   'http/json': overHttp(
@@ -148,13 +148,49 @@ async function exporterOf<T, E extends Exporter<T>>(
   return watchExports(await exporters[signal.protocol](signal), name, signal.url, log);
 }
 
+/** Where ended spans go until they are exported, and how the last of them are flushed. */
+type SpanPipeline = EndedSpans & { shutdown(): Promise<void> };
+
+/**
+ * http/protobuf: each span encoded as it ends into its batch's bytes, and the batch sent
+ * by the SDK's HTTP export (span-batcher.ts, otlp-span-exporter.ts). JSON and gRPC: the
+ * SDK's batch processor and exporters, from the same OTEL_BSP_* settings.
+ */
+async function spanPipeline(
+  config: TelemetryConfig,
+  signal: SignalExport,
+  scope: EncodingScope,
+  log: TelemetryLog | undefined,
+): Promise<SpanPipeline> {
+  if (signal.protocol === 'http/protobuf') {
+    const [{ protobufSpanExporter }, { SpanBatcher }] = await Promise.all([
+      import('./otlp-span-exporter.js'),
+      import('./span-batcher.js'),
+    ]);
+    const exporter = watchExports(protobufSpanExporter(signal, scope), 'traces', signal.url, log);
+    return new SpanBatcher(exporter, config.batch);
+  }
+  return new BatchSpanProcessor({
+    exporter: watchExports(
+      await SDK_TRACE_EXPORTERS[signal.protocol](signal),
+      'traces',
+      signal.url,
+      log,
+    ),
+    maxQueueSize: config.batch.maxQueueSize,
+    maxExportBatchSize: config.batch.maxExportBatchSize,
+    scheduledDelayMillis: config.batch.scheduledDelayMs,
+    exportTimeoutMillis: config.batch.exportTimeoutMs,
+  });
+}
+
 export async function createOtelTelemetry(
   config: TelemetryConfig,
   opts: OtelTelemetryOptions = {},
 ): Promise<Telemetry> {
   const resource = resourceOf(config, await packageVersion());
 
-  let spans: BatchSpanProcessor | undefined;
+  let spans: SpanPipeline | undefined;
   let recorder: SpanRecorder | undefined;
   if (config.traces) {
     const scope: EncodingScope = {
@@ -162,13 +198,7 @@ export async function createOtelTelemetry(
       resourceSchemaUrl: resource.schemaUrl,
       scopeName: SCOPE,
     };
-    spans = new BatchSpanProcessor({
-      exporter: await exporterOf(config.traces, 'traces', traceExporters(scope), opts.log),
-      maxQueueSize: config.batch.maxQueueSize,
-      maxExportBatchSize: config.batch.maxExportBatchSize,
-      scheduledDelayMillis: config.batch.scheduledDelayMs,
-      exportTimeoutMillis: config.batch.exportTimeoutMs,
-    });
+    spans = await spanPipeline(config, config.traces, scope, opts.log);
     recorder = new SpanRecorder({
       sampler: config.sampler,
       resource,

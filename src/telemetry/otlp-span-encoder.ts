@@ -110,8 +110,10 @@ function int64VarintSize(value: number): number {
 }
 
 class Writer {
-  pos = 0;
-  constructor(readonly buf: Buffer) {}
+  constructor(
+    public buf: Buffer,
+    public pos = 0,
+  ) {}
 
   varint(value: number): void {
     const buf = this.buf;
@@ -235,6 +237,12 @@ const nibble = (c: number): number => (c < 58 ? c - 48 : c < 71 ? c - 55 : c - 8
  */
 let valueBytes = new Int32Array(256);
 let keyScratch: Buffer[] = [];
+
+/** Room in the scratch arrays for `count` attributes from index 0. */
+function scratchFor(count: number): void {
+  if (valueBytes.length < count) valueBytes = new Int32Array(count * 2);
+  if (keyScratch.length < count) keyScratch = new Array<Buffer>(count * 2);
+}
 
 function attributesSize(span: EncodableSpan, at: number): number {
   const keys = span.attributeKeys;
@@ -427,22 +435,20 @@ function headersOf(scope: EncodingScope): { resource: Buffer; scope: Buffer } {
 
 /**
  * One ExportTraceServiceRequest of `spans`, all of `scope`'s resource and instrumentation
- * scope (the gateway has one of each). Undefined for no spans, as the SDK's serializer.
+ * scope (the gateway has one of each). Empty for no spans, as the SDK's serializer.
  */
 export function encodeTraceRequest(
   spans: readonly EncodableSpan[],
   scope: EncodingScope,
 ): Uint8Array | undefined {
   if (spans.length === 0) return new Uint8Array(0);
-  const { resource, scope: scopeBytes } = headersOf(scope);
   // The sizes pass: each span's size, name and tracestate lengths; string attribute
   // values' lengths in valueBytes, from each span's offset.
   const n = spans.length;
   const sizes = new Int32Array(n * 4);
   let attributeCount = 0;
   for (const span of spans) attributeCount += span.attributeKeys.length;
-  if (valueBytes.length < attributeCount) valueBytes = new Int32Array(attributeCount * 2);
-  if (keyScratch.length < attributeCount) keyScratch = new Array<Buffer>(attributeCount * 2);
+  scratchFor(attributeCount);
   let spansBytes = 0;
   let at = 0;
   for (let i = 0; i < n; i++) {
@@ -457,6 +463,30 @@ export function encodeTraceRequest(
     at += span.attributeKeys.length;
     spansBytes += 1 + lenField(size);
   }
+  return encodeRequest(scope, spansBytes, (w) => {
+    for (let i = 0; i < n; i++)
+      writeSpan(
+        w,
+        spans[i]!,
+        sizes[i * 4]!,
+        sizes[i * 4 + 1]!,
+        sizes[i * 4 + 2]!,
+        sizes[i * 4 + 3]!,
+      );
+  });
+}
+
+/**
+ * The request around `spansBytes` of Span messages (tags and lengths included), which
+ * `writeSpans` writes where they go: the resource and scope headers before, the schema
+ * URLs after.
+ */
+function encodeRequest(
+  scope: EncodingScope,
+  spansBytes: number,
+  writeSpans: (w: Writer) => void,
+): Buffer {
+  const { resource, scope: scopeBytes } = headersOf(scope);
   const scopeUrl = scope.scopeSchemaUrl ?? '';
   const scopeUrlBytes = scopeUrl ? utf8Length(scopeUrl) : 0;
   const scopeSpans = scopeBytes.length + spansBytes + (scopeUrl ? 1 + lenField(scopeUrlBytes) : 0);
@@ -472,8 +502,7 @@ export function encodeTraceRequest(
   w.tag(2, LEN);
   w.varint(scopeSpans);
   w.raw(scopeBytes);
-  for (let i = 0; i < n; i++)
-    writeSpan(w, spans[i]!, sizes[i * 4]!, sizes[i * 4 + 1]!, sizes[i * 4 + 2]!, sizes[i * 4 + 3]!);
+  writeSpans(w);
   if (scopeUrl) {
     w.tag(3, LEN);
     w.string(scopeUrl, scopeUrlBytes);
@@ -484,4 +513,73 @@ export function encodeTraceRequest(
   }
   if (w.pos !== out.length) throw new Error(`OTLP encoder: wrote ${w.pos} of ${out.length} bytes`);
   return out;
+}
+
+// ---- a span at a time (span-batcher.ts) ---------------------------------------------
+
+/**
+ * The Span messages of one batch, encoded as each span ended (ScopeSpans field 2, tag
+ * and length included), back to back in one buffer outside the JavaScript heap: what a
+ * queued span costs the garbage collector is nothing, where a span record waiting for
+ * its export was copied by every young-generation collection until it was promoted
+ * (issue 40). The buffer grows by doubling and is reused once its batch is exported.
+ */
+export class EncodedSpans {
+  buf: Buffer;
+  /** Bytes written. */
+  length = 0;
+  /** Spans written. */
+  count = 0;
+
+  constructor(capacity: number) {
+    this.buf = Buffer.allocUnsafeSlow(capacity);
+  }
+
+  /** Empty again, for the next batch: the buffer is kept. */
+  clear(): void {
+    this.length = 0;
+    this.count = 0;
+  }
+
+  /** Room for `bytes` more: a buffer twice as large (or more) with what is written. */
+  reserve(bytes: number): void {
+    const need = this.length + bytes;
+    if (need <= this.buf.length) return;
+    const grown = Buffer.allocUnsafeSlow(Math.max(need, this.buf.length * 2));
+    this.buf.copy(grown, 0, 0, this.length);
+    this.buf = grown;
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+/** One writer for every span: a span is encoded in one go, so it is never shared. */
+const spanWriter = new Writer(EMPTY);
+
+/** Appends `span`'s Span message to `into`: the bytes encodeTraceRequest writes for it. */
+export function encodeSpanInto(span: EncodableSpan, into: EncodedSpans): void {
+  const stateBytes = span.traceStateText === '' ? 0 : utf8Length(span.traceStateText);
+  const nameBytes = utf8Length(span.name);
+  scratchFor(span.attributeKeys.length);
+  const size = spanSize(span, stateBytes, nameBytes, 0);
+  into.reserve(1 + lenField(size));
+  const w = spanWriter;
+  w.buf = into.buf;
+  w.pos = into.length;
+  writeSpan(w, span, size, stateBytes, nameBytes, 0);
+  into.length = w.pos;
+  into.count++;
+  // Not left holding the batch's buffer once it is exported.
+  w.buf = EMPTY;
+}
+
+/**
+ * One ExportTraceServiceRequest of spans encoded one at a time: byte for byte what
+ * encodeTraceRequest writes for the same spans (and so what the SDK's serializer writes).
+ */
+export function encodeEncodedRequest(spans: EncodedSpans, scope: EncodingScope): Uint8Array {
+  if (spans.count === 0) return new Uint8Array(0);
+  return encodeRequest(scope, spans.length, (w) => {
+    spans.buf.copy(w.buf, w.pos, 0, spans.length);
+    w.pos += spans.length;
+  });
 }

@@ -60,9 +60,14 @@ export function answerTraced(
   // Set beside the MCP attributes, not spread into one object with them: a span copies
   // what it is given, so a merged object was one more per request (issue 40).
   if (deps.http && span.recording) span.setAttributes(httpServerAttributes(deps.http));
+  // The span rides on this request's own deps, set in place: every message gets a deps
+  // object of its own (mcp-routes.ts, stdio-transport.ts). A copy `{ ...deps, span }`
+  // falls off V8's fast object clone (a spread followed by a property) and cost 3 µs a
+  // request, more than recording both of its spans (issue 40, bench/RESULTS.md).
+  deps.span = span;
   let out: RpcReply | Promise<RpcReply>;
   try {
-    out = answer(req, meta, headers, { ...deps, span });
+    out = answer(req, meta, headers, deps);
   } catch (err) {
     end(span, 'INTERNAL');
     throw err;
