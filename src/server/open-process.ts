@@ -6,6 +6,7 @@
 import { createServerLimiter } from '../engine/rate-limit/server-limiter.js';
 import { createConsentServices, hasConsent } from '../engine/consent/consent-services.js';
 import { createSignInServices } from '../access/sign-in/sign-in-services.js';
+import type { ClientMetadataFetcherOptions } from '../access/sign-in/client-metadata-document.js';
 import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import { loadTelemetry } from '../telemetry/load-telemetry.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
@@ -29,6 +30,8 @@ export interface ProcessOptions {
   readonly publicUrl?: string;
   readonly otlp?: string;
   readonly telemetry?: Telemetry;
+  /** Tests only: how client ID metadata documents are fetched (127.0.0.1 allowed). */
+  readonly clientMetadataFetch?: ClientMetadataFetcherOptions;
 }
 
 /** What a process opens before it serves: one of each, for its life. */
@@ -91,7 +94,12 @@ export async function openProcess(
   );
   // The authorization server's keys (sign-in), for the process like the consent stores.
   const signIn = await services.open(
-    () => createSignInServices(spec, { env, ...(logger && { log: logger }) }),
+    () =>
+      createSignInServices(spec, {
+        env,
+        ...(logger && { log: logger }),
+        ...(opts.clientMetadataFetch && { clientMetadataFetch: opts.clientMetadataFetch }),
+      }),
     async (s) => s?.close(),
   );
   // The 2025-era questions waiting on their answers, for the process like the stores.

@@ -24,6 +24,7 @@ import { missingVariables, missingVariablesMessage } from './spec-environment.js
 import { openProcess } from './open-process.js';
 import { workersRefusal } from './workers/shared-state.js';
 import { signInReloadRefusal } from '../access/sign-in/sign-in-services.js';
+import type { ClientMetadataFetcherOptions } from '../access/sign-in/client-metadata-document.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 
 export interface StartOptions {
@@ -46,6 +47,8 @@ export interface StartOptions {
   readonly otlp?: string;
   /** Telemetry made by the caller; else it comes from `env` and `otlp` (load-telemetry.ts). */
   readonly telemetry?: Telemetry;
+  /** Tests only: how client ID metadata documents are fetched (127.0.0.1 allowed). */
+  readonly clientMetadataFetch?: ClientMetadataFetcherOptions;
   /**
    * `serve --workers N`: how many processes serve this spec. A reload that would need
    * state they cannot share (shared-state.ts) is refused.

@@ -15,13 +15,10 @@ import {
   type Server,
   type Socket,
 } from 'node:net';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { skipBecause } from '../helpers/skip-reason.js';
+import { localhostCertificate } from '../helpers/localhost-certificate.js';
 import {
   createClientMetadataFetcher,
   type ClientMetadataFetcherOptions,
@@ -453,44 +450,6 @@ describe('the addresses a fetch may reach', () => {
     expect(host.requests).toHaveLength(1);
   });
 });
-
-/** A self-signed certificate for localhost and 127.0.0.1, made by the openssl CLI. */
-function localhostCertificate(): { key: string; cert: string } | undefined {
-  const dir = mkdtempSync(join(tmpdir(), 'mcpb-cimd-tls-'));
-  try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-keyout',
-        join(dir, 'key.pem'),
-        '-out',
-        join(dir, 'cert.pem'),
-        '-days',
-        '1',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
-    return {
-      key: readFileSync(join(dir, 'key.pem'), 'utf8'),
-      cert: readFileSync(join(dir, 'cert.pem'), 'utf8'),
-    };
-  } catch {
-    return undefined;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 describe('over https, as serve fetches', () => {
   const tls = localhostCertificate();

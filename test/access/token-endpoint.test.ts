@@ -5,6 +5,7 @@
  * the client sends is checked against what was sealed. The single-use store is the real
  * in-memory one.
  */
+import { createClientMetadataFetcher } from '../../src/access/sign-in/client-metadata-document.js';
 import { createHash, randomBytes, createSecretKey } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { Sealer } from '../../src/access/sign-in/sealed.js';
@@ -54,6 +55,8 @@ beforeEach(async () => {
       { id: 'gw', secret: 's' },
     ),
     spent: createMemorySpentStates({ now: () => now }),
+    // Not reached either: these tests' clients are sealed registrations.
+    clientMetadata: createClientMetadataFetcher(),
     secrets: [],
     audit: () => {},
     close: async () => {},

@@ -8,6 +8,7 @@ import { formatDiagnostic } from '../../src/compiler/diagnostics.js';
 import { createLogger } from '../../src/server/logger.js';
 import { startServer, type RunningServer } from '../../src/server/start.js';
 import type { Telemetry } from '../../src/telemetry/telemetry.js';
+import type { ClientMetadataFetcherOptions } from '../../src/access/sign-in/client-metadata-document.js';
 
 export interface TestGateway extends RunningServer {
   /** Every log line written so far. */
@@ -24,6 +25,8 @@ export interface GatewayOptions {
   metricsListener?: boolean;
   /** Spans for requests (issue 30): test/helpers/recording-telemetry.ts records them. */
   telemetry?: Telemetry;
+  /** How client ID metadata documents are fetched (a document on 127.0.0.1 over test TLS). */
+  clientMetadataFetch?: ClientMetadataFetcherOptions;
   /** `--public-url`: the base the gateway names itself by (replicas behind one address). */
   publicUrl?: string;
 }
@@ -54,6 +57,7 @@ export async function startGateway(
       metricsListen: { host: '127.0.0.1', port: 0, loopback: true },
     }),
     ...(opts.telemetry && { telemetry: opts.telemetry }),
+    ...(opts.clientMetadataFetch && { clientMetadataFetch: opts.clientMetadataFetch }),
     ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
   });
   // The server's getters (gateway, runtime) must stay live across reloads: inherit, do not copy.

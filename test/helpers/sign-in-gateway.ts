@@ -12,6 +12,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { ClientMetadataFetcherOptions } from '../../src/access/sign-in/client-metadata-document.js';
 import { startGateway, type TestGateway } from './gateway.js';
 import { Browser, startOidcProvider, type Person, type TestOidcProvider } from './oidc-provider.js';
 import { toolsetsSpec } from './toolsets-spec.js';
@@ -70,11 +71,17 @@ export async function startSignInWorld(
 /** A gateway of `world`, its callback allowed at the provider. */
 export async function startSignInGateway(
   world: SignInWorld,
-  opts: { spec?: string; env?: Record<string, string>; publicUrl?: string } = {},
+  opts: {
+    spec?: string;
+    env?: Record<string, string>;
+    publicUrl?: string;
+    clientMetadataFetch?: ClientMetadataFetcherOptions;
+  } = {},
 ): Promise<TestGateway> {
   const gw = await startGateway(opts.spec ?? world.spec, {
     env: { ...world.env, ...opts.env },
     ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
+    ...(opts.clientMetadataFetch && { clientMetadataFetch: opts.clientMetadataFetch }),
   });
   await world.provider.allowRedirect(`${gw.url}/callback`);
   return gw;
@@ -89,7 +96,11 @@ export class MemoryClientProvider implements OAuthClientProvider {
   authorizationUrl: URL | undefined;
   readonly sentState = randomBytes(16).toString('base64url');
 
-  constructor(private readonly name = 'SDK v1 test client') {}
+  /** With a URL: the client introduces itself by a client ID metadata document there. */
+  constructor(
+    private readonly name = 'SDK v1 test client',
+    readonly clientMetadataUrl?: string,
+  ) {}
 
   get redirectUrl(): string {
     return CLIENT_REDIRECT;

@@ -124,12 +124,9 @@ export async function resolveClient(
 ): Promise<{ ok: true; client: SignInClient } | { ok: false; refusal: OAuthRefusal }> {
   if (typeof clientId !== 'string' || clientId === '')
     return { ok: false, refusal: refusal('invalid_request', 'client_id is required') };
-  if (clientId.startsWith('https://')) {
-    if (!services.clientMetadata)
-      return {
-        ok: false,
-        refusal: refusal('invalid_client', 'client ID metadata documents are not supported'),
-      };
+  // A URL is a client ID metadata document's address (the fetcher refuses http unless a
+  // test allowed it); anything else is a sealed registration.
+  if (/^https?:\/\//i.test(clientId)) {
     const fetched = await services.clientMetadata.fetch(clientId);
     return fetched.ok
       ? { ok: true, client: fetched.client }

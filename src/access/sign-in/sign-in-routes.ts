@@ -135,7 +135,7 @@ export const signInRoutes: FastifyPluginCallback<SignInRoutesOptions> = (app, op
       grant_types_supported: ['authorization_code', 'refresh_token'],
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none'],
-      client_id_metadata_document_supported: on.services.clientMetadata !== undefined,
+      client_id_metadata_document_supported: true,
       authorization_response_iss_parameter_supported: true,
       scopes_supported: scopesOf(on.spec),
     });

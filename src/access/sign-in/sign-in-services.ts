@@ -21,6 +21,10 @@ import {
   type IdentityProvider,
 } from './identity-provider.js';
 import type { ClientMetadataFetcher } from './sign-in-types.js';
+import {
+  createClientMetadataFetcher,
+  type ClientMetadataFetcherOptions,
+} from './client-metadata-document.js';
 
 /** One sign-in event for the audit log: who and which client, never a token. */
 export interface SignInAuditLine {
@@ -45,8 +49,8 @@ export interface SignInServices {
   readonly provider: IdentityProvider;
   /** Single use of codes and refresh tokens, by their `jti`. */
   readonly spent: SpentStates;
-  /** Resolves an https `client_id`; absent: such client ids are refused. */
-  readonly clientMetadata?: ClientMetadataFetcher;
+  /** Resolves an https `client_id` (a client ID metadata document). */
+  readonly clientMetadata: ClientMetadataFetcher;
   /** The client secret and the token key's text: redacted from every log line. */
   readonly secrets: readonly string[];
   audit(line: SignInAuditLine): void;
@@ -57,10 +61,10 @@ export interface SignInServiceOptions {
   readonly env: Env;
   readonly log?: Logger;
   /**
-   * The fetcher of client ID metadata documents (client-metadata-document.ts). Absent,
-   * `/authorize` refuses a URL `client_id` as not supported.
+   * How client ID metadata documents are fetched (client-metadata-document.ts): tests let
+   * it reach 127.0.0.1; `serve` sets nothing, and private addresses stay refused.
    */
-  readonly clientMetadata?: ClientMetadataFetcher;
+  readonly clientMetadataFetch?: ClientMetadataFetcherOptions;
 }
 
 function variable(env: Env, name: string, what: string): string {
@@ -107,13 +111,14 @@ export async function createSignInServices(
     spent = createMemorySpentStates();
   }
   const log = opts.log;
+  const clientMetadata = createClientMetadataFetcher(opts.clientMetadataFetch);
   return {
     descriptor,
     keys: read.keys,
     sealer: new Sealer(read.keys.sealing),
     provider,
     spent,
-    ...(opts.clientMetadata && { clientMetadata: opts.clientMetadata }),
+    clientMetadata,
     secrets: [clientSecret, opts.env[tokenKeyEnv]!],
     audit(line) {
       if (!log) return;
@@ -128,7 +133,9 @@ export async function createSignInServices(
       if (line.event === 'refused') log.warn(fields, 'sign-in refused');
       else log.info(fields, line.event.replace('_', ' '));
     },
-    close: () => spent.close(),
+    close: async () => {
+      await Promise.all([spent.close(), clientMetadata.close()]);
+    },
   };
 }
 
