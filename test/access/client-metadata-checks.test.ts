@@ -238,7 +238,7 @@ describe('a client metadata document', () => {
     ],
     [
       { ...doc(), redirect_uris: ['javascript:alert(1)'] },
-      'redirect_uris[0] must be https, or http on a loopback host',
+      'redirect_uris[0] must not use the javascript: scheme',
     ],
     [
       { ...doc(), redirect_uris: ['https://u:p@a.example/cb'] },

@@ -100,9 +100,20 @@ describe('registration', () => {
     [{}, 'redirect_uris is required: a non-empty array of URLs'],
     [
       { redirect_uris: ['http://app.example/cb'] },
-      'redirect_uris[0] is neither https nor http on a loopback host (localhost, 127.0.0.1, [::1])',
+      'redirect_uris[0] must be https, or http on a loopback host',
     ],
-    [{ redirect_uris: ['https://app.example/cb#frag'] }, 'redirect_uris[0] has a fragment'],
+    [
+      { redirect_uris: ['https://app.example/cb#frag'] },
+      'redirect_uris[0] must not contain a fragment',
+    ],
+    [
+      { redirect_uris: ['javascript:alert(1)'] },
+      'redirect_uris[0] must not use the javascript: scheme',
+    ],
+    [
+      { redirect_uris: [`https://app.example/${'a'.repeat(520)}`] },
+      'redirect_uris[0] must be at most 512 characters',
+    ],
     [
       { redirect_uris: Array.from({ length: 6 }, (_, i) => `https://app.example/${i}`) },
       'redirect_uris holds more than 5 URLs',

@@ -106,11 +106,11 @@ describe('the front channel', () => {
     expect(res.body).not.toContain('attacker.example');
   });
 
-  it('refuses a URL client_id while no metadata document fetcher is wired', async () => {
-    const res = await authorize({ client_id: 'https://client.example/meta.json' });
+  it('refuses a URL client_id on a loopback address as a page, without fetching it', async () => {
+    const res = await authorize({ client_id: 'https://127.0.0.1:1/meta.json' });
     expect(res.status).toBe(400);
     expect(res.location).toBeNull();
-    expect(res.body).toContain('client ID metadata documents are not supported');
+    expect(res.body).toContain('client_id names a private, loopback or reserved address');
   });
 
   it.each([

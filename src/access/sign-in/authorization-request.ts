@@ -4,6 +4,7 @@
  * either is a page, never a redirect — then everything else, refused by redirecting to
  * that now trusted URI with `error` and the client's `state`.
  */
+import { isRegisteredRedirect } from './redirect-uri.js';
 import type { SignInServices } from './sign-in-services.js';
 import { resolveClient } from './client-registration.js';
 import { refusal, type OAuthRefusal } from './oauth-answers.js';
@@ -71,12 +72,12 @@ export async function checkAuthorization(
       kind: 'page',
       refusal: refusal('invalid_request', 'redirect_uri is required: this client has several'),
     };
-  if (!client.redirectUris.includes(redirectUri))
+  if (!isRegisteredRedirect(client.redirectUris, redirectUri))
     return {
       kind: 'page',
       refusal: refusal(
         'invalid_request',
-        "redirect_uri is not one of the client's registered redirect URIs (compared exactly)",
+        "redirect_uri is not one of the client's registered redirect URIs (compared exactly; a loopback one's port aside)",
       ),
     };
 

@@ -5,38 +5,16 @@
  * Refusal reasons name the field and the rule, never the document's values: the document
  * is the client's text, and the reasons reach logs and error pages.
  */
-import { isLoopbackHost } from './client-id-url.js';
+import { redirectUriProblem } from './redirect-uri.js';
 import type { SignInClient } from './sign-in-types.js';
 
 export const MAX_REDIRECT_URIS = 20;
-export const MAX_REDIRECT_URI_LENGTH = 2048;
 /** The consent page shows the name in a line of its own; longer names are cut. */
 export const MAX_CLIENT_NAME_LENGTH = 80;
 
 export type ClientMetadataCheck =
   | { readonly ok: true; readonly client: SignInClient }
   | { readonly ok: false; readonly reason: string };
-
-/** Whether `value` may be a redirect URI of a document client; a reason when not. */
-export function redirectUriProblem(value: unknown): string | undefined {
-  if (typeof value !== 'string' || value === '') return 'must be a non-empty string';
-  if (value.length > MAX_REDIRECT_URI_LENGTH)
-    return `must be at most ${MAX_REDIRECT_URI_LENGTH} characters`;
-  if (/[\s\\\p{Cc}]/u.test(value))
-    return 'must not contain whitespace, control characters or backslashes';
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'must be an absolute URL';
-  }
-  if (value.includes('#')) return 'must not contain a fragment';
-  if (url.username !== '' || url.password !== '') return 'must not contain a user name or password';
-  // RFC 8252, "Loopback Interface Redirection": native apps listen on loopback over http.
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
-  return 'must be https, or http on a loopback host';
-}
 
 /**
  * The name the consent page shows: control and invisible formatting characters (bidi

@@ -6,6 +6,7 @@
  * Every client is public (`token_endpoint_auth_method: none`): PKCE, not a secret, binds
  * its code to it.
  */
+import { redirectUriProblem } from './redirect-uri.js';
 import { createHash } from 'node:crypto';
 import type { SignInServices } from './sign-in-services.js';
 import { refusal, type OAuthRefusal } from './oauth-answers.js';
@@ -13,28 +14,8 @@ import { SIGN_IN_TTL_MS, type SealedRegistration, type SignInClient } from './si
 
 /** Bounds of a registration: the sealed `client_id` stays short enough for a URL. */
 const MAX_REDIRECT_URIS = 5;
-const MAX_REDIRECT_URI_LENGTH = 512;
+const MAX_REGISTERED_URI_LENGTH = 512;
 const MAX_CLIENT_NAME = 100;
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** Why `uri` cannot be a redirect URI, or undefined: https, or http on a loopback host; no fragment. */
-export function redirectUriProblem(uri: unknown): string | undefined {
-  if (typeof uri !== 'string' || uri === '') return 'is not a non-empty string';
-  if (uri.length > MAX_REDIRECT_URI_LENGTH)
-    return `is longer than ${MAX_REDIRECT_URI_LENGTH} characters`;
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return 'is not an absolute URL';
-  }
-  if (uri.includes('#')) return 'has a fragment';
-  if (url.username !== '' || url.password !== '') return 'carries credentials';
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
-  return 'is neither https nor http on a loopback host (localhost, 127.0.0.1, [::1])';
-}
 
 /** A display name without control characters, bounded. */
 function cleanName(name: unknown): string | undefined {
@@ -65,7 +46,12 @@ export function register(services: SignInServices, body: unknown): RegistrationR
   if (uris.length > MAX_REDIRECT_URIS)
     return fail('invalid_redirect_uri', `redirect_uris holds more than ${MAX_REDIRECT_URIS} URLs`);
   for (const [i, uri] of uris.entries()) {
-    const problem = redirectUriProblem(uri);
+    // Tighter than a document's bound: the registration travels sealed inside the client
+    // id, and that inside the provider round trip's state, which providers cap in length.
+    const problem =
+      typeof uri === 'string' && uri.length > MAX_REGISTERED_URI_LENGTH
+        ? `must be at most ${MAX_REGISTERED_URI_LENGTH} characters`
+        : redirectUriProblem(uri);
     if (problem) return fail('invalid_redirect_uri', `redirect_uris[${i}] ${problem}`);
   }
   const grants = meta.grant_types;

@@ -10,6 +10,7 @@
  * (the round-trip cookie's value inside): a form posted from elsewhere, or with another
  * browser's value, opens nothing.
  */
+import { redirectTarget } from './redirect-uri.js';
 import type { SignInClient, AuthorizationRequest } from './sign-in-types.js';
 import { escapeHtml, page } from './oauth-answers.js';
 import { SIGN_IN_PATHS } from './sign-in-types.js';
@@ -32,7 +33,7 @@ export function consentPage(p: {
   request: AuthorizationRequest;
   sealedConsent: string;
 }): string {
-  const host = new URL(p.request.redirectUri).host;
+  const host = redirectTarget(p.request.redirectUri);
   const scopes =
     p.request.scopes.length > 0
       ? `<ul>${p.request.scopes.map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join('')}</ul>`
