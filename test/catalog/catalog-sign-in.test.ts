@@ -170,6 +170,34 @@ describe.skipIf(SKIP_BROWSER)('the sign-in views in headless Chromium', () => {
     await p.close();
   });
 
+  it('signs in through the provider from the page link, comes back to the same page, and signs out', async () => {
+    await context.clearCookies();
+    await world.provider.allowRedirect(`${gw.url}/callback`);
+    world.provider.signInAs('carol');
+    const { page, problems } = await openPage(context, `${gw.url}/approvals`);
+    const link = page.locator('#sign-in');
+    await expect.poll(() => link.isVisible()).toBe(true);
+    // The gateway, the provider (its login and consent answered for Carol), the callback, and back.
+    await Promise.all([page.waitForURL(`${gw.url}/approvals`, { timeout: 30_000 }), link.click()]);
+    await expect.poll(() => page.locator('#session-signed-in').isVisible()).toBe(true);
+    expect(await page.locator('#session-name').textContent()).toBe('Carol');
+    expect(world.provider.seen).toContain('/token');
+    // The session cookie is the gateway's, HttpOnly: the page's script cannot read it.
+    const cookies = await context.cookies(gw.url);
+    const session = cookies.find((c) => c.name === BROWSER_SESSION_COOKIE);
+    expect(session?.httpOnly).toBe(true);
+    expect(session?.sameSite).toBe('Lax');
+
+    await page.locator('#sign-out').click();
+    await expect.poll(() => link.isVisible()).toBe(true);
+    expect(await page.locator('#session-signed-in').isHidden()).toBe(true);
+    expect((await context.cookies(gw.url)).some((c) => c.name === BROWSER_SESSION_COOKIE)).toBe(
+      false,
+    );
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('lets a pasted key decide over the session: signed in, her own call has no button, and an approver key pasted gets them', async () => {
     // Carol asked with an access token of hers; signed in as Carol, it is her own call.
     const token = await world.jwks.sign({ claims: { sub: 'carol', scope: 'payments:write' } });
