@@ -13,6 +13,7 @@ import type { JWTPayload } from 'jose';
 import {
   createIdentityProvider,
   discoverProvider,
+  idTokenIssuers,
 } from '../../src/access/sign-in/identity-provider.js';
 import { startJwks, unsignedToken, type JwksServer } from '../helpers/jwks.js';
 
@@ -163,5 +164,17 @@ describe('the ID token', () => {
       ok: false,
       reason: expect.stringContaining('the ID token does not verify'),
     });
+  });
+});
+
+describe("Google's two spellings of its issuer", () => {
+  it('are both taken in an ID token of https://accounts.google.com, and only its own for any other provider', () => {
+    expect(idTokenIssuers('https://accounts.google.com')).toEqual([
+      'https://accounts.google.com',
+      'accounts.google.com',
+    ]);
+    expect(idTokenIssuers('https://login.example.com/t/v2.0')).toBe(
+      'https://login.example.com/t/v2.0',
+    );
   });
 });

@@ -106,6 +106,15 @@ function httpsOrLoopback(url: unknown): url is string {
 }
 
 /**
+ * The `iss` values an ID token of this provider may carry: its discovery document's
+ * issuer; and for Google, which documents that its ID tokens say either
+ * `https://accounts.google.com` or `accounts.google.com`, both.
+ */
+export function idTokenIssuers(issuer: string): string | string[] {
+  return issuer === 'https://accounts.google.com' ? [issuer, 'accounts.google.com'] : issuer;
+}
+
+/**
  * Reads `<issuer>/.well-known/openid-configuration`. Its `issuer` must be the configured one
  * (OpenID Connect Discovery section 4.3): a document naming another issuer is a mix-up,
  * and its endpoints are not trusted. The spec's issuer is read without a trailing slash,
@@ -252,7 +261,7 @@ export function createIdentityProvider(
         return { ok: false, reason: 'the provider answered without an ID token' };
       try {
         const { payload } = await jwtVerify(answer.id_token, jwks, {
-          issuer: endpoints.issuer,
+          issuer: idTokenIssuers(endpoints.issuer),
           audience: client.id,
           algorithms: ID_TOKEN_ALGORITHMS,
           clockTolerance: CLOCK_SKEW_S,
