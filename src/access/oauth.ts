@@ -12,7 +12,8 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { Caller } from '../engine/caller.js';
 
-const ALGORITHMS = [
+/** What a token of another issuer may be signed with: asymmetric only (never `none`, never HS*). */
+export const ASYMMETRIC_ALGORITHMS: readonly string[] = [
   'RS256',
   'RS384',
   'RS512',
@@ -24,7 +25,7 @@ const ALGORITHMS = [
   'ES512',
   'EdDSA',
 ];
-const CLOCK_SKEW_S = 30;
+export const CLOCK_SKEW_S = 30;
 
 export interface OAuthConfig {
   readonly issuer: string;
@@ -56,7 +57,7 @@ export function createOAuthVerifier(cfg: OAuthConfig): OAuthVerifier {
           issuer: cfg.issuer,
           // jose accepts a token whose aud names any one of these.
           audience: toolset === undefined ? cfg.audience : [cfg.audience, toolsetBase + toolset],
-          algorithms: ALGORITHMS,
+          algorithms: [...ASYMMETRIC_ALGORITHMS],
           clockTolerance: CLOCK_SKEW_S,
           requiredClaims: ['exp'],
         });

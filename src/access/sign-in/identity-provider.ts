@@ -7,6 +7,7 @@
  * The provider's tokens only sign the person in: nothing of them is kept, and none reaches
  * a client or a log. (Keeping them, sealed, for token exchange is a later issue's.)
  */
+import { ASYMMETRIC_ALGORITHMS, CLOCK_SKEW_S } from '../oauth.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { SignInDescriptor } from '../../compiler/descriptor.js';
@@ -16,20 +17,6 @@ import type { SignedInPerson } from './sign-in-types.js';
 const PROVIDER_TIMEOUT_MS = 10_000;
 /** Discovery documents and token answers are small; a larger answer is refused unread. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
-/** What an ID token may be signed with: asymmetric only (never `none`, never HS*). */
-const ID_TOKEN_ALGORITHMS = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-];
-const CLOCK_SKEW_S = 30;
 
 export interface ProviderEndpoints {
   readonly issuer: string;
@@ -263,7 +250,7 @@ export function createIdentityProvider(
         const { payload } = await jwtVerify(answer.id_token, jwks, {
           issuer: idTokenIssuers(endpoints.issuer),
           audience: client.id,
-          algorithms: ID_TOKEN_ALGORITHMS,
+          algorithms: [...ASYMMETRIC_ALGORITHMS],
           clockTolerance: CLOCK_SKEW_S,
           requiredClaims: ['exp', 'iat', 'sub'],
         });
