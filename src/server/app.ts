@@ -21,7 +21,7 @@ import { readRestBodies } from '../projection/rest/rest-body.js';
 import { MCP_PATH, mcpProjection } from '../projection/mcp/mcp-routes.js';
 import { restErrorHandler, sendRestError } from '../projection/rest/rest-error.js';
 import { registerMetadataRoutes } from '../access/metadata-routes.js';
-import { registerSignInRoutes } from '../access/sign-in/sign-in-routes.js';
+import type { registerSignInRoutes } from '../access/sign-in/sign-in-routes.js';
 import { catalogProjection } from '../projection/catalog/catalog-routes.js';
 import type { Runtime } from './runtime.js';
 import type { Metrics } from '../telemetry/metrics.js';
@@ -60,6 +60,8 @@ export interface AppOptions {
   readonly metricsHere: boolean;
   /** The server's telemetry (TELEMETRY_OFF when absent), for the request spans. */
   readonly telemetry?: Telemetry;
+  /** With `sign-in`: registers the authorization server's routes (loaded only then). */
+  readonly signInRoutes?: typeof registerSignInRoutes;
 }
 
 export function buildApp(opts: AppOptions): FastifyInstance {
@@ -166,7 +168,7 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     opts.publicUrl,
     () => current().signIn !== undefined && current().spec.access?.signIn !== undefined,
   );
-  registerSignInRoutes(app, {
+  opts.signInRoutes?.(app, {
     current,
     mcpPath: MCP_PATH,
     bodyLimit,

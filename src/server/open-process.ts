@@ -5,7 +5,6 @@
  */
 import { createServerLimiter } from '../engine/rate-limit/server-limiter.js';
 import { createConsentServices, hasConsent } from '../engine/consent/consent-services.js';
-import { createSignInServices } from '../access/sign-in/sign-in-services.js';
 import type { ClientMetadataFetcherOptions } from '../access/sign-in/client-metadata-document.js';
 import { createMetrics, type Metrics } from '../telemetry/metrics.js';
 import { loadTelemetry } from '../telemetry/load-telemetry.js';
@@ -94,8 +93,9 @@ export async function openProcess(
   );
   // The authorization server's keys (sign-in), for the process like the consent stores.
   const signIn = await services.open(
-    () =>
-      createSignInServices(spec, {
+    async () =>
+      spec.access?.signIn &&
+      (await import('../access/sign-in/sign-in-services.js')).createSignInServices(spec, {
         env,
         ...(logger && { log: logger }),
         ...(opts.clientMetadataFetch && { clientMetadataFetch: opts.clientMetadataFetch }),

@@ -23,7 +23,7 @@ import { buildRuntime, type Runtime } from './runtime.js';
 import { missingVariables, missingVariablesMessage } from './spec-environment.js';
 import { openProcess } from './open-process.js';
 import { workersRefusal } from './workers/shared-state.js';
-import { signInReloadRefusal } from '../access/sign-in/sign-in-services.js';
+import { signInReloadRefusal } from '../access/sign-in/sign-in-reload.js';
 import type { ClientMetadataFetcherOptions } from '../access/sign-in/client-metadata-document.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
 
@@ -137,8 +137,14 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   };
   redactLogs();
   metrics.setInFlight(() => current.gateway.busy);
+  // The authorization server's routes are loaded only by a process that opened sign-in: a
+  // reload cannot add it (sign-in-reload.ts), and other gateways never parse its modules.
+  const signInRoutes = runtime.signIn
+    ? (await import('../access/sign-in/sign-in-routes.js')).registerSignInRoutes
+    : undefined;
   const app = buildApp({
     current: () => current,
+    ...(signInRoutes && { signInRoutes }),
     metrics,
     logger: logger ? (logger as unknown as FastifyBaseLogger) : false,
     longestCallMs: longestCallMs(spec),

@@ -52,9 +52,7 @@ export function redirectUriProblem(value: unknown): string | undefined {
   if (url.username !== '' || url.password !== '') return 'must not contain a user name or password';
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:') {
-    return isLoopbackHost(url.hostname)
-      ? undefined
-      : 'must be https, or http on a loopback host';
+    return isLoopbackHost(url.hostname) ? undefined : 'must be https, or http on a loopback host';
   }
   const scheme = url.protocol.slice(0, -1);
   if (REFUSED_SCHEMES.has(scheme)) return `must not use the ${scheme}: scheme`;
