@@ -39,15 +39,24 @@ function one(form: Form, name: string): string | undefined | null {
 }
 
 /** Spends `jti` once; false when already spent; a store that cannot answer says so. */
-async function spend(
+/**
+ * Spends a code's or refresh token's `jti`: undefined the first time, else why not — used
+ * already, or a store that does not answer (refused rather than risk a second spend).
+ */
+async function spendOnce(
   services: SignInServices,
   jti: string,
   expiresAt: number,
-): Promise<'spent' | 'replayed' | 'unavailable'> {
+  what: 'code' | 'refresh_token',
+): Promise<OAuthRefusal | undefined> {
   try {
-    return (await services.spent.markSpent(jti, expiresAt)) ? 'spent' : 'replayed';
+    if (await services.spent.markSpent(jti, expiresAt)) return undefined;
+    return refusal('invalid_grant', `${what} was used already`);
   } catch {
-    return 'unavailable';
+    return refusal(
+      'temporarily_unavailable',
+      'the single-use store does not answer: retry shortly',
+    );
   }
 }
 
@@ -137,14 +146,8 @@ export async function answerToken(
     // The client must still be one: an expired registration gets no tokens.
     const client = await resolveClient(services, clientId);
     if (!client.ok) return { ok: false, refusal: client.refusal, ...who };
-    const spent = await spend(services, code.jti, opened.expiresAt);
-    if (spent === 'unavailable')
-      return fail(
-        'temporarily_unavailable',
-        'the single-use store does not answer: retry shortly',
-        who,
-      );
-    if (spent === 'replayed') return fail('invalid_grant', 'code was used already', who);
+    const spent = await spendOnce(services, code.jti, opened.expiresAt, 'code');
+    if (spent) return { ok: false, refusal: spent, ...who };
     return {
       ok: true,
       ...who,
@@ -172,14 +175,8 @@ export async function answerToken(
   const held = new Set(grant.scopes);
   if (asked.some((s) => !held.has(s)))
     return fail('invalid_scope', 'scope asks for more than the refresh_token was granted', who);
-  const spent = await spend(services, grant.jti, opened.expiresAt);
-  if (spent === 'unavailable')
-    return fail(
-      'temporarily_unavailable',
-      'the single-use store does not answer: retry shortly',
-      who,
-    );
-  if (spent === 'replayed') return fail('invalid_grant', 'refresh_token was used already', who);
+  const spent = await spendOnce(services, grant.jti, opened.expiresAt, 'refresh_token');
+  if (spent) return { ok: false, refusal: spent, ...who };
   // A narrower access token; the new refresh token keeps the grant (RFC 6749 section 6).
   return {
     ok: true,
