@@ -57,7 +57,8 @@ export interface RestrictDescriptor {
   readonly pattern?: string;
 }
 
-export type UpstreamAuth =
+/** A credential read from the environment once at start-up: the gateway's own. */
+export type StaticAuth =
   | { readonly kind: 'bearer'; readonly env: string }
   | {
       readonly kind: 'header';
@@ -68,10 +69,105 @@ export type UpstreamAuth =
   | { readonly kind: 'basic'; readonly usernameEnv: string; readonly passwordEnv: string }
   | { readonly kind: 'query'; readonly param: string; readonly env: string };
 
+/**
+ * A token obtained from an OAuth token endpoint (spec-language.md, "On whose behalf"):
+ * `client-credentials` as the gateway itself (RFC 6749 §4.4), `exchange` for the caller
+ * (RFC 8693). The client secret goes to `tokenUrl` in HTTP Basic; both read their
+ * variables once at start-up.
+ */
+export interface TokenAuth {
+  readonly kind: 'client-credentials' | 'exchange';
+  /** Absolute https URL (http only to a loopback host). */
+  readonly tokenUrl: string;
+  readonly clientIdEnv: string;
+  readonly clientSecretEnv: string;
+  /** Space-separated, as sent. */
+  readonly scope?: string;
+  readonly audience?: string;
+}
+
+/** `auth user provider="<name>"`: each caller's own connected account (one of CompiledSpec.oauthProviders). */
+export interface UserAuth {
+  readonly kind: 'user';
+  readonly provider: string;
+}
+
+export type UpstreamAuth = StaticAuth | TokenAuth | UserAuth;
+
+/**
+ * What an upstream call is made as, in audit lines, spans and `check`: no credential, the
+ * gateway's static one, its client-credentials token, a token exchanged for the caller,
+ * or the caller's connected account at a provider.
+ */
+export type CredentialKind =
+  'none' | 'service' | 'client-credentials' | 'exchange' | `user:${string}`;
+
+/** The credential kind an `auth` (or its absence) comes to. */
+export function credentialKind(auth: UpstreamAuth | undefined): CredentialKind {
+  if (!auth) return 'none';
+  if (auth.kind === 'client-credentials' || auth.kind === 'exchange') return auth.kind;
+  if (auth.kind === 'user') return `user:${auth.provider}`;
+  return 'service';
+}
+
+/**
+ * `tls { ca-file; cert-file; key-file }` of an upstream: paths resolved against the spec's
+ * folder, read at start-up. `caFile` is trusted in addition to the system's roots; a client
+ * certificate needs both of the other two.
+ */
+export interface UpstreamTls {
+  readonly caFile?: string;
+  readonly certFile?: string;
+  readonly keyFile?: string;
+}
+
+/**
+ * One upstream HTTP API (spec-language.md, "Many upstreams and databases in one spec"):
+ * a named `upstream "<name>" base-url=… { auth; header; timeout; proxy; tls }`, or the
+ * unnamed default made of the top-level `base-url`, `auth`, `header` and `timeout`
+ * (name ''). Each has its own pool, deadlines, credential and egress.
+ */
+export interface UpstreamDescriptor {
+  /** '' for the default upstream. */
+  readonly name: string;
+  /** Normalized: origin plus prefix, no trailing slash. */
+  readonly baseUrl: string;
+  readonly auth?: UpstreamAuth;
+  readonly headers: readonly (readonly [string, string])[];
+  /** The upstream's `timeout`; a grant's own wins. Absent: the gateway's default. */
+  readonly timeoutMs?: number;
+  /** `connections=N`: the most connections open to it at once. */
+  readonly connections?: number;
+  /**
+   * `proxy "<url>"`: its egress HTTP(S) proxy. Absent: HTTPS_PROXY / HTTP_PROXY / NO_PROXY
+   * from the environment are honoured.
+   */
+  readonly proxy?: string;
+  readonly tls?: UpstreamTls;
+  readonly source: SourceRef;
+}
+
+/**
+ * `oauth-provider "<name>" { authorize-url; token-url; client-id-env; client-secret-env;
+ * scopes; revoke-url }`: where callers connect their own accounts for `auth user`.
+ */
+export interface OAuthProviderDescriptor {
+  readonly name: string;
+  readonly authorizeUrl: string;
+  readonly tokenUrl: string;
+  readonly clientIdEnv: string;
+  readonly clientSecretEnv: string;
+  readonly scopes: readonly string[];
+  readonly revokeUrl?: string;
+  readonly source: SourceRef;
+}
+
 export type PathPart = { readonly literal: string } | { readonly param: string };
 
 export interface HttpBackend {
   readonly kind: 'http';
+  /** The upstream it calls (one of CompiledSpec.upstreams); '' for the default one. */
+  readonly upstream: string;
   readonly method: HttpMethod;
   /** Normalized base-url: origin plus prefix, no trailing slash. */
   readonly baseUrl: string;
@@ -95,6 +191,8 @@ export interface HttpBackend {
 
 export interface SqlBackend {
   readonly kind: 'sql';
+  /** The database it runs on (one of CompiledSpec.databases); '' for the default one. */
+  readonly database: string;
   readonly statement: string;
   readonly readOnly: boolean;
   readonly maxRows: number;
@@ -134,6 +232,8 @@ export type McpTransport =
       readonly url: string;
       readonly headers: readonly (readonly [string, string])[];
       readonly auth?: UpstreamAuth;
+      readonly proxy?: string;
+      readonly tls?: UpstreamTls;
     }
   | {
       readonly kind: 'command';
@@ -225,7 +325,8 @@ export type DatabaseTarget =
   /** `seed` resolved against the spec file's folder (relative when the spec path is). */
   | { readonly kind: 'embedded'; readonly seed?: string };
 
-export type DatabaseDescriptor = DatabaseTarget & DatabaseSettings;
+/** `database "<name>" env=…` or the unnamed default (name ''). */
+export type DatabaseDescriptor = DatabaseTarget & DatabaseSettings & { readonly name: string };
 
 export interface AccessDescriptor {
   readonly apiKeys: readonly { readonly env: string; readonly scopes: readonly string[] }[];
@@ -384,11 +485,16 @@ export interface CompiledSpec {
   /** MCP resources and templates, in spec order. */
   readonly resources: readonly ResourceDescriptor[];
   readonly prompts: readonly PromptDescriptor[];
+  /** The default database (name ''), when the spec has one: `databases` holds it too. */
   readonly database?: DatabaseDescriptor;
+  /** Every database, the default first when there is one, then the named in spec order. */
+  readonly databases: readonly DatabaseDescriptor[];
+  /** Every HTTP upstream, the default first when there is one, then the named in spec order. */
+  readonly upstreams: readonly UpstreamDescriptor[];
+  /** `oauth-provider` nodes in spec order; empty when the spec declares none. */
+  readonly oauthProviders: readonly OAuthProviderDescriptor[];
   readonly access?: AccessDescriptor;
   readonly redisEnv?: string;
-  /** `base-url … connections=N`; without it the HTTP backend's default. */
-  readonly upstreamConnections?: number;
   /** `mcp-server` nodes in spec order; absent when the spec declares none. */
   readonly mcpServers?: readonly McpServerDescriptor[];
   /** `toolset` nodes in spec order; empty when the spec declares none. */

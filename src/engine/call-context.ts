@@ -9,6 +9,11 @@ import type { Questions, Unaskable } from './consent/questions.js';
  * read by the engine, the backends and the audit line.
  */
 export interface CallContext {
+  /**
+   * Who calls: the credential kinds that act for the caller (auth exchange, auth user)
+   * read it. Every surface's RequestScope has it; a test may call a backend without.
+   */
+  readonly caller?: Caller;
   /** Cancelled when the caller goes away. */
   readonly cancel?: Cancellation;
   /** W3C traceparent to continue upstream. */

@@ -146,6 +146,24 @@ export const ERROR_CATALOGUE = {
     audience: 'model',
     summary: 'The upstream answered with a non-2xx status (redirects are not followed).',
   },
+  UPSTREAM_AUTH: {
+    status: 502,
+    audience: 'model',
+    summary:
+      "The gateway could not obtain the upstream credential: the token endpoint refused (its OAuth error code is named, nothing else of its answer), did not answer, or answered something that is not a token; nothing was sent to the upstream.",
+  },
+  IDENTITY_UNAVAILABLE: {
+    status: 403,
+    audience: 'model',
+    summary:
+      'The upstream acts for the caller (auth exchange) and the caller has no token to exchange (an API key, or no sign-in token); nothing was sent.',
+  },
+  AUTHORIZATION_REQUIRED: {
+    status: 403,
+    audience: 'model',
+    summary:
+      "The upstream is called with the caller's own account (auth user) and the caller has not connected it, or the provider revoked it; details.authorization gives provider, url and expires_at. Open the url, connect, and repeat the call; nothing was sent.",
+  },
   UPSTREAM_UNREACHABLE: {
     status: 502,
     audience: 'model',

@@ -94,6 +94,9 @@ function specOf(servers: McpServerDescriptor[], tools: GrantOf<'mcp'>[]): Compil
     resources: [],
     prompts: [],
     toolsets: [],
+    databases: [],
+    upstreams: [],
+    oauthProviders: [],
     listTokens: 20_000,
     mcpServers: servers,
   };

@@ -330,6 +330,7 @@ function lowerHttp(
   const encoding = s.body?.encoding ?? 'json';
   return {
     kind: 'http',
+    upstream: '',
     method,
     baseUrl: settings.baseUrl!,
     pathTemplate: s.path!.value,

@@ -106,6 +106,7 @@ function checkSql(c: BackendCheck<SqlSpec, SqlSettings>): CheckedBackend {
     exclusive: (s.params?.exclusive ?? []).map((x) => x.value.map((n) => n.value)),
     lower: ({ readOnly }): SqlBackend => ({
       kind: 'sql',
+      database: '',
       statement: sql.value,
       readOnly,
       maxRows: s.maxRows?.value ?? DEFAULT_MAX_ROWS,

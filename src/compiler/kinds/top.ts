@@ -26,6 +26,7 @@ import type {
   ToolDescriptor,
   ToolsetDescriptor,
   UpstreamAuth,
+  UpstreamDescriptor,
 } from '../descriptor.js';
 import { DEFAULT_LIST_TOKENS } from '../descriptor.js';
 import { authHeaderName, headerProblem } from '../headers.js';
@@ -357,6 +358,7 @@ export function lowerTop(
   toolsets: readonly ToolsetDescriptor[],
 ): CompiledSpec {
   const database = spec.database && lowerDatabase(spec.database, spec.file);
+  const upstreams = lowerDefaultUpstream(spec, tools);
   const { wrap } = spec;
   return {
     file: spec.file,
@@ -370,11 +372,11 @@ export function lowerTop(
     resources,
     prompts,
     ...(database && { database }),
+    databases: database ? [database] : [],
+    upstreams,
+    oauthProviders: [],
     ...(spec.access && { access: spec.access }),
     ...(spec.limits.redisEnv !== undefined && { redisEnv: spec.limits.redisEnv }),
-    ...(spec.baseUrl?.connections !== undefined && {
-      upstreamConnections: spec.baseUrl.connections,
-    }),
     ...(mcpServers.length > 0 && { mcpServers }),
     toolsets,
     listTokens: spec.limits.listTokens ?? DEFAULT_LIST_TOKENS,
@@ -389,8 +391,33 @@ function lowerDatabase(db: NonNullable<Spec['database']>, file: string): Databas
     statementTimeoutMs: db.statementTimeoutMs ?? DATABASE_DEFAULTS.statementTimeoutMs,
     checkoutTimeoutMs: db.checkoutTimeoutMs ?? DATABASE_DEFAULTS.checkoutTimeoutMs,
   };
-  if (db.kind === 'env') return { kind: 'env', env: db.env, ...settings };
+  if (db.kind === 'env') return { name: '', kind: 'env', env: db.env, ...settings };
   const seed =
     db.seed === undefined || isAbsolute(db.seed) ? db.seed : join(dirname(file), db.seed);
-  return { kind: 'embedded', ...(seed !== undefined && { seed }), ...settings };
+  return { name: '', kind: 'embedded', ...(seed !== undefined && { seed }), ...settings };
+}
+
+/**
+ * The unnamed upstream of the top-level `base-url`, `auth`, `header` and `timeout`, as its
+ * HTTP grants lowered it (the normalized base-url, or `serve --base-url`'s); none without
+ * an HTTP grant.
+ */
+function lowerDefaultUpstream(
+  spec: Spec,
+  tools: readonly ToolDescriptor[],
+): readonly UpstreamDescriptor[] {
+  const grant = tools.find((t) => t.backend.kind === 'http' && t.backend.upstream === '');
+  if (!grant || grant.backend.kind !== 'http') return [];
+  const at = spec.baseUrl?.at ?? { line: 1, column: 1 };
+  return [
+    {
+      name: '',
+      baseUrl: grant.backend.baseUrl,
+      ...(spec.auth && { auth: spec.auth.value }),
+      headers: spec.headers.map((h) => h.value),
+      ...(spec.timeoutMs !== undefined && { timeoutMs: spec.timeoutMs }),
+      ...(spec.baseUrl?.connections !== undefined && { connections: spec.baseUrl.connections }),
+      source: { file: spec.file, line: at.line, column: at.column },
+    },
+  ];
 }

@@ -28,7 +28,7 @@ import { UNTRACED, type UpstreamLeg } from '../../../telemetry/client-span.js';
 export const DEFAULT_UPSTREAM_CONNECTIONS = 256;
 
 export function createHttpKind({ env, grants, spec }: KindContext<'http'>): BackendKind<'http'> {
-  const connections = spec.upstreamConnections ?? DEFAULT_UPSTREAM_CONNECTIONS;
+  const connections = spec.upstreams[0]?.connections ?? DEFAULT_UPSTREAM_CONNECTIONS;
   const agent = new Agent({
     keepAliveTimeout: 10_000,
     connections,

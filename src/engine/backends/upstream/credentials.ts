@@ -34,13 +34,19 @@ function read(env: Env, name: string): string {
 
 /** The variables `auth` reads, in the order it reads them. */
 export function credentialVariables(auth: UpstreamAuth | undefined): string[] {
-  if (!auth) return [];
+  if (!auth || auth.kind === 'user') return [];
+  if ('tokenUrl' in auth) return [auth.clientIdEnv, auth.clientSecretEnv];
   return auth.kind === 'basic' ? [auth.usernameEnv, auth.passwordEnv] : [auth.env];
 }
 
+/** A static `auth` read from the environment; a token `auth` sends nothing of its own here. */
 export function resolveCredential(auth: UpstreamAuth | undefined, env: Env): Credential {
   if (!auth) return NONE;
   switch (auth.kind) {
+    case 'client-credentials':
+    case 'exchange':
+    case 'user':
+      return NONE;
     case 'bearer': {
       const token = read(env, auth.env);
       const header = `Bearer ${token}`;
