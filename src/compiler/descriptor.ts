@@ -70,7 +70,7 @@ export type StaticAuth =
   | { readonly kind: 'query'; readonly param: string; readonly env: string };
 
 /**
- * A token obtained from an OAuth token endpoint (spec-language.md, "On whose behalf"):
+ * A token obtained from an OAuth token endpoint (spec-language.md, "On whose behalf (upstream identity)"):
  * `client-credentials` as the gateway itself (RFC 6749 §4.4), `exchange` for the caller
  * (RFC 8693). The client secret goes to `tokenUrl` in HTTP Basic; both read their
  * variables once at start-up.

@@ -2,7 +2,7 @@
  * One request to an OAuth token endpoint (RFC 6749 §3.2), for every token the gateway
  * obtains to call an upstream: client credentials, token exchange, an authorization code
  * and a refresh of a connected account. The endpoint is somebody else's server and is
- * treated as hostile (docs/security.md, "Upstream credentials"): its answer is read up to
+ * treated as hostile (docs/security.md, "Upstream credentials (client credentials and token exchange)"): its answer is read up to
  * MAX_TOKEN_ANSWER_BYTES within a deadline, a redirect is a refusal (never followed: the
  * client secret would go with it), anything but JSON is a refusal, and of a refusal only
  * the OAuth `error` code is kept (its description may quote what was sent).
