@@ -91,8 +91,14 @@ afterAll(async () => {
   await upstream?.close();
 });
 
+// A new connection per request: these cases end upstream exchanges at deadlines, and on a
+// loaded machine the client's idle timer can fire after the gateway closed a kept-alive
+// socket, so that a POST reused on it fails before the gateway reads it (undici does not
+// retry a POST). Nothing here is about connection reuse.
+const FRESH = { connection: 'close' };
+
 function call(tool: string, args: unknown): Promise<Reply> {
-  return postJson(`${gw.url}/api/${tool}`, args);
+  return postJson(`${gw.url}/api/${tool}`, args, FRESH);
 }
 
 /** The four things every case asserts. */
@@ -107,7 +113,7 @@ async function expectOutcome(
   expect(upstream.requests).toHaveLength(upstreamRequests);
   expect(reply.text).not.toContain(TOKEN);
   expect(gw.logs()).not.toContain(TOKEN);
-  const health = await fetch(`${gw.url}/healthz`);
+  const health = await fetch(`${gw.url}/healthz`, { headers: FRESH });
   expect(health.status).toBe(200);
 }
 
