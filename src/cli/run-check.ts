@@ -12,7 +12,7 @@ import { checkLive } from './check-live.js';
 import { publicUrlProblem, signInCheckLines } from './check-sign-in.js';
 import { CHECK_COMMAND } from './commands/check-command.js';
 import { parseCommand } from './flags.js';
-import { grantRoute } from './grant-route.js';
+import { grantRoute, namedTargetLines } from './grant-route.js';
 import { commandMessages, readableError } from './output.js';
 import { resourcePromptCheckLines, specCounts } from './spec-resources-prompts.js';
 
@@ -86,6 +86,7 @@ export async function runCheck(argv: string[]): Promise<number> {
       for (const t of tools)
         process.stdout.write(`  ${t.name.padEnd(width)}  ${summary(t, result.compiled)}\n`);
       for (const line of mcpServerLines(result.compiled)) process.stdout.write(`${line}\n`);
+      for (const line of namedTargetLines(result.compiled)) process.stdout.write(`${line}\n`);
       for (const line of signInCheckLines(result.compiled, publicUrl)) {
         process.stdout.write(`${line}\n`);
       }

@@ -164,7 +164,7 @@ describe('mcp-beaver check', () => {
     expect(r.code, r.stderr).toBe(0);
     const routes = r.stdout
       .split('\n')
-      .filter((l) => /^ {2}\w/.test(l) && !l.includes('tools/list'))
+      .filter((l) => /^ {2}\w+ {2,}.* {2}(calls|runs) /.test(l))
       .map((l) => l.replace(/^ {2}(\S+) .* {2}((calls|runs) .*)$/, '$1: $2'));
     expect(routes).toEqual([
       'list_issues: calls upstream tracker as service',
@@ -173,6 +173,16 @@ describe('mcp-beaver check', () => {
       'query_late_orders: runs on database orders',
       'query_daily_signups: runs on database analytics',
     ]);
+    expect(r.stdout).toContain(
+      [
+        '  upstream       tracker    https://tracker.example.com/api/v1  as service  timeout 15s',
+        '  upstream       billing    https://billing.example.com/v2  as client-credentials',
+        '  upstream       wiki       https://wiki.example.com/rest  as user:wiki',
+        '  database       orders     env ORDERS_DB_URL  pool 10  statement-timeout 5s',
+        '  database       analytics  env ANALYTICS_DB_URL  pool 4  statement-timeout 20s',
+        '  oauth-provider wiki       authorize https://wiki.example.com/oauth/authorize  token https://wiki.example.com/oauth/token',
+      ].join('\n'),
+    );
   });
 
   it('says so in one line for a folder without specs, and tools refuses a folder plainly', async () => {

@@ -18,7 +18,8 @@ or database is needed. Prints one line per tool, resource, template and prompt:
 
 (each grant ends with where its call goes and as whom: its upstream or database, and its
 credential kind: service, client-credentials, exchange, user:<provider>, or without a
-credential; a resource is served from a file beside the spec, inline text, or a grant; scope= names
+credential; named upstreams, databases and oauth-providers get a line each; a resource
+is served from a file beside the spec, inline text, or a grant; scope= names
 what a caller must hold to see it), then the size of each tools/list, the whole spec's
 and each toolset's, as a caller holding every scope gets it (tokens are bytes / 4):
 
