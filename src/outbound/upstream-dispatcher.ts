@@ -18,8 +18,8 @@ import type { Env } from '../process/env.js';
 import { StartupError } from '../process/startup-error.js';
 
 export interface UpstreamEgress {
-  /** Its pool: at most this many connections per origin. */
-  readonly connections: number;
+  /** Its pool: at most this many connections per origin (undefined: undici's, unbounded). */
+  readonly connections?: number | undefined;
   readonly proxy?: string | undefined;
   readonly tls?: UpstreamTls | undefined;
   /** How the upstream is named in messages: `upstream "crm"`, `the spec's base-url`. */
@@ -54,7 +54,7 @@ export function openUpstreamDispatcher(
   if (proxy === undefined) {
     const agent = new Agent({
       keepAliveTimeout: KEEP_ALIVE_MS,
-      connections: egress.connections,
+      ...(egress.connections !== undefined && { connections: egress.connections }),
       connect: { timeout: CONNECT_TIMEOUT_MS, ...tls },
     });
     return { dispatcher: agent, via: undefined, close: () => agent.close() };
@@ -70,7 +70,7 @@ export function openUpstreamDispatcher(
   const agent = new ProxyAgent({
     uri: proxyUrl.href,
     keepAliveTimeout: KEEP_ALIVE_MS,
-    connections: egress.connections,
+    ...(egress.connections !== undefined && { connections: egress.connections }),
     // The upstream's own TLS, inside the CONNECT tunnel.
     requestTls: { timeout: CONNECT_TIMEOUT_MS, ...tls },
     proxyTls: { timeout: CONNECT_TIMEOUT_MS },
