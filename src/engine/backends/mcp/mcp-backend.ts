@@ -8,7 +8,7 @@
  */
 import type { GrantOf, BackendKind, BackendOutcome, KindBackend, KindContext } from '../kind.js';
 import { composeRedactors, makeRedactor, type Redactor } from '../../redact.js';
-import type { CallCredential } from '../upstream/upstream-identity.js';
+import { openIdentity, type CallCredential } from '../upstream/upstream-identity.js';
 import type { EngineError } from '../../error-catalogue.js';
 import { buildObject, planObject } from '../upstream/argument-object.js';
 import { mapUpstreamFailure, mapUpstreamValue } from './mcp-outcome.js';
@@ -20,12 +20,15 @@ import { UNTRACED } from '../../../telemetry/client-span.js';
 /** Drift is looked for again at most this often without a list_changed. */
 export const DRIFT_INTERVAL_MS = 10 * 60_000;
 
-export async function createMcpKind({
-  env,
-  grants,
-  spec,
-  log,
-}: KindContext<'mcp'>): Promise<BackendKind<'mcp'>> {
+export function createMcpKind(ctx: KindContext<'mcp'>): Promise<BackendKind<'mcp'>> {
+  return createMcpKindWith(ctx, openIdentity);
+}
+
+/** The kind with the way an `auth` becomes an identity given (a test opens its own token kind). */
+export async function createMcpKindWith(
+  { env, grants, spec, log }: KindContext<'mcp'>,
+  open: typeof openIdentity,
+): Promise<BackendKind<'mcp'>> {
   const say: UpstreamLog = (level, message) => log?.[level](message);
   // Until the gateway's redactor exists (prepare), the kind's own secrets are redacted.
   let redactor: Redactor | undefined;
@@ -33,6 +36,7 @@ export async function createMcpKind({
   const checking = new Map<string, Promise<void>>();
   const opened = await openServers(spec.mcpServers ?? [], grants, {
     env,
+    openIdentity: open,
     log: say,
     redact,
     onNotification: (server, n) => {
