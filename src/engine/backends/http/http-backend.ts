@@ -182,14 +182,15 @@ function prepareHttpGrant(
     leg: UpstreamLeg,
     arrived: number,
     callRedact: Redactor,
-  ): Promise<{ read: Exchange | undefined; out: BackendOutcome }> {
+    /** Where a token kind's call learns the upstream's error status (absent: not asked). */
+    seen?: { status: number },
+  ): Promise<BackendOutcome> {
     const budgetMs = Math.max(1, timeoutMs - (performance.now() - arrived));
     // The deadline covers the wait for a connection too: a call that waited starts
     // with what is left of it.
     let entry = gate.enter({ budgetMs, mustFinish: true, cancel: ctx.cancel });
     if (entry instanceof Promise) entry = await leg.wait(entry);
-    if (entry !== ADMITTED)
-      return { read: undefined, out: { ok: false, error: refusalError(entry, timeoutMs) } };
+    if (entry !== ADMITTED) return { ok: false, error: refusalError(entry, timeoutMs) };
 
     // With telemetry on the upstream request is a client span of its own, and the
     // traceparent sent names it; off, the child id the projection made goes.
@@ -240,9 +241,9 @@ function prepareHttpGrant(
         ctx.cancel?.cancelled || sentAt === undefined ? undefined : performance.now() - sentAt,
       ),
     );
-    const out = outcome(read, callRedact, ctx);
     if (read.kind === 'status' || read.kind === 'body') leg.answered(read.status);
-    return { read, out };
+    if (seen && read.kind === 'status') seen.status = read.status;
+    return outcome(read, callRedact, ctx);
   }
 
   function outcome(read: Exchange, callRedact: Redactor, ctx: CallContext): BackendOutcome {
@@ -295,19 +296,20 @@ function prepareHttpGrant(
     if (answer instanceof Promise) answer = await answer;
     if (!answer.ok) return { ok: false, error: answer.error };
     const used = answer.credential;
-    const first = await send(target, payload, used, ctx, leg, arrived, redactorFor(used));
-    if (first.read?.kind !== 'status' || first.read.status !== 401 || !identity.afterUnauthorized)
-      return first.out;
+    const seen = { status: 0 };
+    const first = await send(target, payload, used, ctx, leg, arrived, redactorFor(used), seen);
+    if (seen.status !== 401 || !identity.afterUnauthorized) return first;
     const again = await identity.afterUnauthorized(ctx, used);
-    if (again === undefined) return first.out;
+    if (again === undefined) return first;
     if (!again.ok) return { ok: false, error: again.error };
-    if (performance.now() - arrived >= timeoutMs) return first.out;
+    if (performance.now() - arrived >= timeoutMs) return first;
     const fresh = again.credential;
-    return (await send(target, payload, fresh, ctx, leg, arrived, redactorFor(fresh))).out;
+    return send(target, payload, fresh, ctx, leg, arrived, redactorFor(fresh));
   }
 
   return {
-    async invoke(
+    // Not async: a static credential's call is the one promise of `send`, as before.
+    invoke(
       args: CallArguments,
       ctx: CallContext,
       leg: UpstreamLeg = UNTRACED,
@@ -315,12 +317,18 @@ function prepareHttpGrant(
       const target = buildTarget(url, args.value);
       const escaped = targetEscapes(url, target);
       if (escaped)
-        return { ok: false, error: engineError('INTERNAL', `refused to send: ${escaped}`) };
+        return Promise.resolve({
+          ok: false,
+          error: engineError('INTERNAL', `refused to send: ${escaped}`),
+        });
       const payload = body ? buildBody(body, args) : undefined;
       if (payload && 'refused' in payload)
-        return { ok: false, error: engineError('INVALID_ARGUMENTS', payload.refused) };
+        return Promise.resolve({
+          ok: false,
+          error: engineError('INVALID_ARGUMENTS', payload.refused),
+        });
       if (!fixed) return dynamicCall(target, payload, ctx, leg);
-      return (await send(target, payload, undefined, ctx, leg, performance.now(), redact)).out;
+      return send(target, payload, undefined, ctx, leg, performance.now(), redact);
     },
   };
 }
