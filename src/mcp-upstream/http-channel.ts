@@ -244,6 +244,17 @@ export class HttpChannel implements RpcChannel {
         message: `${where} no longer knows the session (status ${status})`,
       };
     }
+    // A token obtained for this call's caller was refused: said apart from any other
+    // status, so the call may be sent once more with a fresh token (mcp-backend.ts).
+    if (status === 401 && o.headers && o.headers.length > 0)
+      return {
+        kind: 'failed',
+        error: {
+          kind: 'protocol',
+          message: `${where} answered with status 401: it refused the credential sent for this caller`,
+          status: 401,
+        },
+      };
     const isJson = /^application\/([\w.+-]*\+)?json\b/.test(a.contentType);
     const isSse = a.contentType.startsWith('text/event-stream');
     if (status >= 200 && status < 300) {

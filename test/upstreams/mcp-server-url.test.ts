@@ -4,6 +4,8 @@
  * the environment's HTTP_PROXY, and called with a token kind's credential on each
  * request of the call it was obtained for. The server is the SDK v2 recording server.
  */
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileSpecText } from '../../src/compiler/load-spec.js';
 import type { BackendKind, GrantOf, KindBackend } from '../../src/engine/backends/kind.js';
@@ -171,5 +173,130 @@ can search issues {
     const out = await search.invoke({ value: { query: 'x' }, texts: undefined }, {});
     expect(out).toMatchObject({ ok: false, error: { code: 'IDENTITY_UNAVAILABLE' } });
     expect(server.calls()).toHaveLength(before);
+  });
+});
+
+/**
+ * A front for the recording server that answers 401 to any request whose bearer token
+ * is not a fresh one (the handshake, which carries none, passes), as an upstream that
+ * verifies the tokens it receives would.
+ */
+async function startVerifyingFront(
+  target: string,
+): Promise<{ url: string; refused: string[]; close(): Promise<void> }> {
+  const refused: string[] = [];
+  const to = new URL(target);
+  const front: Server = createServer((req, res) => {
+    const auth = req.headers.authorization;
+    if (auth !== undefined && !auth.includes('-fresh-')) {
+      refused.push(auth);
+      req.resume();
+      res.statusCode = 401;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ error: `token ${auth} refused` }));
+      return;
+    }
+    const out = request(
+      { host: to.hostname, port: to.port, path: req.url, method: req.method, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+  const { port } = front.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${to.pathname}`,
+    refused,
+    close: () =>
+      new Promise((r) => {
+        front.closeAllConnections();
+        front.close(() => r());
+      }),
+  };
+}
+
+describe('an MCP server that refuses a stale token', () => {
+  let server: RecordingServer;
+  let front: Awaited<ReturnType<typeof startVerifyingFront>>;
+  let kind: BackendKind<'mcp'>;
+  let search: KindBackend;
+  let refreshes = 0;
+  /** The first token of each caller is stale; after a 401 the fresh one is given. */
+  const stale: UpstreamIdentity = {
+    kind: 'client-credentials',
+    forCall: () => ({
+      ok: true,
+      credential: { headers: [['authorization', 'Bearer stale-token-1']], query: [] },
+    }),
+    afterUnauthorized: () => {
+      refreshes += 1;
+      // From the second refresh on the identity has nothing better: still refused.
+      const t = refreshes >= 2 ? 'stale-again' : `tok-fresh-${refreshes}`;
+      return Promise.resolve({
+        ok: true,
+        credential: {
+          headers: [['authorization', `Bearer ${t}`]],
+          query: [],
+          redact: makeRedactor([t]),
+        },
+      });
+    },
+    secrets: () => [],
+    sentValues: () => [],
+  };
+
+  beforeAll(async () => {
+    server = await startRecordingServer();
+    front = await startVerifyingFront(server.url);
+    const text = `wrap "mcp-stale" version="1"
+mcp-server "tracker" url="${front.url}" {
+    auth client-credentials token-url="http://127.0.0.1:1/token" client-id-env="ID" client-secret-env="SECRET"
+}
+can search issues {
+    describe "Search."
+    tool "tracker" "search_issues"
+    args {
+        query "string"
+    }
+}
+`;
+    const compiled = compileSpecText(text, 'mcp-stale.mcp.kdl').compiled!;
+    const grants = compiled.tools as GrantOf<'mcp'>[];
+    kind = await createMcpKindWith(
+      { env: { ID: 'id', SECRET: 'secret' }, grants, spec: compiled },
+      () => Promise.resolve(stale),
+    );
+    search = kind.prepare(grants[0]!, makeRedactor([]));
+  });
+  afterAll(async () => {
+    await kind?.close();
+    await front?.close();
+    await server?.close();
+  });
+
+  it('sends the call once more with a fresh token after a 401, and only once', async () => {
+    const out = await search.invoke(
+      { value: { query: 'q' }, texts: undefined },
+      { caller: { id: 'ann', scopes: 'all' } },
+    );
+    expect(out.ok).toBe(true);
+    expect(front.refused).toEqual(['Bearer stale-token-1']);
+    expect(refreshes).toBe(1);
+    expect(server.calls().at(-1)!.headers.authorization).toBe('Bearer tok-fresh-1');
+  });
+
+  it('answers the refusal when the fresh token is refused too, without a third request', async () => {
+    const before = front.refused.length;
+    const out = await search.invoke(
+      { value: { query: 'q' }, texts: undefined },
+      { caller: { id: 'ben', scopes: 'all' } },
+    );
+    expect(out.ok).toBe(false);
+    expect(front.refused.slice(before)).toEqual(['Bearer stale-token-1', 'Bearer stale-again']);
+    expect(refreshes).toBe(2);
   });
 });

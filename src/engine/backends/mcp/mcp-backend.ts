@@ -119,16 +119,37 @@ function prepareMcpGrant(d: GrantOf<'mcp'>, server: OpenedServer, redact: Redact
       // The upstream continues the call's trace from `_meta.traceparent`: the client
       // span's with telemetry on, else the child id the projection made (as HTTP sends).
       const sent = leg.send();
-      const out = await upstream.callTool(b.tool, value, {
-        timeoutMs: b.timeoutMs,
-        cancel: ctx.cancel,
-        retryOnNewSession: b.retryOnNewSession,
-        argumentTexts: texts,
-        traceparent: sent ? sent.traceparent : ctx.traceparent,
-        tracestate: sent?.tracestate,
-        baggage: ctx.baggage,
-        ...(credential && { headers: credential.headers }),
-      });
+      const arrived = performance.now();
+      const call = (c: CallCredential | undefined, timeoutMs: number) =>
+        upstream.callTool(b.tool, value, {
+          timeoutMs,
+          cancel: ctx.cancel,
+          retryOnNewSession: b.retryOnNewSession,
+          argumentTexts: texts,
+          traceparent: sent ? sent.traceparent : ctx.traceparent,
+          tracestate: sent?.tracestate,
+          baggage: ctx.baggage,
+          ...(c && { headers: c.headers }),
+        });
+      let out = await call(credential, b.timeoutMs);
+      // The upstream refused this caller's token (401, before serving the call): the
+      // identity drops it and may obtain a fresh one, and the call goes once more within
+      // what is left of its deadline. Never more than one retry.
+      if (
+        !out.ok &&
+        credential &&
+        identity?.afterUnauthorized &&
+        'status' in out.error &&
+        out.error.status === 401
+      ) {
+        const again = await identity.afterUnauthorized(ctx, credential);
+        if (again && !again.ok) return { ok: false, error: again.error };
+        const leftMs = b.timeoutMs - (performance.now() - arrived);
+        if (again && leftMs > 0) {
+          credential = again.credential;
+          out = await call(credential, leftMs);
+        }
+      }
       return out.ok
         ? mapUpstreamValue(out.value, redactorFor(credential), shaped)
         : {
