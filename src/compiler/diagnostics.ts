@@ -70,7 +70,7 @@ export const SPEC_ERROR_CODES = {
   SPEC_UPSTREAM_NAME: 'an upstream, database or oauth-provider name outside ^[a-z][a-z0-9-]{0,31}$',
   SPEC_UNKNOWN_UPSTREAM: 'a grant naming no declared upstream (HTTP) or database (sql)',
   SPEC_UPSTREAM_IDENTITY:
-    '`auth user` naming no declared oauth-provider, or `auth user` or `auth exchange` in a spec without `access`',
+    '`auth user` naming no declared oauth-provider, `auth user` or `auth exchange` in a spec without `access`, or `auth user` without access token-key-env',
   SPEC_OAUTH_URL:
     'a token-url, authorize-url or revoke-url that is not an https URL (http only on a loopback host), or holds credentials or a fragment',
   SPEC_PROXY:

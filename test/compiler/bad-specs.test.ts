@@ -3201,6 +3201,31 @@ const BAD: readonly BadSpec[] = [
     ],
   },
   {
+    name: 'refuses auth user where access has no token-key-env to seal the connected accounts with',
+    text: spec`
+      access {
+          api-key env="API_KEYS"
+      }
+      mcp-server "notes" url="https://notes.example.com/mcp" {
+          auth user provider="wiki"
+      }
+      oauth-provider "wiki" {
+          authorize-url "https://wiki.example.com/authorize"
+          token-url "https://wiki.example.com/token"
+          client-id-env "WIKI_ID"
+          client-secret-env "WIKI_SECRET"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_UPSTREAM_IDENTITY',
+        line: 6,
+        column: 5,
+        says: 'mcp-server notes: auth user: it needs access token-key-env="<VARIABLE>": the key (at least 32 random bytes, hex or base64) that seals the tokens of connected accounts',
+      },
+    ],
+  },
+  {
     name: 'refuses token, authorize and revoke URLs that are not https, and a provider missing required children',
     text: spec`
       auth client-credentials token-url="http://idp.example.com/token" client-id-env="CID" client-secret-env="CSECRET"

@@ -6,7 +6,7 @@
  */
 import { locatedString, namedSubject, once } from '../common-kinds.js';
 import type { Diagnostics, Located, Position, Subject } from '../diagnostics.js';
-import type { OAuthProviderDescriptor } from '../descriptor.js';
+import type { AccessDescriptor, OAuthProviderDescriptor } from '../descriptor.js';
 import { oauthUrlProblem } from '../endpoint-url.js';
 import { arg, argAt, childNamed, childrenNamed, type NodeKind } from '../kdl-reader.js';
 import { matchName, NameClaims, takenBy } from '../name-claims.js';
@@ -116,12 +116,13 @@ export function lowerOAuthProviders(
 /**
  * Every `auth` that acts for the caller, checked against the spec around it: `auth user`
  * names a declared provider, and it and `auth exchange` need `access`, without which no
- * caller is known to act for (nor holds a token to exchange).
+ * caller is known to act for (nor holds a token to exchange); `auth user` needs
+ * `access token-key-env`, the key its connections are sealed with.
  */
 export function checkCallerAuths(
   auths: readonly { readonly auth: AuthSpec; readonly subject: Subject }[],
   providers: ReadonlySet<string>,
-  hasAccess: boolean,
+  access: AccessDescriptor | undefined,
   diag: Diagnostics,
 ): void {
   for (const { auth, subject } of auths) {
@@ -135,7 +136,15 @@ export function checkCallerAuths(
         here,
         unknownNameMessage('oauth-provider', value.provider, [...providers]),
       );
-    if (!hasAccess)
+    // Connected accounts' tokens are kept sealed with a key every replica shares.
+    if (value.kind === 'user' && access && access.tokenKeyEnv === undefined)
+      diag.error(
+        'SPEC_UPSTREAM_IDENTITY',
+        auth.at,
+        here,
+        'it needs access token-key-env="<VARIABLE>": the key (at least 32 random bytes, hex or base64) that seals the tokens of connected accounts',
+      );
+    if (!access)
       diag.error(
         'SPEC_UPSTREAM_IDENTITY',
         auth.at,

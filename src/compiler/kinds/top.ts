@@ -364,7 +364,7 @@ export function checkTop(
       ),
     ],
     providers,
-    spec.access !== undefined,
+    spec.access,
     diag,
   );
   return {

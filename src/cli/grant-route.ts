@@ -1,0 +1,67 @@
+/**
+ * Where a grant's call goes and as whom, as `check` and `tools <spec>` print it
+ * (spec-language.md, "Many upstreams and databases in one spec"): its upstream, database
+ * or mcp-server, and the kind of credential it is made with (`credentialKind`: service,
+ * client-credentials, exchange, user:<provider>, none).
+ */
+import { credentialKind, type CompiledSpec, type ToolDescriptor } from '../compiler/descriptor.js';
+
+function as(kind: string): string {
+  return kind === 'none' ? 'without a credential' : `as ${kind}`;
+}
+
+/**
+ * `check`: one line per named upstream, database and oauth provider, after the grants, the
+ * names aligned: where each is, its deadline, and its egress (proxy, tls) when it has one.
+ * The default upstream and database are told by their grants' lines.
+ */
+export function namedTargetLines(spec: CompiledSpec): string[] {
+  const rows: (readonly [string, string, string])[] = [
+    ...spec.upstreams
+      .filter((u) => u.name !== '')
+      .map((u) => {
+        const details = [
+          as(credentialKind(u.auth)),
+          u.timeoutMs !== undefined ? `timeout ${u.timeoutMs / 1000}s` : '',
+          u.proxy !== undefined ? `proxy ${u.proxy}` : '',
+          u.tls ? `tls ${Object.keys(u.tls).join(' ')}` : '',
+        ];
+        return ['upstream', u.name, [u.baseUrl, ...details].filter(Boolean).join('  ')] as const;
+      }),
+    ...spec.databases
+      .filter((d) => d.name !== '')
+      .map(
+        (d) =>
+          [
+            'database',
+            d.name,
+            `${d.kind === 'env' ? `env ${d.env}` : 'embedded'}  pool ${d.pool}  statement-timeout ${d.statementTimeoutMs / 1000}s`,
+          ] as const,
+      ),
+    ...spec.oauthProviders.map(
+      (p) =>
+        ['oauth-provider', p.name, `authorize ${p.authorizeUrl}  token ${p.tokenUrl}`] as const,
+    ),
+  ];
+  const kindWidth = Math.max(0, ...rows.map(([k]) => k.length));
+  const nameWidth = Math.max(0, ...rows.map(([, n]) => n.length));
+  return rows.map(
+    ([kind, name, rest]) => `  ${kind.padEnd(kindWidth)} ${name.padEnd(nameWidth)}  ${rest}`,
+  );
+}
+
+/** `calls upstream github as client-credentials`, `runs on the default database`. */
+export function grantRoute(t: ToolDescriptor, spec: CompiledSpec): string {
+  const b = t.backend;
+  switch (b.kind) {
+    case 'http':
+      return `calls ${b.upstream === '' ? 'the default upstream' : `upstream ${b.upstream}`} ${as(credentialKind(b.auth))}`;
+    case 'sql':
+      return `runs on ${b.database === '' ? 'the default database' : `database ${b.database}`}`;
+    case 'mcp': {
+      const server = spec.mcpServers?.find((s) => s.name === b.server);
+      const auth = server?.transport.kind === 'url' ? server.transport.auth : undefined;
+      return `calls mcp-server ${b.server} ${as(credentialKind(auth))}`;
+    }
+  }
+}
