@@ -37,6 +37,8 @@ export interface OpenedDispatcher {
   readonly dispatcher: Dispatcher;
   /** The proxy calls go through (its URL without credentials), or undefined when direct. */
   readonly via: string | undefined;
+  /** The proxy's password from its URL (`http://user:pass@proxy`), for the redactor. */
+  readonly secrets: readonly string[];
   close(): Promise<void>;
 }
 
@@ -57,7 +59,7 @@ export function openUpstreamDispatcher(
       ...(egress.connections !== undefined && { connections: egress.connections }),
       connect: { timeout: CONNECT_TIMEOUT_MS, ...tls },
     });
-    return { dispatcher: agent, via: undefined, close: () => agent.close() };
+    return { dispatcher: agent, via: undefined, secrets: [], close: () => agent.close() };
   }
   let proxyUrl: URL;
   try {
@@ -75,7 +77,14 @@ export function openUpstreamDispatcher(
     requestTls: { timeout: CONNECT_TIMEOUT_MS, ...tls },
     proxyTls: { timeout: CONNECT_TIMEOUT_MS },
   });
-  return { dispatcher: agent, via: withoutCredentials(proxyUrl), close: () => agent.close() };
+  const password = proxyUrl.password;
+  return {
+    dispatcher: agent,
+    via: withoutCredentials(proxyUrl),
+    // undici sends it as Proxy-Authorization to the proxy only; an error quoting it is redacted.
+    secrets: password ? [...new Set([password, decodeURIComponent(password)])] : [],
+    close: () => agent.close(),
+  };
 }
 
 function withoutCredentials(u: URL): string {

@@ -11,11 +11,14 @@ export interface EgressProxy {
   readonly url: string;
   /** `host:port` of every CONNECT, in order. */
   readonly targets: string[];
+  /** The Proxy-Authorization header of every CONNECT ('' without one). */
+  readonly authorizations: string[];
   close(): Promise<void>;
 }
 
 export async function startEgressProxy(): Promise<EgressProxy> {
   const targets: string[] = [];
+  const authorizations: string[] = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((_req, res) => {
     // Only tunnels: a plain proxied request is not what the gateway sends.
@@ -25,6 +28,7 @@ export async function startEgressProxy(): Promise<EgressProxy> {
   server.on('connect', (req, client: Socket, head: Buffer) => {
     const target = req.url ?? '';
     targets.push(target);
+    authorizations.push(req.headers['proxy-authorization'] ?? '');
     const [host, port] = splitTarget(target);
     const upstream = connect(port, host, () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
@@ -44,6 +48,7 @@ export async function startEgressProxy(): Promise<EgressProxy> {
   return {
     url: `http://127.0.0.1:${port}`,
     targets,
+    authorizations,
     close() {
       for (const s of sockets) s.destroy();
       return new Promise((resolve) => server.close(() => resolve()));

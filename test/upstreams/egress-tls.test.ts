@@ -199,4 +199,38 @@ describe.skipIf(skip)('egress proxy and TLS per upstream', () => {
       await up?.close();
     }
   });
+
+  it('sends the password in HTTP_PROXY to the proxy only, and redacts it when echoed', async () => {
+    const password = 'proxy-pass-7f3e9a1c';
+    let up: Upstream | undefined;
+    try {
+      up = await startUpstream((_req, res) => {
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify({ said: `the proxy password is ${password}` }));
+      });
+      const withAuth = new URL(proxy.url);
+      withAuth.username = 'gw';
+      withAuth.password = password;
+      const gw = await startGateway(spec(up.url, '    timeout "5s"'), {
+        file,
+        env: { HTTP_PROXY: withAuth.href },
+      });
+      try {
+        const before = proxy.authorizations.length;
+        const res = await postJson(`${gw.url}/api/get_status`, {});
+        expect(res.status).toBe(200);
+        expect(proxy.authorizations.slice(before)).toEqual([
+          `Basic ${Buffer.from(`gw:${password}`).toString('base64')}`,
+        ]);
+        expect(up.requests.at(-1)!.headers['proxy-authorization']).toBeUndefined();
+        expect(res.text).not.toContain(password);
+        expect(res.text).toContain('[REDACTED]');
+        expect(gw.logs()).not.toContain(password);
+      } finally {
+        await gw.close();
+      }
+    } finally {
+      await up?.close();
+    }
+  });
 });

@@ -91,7 +91,7 @@ export async function createHttpKindWith(
         await way.close();
         throw err;
       }
-      secrets.push(...identity.secrets());
+      secrets.push(...identity.secrets(), ...way.secrets);
       sent.push(...identity.sentValues());
       upstreams.set(name, {
         descriptor,

@@ -190,7 +190,7 @@ async function transportOf(
       dispatcher: way.dispatcher,
       ownsDispatcher: true,
     },
-    secrets: identity.secrets(),
+    secrets: [...identity.secrets(), ...way.secrets],
     sent: identity.sentValues(),
     ...(!fixed && { identity }),
     close: async () => {
