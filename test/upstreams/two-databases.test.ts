@@ -5,11 +5,14 @@
  * statement timeout, read verbs read-only on each.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sleep } from '../../bench/lib/sleep.mjs';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { needsDatabase } from '../helpers/needs-services.js';
 import {
   createTestDatabase,
   createTestSchema,
+  startPgForwarder,
+  type PgForwarder,
   type TestDatabase,
   type TestSchema,
 } from '../helpers/postgres.js';
@@ -110,8 +113,56 @@ describe('two databases, each grant on its own', () => {
     expect(fine.status).toBe(200);
   });
 
-  it('is ready only while both databases answer', async () => {
+  it('is ready while both databases answer', async () => {
     const res = await fetch(`${gw.url}/readyz`);
     expect(res.status).toBe(200);
+  });
+});
+
+/** The same database's URL through 127.0.0.1:`port` (a forwarder the test can cut). */
+function via(url: string, port: number): string {
+  const u = new URL(url);
+  u.hostname = '127.0.0.1';
+  u.port = String(port);
+  u.searchParams.delete('host');
+  return u.toString();
+}
+
+describe('readiness with two databases', () => {
+  let orders: TestSchema;
+  let analytics: TestDatabase;
+  let forwarder: PgForwarder;
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    if (!ready) return;
+    orders = await createTestSchema(ORDERS_SEED);
+    analytics = await createTestDatabase(ANALYTICS_SEED);
+    forwarder = await startPgForwarder();
+    gw = await startGateway(SPEC, {
+      env: { ORDERS_DB_URL: orders.url, ANALYTICS_DB_URL: via(analytics.url, forwarder.port) },
+    });
+  });
+  afterAll(async () => {
+    await gw?.close();
+    await forwarder?.close();
+    await orders?.drop();
+    await analytics?.drop();
+  });
+
+  const readyz = async (): Promise<number> => (await fetch(`${gw.url}/readyz`)).status;
+  const until = async (status: number): Promise<void> => {
+    while ((await readyz()) !== status) await sleep(50);
+  };
+
+  it('is not ready while one of the databases is out of reach, and ready again after', async () => {
+    await until(200);
+    await forwarder.down();
+    await until(503);
+    // The other database still serves its grants meanwhile.
+    expect((await postJson(`${gw.url}/api/list_orders`, {})).status).toBe(200);
+    await forwarder.up();
+    await until(200);
+    expect((await postJson(`${gw.url}/api/list_events`, {})).status).toBe(200);
   });
 });
