@@ -18,6 +18,11 @@ export type UpstreamFailure =
   | {
       readonly kind: 'tool-error' | 'timeout' | 'unavailable' | 'protocol';
       readonly message: string;
+      /**
+       * 401: the upstream refused the credential sent with this call's own headers (a
+       * token kind's), so the caller may ask its identity for a fresh one.
+       */
+      readonly status?: 401;
     }
   | {
       readonly kind: 'rpc-error';

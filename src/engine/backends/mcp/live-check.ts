@@ -41,6 +41,7 @@ export async function liveCheck(
     }
   } finally {
     await Promise.allSettled(opened.servers.map((s) => s.upstream.close()));
+    await Promise.allSettled(opened.servers.map((s) => s.identity?.close?.()));
   }
   return { lines, failed: lines.length > 0 };
 }
