@@ -25,6 +25,8 @@ const KEY = 'gateway';
 export interface TokenIdentityOptions {
   /** The clock the cache reads (epoch ms): a test moves it rather than waiting. */
   readonly now?: () => number;
+  /** The whole exchange with the token endpoint (TOKEN_TIMEOUT_MS unless given). */
+  readonly timeoutMs?: number;
 }
 
 export function clientCredentialsIdentity(
@@ -38,7 +40,10 @@ export function clientCredentialsIdentity(
   const form: Record<string, string> = { grant_type: 'client_credentials' };
   if (auth.scope !== undefined) form.scope = auth.scope;
   if (auth.audience !== undefined) form.audience = auth.audience;
-  const requestOptions = ctx.dispatcher ? { dispatcher: ctx.dispatcher } : {};
+  const requestOptions = {
+    ...(ctx.dispatcher && { dispatcher: ctx.dispatcher }),
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+  };
 
   const fetch = async (): Promise<Fetched> => {
     const asked = now();

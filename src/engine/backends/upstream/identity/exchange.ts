@@ -43,7 +43,10 @@ export function exchangeIdentity(
   const client = tokenClient(auth, ctx.env);
   const now = options.now ?? Date.now;
   const cache = new TokenCache<string>(now);
-  const requestOptions = ctx.dispatcher ? { dispatcher: ctx.dispatcher } : {};
+  const requestOptions = {
+    ...(ctx.dispatcher && { dispatcher: ctx.dispatcher }),
+    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
+  };
   const unavailable: IdentityOutcome = Object.freeze({
     ok: false,
     error: engineError(
