@@ -189,18 +189,26 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
       TOKEN_EXCHANGE,
       async (ctx) => {
         const p = ctx.oidc.params as Record<string, string | undefined>;
-        if (p.subject_token_type !== 'urn:ietf:params:oauth:token-type:access_token')
-          throw new errors.InvalidRequest('unsupported subject_token_type');
-        let sub: string;
-        try {
-          const { payload } = await jwtVerify(p.subject_token ?? '', keys.publicKey, {
-            issuer,
-            algorithms: ['RS256'],
-          });
-          sub = String(payload.sub);
-        } catch {
-          throw new errors.InvalidGrant('subject_token is not valid');
-        }
+        // A subject token is one this provider issued: a JWT access token or ID token it
+        // signed (signature, issuer, expiry), or one of its own opaque access tokens.
+        const type = p.subject_token_type;
+        const subject = p.subject_token ?? '';
+        let sub: string | undefined;
+        if (
+          type === 'urn:ietf:params:oauth:token-type:access_token' ||
+          type === 'urn:ietf:params:oauth:token-type:id_token'
+        ) {
+          if (subject.split('.').length === 3) {
+            sub = await jwtVerify(subject, keys.publicKey, { issuer, algorithms: ['RS256'] }).then(
+              ({ payload }) => String(payload.sub),
+              () => undefined,
+            );
+          } else if (type.endsWith(':access_token')) {
+            const found = await provider.AccessToken.find(subject);
+            sub = found?.accountId;
+          }
+        } else throw new errors.InvalidRequest('unsupported subject_token_type');
+        if (sub === undefined) throw new errors.InvalidGrant('subject_token is not valid');
         const audience = p.audience ?? '';
         const known = apis[audience];
         if (known === undefined) throw new errors.InvalidTarget();
