@@ -82,14 +82,14 @@ async function run(ctx, { work }) {
         {
           name: `static bearer (${surface})`,
           pid: gw.child.pid,
-          request: make(gw, 'get_item-static'),
+          request: make(gw, 'get_item_static'),
           expect,
         },
         [
           {
             name: `client-credentials, cached (${surface})`,
             pid: gw.child.pid,
-            request: make(gw, 'get_item-obtained'),
+            request: make(gw, 'get_item_obtained'),
             expect,
             target: 0.95,
           },
