@@ -2,14 +2,16 @@
  * The world of the upstream credential tests (issue 43): a real OAuth server (oidc-provider)
  * that knows two APIs and the gateway's two clients there — one for client credentials,
  * one for token exchange — and the two APIs, each checking every token it is sent against
- * the provider's keys and its own audience. `call` makes one upstream call the way a
- * backend does (withIdentity: credential, send, one retry after a 401, redaction).
+ * the provider's keys and its own audience. `call` makes one upstream call the way the
+ * HTTP backend does (credential, send, one retry after a 401, redaction).
  */
 import type { CallContext } from '../../src/engine/call-context.js';
 import type { Caller } from '../../src/engine/caller.js';
 import type { EngineError } from '../../src/engine/error-catalogue.js';
-import type { UpstreamIdentity } from '../../src/engine/backends/upstream/upstream-identity.js';
-import { withIdentity } from '../../src/engine/backends/upstream/identity/with-identity.js';
+import type {
+  CallCredential,
+  UpstreamIdentity,
+} from '../../src/engine/backends/upstream/upstream-identity.js';
 import { startOidcProvider, TOKEN_EXCHANGE, type TestOidcProvider } from './oidc-provider.js';
 import { startTokenCheckingApi, type TokenCheckingApi } from './token-checking-api.js';
 
@@ -55,6 +57,28 @@ export async function startIdentityWorld(): Promise<IdentityWorld> {
       await provider.close();
     },
   };
+}
+
+type IdentityCall<R> =
+  | { readonly ok: true; readonly result: R; readonly credential: CallCredential }
+  | { readonly ok: false; readonly error: EngineError };
+
+/** Credential, send, and after a 401 one renewal and one more send: never two retries. */
+async function withIdentity<R>(
+  identity: UpstreamIdentity,
+  ctx: CallContext,
+  send: (credential: CallCredential) => Promise<R>,
+  unauthorized: (result: R) => boolean,
+): Promise<IdentityCall<R>> {
+  const first = await identity.forCall(ctx);
+  if (!first.ok) return first;
+  const result = await send(first.credential);
+  if (!unauthorized(result) || identity.afterUnauthorized === undefined)
+    return { ok: true, result, credential: first.credential };
+  const again = await identity.afterUnauthorized(ctx, first.credential);
+  if (again === undefined) return { ok: true, result, credential: first.credential };
+  if (!again.ok) return again;
+  return { ok: true, result: await send(again.credential), credential: again.credential };
 }
 
 export type Called =
