@@ -78,6 +78,9 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
   const apis = opts.apis ?? {};
 
   const server: Server = createServer();
+  // Longer than any test: a reused connection the server has just timed out would be
+  // ECONNRESET on a loaded machine (node's default is 5 s).
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -65,6 +65,9 @@ export async function startTokenCheckingApi(
       () => answer(401, { error: 'token does not verify for this API' }),
     );
   });
+  // Longer than any test: a client reusing a connection the server has just timed out
+  // would see ECONNRESET on a loaded machine (node's default is 5 s).
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
