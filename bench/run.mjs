@@ -6,7 +6,7 @@
 // bounded. Writes bench/results/<timestamp>.json and prints a markdown table.
 //
 //   node bench/run.mjs [--duration S] [--connections N] [--reps N] [--no-pin] [--quick]
-//                      [--only tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,legacy-confirm,telemetry,toolsets,workers,warmup]
+//                      [--only tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,legacy-confirm,telemetry,toolsets,token,workers,warmup]
 //                      [--profile DIR]
 //                      [--gateway PATH/TO/dist/cli/main.js]   (another build, for before/after)
 //                      [--before PATH/TO/dist/cli/main.js]    (section 11 only: that build's off
@@ -48,6 +48,7 @@ import { redactSection } from './sections/redact.mjs';
 import { sqlCallSection } from './sections/sql-call.mjs';
 import { startupSection } from './sections/startup.mjs';
 import { telemetrySection } from './sections/telemetry.mjs';
+import { tokenCallSection } from './sections/token-call.mjs';
 import { toolsListSection } from './sections/tools-list.mjs';
 import { toolsetsSection } from './sections/toolsets.mjs';
 import { warmupSection } from './sections/warmup.mjs';
@@ -75,6 +76,7 @@ const SECTIONS = [
   legacyConfirmSection,
   telemetrySection,
   toolsetsSection,
+  tokenCallSection,
   workersSection,
   warmupSection,
 ];
@@ -99,7 +101,7 @@ const { root: ROOT, log } = ctx;
 const ONLY = new Set(
   (
     opts.only ??
-    'tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,legacy-confirm,telemetry,toolsets,workers,warmup'
+    'tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,legacy-confirm,telemetry,toolsets,token,workers,warmup'
   ).split(','),
 );
 const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -50,4 +50,9 @@ describe('the modules serve loads before its spec asks for them', () => {
     );
     expect(heavy).toEqual([]);
   });
+
+  it('hold none of the token kinds of upstream credentials (client-credentials, exchange)', () => {
+    const identity = normalize('engine/backends/upstream/identity/');
+    expect([...files].filter((f) => f.startsWith(identity))).toEqual([]);
+  });
 });
