@@ -29,6 +29,8 @@ export const SQL_KIND: KindDescriptor<'sql'> = {
     name: () => sqlClientSpanName(b.statement, grant),
     attributes: () => sqlClientAttributes(b.statement, grant),
   }),
+  // A database is reached with the connection string's own role: the gateway's.
+  credential: () => 'service',
   variables: (spec) => (spec.database?.kind === 'env' ? [spec.database.env] : []),
   load: async () => (await import('./sql-backend.js')).createSqlKind,
 };
