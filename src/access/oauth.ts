@@ -86,24 +86,11 @@ function callerOf(payload: JWTPayload, sub: string): Caller {
   const scp = payload.scp;
   if (Array.isArray(scp)) for (const s of scp) if (typeof s === 'string') scopes.add(s);
   if (typeof scp === 'string') for (const s of scp.split(/\s+/)) if (s) scopes.add(s);
-  const client = oauthClientOf(payload);
   return Object.freeze({
     id: `sub:${sub}`,
     scopes,
     claims: Object.freeze({ ...payload }),
-    ...(client !== undefined && { client }),
   });
-}
-
-/**
- * The OAuth client a token was issued to, for the identity chain of audit lines and spans:
- * `azp` (OpenID Connect's authorized party), else `client_id` (RFC 9068's JWT access
- * tokens). Undefined when neither is a non-empty string.
- */
-export function oauthClientOf(payload: JWTPayload): string | undefined {
-  for (const claim of [payload.azp, payload.client_id])
-    if (typeof claim === 'string' && claim !== '') return claim;
-  return undefined;
 }
 
 function reasonOf(err: unknown): string {

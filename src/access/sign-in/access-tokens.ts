@@ -87,8 +87,6 @@ export async function verifyOwnToken(
         id: `sub:${payload.sub}`,
         scopes,
         claims: Object.freeze({ ...payload }),
-        // The client the gateway issued it to, for the identity chain of audit lines.
-        ...(typeof payload.client_id === 'string' && { client: payload.client_id }),
       }),
     };
   } catch (err) {
