@@ -10,7 +10,7 @@
  * of `/mcp`) with `/<toolset>` appended, never anything taken from the request's Host.
  */
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import type { Caller } from '../engine/caller.js';
+import type { Caller, SubjectToken } from '../engine/caller.js';
 
 /** What a token of another issuer may be signed with: asymmetric only (never `none`, never HS*). */
 export const ASYMMETRIC_ALGORITHMS: readonly string[] = [
@@ -71,7 +71,7 @@ export function createOAuthVerifier(cfg: OAuthConfig): OAuthVerifier {
             ok: false,
             reason: "the token's sub claim is missing or not a non-empty string",
           };
-        return { ok: true, caller: callerOf(payload, payload.sub) };
+        return { ok: true, caller: callerOf(payload, payload.sub, token) };
       } catch (err) {
         return { ok: false, reason: reasonOf(err) };
       }
@@ -79,17 +79,32 @@ export function createOAuthVerifier(cfg: OAuthConfig): OAuthVerifier {
   };
 }
 
-function callerOf(payload: JWTPayload, sub: string): Caller {
+function callerOf(payload: JWTPayload, sub: string, token: string): Caller {
   const scopes = new Set<string>();
   const scope = payload.scope;
   if (typeof scope === 'string') for (const s of scope.split(/\s+/)) if (s) scopes.add(s);
   const scp = payload.scp;
   if (Array.isArray(scp)) for (const s of scp) if (typeof s === 'string') scopes.add(s);
   if (typeof scp === 'string') for (const s of scp.split(/\s+/)) if (s) scopes.add(s);
+  // RFC 9068 names the client `client_id`; OIDC-style issuers put it in `azp`.
+  const client =
+    typeof payload.azp === 'string' && payload.azp !== ''
+      ? payload.azp
+      : typeof payload.client_id === 'string' && payload.client_id !== ''
+        ? payload.client_id
+        : undefined;
+  // The verified bearer is what `auth exchange` exchanges for this caller; a function, so
+  // that no copy of the caller carries it.
+  const subject: SubjectToken = Object.freeze({
+    token,
+    type: 'urn:ietf:params:oauth:token-type:access_token',
+  });
   return Object.freeze({
     id: `sub:${sub}`,
     scopes,
     claims: Object.freeze({ ...payload }),
+    ...(client !== undefined && { client }),
+    subjectToken: () => subject,
   });
 }
 

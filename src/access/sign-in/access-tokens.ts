@@ -87,6 +87,8 @@ export async function verifyOwnToken(
         id: `sub:${payload.sub}`,
         scopes,
         claims: Object.freeze({ ...payload }),
+        ...(typeof payload.client_id === 'string' &&
+          payload.client_id !== '' && { client: payload.client_id }),
       }),
     };
   } catch (err) {
