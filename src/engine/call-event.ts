@@ -21,7 +21,8 @@ export function callEvent(
   return {
     tool: op.name,
     caller: scope.caller.id,
-    ...(scope.caller.client !== undefined && { client: scope.caller.client }),
+    // Undefined for a caller with no OAuth client: no object is made per call for it.
+    client: scope.caller.client,
     credential: op.credential,
     ...(scope.origin && { origin: scope.origin }),
     ...(scope.traceId && { traceId: scope.traceId }),

@@ -26,9 +26,9 @@ function auditCall(log: Logger | false, metrics: Metrics, e: CallEvent): void {
       audit: 'tool_call',
       tool: e.tool,
       caller: e.caller,
-      ...(e.client !== undefined && { client: e.client }),
+      // pino leaves out undefined values, like JSON.stringify: no client for an API key.
+      client: e.client,
       credential: e.credential,
-      // pino leaves out undefined values, like JSON.stringify.
       surface: e.origin?.surface,
       ...(e.origin?.era && { era: e.origin.era }),
       ...(e.origin?.requestId && { reqId: e.origin.requestId }),

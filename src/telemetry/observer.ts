@@ -15,7 +15,7 @@ export interface CallEvent {
   readonly tool: string;
   readonly caller: string;
   /** The OAuth client the caller's token was issued to (`azp`, else `client_id`). */
-  readonly client?: string;
+  readonly client?: string | undefined;
   /**
    * What the upstream was called as: `service`, `client-credentials`, `exchange`,
    * `user:<provider>` or `none` (compiler/descriptor.ts `CredentialKind`), the grant's.
