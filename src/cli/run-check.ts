@@ -12,6 +12,7 @@ import { checkLive } from './check-live.js';
 import { publicUrlProblem, signInCheckLines } from './check-sign-in.js';
 import { CHECK_COMMAND } from './commands/check-command.js';
 import { parseCommand } from './flags.js';
+import { grantRoute } from './grant-route.js';
 import { commandMessages, readableError } from './output.js';
 import { resourcePromptCheckLines, specCounts } from './spec-resources-prompts.js';
 
@@ -82,7 +83,8 @@ export async function runCheck(argv: string[]): Promise<number> {
       const { tools } = result.compiled;
       process.stdout.write(`${file}: ${specCounts(result.compiled)}\n`);
       const width = Math.max(0, ...tools.map((t) => t.name.length));
-      for (const t of tools) process.stdout.write(`  ${t.name.padEnd(width)}  ${summary(t)}\n`);
+      for (const t of tools)
+        process.stdout.write(`  ${t.name.padEnd(width)}  ${summary(t, result.compiled)}\n`);
       for (const line of mcpServerLines(result.compiled)) process.stdout.write(`${line}\n`);
       for (const line of signInCheckLines(result.compiled, publicUrl)) {
         process.stdout.write(`${line}\n`);
@@ -111,7 +113,7 @@ async function specsInFolder(path: string): Promise<string[] | undefined> {
   return names.map((n) => join(path, n));
 }
 
-function summary(t: ToolDescriptor): string {
+function summary(t: ToolDescriptor, spec: CompiledSpec): string {
   const a = t.annotations;
   const hints = [
     a.readOnlyHint ? 'read-only' : a.destructiveHint ? 'destructive' : 'write',
@@ -119,7 +121,7 @@ function summary(t: ToolDescriptor): string {
     a.openWorldHint ? 'open-world' : '',
     t.scopes.length > 0 ? `scope=${t.scopes.join(',')}` : '',
   ].filter(Boolean);
-  return `${kindOf(t.backend).target(t.backend)}  ${hints.join(' ')}`;
+  return `${kindOf(t.backend).target(t.backend)}  ${hints.join(' ')}  ${grantRoute(t, spec)}`;
 }
 
 /** `mcp-server tracker  url http://…  timeout 30s`: each upstream MCP server, names aligned. */

@@ -16,7 +16,7 @@ import { LEGACY_VERSION, MODERN_VERSION } from '../mcp-wire/versions.js';
 const { usage, badValue } = commandMessages(IMPORT_COMMAND);
 
 /** Flags of `import openapi` that `import mcp` refuses. */
-const OPENAPI_ONLY = ['tag', 'base-url', 'list-tags', 'toolsets', 'ref-root'] as const;
+const OPENAPI_ONLY = ['tag', 'base-url', 'upstream', 'list-tags', 'toolsets', 'ref-root'] as const;
 const PROTOCOLS: readonly ProtocolChoice[] = ['auto', MODERN_VERSION, LEGACY_VERSION];
 
 export async function runImportMcp(

@@ -2,6 +2,7 @@
  * `mcp-beaver import openapi <file>`: draft a guarded spec from an OpenAPI document;
  * `import mcp` (run-import-mcp.ts) drafts one from an MCP server's tools.
  */
+import { UPSTREAM_NAME } from '../compiler/kinds/upstream.js';
 import { IMPORT_COMMAND } from './commands/import-command.js';
 import { parseCommand } from './flags.js';
 import { commandMessages, readableError } from './output.js';
@@ -32,6 +33,11 @@ export async function runImport(argv: string[]): Promise<number> {
   const baseUrl = values['base-url'];
   if (baseUrl !== undefined && !/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/.test(baseUrl))
     return badValue('--base-url must be an http:// or https:// URL without query or fragment');
+  const upstream = values.upstream;
+  if (upstream !== undefined && !UPSTREAM_NAME.test(upstream))
+    return badValue(
+      `--upstream names the upstream in the spec: ${JSON.stringify(upstream)} must match ${UPSTREAM_NAME.source}`,
+    );
   const toolsets = values.toolsets;
   if (toolsets !== undefined && toolsets !== 'tag')
     return badValue(
@@ -63,6 +69,7 @@ export async function runImport(argv: string[]): Promise<number> {
       tags: values.tag ?? [],
       writes: values.writes ?? false,
       ...(baseUrl !== undefined && { baseUrl }),
+      ...(upstream !== undefined && { upstream }),
       ...(toolsets !== undefined && { toolsets }),
       ...load,
     });

@@ -9,6 +9,7 @@ import { toolList } from '../projection/mcp/tool-definition.js';
 import { formatToolBlocks } from '../client/print-tools.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
 import { TOOLS_COMMAND } from './commands/tools-command.js';
+import { grantRoute } from './grant-route.js';
 import { REMOTE_FLAGS } from './commands/remote-flags.js';
 import { parseOperands } from './operands.js';
 import { commandMessages, loadSpecOrReport } from './output.js';
@@ -47,7 +48,14 @@ export async function runTools(argv: string[]): Promise<number> {
     );
     return 0;
   }
-  process.stdout.write(`${formatToolBlocks(list.tools)}${describeResourcesAndPrompts(compiled)}`);
+  // Each block says where its grant's call goes and as whom, after its description.
+  const blocks = list.tools.map((tool, i) => {
+    const [title, ...rest] = formatToolBlocks([tool]).split('\n');
+    const described = tool.description !== undefined ? 1 : 0;
+    const route = `  ${grantRoute(compiled.tools[i]!, compiled)}`;
+    return [title, ...rest.slice(0, described), route, ...rest.slice(described)].join('\n');
+  });
+  process.stdout.write(`${blocks.join('')}${describeResourcesAndPrompts(compiled)}`);
   return 0;
 }
 

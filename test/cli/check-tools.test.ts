@@ -29,9 +29,11 @@ describe('mcp-beaver check', () => {
     const r = await runCli(['check', ...EXAMPLES]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(
-      /^ {2}list_issues +GET \/repos\/\{owner\}\/\{repo\}\/issues +read-only idempotent open-world$/m,
+      /^ {2}list_issues +GET \/repos\/\{owner\}\/\{repo\}\/issues +read-only idempotent open-world {2}calls the default upstream as service$/m,
     );
-    expect(r.stdout).toMatch(/^ {2}create_order +SQL read-write +write scope=orders:write$/m);
+    expect(r.stdout).toMatch(
+      /^ {2}create_order +SQL read-write +write scope=orders:write {2}runs on the default database$/m,
+    );
     expect(r.stdout).toContain('specs/payments-form.mcp.kdl: 9 tools');
   });
 
@@ -150,11 +152,27 @@ describe('mcp-beaver check', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain(`${file}: 3 tools (2 HTTP, 1 MCP on 1 server)\n`);
     expect(r.stdout).toMatch(
-      /^ {2}search_issues +MCP tracker search_issues +read-only idempotent open-world$/m,
+      /^ {2}search_issues +MCP tracker search_issues +read-only idempotent open-world {2}calls mcp-server tracker without a credential$/m,
     );
     expect(r.stdout).toMatch(
       /^ {2}mcp-server tracker {2}url https:\/\/tracker\.example\.com\/mcp {2}timeout 30s$/m,
     );
+  });
+
+  it('prints, per grant, the upstream or database it uses and the kind of credential it is called with', async () => {
+    const r = await runCli(['check', 'specs/many-upstreams.mcp.kdl']);
+    expect(r.code, r.stderr).toBe(0);
+    const routes = r.stdout
+      .split('\n')
+      .filter((l) => /^ {2}\w/.test(l) && !l.includes('tools/list'))
+      .map((l) => l.replace(/^ {2}(\S+) .* {2}((calls|runs) .*)$/, '$1: $2'));
+    expect(routes).toEqual([
+      'list_issues: calls upstream tracker as service',
+      'list_invoices: calls upstream billing as client-credentials',
+      'get_page: calls upstream wiki as user:wiki',
+      'query_late_orders: runs on database orders',
+      'query_daily_signups: runs on database analytics',
+    ]);
   });
 
   it('says so in one line for a folder without specs, and tools refuses a folder plainly', async () => {
@@ -258,6 +276,25 @@ describe('mcp-beaver tools', () => {
     }
   });
 
+  it('says in each tool block where the call goes and as whom', async () => {
+    const r = await runCli(['tools', 'specs/many-upstreams.mcp.kdl']);
+    expect(r.code, r.stderr).toBe(0);
+    const blocks = r.stdout.split('\n\n').map((b) => b.split('\n').slice(0, 3));
+    expect(blocks.slice(0, 2)).toEqual([
+      [
+        'list_issues — List issues  [read-only idempotent open-world]',
+        '  Open issues of one project, newest first.',
+        '  calls upstream tracker as service',
+      ],
+      [
+        'list_invoices — List invoices  [read-only idempotent open-world]',
+        '  Invoices of one customer, newest first.',
+        '  calls upstream billing as client-credentials',
+      ],
+    ]);
+    expect(r.stdout).toContain('  runs on database analytics\n');
+  });
+
   it('prints a readable list of tools and their arguments without --json', async () => {
     const r = await runCli(['tools', 'specs/orders-db.mcp.kdl']);
     expect(r.code).toBe(0);
@@ -272,6 +309,7 @@ describe('mcp-beaver tools', () => {
     expect(block).toEqual([
       'list_issues — List issues  [read-only idempotent open-world]',
       '  List issues of a repository, most recently created first. Pull requests are included by the upstream API.',
+      '  calls the default upstream as service',
       '    owner: string  — one of acme, acme-labs',
       '    repo: string  — pattern ^[A-Za-z0-9_][A-Za-z0-9._-]{0,99}$',
       '    state?: string  — one of open, closed, all; default "open"; Issue state.',

@@ -179,6 +179,52 @@ describe('mcp-beaver import openapi', () => {
     },
   );
 
+  it(
+    'writes the upstream as a named one with --upstream, every grant naming it, and check accepts the draft',
+    { timeout: 60_000 },
+    async () => {
+      const out = join(tempDir(), 'shop.mcp.kdl');
+      const r = await runCli([
+        'import',
+        'openapi',
+        SHOP,
+        '--writes',
+        '--upstream',
+        'shop',
+        '-o',
+        out,
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      const text = readFileSync(out, 'utf8');
+      expect(text).toContain(
+        '\nupstream "shop" base-url="https://eu.shop.example.com/v2" {\n    auth query "api_key" env="ACME_SHOP_API_KEY"\n}\n',
+      );
+      expect(text).not.toMatch(/^base-url /m);
+      expect(text).not.toMatch(/^auth /m);
+      const grants = text.match(/^can /gm)!.length;
+      expect(text.match(/^ {4}upstream "shop"$/gm)).toHaveLength(grants);
+      const checked = await runCli(['check', out]);
+      expect(checked.code, checked.stdout).toBe(0);
+      expect(checked.stderr).toBe('');
+      expect(checked.stdout).toContain('calls upstream shop as service');
+      expect(checked.stdout).not.toContain('the default upstream');
+    },
+  );
+
+  it('refuses an --upstream name the language would refuse, and --upstream for import mcp, with exit 2', async () => {
+    const [bad, mcp] = await Promise.all([
+      runCli(['import', 'openapi', SHOP, '--upstream', 'Shop API']),
+      runCli(['import', 'mcp', '--upstream', 'shop', 'https://example.com/mcp']),
+    ]);
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toBe(
+      'mcp-beaver import: --upstream names the upstream in the spec: "Shop API" must match ^[a-z][a-z0-9-]{0,31}$\n',
+    );
+    expect(mcp.code).toBe(2);
+    expect(mcp.stderr).toContain('--upstream is for import openapi, not import mcp');
+  });
+
   it('refuses --toolsets with a value other than tag, or for import mcp, with exit 2', async () => {
     const [other, empty, missing, mcp] = await Promise.all([
       runCli(['import', 'openapi', SHOP, '--toolsets=tags']),

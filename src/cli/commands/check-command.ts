@@ -10,13 +10,15 @@ Compiles each spec without contacting anything: no environment variable, upstrea
 or database is needed. Prints one line per tool, resource, template and prompt:
 
   specs/demo.mcp.kdl: 11 tools (6 HTTP, 4 SQL, 1 MCP on 1 server), 4 resources, 1 prompt
-    get_ticket  GET /tickets/{id}  read-only idempotent open-world
+    get_ticket  GET /tickets/{id}  read-only idempotent open-world  calls the default upstream as service
     ...
     resource docs://helpdesk/hours    text (text/plain)
     template helpdesk://tickets/{id}  from get_ticket (application/json)
     prompt   triage-ticket            arguments id, tone?  embeds helpdesk://tickets/{id}
 
-(a resource is served from a file beside the spec, inline text, or a grant; scope= names
+(each grant ends with where its call goes and as whom: its upstream or database, and its
+credential kind: service, client-credentials, exchange, user:<provider>, or without a
+credential; a resource is served from a file beside the spec, inline text, or a grant; scope= names
 what a caller must hold to see it), then the size of each tools/list, the whole spec's
 and each toolset's, as a caller holding every scope gets it (tokens are bytes / 4):
 

@@ -35,6 +35,9 @@ tighten it, then serve it.
     a path like /compare/{base}...{head}) is skipped whole, with its reason.
   - The summary goes to stderr: imported N of M operations; K skipped, with each
     reason counted and every tool name that had to be made unique.
+  - --upstream NAME writes the base-url and auth as upstream "NAME" base-url="..."
+    { auth ... } and adds upstream "NAME" to every grant, so drafts of several
+    documents can live in one spec, each API with its own credential.
   - --toolsets=tag adds, after the grants, one toolset per tag of the imported
     operations, each served at /mcp/<name> with only its tools: tag "Pull Requests"
     becomes toolset "pull-requests" (lower case, accents dropped, each run of other
@@ -57,8 +60,8 @@ LANG only), lists the tools and writes the mcp-server node and one grant per too
     argument of several types) is skipped with its reason; an optional argument
     that cannot be declared is left out with a // comment.
   - It takes --include, --exclude (tool names), --protocol, --name and --timeout
-    too; --tag, --base-url, --list-tags, --toolsets and --ref-root are import
-    openapi's.
+    too; --tag, --base-url, --upstream, --list-tags, --toolsets and --ref-root are
+    import openapi's.
   - The tools are drafted in the order of their names: the same server gives the
     same bytes. The summary goes to stderr: drafted N grants from M tools (K
     skipped: ...), each skipped tool with its reason.`,
@@ -99,6 +102,12 @@ LANG only), lists the tools and writes the mcp-server node and one grant per too
       type: 'string',
       value: 'URL',
       help: "The upstream URL, instead of the document's first server",
+    },
+    upstream: {
+      type: 'string',
+      value: 'NAME',
+      help: 'Write the upstream as upstream "NAME" and have every grant name it',
+      note: 'The draft declares upstream "NAME" base-url="..." { auth ... } in place of the top-level base-url and auth, and each grant says upstream "NAME": drafts of several documents, each imported with its own name, can then be pasted into one spec. NAME matches ^[a-z][a-z0-9-]{0,31}$.',
     },
     toolsets: {
       type: 'string',

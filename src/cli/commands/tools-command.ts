@@ -13,7 +13,9 @@ annotations, and _meta whose anthropic/maxResultSizeChars is the grant's
 max-bytes), then its resources, resource templates and prompts as
 resources/list, resources/templates/list and prompts/list return them.
   Without --json: one block per tool: name, title and the hints of its annotations
-                  (read-only, write, destructive, idempotent, open-world), then
+                  (read-only, write, destructive, idempotent, open-world), its
+                  description, where its call goes and as whom ("calls upstream
+                  github as client-credentials", "runs on database orders"), then
                   each argument with its rules (one of ..., the restrict allowlists
                   among them; pattern, bounds, length, format, default); then one
                   block per resource (with its template variables) and per prompt

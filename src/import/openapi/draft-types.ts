@@ -91,6 +91,11 @@ export interface DraftSpec {
   readonly describe: string;
   readonly baseUrl: string;
   readonly baseUrlNotes: readonly string[];
+  /**
+   * `--upstream <name>`: base-url and auth are written as `upstream "<name>"` and every
+   * grant names it, so drafts of several documents can live in one spec.
+   */
+  readonly upstream?: string;
   readonly auth?: DraftAuth;
   readonly authNotes: readonly string[];
   /** The header comment lines of the file. */

@@ -39,6 +39,8 @@ import { firstSentences } from './text.js';
 export interface ImportOptions extends Selection, LoadOptions {
   /** Replaces the first server's URL. */
   readonly baseUrl?: string;
+  /** `--upstream <name>`: the draft declares a named upstream that every grant names. */
+  readonly upstream?: string;
   /** `--toolsets=tag`: a toolset per tag after the grants. */
   readonly toolsets?: ToolsetsBy;
 }
@@ -151,6 +153,7 @@ export async function importOpenApi(file: string, options: ImportOptions): Promi
     describe,
     baseUrl: base.url,
     baseUrlNotes: base.notes,
+    ...(options.upstream !== undefined && { upstream: options.upstream }),
     ...(authChoice.auth && { auth: authChoice.auth }),
     authNotes: authChoice.notes,
     preamble: [

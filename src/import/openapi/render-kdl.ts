@@ -66,10 +66,11 @@ function block(name: string, entries: KdlEntry[], b: DraftBlock): KdlItem[] {
   return [node(name, entries, [...b.fields.flatMap(fieldNode), ...b.notes.map(comment)])];
 }
 
-function grantItems(g: DraftGrant): KdlItem[] {
+function grantItems(g: DraftGrant, upstream: string | undefined): KdlItem[] {
   const children: KdlItem[] = [node('describe', [[null, text(g.describe)]])];
   children.push(...g.notes.map(comment));
   if (g.method) children.push(node('method', [[null, g.method]]));
+  if (upstream !== undefined) children.push(node('upstream', [[null, text(upstream)]]));
   children.push(
     node(
       'path',
@@ -155,6 +156,27 @@ function toolsetItems(t: DraftToolset): KdlItem[] {
   return [...from, node('toolset', [[null, text(t.name)]], children)];
 }
 
+/**
+ * Where the grants are sent: the top-level `base-url` and `auth` (the default upstream),
+ * or with `--upstream` one `upstream "<name>" base-url=… { auth }` that every grant names.
+ */
+function upstreamItems(d: DraftSpec): KdlItem[] {
+  const auth = [...d.authNotes.map(comment), ...(d.auth ? [authNode(d.auth)] : [])];
+  if (d.upstream === undefined)
+    return [...d.baseUrlNotes.map(comment), node('base-url', [[null, text(d.baseUrl)]]), ...auth];
+  return [
+    ...d.baseUrlNotes.map(comment),
+    node(
+      'upstream',
+      [
+        [null, text(d.upstream)],
+        ['base-url', text(d.baseUrl)],
+      ],
+      auth,
+    ),
+  ];
+}
+
 /** The draft's nodes, comments and blank lines, in the order they are written. */
 export function draftItems(d: DraftSpec): KdlItem[] {
   const out: KdlItem[] = [...d.preamble.map(comment), BLANK];
@@ -169,12 +191,10 @@ export function draftItems(d: DraftSpec): KdlItem[] {
     ),
     BLANK,
   );
-  out.push(...d.baseUrlNotes.map(comment), node('base-url', [[null, text(d.baseUrl)]]));
-  out.push(...d.authNotes.map(comment));
-  if (d.auth) out.push(authNode(d.auth));
+  out.push(...upstreamItems(d));
   for (const e of d.entries) {
     out.push(BLANK);
-    if (e.kind === 'grant') out.push(...grantItems(e.grant));
+    if (e.kind === 'grant') out.push(...grantItems(e.grant, d.upstream));
     else out.push(comment(e.skipped.source), comment(`skipped: ${e.skipped.reason}`));
   }
   if (d.toolsets && d.toolsets.length > 0) {
