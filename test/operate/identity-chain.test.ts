@@ -251,4 +251,63 @@ can list things {
 `);
     expect(kinds(open)).toEqual({ list_things: 'none' });
   });
+
+  it('is the auth of the named upstream a grant calls: client-credentials, exchange, user:<provider>, or none', () => {
+    const s = compiled(`
+wrap "named" version="1.0.0"
+upstream "billing" base-url="https://billing.example.com/v2" {
+    auth client-credentials token-url="https://idp.example.com/oauth2/token" client-id-env="B_ID" client-secret-env="B_SECRET"
+}
+upstream "crm" base-url="https://crm.example.com/api" {
+    auth exchange token-url="https://idp.example.com/oauth2/token" client-id-env="C_ID" client-secret-env="C_SECRET" audience="https://crm.example.com"
+}
+upstream "jira" base-url="https://api.atlassian.com/ex/jira/cloud/rest/api/3" {
+    auth user provider="atlassian"
+}
+upstream "open" base-url="https://open.example.com"
+oauth-provider "atlassian" {
+    authorize-url "https://auth.atlassian.com/authorize"
+    token-url "https://auth.atlassian.com/oauth/token"
+    client-id-env "A_ID"
+    client-secret-env "A_SECRET"
+}
+access token-key-env="TOKEN_KEY" {
+    api-key env="KEYS" scopes="read"
+}
+mcp-server "notes" url="https://notes.example.com/mcp" {
+    auth exchange token-url="https://idp.example.com/oauth2/token" client-id-env="N_ID" client-secret-env="N_SECRET"
+}
+can list invoices {
+    describe "Invoices."
+    upstream "billing"
+    path "/invoices"
+}
+can get customer {
+    describe "A customer."
+    upstream "crm"
+    path "/customer"
+}
+can get issue {
+    describe "An issue."
+    upstream "jira"
+    path "/issue"
+}
+can get open {
+    describe "Open data."
+    upstream "open"
+    path "/data"
+}
+can find notes {
+    describe "Notes."
+    tool "notes" "find"
+}
+`);
+    expect(kinds(s)).toEqual({
+      list_invoices: 'client-credentials',
+      get_customer: 'exchange',
+      get_issue: 'user:atlassian',
+      get_open: 'none',
+      find_notes: 'exchange',
+    });
+  });
 });
