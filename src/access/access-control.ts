@@ -148,11 +148,16 @@ export async function createAccessControl(
         const base = baseUrl(req);
         const toolset = toolsetOf(req);
         return own
-          .verifyOwnToken(signIn.keys, token, {
-            issuer: base,
-            mcpUrl: `${base}${opts.mcpPath}`,
-            ...(toolset !== undefined && { toolset }),
-          })
+          .verifyOwnToken(
+            signIn.keys,
+            token,
+            {
+              issuer: base,
+              mcpUrl: `${base}${opts.mcpPath}`,
+              ...(toolset !== undefined && { toolset }),
+            },
+            signIn.sealer,
+          )
           .then((checked) =>
             checked.ok ? checked : refuse(req, `invalid token: ${checked.reason}`, 'invalid_token'),
           );

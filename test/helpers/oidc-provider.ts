@@ -8,8 +8,8 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair } from 'jose';
-import Provider, { type Adapter, type Configuration } from 'oidc-provider';
+import { exportJWK, generateKeyPair, jwtVerify, SignJWT } from 'jose';
+import Provider, { errors, type Adapter, type Configuration } from 'oidc-provider';
 
 export interface Person {
   readonly sub: string;
@@ -24,7 +24,25 @@ export interface OidcProviderOptions {
   readonly people?: readonly Person[];
   readonly clientId?: string;
   readonly clientSecret?: string;
+  /**
+   * Upstream credentials (issue 43): confidential clients a gateway uses at the token
+   * endpoint as itself (`client_credentials`, built into oidc-provider) or to exchange a
+   * caller's token (RFC 8693, registered by this harness).
+   */
+  readonly serviceClients?: readonly ServiceClient[];
+  /** APIs by audience (an absolute URI) and the scopes each knows: their tokens are JWTs. */
+  readonly apis?: Readonly<Record<string, string>>;
 }
+
+export interface ServiceClient {
+  readonly id: string;
+  readonly secret: string;
+  readonly grantTypes: readonly ('client_credentials' | typeof TOKEN_EXCHANGE)[];
+}
+
+export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+/** How long the tokens this provider issues for APIs live. */
+export const API_TOKEN_TTL_S = 600;
 
 export interface TestOidcProvider {
   readonly issuer: string;
@@ -36,6 +54,16 @@ export interface TestOidcProvider {
   allowRedirect(uri: string): Promise<void>;
   /** Requests the provider received, by path: a test asserts what reached it. */
   readonly seen: string[];
+  /** Every grant_type the token endpoint was asked for, in order (a test counts requests). */
+  readonly tokenRequests: string[];
+  /**
+   * An access token this provider issued to `sub` (signed with its key, verifiable with
+   * its JWKS): the token a person's client holds and presents to the gateway.
+   */
+  issueUserToken(
+    sub: string,
+    opts?: { audience?: string; scope?: string; clientId?: string; expiresInS?: number },
+  ): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -46,6 +74,8 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
   const clientSecret = opts.clientSecret ?? 'provider-client-secret-0123456789abcdef';
   const redirectUris = [...opts.redirectUris];
   const seen: string[] = [];
+  const tokenRequests: string[] = [];
+  const apis = opts.apis ?? {};
 
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -60,7 +90,41 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
       profile: ['name'],
       email: ['email'],
     },
-    features: { devInteractions: { enabled: false }, registration: { enabled: false } },
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: false },
+      // Only a provider for upstream credentials turns these on: the sign-in tests run
+      // against the provider as it was.
+      clientCredentials: { enabled: opts.apis !== undefined },
+      // Tokens for an API are JWTs with the API as audience. The gateway names the API in
+      // `audience` (Auth0's spelling), which oidc-provider does not know: it is read from the
+      // form as the resource indicator (RFC 8707) when no `resource` is given.
+      resourceIndicators: {
+        enabled: opts.apis !== undefined,
+        defaultResource: (ctx, _client, oneOf) =>
+          oneOf ?? (ctx.oidc.body as { audience?: string } | undefined)?.audience,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, resource) => {
+          const scope = apis[resource];
+          if (scope === undefined) throw new errors.InvalidTarget();
+          return {
+            scope,
+            audience: resource,
+            accessTokenFormat: 'jwt',
+            accessTokenTTL: API_TOKEN_TTL_S,
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+    },
+    clients: (opts.serviceClients ?? []).map((c) => ({
+      client_id: c.id,
+      client_secret: c.secret,
+      grant_types: [...c.grantTypes],
+      redirect_uris: [],
+      response_types: [],
+      token_endpoint_auth_method: 'client_secret_basic',
+    })),
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     pkce: { required: () => true },
     findAccount: (_ctx, id) => {
@@ -97,6 +161,85 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
     },
   };
   const provider = new Provider(issuer, configuration);
+  provider.on(
+    'grant.success',
+    (ctx) => void tokenRequests.push(String(ctx.oidc.params?.grant_type)),
+  );
+  provider.on('grant.error', (ctx) => void tokenRequests.push(String(ctx.oidc.params?.grant_type)));
+  const signUserToken = (
+    claims: Record<string, unknown>,
+    sub: string,
+    audience: string,
+    expiresInS: number,
+  ): Promise<string> =>
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid: 'test-provider-key', typ: 'at+jwt' })
+      .setIssuer(issuer)
+      .setSubject(sub)
+      .setAudience(audience)
+      .setIssuedAt()
+      .setExpirationTime(Math.floor(Date.now() / 1000) + expiresInS)
+      .setJti(crypto.randomUUID())
+      .sign(keys.privateKey);
+  // RFC 8693: a subject token this provider issued (its signature, issuer and expiry
+  // checked) becomes a token for one API, narrowed to the scopes asked and known to it;
+  // `act` names the client that exchanged it.
+  if (opts.apis !== undefined)
+    provider.registerGrantType(
+      TOKEN_EXCHANGE,
+      async (ctx) => {
+        const p = ctx.oidc.params as Record<string, string | undefined>;
+        // A subject token is one this provider issued: a JWT access token or ID token it
+        // signed (signature, issuer, expiry), or one of its own opaque access tokens.
+        const type = p.subject_token_type;
+        const subject = p.subject_token ?? '';
+        let sub: string | undefined;
+        if (
+          type === 'urn:ietf:params:oauth:token-type:access_token' ||
+          type === 'urn:ietf:params:oauth:token-type:id_token'
+        ) {
+          if (subject.split('.').length === 3) {
+            sub = await jwtVerify(subject, keys.publicKey, { issuer, algorithms: ['RS256'] }).then(
+              ({ payload }) => String(payload.sub),
+              () => undefined,
+            );
+          } else if (type.endsWith(':access_token')) {
+            const found = await provider.AccessToken.find(subject);
+            sub = found?.accountId;
+          }
+        } else throw new errors.InvalidRequest('unsupported subject_token_type');
+        if (sub === undefined) throw new errors.InvalidGrant('subject_token is not valid');
+        const audience = p.audience ?? '';
+        const known = apis[audience];
+        if (known === undefined) throw new errors.InvalidTarget();
+        const knownSet = new Set(known.split(' '));
+        const scope = (p.scope ?? '')
+          .split(' ')
+          .filter((s) => knownSet.has(s))
+          .join(' ');
+        const token = await signUserToken(
+          { scope, client_id: ctx.oidc.client!.clientId, act: { sub: ctx.oidc.client!.clientId } },
+          sub,
+          audience,
+          API_TOKEN_TTL_S,
+        );
+        ctx.body = {
+          access_token: token,
+          issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+          token_type: 'Bearer',
+          expires_in: API_TOKEN_TTL_S,
+          scope,
+        };
+      },
+      [
+        'subject_token',
+        'subject_token_type',
+        'requested_token_type',
+        'audience',
+        'scope',
+        'resource',
+      ],
+    );
   // The gateway's client lives in the provider's store rather than its static list: the
   // static list is read once, and a gateway's redirect URI is known only once it listens.
   // Registration stays off: nobody else can add a client.
@@ -148,6 +291,14 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
     clientId,
     clientSecret,
     seen,
+    tokenRequests,
+    issueUserToken: (sub, o = {}) =>
+      signUserToken(
+        { scope: o.scope ?? 'openid', client_id: o.clientId ?? 'someones-agent' },
+        sub,
+        o.audience ?? 'http://127.0.0.1/mcp',
+        o.expiresInS ?? 3600,
+      ),
     signInAs(sub) {
       if (!people.has(sub)) throw new Error(`no person ${sub} at the test provider`);
       next = sub;

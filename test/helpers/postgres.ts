@@ -116,6 +116,47 @@ export async function createTestSchema(
   };
 }
 
+export interface TestDatabase {
+  readonly name: string;
+  /** A connection string to it. */
+  readonly url: string;
+  /** Drops it (only ever the database this helper created). */
+  drop(): Promise<void>;
+}
+
+/**
+ * A second database on the run's server (issue 43: a spec with two databases), created
+ * here with `seedSql` run in it; `drop` removes it, closing what is still connected.
+ */
+export async function createTestDatabase(
+  seedSql: string,
+  env: Env = process.env,
+): Promise<TestDatabase> {
+  const base = testDatabaseUrl(env);
+  const name = `mcpb_test_db_${randomBytes(6).toString('hex')}`;
+  const run = async (url: string, sql: string): Promise<void> => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await run(base, `CREATE DATABASE ${name}`);
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  const url = u.toString();
+  const drop = (): Promise<void> => run(base, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  try {
+    await run(url, seedSql);
+  } catch (err) {
+    await drop().catch(() => undefined);
+    throw err;
+  }
+  return { name, url, drop };
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);

@@ -14,7 +14,13 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { ClientMetadataFetcherOptions } from '../../src/access/sign-in/client-metadata-document.js';
 import { startGateway, type TestGateway } from './gateway.js';
-import { Browser, startOidcProvider, type Person, type TestOidcProvider } from './oidc-provider.js';
+import {
+  Browser,
+  startOidcProvider,
+  type OidcProviderOptions,
+  type Person,
+  type TestOidcProvider,
+} from './oidc-provider.js';
 import { toolsetsSpec } from './toolsets-spec.js';
 import { okJson, startUpstream, type Upstream } from './upstream.js';
 
@@ -47,9 +53,18 @@ export function signInSpec(upstream: string, issuer: string, limits = ''): strin
 
 /** A provider and an upstream; gateways are started by the test (`startSignInGateway`). */
 export async function startSignInWorld(
-  opts: { tokenKey?: string; people?: readonly Person[] } = {},
+  opts: {
+    tokenKey?: string;
+    people?: readonly Person[];
+    /** More of the provider: the APIs and service clients of upstream credentials. */
+    provider?: Pick<OidcProviderOptions, 'apis' | 'serviceClients'>;
+  } = {},
 ): Promise<SignInWorld> {
-  const provider = await startOidcProvider({ redirectUris: [], people: opts.people ?? PEOPLE });
+  const provider = await startOidcProvider({
+    redirectUris: [],
+    people: opts.people ?? PEOPLE,
+    ...opts.provider,
+  });
   const upstream = await startUpstream(okJson);
   const env = {
     GATEWAY_TOKEN_KEY: opts.tokenKey ?? randomBytes(32).toString('hex'),

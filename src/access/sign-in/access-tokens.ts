@@ -10,6 +10,8 @@
 import { SignJWT, jwtVerify, decodeProtectedHeader } from 'jose';
 import type { Caller } from '../../engine/caller.js';
 import type { TokenKeys } from './token-key.js';
+import type { Sealer } from './sealed.js';
+import { providerTokenOpener } from './provider-token.js';
 import { randomToken } from './identity-provider.js';
 import { SIGN_IN_TTL_MS } from './sign-in-types.js';
 
@@ -28,10 +30,16 @@ export async function issueAccessToken(
     sub: string;
     scopes: readonly string[];
     clientId: string;
+    /** The provider token from the sign-in, sealed (provider-token.ts): claim `pt`. */
+    providerToken?: string;
   },
 ): Promise<IssuedAccessToken> {
   const expiresIn = Math.floor(SIGN_IN_TTL_MS.accessToken / 1000);
-  const token = await new SignJWT({ scope: claims.scopes.join(' '), client_id: claims.clientId })
+  const token = await new SignJWT({
+    scope: claims.scopes.join(' '),
+    client_id: claims.clientId,
+    ...(claims.providerToken !== undefined && { pt: claims.providerToken }),
+  })
     .setProtectedHeader({ alg: 'EdDSA', kid: keys.kid, typ: 'at+jwt' })
     .setIssuer(claims.issuer)
     .setAudience(claims.audience)
@@ -63,6 +71,8 @@ export async function verifyOwnToken(
   keys: TokenKeys,
   token: string,
   expected: { issuer: string; mcpUrl: string; toolset?: string },
+  /** Opens the provider token the access token carries, for `auth exchange`. */
+  sealer?: Sealer,
 ): Promise<OwnTokenCheck> {
   const audience =
     expected.toolset === undefined
@@ -86,9 +96,14 @@ export async function verifyOwnToken(
       caller: Object.freeze({
         id: `sub:${payload.sub}`,
         scopes,
-        claims: Object.freeze({ ...payload }),
+        // The sealed provider token is the gateway's, not a claim a spec reads.
+        claims: Object.freeze({ ...payload, pt: undefined }),
         ...(typeof payload.client_id === 'string' &&
           payload.client_id !== '' && { client: payload.client_id }),
+        ...(sealer !== undefined &&
+          typeof payload.pt === 'string' && {
+            subjectToken: providerTokenOpener(sealer, payload.pt),
+          }),
       }),
     };
   } catch (err) {

@@ -7,6 +7,7 @@
  * `/callback`: the ID token checked, then either a single-use code for the MCP client
  * (purpose `authorize`) or the browser signed in to the gateway's pages (purpose `page`).
  */
+import { sealProviderToken } from './provider-token.js';
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignInServices } from './sign-in-services.js';
@@ -201,6 +202,7 @@ export async function answerCallback(
     resource: request.resource,
     scopes,
     sub: person.sub,
+    ...(person.providerToken && { pt: sealProviderToken(services.sealer, person.providerToken) }),
   };
   const sealedCode = services.sealer.seal(
     'authorization-code',

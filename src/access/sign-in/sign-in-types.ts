@@ -11,6 +11,7 @@
  * (OIDC code flow, PKCE and nonce) → `/callback` → a sealed single-use code back at the
  * client's redirect URI → `/token`.
  */
+import type { SubjectToken } from '../../engine/caller.js';
 
 export const SIGN_IN_PATHS = Object.freeze({
   authorizationServerMetadata: '/.well-known/oauth-authorization-server',
@@ -96,7 +97,25 @@ export interface SignedInPerson {
   readonly scopes: readonly string[];
   /** For the pages and audit lines only (`name`, else `email`, else `preferred_username`). */
   readonly displayName?: string;
+  /**
+   * The provider's token from this sign-in, which `auth exchange` exchanges for the person
+   * (its access token when it answered one, else the ID token), until `expiresAt` (epoch ms).
+   */
+  readonly providerToken?: ProviderToken;
 }
+
+export interface ProviderToken {
+  readonly token: string;
+  readonly type: SubjectToken['type'];
+  readonly expiresAt: number;
+}
+
+/**
+ * The provider token as the gateway's own tokens carry it: sealed as `provider-tokens`
+ * (AES-GCM under the token key, until the provider token's own expiry), so that the MCP
+ * client holding the gateway's token cannot read it and any replica can open it.
+ */
+export type SealedProviderToken = string;
 
 /** Sealed as `authorization-code` (60 s, single use by `jti`). */
 export interface SealedCode {
@@ -108,6 +127,7 @@ export interface SealedCode {
   /** Granted: the asked scopes the person holds (all the person holds when none asked). */
   readonly scopes: readonly string[];
   readonly sub: string;
+  readonly pt?: SealedProviderToken;
 }
 
 /** Sealed as `refresh-token`: rotating and single use by `jti`. */
@@ -117,6 +137,8 @@ export interface SealedRefresh {
   readonly resource: string;
   readonly scopes: readonly string[];
   readonly sub: string;
+  /** Kept as sealed at sign-in: a refresh carries it on, never extends it. */
+  readonly pt?: SealedProviderToken;
 }
 
 /** Sealed as `browser-session`: the cookie of the gateway's own pages. */

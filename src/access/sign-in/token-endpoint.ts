@@ -63,7 +63,13 @@ async function spendOnce(
 async function tokensFor(
   services: SignInServices,
   base: string,
-  grant: { clientId: string; resource: string; sub: string; scopes: readonly string[] },
+  grant: {
+    clientId: string;
+    resource: string;
+    sub: string;
+    scopes: readonly string[];
+    pt?: string;
+  },
   accessScopes: readonly string[],
   /**
    * When the refresh token stops opening (epoch ms): 30 days after the sign-in however often
@@ -77,6 +83,7 @@ async function tokensFor(
     sub: grant.sub,
     scopes: accessScopes,
     clientId: grant.clientId,
+    ...(grant.pt !== undefined && { providerToken: grant.pt }),
   });
   const refresh: SealedRefresh = {
     jti: randomToken(),
@@ -84,6 +91,7 @@ async function tokensFor(
     resource: grant.resource,
     scopes: grant.scopes,
     sub: grant.sub,
+    ...(grant.pt !== undefined && { pt: grant.pt }),
   };
   return {
     access_token: access.token,

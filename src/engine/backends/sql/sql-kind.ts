@@ -25,12 +25,17 @@ export const SQL_KIND: KindDescriptor<'sql'> = {
     DATABASE_UNAVAILABLE: true,
   },
   target: (b) => `SQL ${b.readOnly ? 'read-only' : 'read-write'}`,
+  // A database is reached with the connection string's own role: the gateway's.
+  credential: () => 'service',
   span: (b, grant) => ({
     name: () => sqlClientSpanName(b.statement, grant),
     attributes: () => sqlClientAttributes(b.statement, grant),
   }),
-  // A database is reached with the connection string's own role: the gateway's.
-  credential: () => 'service',
-  variables: (spec) => (spec.database?.kind === 'env' ? [spec.database.env] : []),
+  // Every database a grant names: start-up names each missing connection string at once.
+  variables: (spec, grants) => {
+    const names = new Set(grants.map((g) => g.backend.database));
+    const dbs = spec.databases ?? (spec.database ? [spec.database] : []);
+    return dbs.flatMap((db) => (names.has(db.name) && db.kind === 'env' ? [db.env] : []));
+  },
   load: async () => (await import('./sql-backend.js')).createSqlKind,
 };

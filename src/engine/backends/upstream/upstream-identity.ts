@@ -9,6 +9,7 @@
  * token endpoint. A refusal is a value: IDENTITY_UNAVAILABLE, AUTHORIZATION_REQUIRED or
  * UPSTREAM_AUTH, and nothing is sent upstream.
  */
+import type { Dispatcher } from 'undici';
 import type { CredentialKind, UpstreamAuth } from '../../../compiler/descriptor.js';
 import { credentialKind } from '../../../compiler/descriptor.js';
 import type { Env } from '../../../process/env.js';
@@ -57,6 +58,8 @@ export interface IdentityContext {
   readonly env: Env;
   /** Where this upstream is, for messages: its name, or its base URL for the default one. */
   readonly upstream: string;
+  /** What a token endpoint is reached through (the upstream's proxy or TLS); global if absent. */
+  readonly dispatcher?: Dispatcher;
 }
 
 /** The static credential as an identity: one settled answer, shared by every call. */
@@ -84,5 +87,16 @@ export async function openIdentity(
   if (!auth || !('tokenUrl' in auth || auth.kind === 'user'))
     return staticIdentity(resolveCredential(auth, ctx.env), auth);
   // The token kinds (issue 43): their runtimes load only for a spec that declares them.
-  throw new Error(`auth ${auth.kind} has no runtime yet`);
+  switch (auth.kind) {
+    case 'client-credentials': {
+      const { clientCredentialsIdentity } = await import('./identity/client-credentials.js');
+      return clientCredentialsIdentity({ ...auth, kind: auth.kind }, ctx);
+    }
+    case 'exchange': {
+      const { exchangeIdentity } = await import('./identity/exchange.js');
+      return exchangeIdentity({ ...auth, kind: auth.kind }, ctx);
+    }
+    default:
+      throw new Error(`auth ${auth.kind} has no runtime yet`);
+  }
 }
