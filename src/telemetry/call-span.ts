@@ -17,13 +17,14 @@ export type CallAnswer =
   | { readonly ok: true; readonly envelope: { readonly envelope: { readonly coverage: Coverage } } }
   | { readonly ok: false; readonly error?: { readonly code: string } | undefined };
 
-/** The grant a call ran (engine/operation/operation.ts `Operation`) and who called it. */
+/** The grant a call ran, as engine/operation/operation.ts `Operation` has it. */
 export interface CallGrant {
   readonly name: string;
   /** The grant's credential kind (`CredentialKind`), worked out once at prepare. */
   readonly credential: string;
 }
 
+/** `caller` is whoever called: its OAuth client, never its subject, goes on the span. */
 export function recordCall(
   span: Span,
   op: CallGrant,
