@@ -10,7 +10,9 @@
 #      template guards): root user, writable root file system, a grace period shorter than
 #      the drain, no spec, unknown keys, OTLP settings the gateway would refuse at start,
 #      confirm or approve grants on several pods without the confirm key and Redis; sign-in
-#      with a plain secret value, without its Secrets, public URL, or Redis on several pods.
+#      with a plain secret value, without its Secrets, public URL, or Redis on several pods;
+#      an upstream's or provider's client ID or secret the spec names that no Secret gives,
+#      or given as a plain value; auth user on several pods without Redis.
 #   5. charts/validate.mjs on every rendered document (Kubernetes schemas through
 #      kubernetes-models, unknown fields, the chart's own invariants, the spec compiles),
 #      run on the repository's Node 24 (scripts/node24.sh): kubernetes-models needs
@@ -281,6 +283,48 @@ refuse_with "signIn for a spec in an existing ConfigMap on 3 pods, its Redis var
 accept "signIn for a spec in an existing ConfigMap on 3 pods, its Redis URL from a Secret" \
   "${SIGN_IN_VALUES[@]}" --set existingSpecConfigMap.name=my-spec --set autoscaling.enabled=false \
   --set replicaCount=3 --set signIn.redisEnv=REDIS_URL
+# Upstream identity (upstreamCredentials): every client ID, client secret and token key an
+# inline spec names reaches the pod from a Secret, never as a plain value; `auth user` on
+# more than one process needs Redis (connected accounts).
+UPSTREAM_VALUES=(--values "$CHART/ci/upstream-identity-values.yaml")
+USER_SPEC='wrap "desk" version="1.0.0"
+// limits redis-env="REDIS_URL" is only a comment here
+upstream "jira" base-url="https://api.atlassian.com/ex/jira/cloud/rest/api/3" {
+    auth user provider="atlassian"
+}
+oauth-provider "atlassian" {
+    authorize-url "https://auth.atlassian.com/authorize"
+    token-url "https://auth.atlassian.com/oauth/token"
+    client-id-env "ATLASSIAN_CLIENT_ID"
+    client-secret-env "ATLASSIAN_CLIENT_SECRET"
+}
+access token-key-env="GATEWAY_TOKEN_KEY" {
+    api-key env="MCP_API_KEYS" scopes="desk"
+}
+can get issue {
+    describe "One issue."
+    upstream "jira"
+    path "/issue/{key}"
+}'
+refuse_with "a client secret the spec names that no Secret gives the pod" \
+  "the spec names CRM_CLIENT_SECRET" "${UPSTREAM_VALUES[@]}" \
+  --set 'upstreamCredentials[3].name=CRM_SECRET_TYPO'
+refuse_with "an oauth-provider's client ID given as a plain env value" "it is a secret" \
+  "${UPSTREAM_VALUES[@]}" --set 'env[0].name=ATLASSIAN_CLIENT_ID' --set 'env[0].value=abc'
+refuse "an upstreamCredentials entry without its Secret's key" "${UPSTREAM_VALUES[@]}" \
+  --set 'upstreamCredentials[0].secretKeyRef.key='
+refuse "an upstreamCredentials entry with a plain value" "${UPSTREAM_VALUES[@]}" \
+  --set 'upstreamCredentials[0].value=s3cret'
+refuse_with "auth user without the token key that encrypts connected accounts" \
+  "the spec names GATEWAY_TOKEN_KEY" "${UPSTREAM_VALUES[@]}" --set 'upstreamCredentials[6].name=OTHER_KEY'
+refuse_with "auth user on up to 4 autoscaled pods without limits redis-env" \
+  "each process would keep its own connected accounts" "${UPSTREAM_VALUES[@]}" \
+  --set-string spec="$USER_SPEC"
+accept "auth user served by one pod of one worker, without Redis" \
+  "${UPSTREAM_VALUES[@]}" --set-string spec="$USER_SPEC" --set autoscaling.enabled=false \
+  --set replicaCount=1
+accept "the credentials from a Secret whose every key is a variable (envFromSecrets)" \
+  "${UPSTREAM_VALUES[@]}" --set 'upstreamCredentials=null' --set 'envFromSecrets[0]=desk-credentials'
 # workers_from WHY EXPECTED ARGS...: the rendered --workers is EXPECTED.
 workers_from() {
   local why="$1" expected="$2"

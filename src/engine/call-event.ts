@@ -1,14 +1,16 @@
 /**
  * The event the observer (telemetry/observer.ts) learns of one finished tool call: who
- * called what, how it ended and how long it took, never its arguments.
+ * called what (the identity chain: the caller, its OAuth client, what the upstream was
+ * called as), how it ended and how long it took, never its arguments.
  */
 import type { RequestScope } from './call-context.js';
 import type { Outcome } from './execute.js';
+import type { Operation } from './operation/operation.js';
 import { ASKED, type CallEvent } from '../telemetry/observer.js';
 
-/** The event of a call to `tool` in `scope` that ended with `out` (already redacted). */
+/** The event of a call to `op` in `scope` that ended with `out` (already redacted). */
 export function callEvent(
-  tool: string,
+  op: Pick<Operation, 'name' | 'credential'>,
   scope: RequestScope,
   out: Outcome,
   durationMs: number,
@@ -17,8 +19,11 @@ export function callEvent(
     ? out.upstreamStatus
     : (out.error?.details as { status?: unknown } | undefined)?.status;
   return {
-    tool,
+    tool: op.name,
     caller: scope.caller.id,
+    // Undefined for a caller with no OAuth client: no object is made per call for it.
+    client: scope.caller.client,
+    credential: op.credential,
     ...(scope.origin && { origin: scope.origin }),
     ...(scope.traceId && { traceId: scope.traceId }),
     outcome: out.ok ? 'ok' : (out.error?.code ?? ASKED),

@@ -120,7 +120,7 @@ export class Gateway {
         [...kinds.secrets(), ...(opts.extraSecrets ?? [])],
         kinds.sentValues(),
       );
-      const operations = prepareOperations(spec.tools, kinds.prepareAll(redact), limiter, consent);
+      const operations = prepareOperations(spec, kinds.prepareAll(redact), limiter, consent);
       return new Gateway(
         spec,
         operations,
@@ -173,7 +173,7 @@ export class Gateway {
       ran.ok || ran.error === undefined
         ? ran
         : { ok: false as const, error: redactError(this.redact, ran.error) };
-    this.observer?.call(callEvent(op.name, scope, out, performance.now() - started));
+    this.observer?.call(callEvent(op, scope, out, performance.now() - started));
     return out;
   }
 

@@ -1,8 +1,9 @@
 /**
- * The server's observer (telemetry/observer.ts): one audit line per tool call (caller
- * identity or key id, tool, surface, era, outcome, duration, bytes, truncation, trace
- * id) — never the argument values — and the same event into the metrics; each upstream
- * MCP call into its histogram.
+ * The server's observer (telemetry/observer.ts): one audit line per tool call (the
+ * identity chain: caller identity or key id, its OAuth client, the credential kind the
+ * upstream was called with; tool, surface, era, outcome, duration, bytes, truncation,
+ * trace id) — never the argument values — and the same event into the metrics; each
+ * upstream MCP call into its histogram.
  */
 import type { ConsentAudit } from '../engine/consent/consent-types.js';
 import type { Logger } from 'pino';
@@ -25,7 +26,9 @@ function auditCall(log: Logger | false, metrics: Metrics, e: CallEvent): void {
       audit: 'tool_call',
       tool: e.tool,
       caller: e.caller,
-      // pino leaves out undefined values, like JSON.stringify.
+      // pino leaves out undefined values, like JSON.stringify: no client for an API key.
+      client: e.client,
+      credential: e.credential,
       surface: e.origin?.surface,
       ...(e.origin?.era && { era: e.origin.era }),
       ...(e.origin?.requestId && { reqId: e.origin.requestId }),

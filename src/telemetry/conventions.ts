@@ -263,6 +263,17 @@ export function mcpClientAttributes(
   };
 }
 
+/**
+ * The identity chain of a call as its span names it (docs/observability.md, "The identity
+ * chain"): what the upstream was called as, and the OAuth client the caller's token was
+ * issued to. Never the caller's subject: a person's identifier is personal data, which a
+ * trace backend (often another party, kept longer, read by more people) is not sent; the
+ * audit line names the subject beside the same trace id, which joins the two.
+ */
+export function identityAttributes(credential: string, client: string | undefined): Attributes {
+  return { 'mcp_beaver.credential': credential, 'mcp_beaver.client': client };
+}
+
 /** What the envelope says of a successful call's result. */
 export function coverageAttributes(grant: string, c: Coverage): Attributes {
   return {
@@ -285,6 +296,7 @@ export type Guard =
   | 'consent'
   | 'auth'
   | 'admission'
+  | 'identity'
   | 'upstream';
 
 /**
@@ -320,6 +332,11 @@ const GUARDS: Readonly<Record<string, Guard>> = {
   OVERLOADED: 'admission',
   DRAINING: 'admission',
   POOL_EXHAUSTED: 'admission',
+  // Upstream identity: the caller has no identity the upstream can be called as (nothing
+  // to exchange, no connected account); a token endpoint that refuses is an upstream's.
+  IDENTITY_UNAVAILABLE: 'identity',
+  AUTHORIZATION_REQUIRED: 'identity',
+  UPSTREAM_AUTH: 'upstream',
   UPSTREAM_STATUS: 'upstream',
   UPSTREAM_UNREACHABLE: 'upstream',
   UPSTREAM_BAD_RESPONSE: 'upstream',

@@ -14,6 +14,13 @@ import type { McpClientOperation } from './operation-histograms.js';
 export interface CallEvent {
   readonly tool: string;
   readonly caller: string;
+  /** The OAuth client the caller's token was issued to (`azp`, else `client_id`). */
+  readonly client?: string | undefined;
+  /**
+   * What the upstream was called as: `service`, `client-credentials`, `exchange`,
+   * `user:<provider>` or `none` (compiler/descriptor.ts `CredentialKind`), the grant's.
+   */
+  readonly credential: string;
   /** Where the call came from (engine/call-context.ts `CallOrigin`). */
   readonly origin?: {
     readonly surface: string;

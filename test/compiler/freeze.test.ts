@@ -82,7 +82,7 @@ describe('descriptors of grants alike in part', () => {
     expect(owner(repo)).toBe(owner(issues));
 
     const backends = new Map(compiled!.tools.map((d) => [d.name, {} as PreparedBackend]));
-    const ops = prepareOperations(compiled!.tools, backends, undefined);
+    const ops = prepareOperations(compiled!, backends, undefined);
     const [a, b, c] = ['list_issues', 'list_pulls', 'get_repo'].map((n) => ops.get(n)!);
     expect(b!.restrict).toBe(a!.restrict);
     expect(c!.restrict).toBe(a!.restrict);

@@ -174,6 +174,9 @@ describe('our own attributes', () => {
     expect(refusedBy('OVERLOADED')).toBe('admission');
     expect(refusedBy('UPSTREAM_TIMEOUT')).toBe('upstream');
     expect(refusedBy('SQL_CONSTRAINT')).toBe('upstream');
+    expect(refusedBy('IDENTITY_UNAVAILABLE')).toBe('identity');
+    expect(refusedBy('AUTHORIZATION_REQUIRED')).toBe('identity');
+    expect(refusedBy('UPSTREAM_AUTH')).toBe('upstream');
     // Not a guard: the protocol's own refusals, a bug, or a name from outside.
     expect(refusedBy('METHOD_NOT_FOUND')).toBeUndefined();
     expect(refusedBy('INTERNAL')).toBeUndefined();

@@ -298,6 +298,7 @@ describe('spans exported over OTLP by the real SDK', () => {
       'server.address': '127.0.0.1',
       'server.port': Number(new URL(upstream.url).port),
       'url.template': `${upstream.url}/v1/owners/{owner}/things/{id}`,
+      'mcp_beaver.credential': 'service',
     });
     expect(client.attributes).not.toHaveProperty('url.full');
     const call = upstream.requests.find((r) => r.path.includes(THING_ID))!;
@@ -322,6 +323,7 @@ describe('spans exported over OTLP by the real SDK', () => {
       'db.collection.name': 'tickets',
       'db.query.text': STATEMENT,
       'mcp_beaver.grant': 'find_tickets',
+      'mcp_beaver.credential': 'service',
     });
     trees.push(`SQL grant (2026-07-28)\n${renderTree(receiver.spans, sent.traceId)}`);
   });

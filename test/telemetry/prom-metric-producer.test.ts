@@ -141,6 +141,7 @@ describe('the operation histograms as an OpenTelemetry metric producer', () => {
     const call = {
       tool: 'list_issues',
       caller: 'k1',
+      credential: 'service',
       origin: { surface: 'rest' },
       durationMs: 12,
       bytes: 2048,

@@ -118,6 +118,7 @@ describe.each(['modern', 'legacy'] as const)('a tools/call in the %s era', (era)
       'server.address': '127.0.0.1',
       'server.port': Number(new URL(upstream.url).port),
       'url.template': `${upstream.url}/v1/owners/{owner}/things/{id}`,
+      'mcp_beaver.credential': 'none',
     });
     const call = upstream.requests.find((r) => r.path.includes(DISTINCT))!;
     expect(parseTraceparent(call.headers.traceparent)).toEqual({

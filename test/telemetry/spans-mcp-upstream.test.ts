@@ -87,6 +87,7 @@ describe('a call to an upstream MCP server', () => {
       'server.address': '127.0.0.1',
       'server.port': Number(new URL(tracker.url).port),
       'network.transport': 'tcp',
+      'mcp_beaver.credential': 'none',
     });
     const meta = receivedMeta();
     expect(parseTraceparent(meta.traceparent)).toEqual({

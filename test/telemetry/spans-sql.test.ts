@@ -78,6 +78,7 @@ describe('a sql grant’s call', () => {
       'db.collection.name': 'tickets',
       'db.query.text': STATEMENT,
       'mcp_beaver.grant': 'find_tickets',
+      'mcp_beaver.credential': 'service',
     });
     // The bound value is in the result, never in a span.
     expect(res.text).toContain(DISTINCT);

@@ -217,3 +217,65 @@ siblings. An inline spec is read; for existingSpecConfigMap, signIn.* says what 
 {{- end -}}
 {{- end -}}
 {{- end }}
+
+{{/*
+Upstream identity (the gateway's docs/upstream-identity.md): the client IDs and secrets
+an upstream's `auth client-credentials` / `auth exchange` and an `oauth-provider` name,
+and, with `auth user`, the token key that encrypts connected accounts. Each entry of
+upstreamCredentials is a variable from a Secret key, never a plain value. An inline spec
+is read: every client-id-env / client-secret-env it names (sign-in's included) and, with
+`auth user`, its token-key-env must reach the pod from a Secret (upstreamCredentials,
+secretEnv, signIn, or envFromSecrets, whose keys the chart cannot see), or start-up would
+stop on the missing variable; and none may be a plain `env` value. Connected accounts are
+kept in Redis with `limits redis-env`, else in each process's memory: on several
+processes a person connected through one pod would be unknown to the next, so that is
+refused as sign-in's single-use refresh tokens are.
+*/}}
+{{- define "mcp-beaver.upstreamCredentialsGuard" -}}
+{{- $inline := not .Values.existingSpecConfigMap.name -}}
+{{- $plainNames := list -}}
+{{- range .Values.env }}{{ $plainNames = append $plainNames .name }}{{ end -}}
+{{- $fromSecrets := list -}}
+{{- range .Values.secretEnv }}{{ $fromSecrets = append $fromSecrets .name }}{{ end -}}
+{{- if .Values.signIn.enabled -}}
+{{- range list .Values.signIn.tokenKeyEnv .Values.signIn.clientIdEnv .Values.signIn.clientSecretEnv }}{{ $fromSecrets = append $fromSecrets .name }}{{ end -}}
+{{- end -}}
+{{- range $i, $c := .Values.upstreamCredentials -}}
+{{- if or (not $c.name) (not $c.secretKeyRef.name) (not $c.secretKeyRef.key) -}}
+{{- fail (printf "upstreamCredentials[%d] needs name (the variable the spec's client-id-env, client-secret-env or token-key-env names) and secretKeyRef.name and secretKeyRef.key (an existing Secret's key holding it)" $i) -}}
+{{- end -}}
+{{- if has $c.name $plainNames -}}
+{{- fail (printf "%s (upstreamCredentials[%d]) is also in env, as a plain value: it is a secret, set it from upstreamCredentials only" $c.name $i) -}}
+{{- end -}}
+{{- $fromSecrets = append $fromSecrets $c.name -}}
+{{- end -}}
+{{- if $inline -}}
+{{- $spec := regexReplaceAll "(?m)(^|[ \t])//.*$" .Values.spec "" -}}
+{{- $needed := list -}}
+{{- range regexFindAll "(?m)(^|[ \t])client-(id|secret)-env([ \t]*=[ \t]*|[ \t]+)\"[^\"]+\"" $spec -1 -}}
+{{- $needed = append $needed (regexReplaceAll "(?s)^.*\"([^\"]+)\"$" . "${1}") -}}
+{{- end -}}
+{{- $user := regexMatch "(?m)^[ \t]*auth[ \t]+user[ \t]" $spec -}}
+{{- if $user -}}
+{{- $key := include "mcp-beaver.specVariable" (list $spec "token-key-env") -}}
+{{- if $key }}{{ $needed = append $needed $key }}{{ end -}}
+{{- end -}}
+{{- $anySecret := gt (len .Values.envFromSecrets) 0 -}}
+{{- range uniq $needed -}}
+{{- if has . $plainNames -}}
+{{- fail (printf "%s, which the spec names as an upstream's or a provider's client ID, client secret or token key, is in env as a plain value: it is a secret, set it from upstreamCredentials (a Secret's key) instead" .) -}}
+{{- end -}}
+{{- if not (or $anySecret (has . $fromSecrets)) -}}
+{{- fail (printf "the spec names %s (client-id-env, client-secret-env or token-key-env) but no Secret gives it to the pod, so the gateway would stop at start-up: add it to upstreamCredentials (name %s, secretKeyRef of an existing Secret's key)" . .) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- $user := and $inline (regexMatch "(?m)^[ \t]*auth[ \t]+user[ \t]" (regexReplaceAll "(?m)(^|[ \t])//.*$" .Values.spec "")) -}}
+{{- if $user -}}
+{{- $replicas := ternary (int .Values.autoscaling.maxReplicas) (int .Values.replicaCount) .Values.autoscaling.enabled -}}
+{{- $workers := int (include "mcp-beaver.workers" .) -}}
+{{- if and (or (gt $replicas 1) (gt $workers 1)) (not (include "mcp-beaver.specVariable" (list .Values.spec "redis-env"))) -}}
+{{- fail (printf "the spec has auth user and the chart runs up to %d pod(s) of %d worker(s) without limits redis-env: each process would keep its own connected accounts, so a person who connected through one pod would be asked again by the next. Add limits redis-env=\"REDIS_URL\" to the spec (the URL from a Secret), or serve from one process (autoscaling.enabled=false, replicaCount=1, server.workers=1)" $replicas $workers) -}}
+{{- end -}}
+{{- end -}}
+{{- end }}

@@ -6,7 +6,7 @@
  * the registry or the list, so neither is ever imported back.
  */
 import type { Logger } from 'pino';
-import type { CompiledSpec, ToolDescriptor } from '../../compiler/descriptor.js';
+import type { CompiledSpec, CredentialKind, ToolDescriptor } from '../../compiler/descriptor.js';
 import type { GrantBackend } from '../../compiler/kinds/grant-backend.js';
 import type { EnvelopeInput } from '../../envelope/envelope.js';
 import type { CallArguments } from '../call-arguments.js';
@@ -64,6 +64,12 @@ export interface KindDescriptor<K extends KindName> {
    * its upstream as declared), never a value sent.
    */
   span(b: BackendOf<K>, grant: string, spec: CompiledSpec): ClientSpanFacts;
+  /**
+   * What the grant's upstream call is made as (docs/observability.md, "The identity
+   * chain"): static per grant, so audit lines and spans read it from the prepared
+   * operation and never work it out per call.
+   */
+  credential(b: BackendOf<K>, spec: CompiledSpec): CredentialKind;
   /** A call counted in the histogram of upstream MCP calls, under these labels. */
   operation?(b: BackendOf<K>): UpstreamOperation;
   /** The literal and variable parts of the path a path value is checked against. */

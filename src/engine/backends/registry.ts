@@ -9,7 +9,7 @@
  */
 import type { CompiledSpec, ToolDescriptor } from '../../compiler/descriptor.js';
 import type { Redactor } from '../redact.js';
-import { ClientSpans, UNTRACED } from '../../telemetry/client-span.js';
+import { ClientSpans, UNTRACED, type ClientSpanFacts } from '../../telemetry/client-span.js';
 import type {
   BackendOutcome,
   GrantOf,
@@ -112,12 +112,25 @@ async function openKind<K extends KindName>(
           g.name,
           observed(
             kind.prepare(g, redact),
-            new ClientSpans(descriptor.span(g.backend, g.name, ctx.spec)),
+            new ClientSpans(
+              withCredential(
+                descriptor.span(g.backend, g.name, ctx.spec),
+                descriptor.credential(g.backend, ctx.spec),
+              ),
+            ),
             descriptor.operation?.(g.backend),
             onUpstreamCall,
           ),
         ]),
       ),
+  };
+}
+
+/** A grant's client span names what its upstream call is made as (static per grant). */
+function withCredential(facts: ClientSpanFacts, credential: string): ClientSpanFacts {
+  return {
+    name: facts.name,
+    attributes: () => ({ ...facts.attributes(), 'mcp_beaver.credential': credential }),
   };
 }
 

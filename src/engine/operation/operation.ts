@@ -3,7 +3,7 @@
  * (validator, matchers, backend plan). Functions live here, never on descriptors.
  */
 import type { Shaper } from '../../envelope/shape.js';
-import type { ToolDescriptor } from '../../compiler/descriptor.js';
+import type { CredentialKind, ToolDescriptor } from '../../compiler/descriptor.js';
 import type { PreparedBackend } from '../backends/kind.js';
 import type { ConsentCheck } from '../consent/consent-types.js';
 import type { ClaimBinder } from '../guards/claims.js';
@@ -40,6 +40,8 @@ export interface Operation {
   /** The grant's `confirm` / `approve`, run after the guards and before the rate limit. */
   readonly consent?: ConsentCheck;
   readonly backend: PreparedBackend;
+  /** What its upstream call is made as, for the audit line and the span (the identity chain). */
+  readonly credential: CredentialKind;
   /** The grant's pick/omit, applied to the backend's result before the envelope. */
   readonly shape?: Shaper;
 }

@@ -5,7 +5,7 @@
  * (warm-validators.ts, or a grant's first call).
  */
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ToolDescriptor } from '../../compiler/descriptor.js';
+import type { CompiledSpec, ToolDescriptor } from '../../compiler/descriptor.js';
 import { prepareShaper } from '../../envelope/shape.js';
 import type { PreparedBackend } from '../backends/kind.js';
 import { prepareConsent } from '../consent/consent-step.js';
@@ -23,6 +23,8 @@ import { prepareRateLimit, type RateLimiter } from '../rate-limit/rate-limiter.j
 
 /** What every grant's preparation shares. */
 export interface OperationParts {
+  /** The spec the grants are of: a grant's upstream and credential are looked up in it. */
+  readonly spec?: CompiledSpec;
   /** The first-error and all-errors ajv instances every validator compiles in. */
   readonly fastAjv: Ajv2020;
   readonly fullAjv: Ajv2020;
@@ -54,14 +56,16 @@ function sharedBy<P extends object, T>(
   return made;
 }
 
-/** Every grant of `tools` prepared on its backend, by name (a Map: `__proto__` finds nothing). */
+/** Every grant of `spec` prepared on its backend, by name (a Map: `__proto__` finds nothing). */
 export function prepareOperations(
-  tools: readonly ToolDescriptor[],
+  spec: CompiledSpec,
   backends: ReadonlyMap<string, PreparedBackend>,
   limiter: RateLimiter | undefined,
   consent?: ConsentServices,
 ): ReadonlyMap<string, Operation> {
+  const tools = spec.tools;
   const parts: OperationParts = {
+    spec,
     fastAjv: createAjv(false, { metaCheck: false }),
     fullAjv: createAjv(true, { metaCheck: false }),
     ...(limiter && { limiter }),
@@ -74,7 +78,7 @@ export function prepareOperations(
 export function prepareOperation(
   d: ToolDescriptor,
   backend: PreparedBackend,
-  { fastAjv, fullAjv, limiter, consent: services, shared }: OperationParts,
+  { spec, fastAjv, fullAjv, limiter, consent: services, shared }: OperationParts,
 ): Operation {
   const rateLimit =
     d.limits.rateLimit && limiter && prepareRateLimit(d.name, d.limits.rateLimit, limiter);
@@ -109,6 +113,8 @@ export function prepareOperation(
       .map((a) => a.name),
     ...(consent && { consent }),
     backend,
+    // Without its spec (a test preparing one grant) a grant's upstream is unknown: 'none'.
+    credential: spec ? kindOf(d.backend).credential(d.backend, spec) : 'none',
     ...(d.shape && { shape: prepareShaper(d.shape) }),
   };
 }

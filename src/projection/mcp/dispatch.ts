@@ -162,7 +162,7 @@ async function answerToolsCall(
   const asking = op.consent && askingScope(req, deps, era, session);
   const asked = asking ? { ...scope, ...asking } : scope;
   const out = await deps.gateway.call(op, args.args, asked);
-  if (deps.span?.recording) recordCall(deps.span, op.name, out);
+  if (deps.span?.recording) recordCall(deps.span, op, scope.caller, out);
   if ('asked' in out) {
     const pages = { approval: deps.approvalUrl, confirmation: deps.confirmationUrl };
     if (era === 'modern')

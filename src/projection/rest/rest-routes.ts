@@ -246,7 +246,7 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
     }
     const scope = requestScopeOf(req, reply, caller, access.baseUrl(req), span);
     const out = await gateway.call(op, input.args, scope);
-    if (span.recording) recordCall(span, op.name, out);
+    if (span.recording) recordCall(span, op, caller, out);
     if (!out.ok)
       return answered(
         sendRestError(reply, out.error, challengeOf(access, req, out.error)),

@@ -3,6 +3,7 @@
  * of the spec's `base-url` over undici. Everything the rest of the gateway knows of the
  * kind is here; its runtime (http-backend.ts) loads only with a grant of it.
  */
+import { credentialKind } from '../../../compiler/descriptor.js';
 import { HTTP_GRANT } from '../../../compiler/kinds/http-grant.js';
 import { httpClientAttributes, httpClientSpanName } from '../../../telemetry/conventions.js';
 import { mixedSegments } from '../../guards/metachar.js';
@@ -25,6 +26,9 @@ export const HTTP_KIND: KindDescriptor<'http'> = {
     name: () => httpClientSpanName(b.method, b.pathTemplate),
     attributes: () => httpClientAttributes(b.method, b.baseUrl, b.pathTemplate),
   }),
+  // The grant's upstream's `auth` (the compiler copies it onto the grant as well).
+  credential: (b, spec) =>
+    credentialKind((spec.upstreams.find((u) => u.name === b.upstream) ?? b).auth),
   pathSegments: (b) => mixedSegments(b.path),
   // Each upstream a grant names, once: its own credential's variables.
   variables: (spec, grants) =>

@@ -3,6 +3,7 @@
  * one tool of a declared `mcp-server`. Everything the rest of the gateway knows of the
  * kind is here; its runtime (mcp-backend.ts) loads only with a grant of it.
  */
+import { credentialKind } from '../../../compiler/descriptor.js';
 import { MCP_GRANT } from '../../../compiler/kinds/mcp-grant.js';
 import { mcpClientAttributes, mcpClientSpanName } from '../../../telemetry/conventions.js';
 import type { KindDescriptor } from '../kind.js';
@@ -30,6 +31,12 @@ export const MCP_KIND: KindDescriptor<'mcp'> = {
         spec.mcpServers?.find((s) => s.name === b.server)?.transport,
       ),
   }),
+  // A server over HTTP is called with its transport's `auth`; a stdio child is started
+  // by the gateway and sent no credential ('none': its environment is its own affair).
+  credential: (b, spec) => {
+    const transport = spec.mcpServers?.find((s) => s.name === b.server)?.transport;
+    return credentialKind(transport?.kind === 'url' ? transport.auth : undefined);
+  },
   // The upstream's tool name is the spec's (`tool=`), so the label is bounded by it.
   operation: (b) => ({ server: b.server, method: 'tools/call', tool: b.tool }),
   servers: (spec) => spec.mcpServers?.length ?? 0,

@@ -25,6 +25,8 @@ export const SQL_KIND: KindDescriptor<'sql'> = {
     DATABASE_UNAVAILABLE: true,
   },
   target: (b) => `SQL ${b.readOnly ? 'read-only' : 'read-write'}`,
+  // A database is reached with the connection string's own role: the gateway's.
+  credential: () => 'service',
   span: (b, grant) => ({
     name: () => sqlClientSpanName(b.statement, grant),
     attributes: () => sqlClientAttributes(b.statement, grant),
