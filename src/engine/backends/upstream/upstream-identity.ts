@@ -16,6 +16,7 @@ import type { CallContext } from '../../call-context.js';
 import type { EngineError } from '../../error-catalogue.js';
 import type { Redactor } from '../../redact.js';
 import { resolveCredential, type Credential } from './credentials.js';
+import type { ConnectionServices } from '../../../connections/connection-services.js';
 
 /** What one call sends: headers (lower-case names) and query pairs, plus how to hide it. */
 export interface CallCredential {
@@ -57,6 +58,8 @@ export interface IdentityContext {
   readonly env: Env;
   /** Where this upstream is, for messages: its name, or its base URL for the default one. */
   readonly upstream: string;
+  /** With an `oauth-provider`: the process's connected accounts (`auth user`). */
+  readonly connections?: ConnectionServices;
 }
 
 /** The static credential as an identity: one settled answer, shared by every call. */
@@ -84,5 +87,11 @@ export async function openIdentity(
   if (!auth || !('tokenUrl' in auth || auth.kind === 'user'))
     return staticIdentity(resolveCredential(auth, ctx.env), auth);
   // The token kinds (issue 43): their runtimes load only for a spec that declares them.
+  if (auth.kind === 'user') {
+    if (!ctx.connections)
+      throw new Error(`auth user at ${ctx.upstream}: the process opened no connected accounts`);
+    const { userIdentity } = await import('../../../connections/user-identity.js');
+    return userIdentity(auth, ctx.connections, ctx.upstream);
+  }
   throw new Error(`auth ${auth.kind} has no runtime yet`);
 }
