@@ -31,6 +31,9 @@ specs=("$@")
 [ ${#specs[@]} -gt 0 ] || specs=(specs/*.mcp.kdl test/fixtures/inspector/*.mcp.kdl)
 # Every variable an example spec reads; the values are dummies (no call is made).
 export GITHUB_TOKEN=x DEMO_API_TOKEN=x DEMO_AGENT_KEY=k DEMO_APPROVER_KEY=a DEMO_CONFIRM_KEY=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff STRIPE_SECRET_KEY=x ORDERS_KEYS_READ=k ORDERS_KEYS_ADMIN=k TRACKER_MCP_TOKEN=x \
+  TRACKER_TOKEN=x BILLING_CLIENT_ID=x BILLING_CLIENT_SECRET=x WIKI_CLIENT_ID=x WIKI_CLIENT_SECRET=x TEAM_KEYS=k \
+  GATEWAY_TOKEN_KEY=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff \
+  ORDERS_DB_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}" ANALYTICS_DB_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}" \
   DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}"
 WORK="$(mktemp -d -t mcp-beaver-inspector.XXXXXX)"
 PID=""

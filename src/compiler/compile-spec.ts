@@ -24,7 +24,7 @@ export function compileSpec(
   diag: Diagnostics,
   overrides: SpecOverrides = {},
 ): CompiledSpec | undefined {
-  const servers = checkMcpServers(spec.mcpServers, diag);
+  const servers = checkMcpServers(spec.mcpServers, spec.file, diag);
   const context = checkTop(spec, diag, overrides, servers);
   const grants = checkGrants(spec.grants, context);
   const resources = checkResources(spec.resources, grants, spec.file, diag);
@@ -39,6 +39,7 @@ export function compileSpec(
   return deepFreeze(
     lowerTop(
       spec,
+      context,
       tools,
       lowered,
       lowerPrompts(prompts, lowered, spec.file),

@@ -24,8 +24,10 @@ export const SPEC_ERROR_CODES = {
   SPEC_GRANT_KIND: 'a grant that is not exactly one of HTTP, sql and MCP, or mixes their nodes',
   SPEC_SQL_PLACEHOLDERS: 'sql placeholders that do not match the declared params',
   SPEC_SQL_MULTIPLE: 'more than one SQL statement in a grant',
-  SPEC_NO_BASE_URL: 'an HTTP grant without a top-level base-url',
-  SPEC_NO_DATABASE: 'a sql grant without a top-level database',
+  SPEC_NO_BASE_URL:
+    'an HTTP grant without a top-level base-url, or naming no upstream where the spec has named ones and no default',
+  SPEC_NO_DATABASE:
+    'a sql grant without a top-level database, or naming no database where the spec has named ones and no default',
   SPEC_BASE_URL:
     'a base-url that is not an absolute http(s) URL, or whose path an upstream may read as another',
   SPEC_ARG_PROJECTION: 'arg= on a field that cannot take it, or colliding with an argument',
@@ -65,6 +67,16 @@ export const SPEC_ERROR_CODES = {
   SPEC_MCP_COMMAND:
     'a stdio command, argument or env value holding a NUL character, which no process can be started with',
   SPEC_UNKNOWN_MCP_SERVER: 'a tool grant naming no declared mcp-server',
+  SPEC_UPSTREAM_NAME: 'an upstream, database or oauth-provider name outside ^[a-z][a-z0-9-]{0,31}$',
+  SPEC_UNKNOWN_UPSTREAM: 'a grant naming no declared upstream (HTTP) or database (sql)',
+  SPEC_UPSTREAM_IDENTITY:
+    '`auth user` naming no declared oauth-provider, or `auth user` or `auth exchange` in a spec without `access`',
+  SPEC_OAUTH_URL:
+    'a token-url, authorize-url or revoke-url that is not an https URL (http only on a loopback host), or holds credentials or a fragment',
+  SPEC_PROXY:
+    'a proxy that is not an absolute http(s) URL, or holds credentials, a query or a fragment',
+  SPEC_TLS:
+    'a tls file that is missing or not a readable regular file, or cert-file without key-file (or the reverse)',
   SPEC_SIGN_IN:
     'sign-in without access token-key-env, or an issuer that is not an https URL (http only on a loopback host)',
   SPEC_TOOLSET_NAME: 'a toolset name outside ^[a-z][a-z0-9-]{0,63}$',

@@ -40,6 +40,7 @@ export function headerProblem(
 /** The header the upstream credential travels in, which no other header may set. */
 export function authHeaderName(a: UpstreamAuth | undefined): string | undefined {
   if (!a) return undefined;
-  if (a.kind === 'bearer' || a.kind === 'basic') return 'Authorization';
-  return a.kind === 'header' ? a.header : undefined;
+  if (a.kind === 'header') return a.header;
+  // Every obtained token (client credentials, exchanged, connected) travels as a bearer.
+  return a.kind === 'query' ? undefined : 'Authorization';
 }

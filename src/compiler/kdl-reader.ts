@@ -38,6 +38,8 @@ export interface Variants {
   readonly kinds: Readonly<Record<string, Partial<NodeKind>>>;
   /** The kind when the argument is absent; 'stop' reads no further. */
   readonly missing?: string | 'stop';
+  /** The kind of any other value (a name, as `database "orders"`); absent: `unknown` refuses it. */
+  readonly other?: string;
   /** Refusal of a value outside `kinds`; `stop` reads no further. */
   readonly unknown: (value: string) => { code: SpecErrorCode; message: string; stop: boolean };
   /** Subject of that refusal (default: the node's own subject). */
@@ -260,6 +262,9 @@ export function readNode<T>(node: Node, row: NodeKind<T>, ctx: ReadContext): T |
     if (picked !== undefined && Object.hasOwn(v.kinds, picked)) {
       variant = picked;
       kind = variantOf(row, picked, v.kinds[picked]!);
+    } else if (picked !== undefined && v.other !== undefined) {
+      variant = v.other;
+      kind = variantOf(row, v.other, v.kinds[v.other]!);
     } else if (picked !== undefined) {
       const refusal = v.unknown(picked);
       const where = v.subject ? v.subject(name, ctx) : subject;

@@ -119,6 +119,7 @@ describe('mcp-beaver check', () => {
     expect(r.stdout.split('\n').filter((l) => /^specs\//.test(l))).toEqual([
       'specs/demo.mcp.kdl: 11 tools (6 HTTP, 4 SQL, 1 MCP on 1 server), 4 resources, 1 prompt',
       'specs/github-issues.mcp.kdl: 6 tools',
+      'specs/many-upstreams.mcp.kdl: 5 tools',
       'specs/orders-db.mcp.kdl: 6 tools',
       'specs/payments-form.mcp.kdl: 9 tools',
       'specs/upstream-mcp.mcp.kdl: 4 tools (4 MCP on 2 servers)',

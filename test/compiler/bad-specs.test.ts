@@ -3009,6 +3009,323 @@ const BAD: readonly BadSpec[] = [
       },
     ],
   },
+  {
+    name: 'refuses an upstream name outside the pattern, one taken twice, and a base-url not http(s)',
+    text: spec`
+      upstream "GitHub" base-url="https://api.github.com"
+      upstream "gh" base-url="https://api.github.com"
+      upstream "gh" base-url="ftp://files.example.com"
+    `,
+    errors: [
+      {
+        code: 'SPEC_UPSTREAM_NAME',
+        line: 2,
+        column: 10,
+        says: 'upstream GitHub: upstream name "GitHub" must match ^[a-z][a-z0-9-]{0,31}$',
+      },
+      {
+        code: 'SPEC_DUPLICATE',
+        line: 4,
+        column: 10,
+        says: 'upstream gh: upstream name gh is already taken by the upstream at line 3',
+      },
+    ],
+  },
+  {
+    name: 'refuses a grant naming an undeclared upstream or database, with the likely one',
+    text: spec`
+      upstream "github" base-url="https://api.github.com"
+      database "orders" env="ORDERS_DB_URL"
+      can list issues {
+          describe "d"
+          upstream "githb"
+          path "/issues"
+      }
+      can query orders {
+          describe "d"
+          database "order"
+          sql "select 1"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_UNKNOWN_UPSTREAM',
+        line: 6,
+        column: 14,
+        says: 'grant list_issues: no upstream is named "githb"; did you mean "github"? (declared: github)',
+      },
+      {
+        code: 'SPEC_UNKNOWN_UPSTREAM',
+        line: 11,
+        column: 14,
+        says: 'grant query_orders: no database is named "order"; did you mean "orders"? (declared: orders)',
+      },
+    ],
+  },
+  {
+    name: 'refuses a grant naming no upstream or database where the spec has only named ones, listing them',
+    text: spec`
+      upstream "github" base-url="https://api.github.com"
+      upstream "jira" base-url="https://jira.example.com"
+      database "orders" env="ORDERS_DB_URL"
+      can list issues {
+          describe "d"
+          path "/issues"
+      }
+      can query orders {
+          describe "d"
+          sql "select 1"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_NO_BASE_URL',
+        line: 7,
+        column: 10,
+        says: 'grant list_issues: the spec has no default upstream (a top-level base-url): name one with `upstream "<name>"` (declared: github, jira)',
+      },
+      {
+        code: 'SPEC_NO_DATABASE',
+        line: 11,
+        column: 9,
+        says: 'grant query_orders: the spec has no default database (one without a name): name one with `database "<name>"` (declared: orders)',
+      },
+    ],
+  },
+  {
+    name: 'refuses an upstream named in a sql grant and a database named in an HTTP grant',
+    text: spec`
+      base-url "https://api.example.com"
+      database env="DATABASE_URL"
+      upstream "github" base-url="https://api.github.com"
+      database "orders" env="ORDERS_DB_URL"
+      can query orders {
+          describe "d"
+          upstream "github"
+          sql "select 1"
+      }
+      can list issues {
+          describe "d"
+          database "orders"
+          path "/issues"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_GRANT_KIND',
+        line: 8,
+        column: 5,
+        says: 'grant query_orders: `upstream` belongs to HTTP grants; this grant is sql',
+      },
+      {
+        code: 'SPEC_GRANT_KIND',
+        line: 13,
+        column: 5,
+        says: 'grant list_issues: `database` belongs to sql grants; this grant is HTTP',
+      },
+    ],
+  },
+  {
+    name: 'refuses a second default database, a named one without env=, and database names taken twice or misspelt',
+    text: spec`
+      database env="DATABASE_URL"
+      database embedded
+      database "orders" env="ORDERS_DB_URL"
+      database "orders" env="OTHER_DB_URL"
+      database "Sales" env="SALES_DB_URL"
+      database "audit" seed="seed.sql"
+    `,
+    errors: [
+      {
+        code: 'SPEC_DUPLICATE',
+        line: 3,
+        column: 1,
+        says: 'database: the default database (without a name) may appear once (first at line 2)',
+      },
+      {
+        code: 'SPEC_DUPLICATE',
+        line: 5,
+        column: 10,
+        says: 'database orders: database name orders is already taken by the database at line 4',
+      },
+      {
+        code: 'SPEC_UPSTREAM_NAME',
+        line: 6,
+        column: 10,
+        says: 'database Sales: database name "Sales" must match',
+      },
+      { code: 'SPEC_MISSING', line: 7, column: 1, says: '`database` needs env=' },
+      {
+        code: 'SPEC_UNKNOWN_PROPERTY',
+        line: 7,
+        column: 18,
+        says: '`database` has no property seed=',
+      },
+    ],
+  },
+  {
+    name: 'refuses auth user naming no provider, and auth user and exchange without access',
+    text: spec`
+      upstream "jira" base-url="https://jira.example.com" {
+          auth user provider="atlasian"
+      }
+      upstream "crm" base-url="https://crm.example.com" {
+          auth exchange token-url="https://idp.example.com/token" client-id-env="CID" client-secret-env="CSECRET"
+      }
+      oauth-provider "atlassian" {
+          authorize-url "https://auth.atlassian.com/authorize"
+          token-url "https://auth.atlassian.com/oauth/token"
+          client-id-env "ATL_ID"
+          client-secret-env "ATL_SECRET"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_UPSTREAM_IDENTITY',
+        line: 3,
+        column: 5,
+        says: 'upstream jira: auth user: it calls as each caller’s connected account, so callers must be known',
+      },
+      {
+        code: 'SPEC_UPSTREAM_IDENTITY',
+        line: 3,
+        column: 15,
+        says: 'upstream jira: auth user: no oauth-provider is named "atlasian"; did you mean "atlassian"? (declared: atlassian)',
+      },
+      {
+        code: 'SPEC_UPSTREAM_IDENTITY',
+        line: 6,
+        column: 5,
+        says: 'upstream crm: auth exchange: it exchanges the caller’s token, so callers must present one',
+      },
+    ],
+  },
+  {
+    name: 'refuses token, authorize and revoke URLs that are not https, and a provider missing required children',
+    text: spec`
+      auth client-credentials token-url="http://idp.example.com/token" client-id-env="CID" client-secret-env="CSECRET"
+      mcp-server "tracker" url="https://tracker.example.com/mcp" {
+          auth client-credentials token-url="https://u:p@idp.example.com/token" client-id-env="CID" client-secret-env="CSECRET"
+      }
+      oauth-provider "atlassian" {
+          authorize-url "http://auth.atlassian.com/authorize"
+          client-id-env "ATL_ID"
+          revoke-url "https://auth.atlassian.com/revoke#x"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_OAUTH_URL',
+        line: 2,
+        column: 25,
+        says: 'auth client-credentials: token-url "http://idp.example.com/token" must be an https URL (http only on localhost, 127.0.0.1 or ::1)',
+      },
+      {
+        code: 'SPEC_OAUTH_URL',
+        line: 4,
+        column: 29,
+        says: 'mcp-server tracker: auth client-credentials: token-url "https://u:p@idp.example.com/token" must not hold credentials',
+      },
+      {
+        code: 'SPEC_MISSING',
+        line: 6,
+        column: 1,
+        says: 'oauth-provider atlassian: `oauth-provider` needs `token-url`',
+      },
+      {
+        code: 'SPEC_MISSING',
+        line: 6,
+        column: 1,
+        says: 'oauth-provider atlassian: `oauth-provider` needs `client-secret-env`',
+      },
+      {
+        code: 'SPEC_OAUTH_URL',
+        line: 7,
+        column: 19,
+        says: 'oauth-provider atlassian: authorize-url "http://auth.atlassian.com/authorize" must be an https URL',
+      },
+      {
+        code: 'SPEC_OAUTH_URL',
+        line: 9,
+        column: 16,
+        says: 'oauth-provider atlassian: revoke-url "https://auth.atlassian.com/revoke#x" must have no fragment',
+      },
+    ],
+  },
+  {
+    name: 'refuses a proxy with credentials or of another scheme, and tls files that are missing or half a client certificate',
+    text: spec`
+      upstream "github" base-url="https://api.github.com" {
+          proxy "http://user:secret@proxy.internal:3128"
+          tls { cert-file "no-such-cert.pem"; }
+      }
+      mcp-server "tracker" url="https://tracker.example.com/mcp" {
+          proxy "socks5://proxy.internal:1080"
+          tls { ca-file "no-such-ca.pem"; key-file "no-such-key.pem"; }
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_PROXY',
+        line: 3,
+        column: 11,
+        says: 'upstream github: a proxy URL must not hold credentials (user:password)',
+      },
+      {
+        code: 'SPEC_TLS',
+        line: 4,
+        column: 21,
+        says: 'upstream github: tls: cert-file "no-such-cert.pem" does not exist',
+      },
+      {
+        code: 'SPEC_TLS',
+        line: 4,
+        column: 21,
+        says: 'upstream github: tls: cert-file needs key-file (its private key)',
+      },
+      {
+        code: 'SPEC_PROXY',
+        line: 7,
+        column: 11,
+        says: 'mcp-server tracker: proxy "socks5://proxy.internal:1080": scheme socks5: is not http or https',
+      },
+      {
+        code: 'SPEC_TLS',
+        line: 8,
+        column: 19,
+        says: 'mcp-server tracker: tls: ca-file "no-such-ca.pem" does not exist',
+      },
+      {
+        code: 'SPEC_TLS',
+        line: 8,
+        column: 46,
+        says: 'mcp-server tracker: tls: key-file "no-such-key.pem" does not exist',
+      },
+      {
+        code: 'SPEC_TLS',
+        line: 8,
+        column: 46,
+        says: 'mcp-server tracker: tls: key-file needs cert-file (its certificate)',
+      },
+    ],
+  },
+  {
+    name: 'refuses proxy and tls on a stdio mcp-server',
+    text: spec`
+      mcp-server "handbook" {
+          command "node" "server.js"
+          proxy "http://proxy.internal:3128"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_MCP_TRANSPORT',
+        line: 4,
+        column: 5,
+        says: 'mcp-server handbook: `proxy` belongs to a Streamable HTTP server (url=); this one has a command',
+      },
+    ],
+  },
 ];
 
 // Near misses of the rows above that the manual allows: they must load without errors.

@@ -1,17 +1,34 @@
 /**
- * The upstream credential and fixed headers (spec-language.md, "Top-level nodes"): the
- * `auth <kind>` and `header "<Name>" "<value>"` rows, at the top level for HTTP grants
- * and in an `mcp-server` for a Streamable HTTP server.
+ * The upstream credential and fixed headers (spec-language.md, "Top-level nodes" and "On
+ * whose behalf (upstream identity)"): the `auth <kind>` and `header "<Name>" "<value>"`
+ * rows, at the top level for HTTP grants, in an `upstream` and in an `mcp-server` for a
+ * Streamable HTTP server. Static kinds read a variable; `client-credentials` and
+ * `exchange` obtain a token at a token endpoint; `user` is the caller's connected account.
  */
-import type { Located } from '../diagnostics.js';
+import type { Located, Position } from '../diagnostics.js';
 import type { UpstreamAuth } from '../descriptor.js';
-import { arg, camelProps, prop, type NodeKind } from '../kdl-reader.js';
+import { oauthUrlProblem } from '../endpoint-url.js';
+import { arg, camelProps, prop, propAt, type NodeKind } from '../kdl-reader.js';
 
 const REQUIRED_STRING = { type: 'string', required: true } as const;
 const STRING = { type: 'string' } as const;
 
-const AUTH_KIND = { what: 'a kind: bearer, header, basic or query', type: 'string' } as const;
-export const AUTH: NodeKind<Located<UpstreamAuth>> = {
+const KINDS = 'bearer, header, basic, query, client-credentials, exchange, user';
+const AUTH_KIND = { what: `a kind: ${KINDS}`, type: 'string' } as const;
+
+/** A token endpoint and the gateway's client there (both kinds read the same props). */
+const TOKEN_PROPS = {
+  'token-url': REQUIRED_STRING,
+  'client-id-env': REQUIRED_STRING,
+  'client-secret-env': REQUIRED_STRING,
+  scope: STRING,
+  audience: STRING,
+} as const;
+
+/** An `auth` as read, and where `auth user` names its provider (checked against the spec's). */
+export type AuthSpec = Located<UpstreamAuth> & { readonly providerAt?: Position };
+
+export const AUTH: NodeKind<AuthSpec> = {
   args: [AUTH_KIND],
   variants: {
     arg: 0,
@@ -32,16 +49,35 @@ export const AUTH: NodeKind<Located<UpstreamAuth>> = {
         ],
         props: { env: REQUIRED_STRING },
       },
+      'client-credentials': { props: TOKEN_PROPS },
+      exchange: { props: TOKEN_PROPS },
+      user: { props: { provider: REQUIRED_STRING } },
     },
     unknown: (kind) => ({
       code: 'SPEC_VALUE_TYPE',
-      message: `unknown auth kind ${JSON.stringify(kind)} (known: bearer, header, basic, query)`,
+      message: `unknown auth kind ${JSON.stringify(kind)} (known: ${KINDS})`,
       stop: true,
     }),
     subject: (name, ctx) => [...ctx.subject, name],
   },
-  build(n) {
+  build(n, { diag, subject }) {
     if (!n.complete || n.variant === undefined) return undefined;
+    if (n.variant === 'client-credentials' || n.variant === 'exchange') {
+      const problem = oauthUrlProblem('token-url', prop<string>(n, 'token-url')!);
+      if (problem)
+        diag.error(
+          'SPEC_OAUTH_URL',
+          propAt(n, 'token-url'),
+          [...subject, `auth ${n.variant}`],
+          problem,
+        );
+    }
+    if (n.variant === 'user')
+      return {
+        value: { kind: 'user', provider: prop<string>(n, 'provider')! },
+        at: n.at,
+        providerAt: propAt(n, 'provider'),
+      };
     const env = prop<string>(n, 'env');
     const named = arg<string>(n, 1);
     const auth =

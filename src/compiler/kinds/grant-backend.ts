@@ -22,6 +22,7 @@ import type { HttpMethod } from '../verbs.js';
 import type { ApproveSpec, ConfirmSpec } from './consent.js';
 import type { FieldLabel } from './field.js';
 import type { RestrictSpec } from './restrict.js';
+import type { UpstreamSettings } from './upstream.js';
 
 /** A `can <verb> <resource>` node as read: its common children and its backend's, unread. */
 export interface GrantSpec {
@@ -63,6 +64,10 @@ export interface TopSettings {
   readonly statementTimeoutMs?: number;
   /** The declared `mcp-server` names, each with its call timeout (kinds/mcp-server.ts). */
   readonly mcpServers: ReadonlyMap<string, number>;
+  /** The named `upstream`s, each as its HTTP grants are checked against (kinds/upstream.ts). */
+  readonly upstreams: ReadonlyMap<string, UpstreamSettings>;
+  /** The named `database`s, each with its statement timeout. */
+  readonly databases: ReadonlyMap<string, number>;
 }
 
 /** What every grant needs of the spec around it, found once by the top kind (kinds/top.ts). */
@@ -134,8 +139,8 @@ export interface GrantBackend<Own = unknown, Settings = unknown> {
   readonly outputSchema: JsonSchema;
   /** Whether the tool reaches outside the gateway's own systems (MCP `openWorldHint`). */
   readonly openWorld: boolean;
-  /** Its slice of the top-level settings. */
-  settings(top: TopSettings): Settings;
+  /** Its slice of the top-level settings: those of the upstream or database it names. */
+  settings(top: TopSettings, own: Own): Settings;
   /** Its field blocks, with the labels their messages use (bounds are checked first). */
   blocks(own: Own): [FieldLabel, readonly FieldSpec[]][];
   /** What the grant needs of the top-level settings and lacks: the grant makes no tool. */

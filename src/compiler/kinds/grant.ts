@@ -261,7 +261,7 @@ function checkGrant(g: GrantSpec, ctx: GrantContext): CheckedGrant {
 
   const claims = new Claims(diag, subject);
   const own = ownChildren(g.parts, kind);
-  const settings = kind.settings(ctx.top);
+  const settings = kind.settings(ctx.top, own);
   const missing = kind.missing?.(own, settings);
   if (missing) diag.error(missing.code, missing.at, subject, missing.message);
   const checked = kind.check({ grant: g, own, settings, ctx, diag, subject, claims });

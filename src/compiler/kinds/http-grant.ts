@@ -4,7 +4,7 @@
  * key or an `arg=` projection), the checks of all that, and the HttpBackend it lowers
  * to, from the template and placements the check found.
  */
-import { once } from '../common-kinds.js';
+import { locatedString, once } from '../common-kinds.js';
 import type { Diagnostics, Located, Subject } from '../diagnostics.js';
 import type { BodyFieldDescriptor, HttpBackend, JsonScalar, UpstreamAuth } from '../descriptor.js';
 import { PATH_PARAM_MAX_LENGTH, type JsonSchema } from '../field-schema.js';
@@ -27,7 +27,14 @@ import {
   type FieldBlockSpec,
 } from './field.js';
 import { BODY_WORDS, checkObjectFields, checkPinnedPath, objectPlacements } from './body-fields.js';
-import type { BackendCheck, CheckedBackend, GrantBackend } from './grant-backend.js';
+import type {
+  BackendCheck,
+  CheckedBackend,
+  GrantBackend,
+  Missing,
+  TopSettings,
+} from './grant-backend.js';
+import { unknownNameMessage } from './upstream.js';
 import { SET, type SetSpec } from './set.js';
 
 /** The upstream timeout when neither the grant nor the spec sets one. */
@@ -51,10 +58,20 @@ interface HttpSpec {
   readonly query?: QuerySpec;
   readonly body?: BodySpec;
   readonly set?: Located<readonly SetSpec[]>;
+  /** `upstream "<name>"`: a named upstream instead of the default one. */
+  readonly upstream?: Located<string>;
 }
 
-/** The top-level settings an HTTP grant is sent with. */
+/** The settings of the upstream an HTTP grant is sent to. */
 interface HttpSettings {
+  /** The upstream's name; '' for the default one. */
+  readonly upstream: string;
+  /** Every named upstream, for the messages of a grant that names none or an unknown one. */
+  readonly declared: readonly string[];
+  /** Named but not declared: the grant makes no tool. */
+  readonly unknown?: boolean;
+  /** A named upstream's own `timeout` (the default one's is the top-level `timeout`). */
+  readonly timeoutMs?: number;
   /** The normalized base-url; '' when it is refused, none when it is not given. */
   readonly baseUrl?: string;
   readonly auth?: UpstreamAuth;
@@ -106,10 +123,11 @@ export const HTTP_GRANT: GrantBackend<HttpSpec, HttpSettings> = {
     query: once(encodedBlock('query', ['percent', 'form'])),
     body: once(encodedBlock('body', ['json', 'form'])),
     set: once(SET),
+    upstream: once(locatedString('an upstream name (upstream "github")')),
   },
   outputSchema: HTTP_OUTPUT_SCHEMA,
   openWorld: true,
-  settings: ({ baseUrl, auth, authHeader, headers }) => ({ baseUrl, auth, authHeader, headers }),
+  settings: httpSettings,
   blocks(s) {
     return [
       ['path param', s.path?.params ?? []],
@@ -117,14 +135,7 @@ export const HTTP_GRANT: GrantBackend<HttpSpec, HttpSettings> = {
       ['body field', s.body?.fields ?? []],
     ];
   },
-  missing: (s, { baseUrl }) =>
-    baseUrl === undefined
-      ? {
-          code: 'SPEC_NO_BASE_URL',
-          at: s.path!.at,
-          message: 'an HTTP grant needs a top-level `base-url "https://..."`',
-        }
-      : undefined,
+  missing: missingUpstream,
   check: checkHttp,
   place(s) {
     const template = s.path && parseTemplate(s.path.value);
@@ -132,6 +143,38 @@ export const HTTP_GRANT: GrantBackend<HttpSpec, HttpSettings> = {
     return [...path, ...queryPlacements(s), ...bodyPlacements(s)];
   },
 };
+
+/** The default upstream's settings, or those of the upstream the grant names. */
+function httpSettings(top: TopSettings, own: HttpSpec): HttpSettings {
+  const declared = [...top.upstreams.keys()];
+  const name = own.upstream?.value;
+  if (name === undefined) {
+    const { baseUrl, auth, authHeader, headers } = top;
+    return { upstream: '', declared, baseUrl, auth, authHeader, headers };
+  }
+  const named = top.upstreams.get(name);
+  if (!named) return { upstream: name, declared, unknown: true, headers: [] };
+  return { upstream: name, declared, ...named };
+}
+
+/** A grant naming an upstream nobody declared, or naming none where there is no default. */
+function missingUpstream(s: HttpSpec, settings: HttpSettings): Missing | undefined {
+  if (settings.unknown)
+    return {
+      code: 'SPEC_UNKNOWN_UPSTREAM',
+      at: s.upstream!.at,
+      message: unknownNameMessage('upstream', settings.upstream, settings.declared),
+    };
+  if (settings.baseUrl !== undefined) return undefined;
+  return {
+    code: 'SPEC_NO_BASE_URL',
+    at: s.path!.at,
+    message:
+      settings.declared.length > 0
+        ? `the spec has no default upstream (a top-level base-url): name one with \`upstream "<name>"\` (declared: ${settings.declared.join(', ')})`
+        : 'an HTTP grant needs a top-level `base-url "https://..."`',
+  };
+}
 
 /** An HTTP grant whose template cannot be read: its query and body arguments, unchecked. */
 function unreadable(s: HttpSpec): CheckedBackend {
@@ -330,7 +373,7 @@ function lowerHttp(
   const encoding = s.body?.encoding ?? 'json';
   return {
     kind: 'http',
-    upstream: '',
+    upstream: settings.upstream,
     method,
     baseUrl: settings.baseUrl!,
     pathTemplate: s.path!.value,
@@ -342,7 +385,11 @@ function lowerHttp(
     setQuery,
     setBody,
     ...(settings.auth && { auth: settings.auth }),
-    timeoutMs: g.timeoutMs ?? ctx.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    // A named upstream's deadline is its own; the top-level `timeout` is the default one's.
+    timeoutMs:
+      g.timeoutMs ??
+      (settings.upstream === '' ? ctx.timeoutMs : settings.timeoutMs) ??
+      DEFAULT_TIMEOUT_MS,
   };
 }
 

@@ -9,10 +9,13 @@ import { dirname } from 'node:path';
 import { closestName } from '../closest-name.js';
 import { locatedString, once, TIMEOUT } from '../common-kinds.js';
 import type { Diagnostics, Located, Position } from '../diagnostics.js';
-import type { McpChildEnv, McpServerDescriptor, UpstreamAuth } from '../descriptor.js';
+import type { McpChildEnv, McpServerDescriptor } from '../descriptor.js';
 import { authHeaderName, headerProblem } from '../headers.js';
 import { arg, argAt, childNamed, childrenNamed, type Built, type NodeKind } from '../kdl-reader.js';
-import { AUTH, HEADER } from './auth.js';
+import { proxyProblem } from '../endpoint-url.js';
+import { AUTH, HEADER, type AuthSpec } from './auth.js';
+import { PROXY } from './upstream.js';
+import { checkTls, lowerTls, TLS, type TlsSpec } from './upstream-tls.js';
 
 const SERVER_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -25,8 +28,10 @@ export interface McpServerSpec {
   readonly at: Position;
   readonly url?: Located<string>;
   readonly command?: Located<readonly string[]>;
-  readonly auth?: Located<UpstreamAuth>;
+  readonly auth?: AuthSpec;
   readonly headers: readonly Located<readonly [string, string]>[];
+  readonly proxy?: Located<string>;
+  readonly tls?: TlsSpec;
   readonly env: readonly Located<McpChildEnv>[];
   readonly timeoutMs?: number;
   readonly protocol?: Located<string>;
@@ -110,6 +115,8 @@ export const MCP_SERVER: NodeKind<McpServerSpec> = {
       env: ENV,
       timeout: once(TIMEOUT),
       protocol: once(locatedString('a protocol: auto, 2026-07-28 or 2025-11-25')),
+      proxy: once(PROXY),
+      tls: once(TLS),
     },
     where: 'in mcp-server',
   },
@@ -130,6 +137,8 @@ export const MCP_SERVER: NodeKind<McpServerSpec> = {
       env: childrenNamed(c, 'env'),
       timeoutMs: childNamed(c, 'timeout'),
       protocol: childNamed(c, 'protocol'),
+      proxy: childNamed(c, 'proxy'),
+      tls: childNamed(c, 'tls'),
       children: c,
     };
   },
@@ -143,11 +152,12 @@ export interface CheckedMcpServers {
 }
 
 /** Children of one transport only, and the transport's own word in messages. */
-const URL_ONLY = ['auth', 'header'];
+const URL_ONLY = ['auth', 'header', 'proxy', 'tls'];
 const COMMAND_ONLY = ['env'];
 
 export function checkMcpServers(
   specs: readonly McpServerSpec[],
+  file: string,
   diag: Diagnostics,
 ): CheckedMcpServers {
   const names = new NameClaims(
@@ -159,7 +169,7 @@ export function checkMcpServers(
     const subject = [`mcp-server ${s.name.value}`];
     matchName(diag, 'SPEC_MCP_SERVER_NAME', s.name, subject, 'server name', SERVER_NAME);
     names.claim(s.name.value, s.at, s.name.at, subject);
-    checkTransport(s, diag, subject);
+    checkTransport(s, file, diag, subject);
     if (s.protocol && !(PROTOCOLS as readonly string[]).includes(s.protocol.value))
       diag.error(
         'SPEC_VALUE_TYPE',
@@ -174,7 +184,12 @@ export function checkMcpServers(
   };
 }
 
-function checkTransport(s: McpServerSpec, diag: Diagnostics, subject: readonly string[]): void {
+function checkTransport(
+  s: McpServerSpec,
+  file: string,
+  diag: Diagnostics,
+  subject: readonly string[],
+): void {
   if (s.url && s.command)
     diag.error(
       'SPEC_MCP_TRANSPORT',
@@ -223,6 +238,11 @@ function checkTransport(s: McpServerSpec, diag: Diagnostics, subject: readonly s
     const problem = headerProblem(name, value, authHeader);
     if (problem) diag.error('SPEC_HEADER', at, [...subject, `header ${name}`], problem);
   }
+  if (s.proxy) {
+    const problem = proxyProblem(s.proxy.value);
+    if (problem) diag.error('SPEC_PROXY', s.proxy.at, subject, problem);
+  }
+  if (s.tls) checkTls(s.tls, file, diag, subject);
 }
 
 function urlProblem(text: string): string | undefined {
@@ -257,6 +277,8 @@ export function lowerMcpServers(checked: CheckedMcpServers, file: string): McpSe
           url: s.url.value,
           headers: s.headers.map((h) => h.value),
           ...(s.auth && { auth: s.auth.value }),
+          ...(s.proxy && { proxy: s.proxy.value }),
+          ...(s.tls && { tls: lowerTls(s.tls, file) }),
         }
       : {
           kind: 'command',

@@ -11,7 +11,8 @@ import { SQL_OUTPUT_SCHEMA } from '../output-schema.js';
 import { plain, type Placement } from '../placement.js';
 import { scanSql } from '../sql-text.js';
 import { blockKind, checkExclusive, checkFieldValues, type FieldBlockSpec } from './field.js';
-import type { BackendCheck, CheckedBackend, GrantBackend } from './grant-backend.js';
+import type { BackendCheck, CheckedBackend, GrantBackend, TopSettings } from './grant-backend.js';
+import { unknownNameMessage } from './upstream.js';
 
 /** Rows beyond this are dropped and reported in coverage (spec-language.md, max-rows). */
 const DEFAULT_MAX_ROWS = 1000;
@@ -21,11 +22,28 @@ interface SqlSpec {
   readonly sql?: Located<string>;
   readonly params?: FieldBlockSpec;
   readonly maxRows?: Located<number>;
+  /** `database "<name>"`: a named database instead of the default one. */
+  readonly database?: Located<string>;
 }
 
-/** The database's statement-timeout; none without a database. */
+/** The database a sql grant runs on, and its statement-timeout; none without a database. */
 interface SqlSettings {
+  /** '' for the default database. */
+  readonly database: string;
+  /** Every named database, for the messages of a grant that names none or an unknown one. */
+  readonly declared: readonly string[];
+  readonly unknown?: boolean;
   readonly statementTimeoutMs?: number;
+}
+
+function sqlSettings({ databases, statementTimeoutMs }: TopSettings, own: SqlSpec): SqlSettings {
+  const declared = [...databases.keys()];
+  const name = own.database?.value;
+  if (name === undefined) return { database: '', declared, statementTimeoutMs };
+  const timeout = databases.get(name);
+  return timeout === undefined
+    ? { database: name, declared, unknown: true }
+    : { database: name, declared, statementTimeoutMs: timeout };
 }
 
 export const SQL_GRANT: GrantBackend<SqlSpec, SqlSettings> = {
@@ -37,20 +55,29 @@ export const SQL_GRANT: GrantBackend<SqlSpec, SqlSettings> = {
     sql: once(locatedString('an SQL statement')),
     params: once(blockKind('param')),
     'max-rows': once(count('max-rows')),
+    database: once(locatedString('a database name (database "orders")')),
   },
   outputSchema: SQL_OUTPUT_SCHEMA,
   openWorld: false,
-  settings: ({ statementTimeoutMs }) => ({ statementTimeoutMs }),
+  settings: sqlSettings,
   blocks: (s) => [['param', s.params?.fields ?? []]],
-  missing: (s, { statementTimeoutMs }) =>
-    statementTimeoutMs === undefined
+  missing: (s, { database, declared, unknown, statementTimeoutMs }) =>
+    unknown
       ? {
-          code: 'SPEC_NO_DATABASE',
-          at: s.sql!.at,
-          message:
-            'a sql grant needs a top-level `database env="DATABASE_URL"` (or `database embedded`)',
+          code: 'SPEC_UNKNOWN_UPSTREAM',
+          at: s.database!.at,
+          message: unknownNameMessage('database', database, declared),
         }
-      : undefined,
+      : statementTimeoutMs !== undefined
+        ? undefined
+        : {
+            code: 'SPEC_NO_DATABASE',
+            at: s.sql!.at,
+            message:
+              declared.length > 0
+                ? `the spec has no default database (one without a name): name one with \`database "<name>"\` (declared: ${declared.join(', ')})`
+                : 'a sql grant needs a top-level `database env="DATABASE_URL"` (or `database embedded`)',
+          },
   check: checkSql,
   place: (s) => paramPlacements(s.params?.fields ?? []),
 };
@@ -106,7 +133,7 @@ function checkSql(c: BackendCheck<SqlSpec, SqlSettings>): CheckedBackend {
     exclusive: (s.params?.exclusive ?? []).map((x) => x.value.map((n) => n.value)),
     lower: ({ readOnly }): SqlBackend => ({
       kind: 'sql',
-      database: '',
+      database: c.settings.database,
       statement: sql.value,
       readOnly,
       maxRows: s.maxRows?.value ?? DEFAULT_MAX_ROWS,

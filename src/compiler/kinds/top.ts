@@ -10,7 +10,7 @@ import { dirname, isAbsolute, join } from 'node:path';
 import { MIN_MAX_BYTES } from '../../envelope/envelope.js';
 import { normalizeBaseUrl } from '../base-url.js';
 import { RATE_LIMIT, TEXT, TIMEOUT } from '../common-kinds.js';
-import type { Diagnostics, Located } from '../diagnostics.js';
+import type { Diagnostics, Located, Position } from '../diagnostics.js';
 import type {
   AccessDescriptor,
   CompiledSpec,
@@ -25,11 +25,9 @@ import type {
   SpecVariable,
   ToolDescriptor,
   ToolsetDescriptor,
-  UpstreamAuth,
   UpstreamDescriptor,
 } from '../descriptor.js';
 import { DEFAULT_LIST_TOKENS } from '../descriptor.js';
-import { authHeaderName, headerProblem } from '../headers.js';
 import { SIGN_IN } from './sign-in.js';
 import {
   arg,
@@ -44,7 +42,23 @@ import {
   type Table,
 } from '../kdl-reader.js';
 import { parseDuration } from '../values.js';
-import { AUTH, HEADER } from './auth.js';
+import { AUTH, HEADER, type AuthSpec } from './auth.js';
+import {
+  checkCallerAuths,
+  checkOAuthProviders,
+  lowerOAuthProviders,
+  OAUTH_PROVIDER,
+  type OAuthProviderSpec,
+} from './oauth-provider.js';
+import {
+  checkHeaders,
+  checkUpstreams,
+  lowerUpstreams,
+  UPSTREAM,
+  UPSTREAM_NAME,
+  type UpstreamSpec,
+} from './upstream.js';
+import { matchName, NameClaims, takenBy } from '../name-claims.js';
 import { MCP_SERVER, type CheckedMcpServers, type McpServerSpec } from './mcp-server.js';
 import { GRANT, type GrantContext, type GrantSpec } from './grant.js';
 import { PROMPT, type PromptSpec } from './prompt.js';
@@ -63,11 +77,16 @@ export interface Spec {
   };
   /** `connections=N`: the most connections open to the upstream origin at once. */
   readonly baseUrl?: Located<string> & { readonly connections?: number };
-  readonly auth?: Located<UpstreamAuth>;
+  readonly auth?: AuthSpec;
   readonly headers: readonly Located<readonly [string, string]>[];
   readonly timeoutMs?: number;
-  /** Settings left out are filled in by lowering. */
-  readonly database?: DatabaseTarget & Partial<DatabaseSettings>;
+  /** The default (unnamed) database; settings left out are filled in by lowering. */
+  readonly database?: DatabaseSpec;
+  /** `database "<name>" env=…`, in spec order. */
+  readonly databases: readonly DatabaseSpec[];
+  /** `upstream "<name>" base-url=…`, in spec order. */
+  readonly upstreams: readonly UpstreamSpec[];
+  readonly oauthProviders: readonly OAuthProviderSpec[];
   readonly restrict: readonly Located<RestrictSpec>[];
   readonly limits: {
     readonly maxBytes?: number;
@@ -85,6 +104,10 @@ export interface Spec {
   /** Every `env=` and `*-env=` of the file (spec-variables.ts). */
   readonly variables: readonly SpecVariable[];
 }
+
+/** A `database` node as read: named (env= only) or the default. */
+export type DatabaseSpec = DatabaseTarget &
+  Partial<DatabaseSettings> & { readonly name?: Located<string>; readonly at: Position };
 
 /** Values given at start-up that replace the spec's own (`serve --base-url`). */
 export interface SpecOverrides {
@@ -120,8 +143,8 @@ const BASE_URL: NodeKind<Spec['baseUrl']> = {
   },
 };
 
-const DATABASE: NodeKind<Spec['database']> = {
-  args: [{ what: 'a mode ("embedded")', type: 'string', required: false }],
+const DATABASE: NodeKind<DatabaseSpec> = {
+  args: [{ what: 'a name or a mode ("embedded")', type: 'string', required: false }],
   props: {
     pool: { type: 'integer', min: 1 },
     'statement-timeout': STRING,
@@ -129,8 +152,14 @@ const DATABASE: NodeKind<Spec['database']> = {
   },
   variants: {
     arg: 0,
-    kinds: { env: { props: { env: REQUIRED_STRING } }, embedded: { props: { seed: STRING } } },
+    kinds: {
+      env: { props: { env: REQUIRED_STRING } },
+      embedded: { props: { seed: STRING } },
+      named: { props: { env: REQUIRED_STRING } },
+    },
     missing: 'env',
+    // Any other first argument names the database (`database "orders" env="V"`).
+    other: 'named',
     unknown: (mode) => ({
       code: 'SPEC_VALUE_TYPE',
       message: `unknown database mode ${JSON.stringify(mode)}; use env="VAR" or embedded`,
@@ -160,10 +189,12 @@ const DATABASE: NodeKind<Spec['database']> = {
     }
     if (n.variant === 'embedded') {
       const seed = prop<string>(n, 'seed');
-      return { kind: 'embedded', ...(seed !== undefined && { seed }), ...settings };
+      return { kind: 'embedded', ...(seed !== undefined && { seed }), ...settings, at: n.at };
     }
     const env = prop<string>(n, 'env');
-    return n.variant === 'env' && env !== undefined ? { kind: 'env', env, ...settings } : undefined;
+    if (env === undefined) return undefined;
+    const name = n.variant === 'named' ? { value: arg<string>(n, 0)!, at: argAt(n, 0) } : undefined;
+    return { kind: 'env', env, ...settings, at: n.at, ...(name && { name }) };
   },
 };
 
@@ -250,7 +281,9 @@ export const TOP: Table = {
     auth: { ...AUTH, once: true },
     header: HEADER,
     timeout: { ...TIMEOUT, once: true },
-    database: { ...DATABASE, once: true },
+    upstream: UPSTREAM,
+    database: DATABASE,
+    'oauth-provider': OAUTH_PROVIDER,
     restrict: { ...RESTRICT, once: true },
     limits: { ...LIMITS, once: true },
     'rate-limit': { ...RATE_LIMIT, once: true },
@@ -276,7 +309,11 @@ export function readSpec(
     auth: childNamed(top, 'auth'),
     headers: childrenNamed(top, 'header'),
     timeoutMs: childNamed(top, 'timeout'),
-    database: childNamed(top, 'database'),
+    // The first unnamed one is the default; a second is refused by checkTop.
+    database: childrenNamed<DatabaseSpec>(top, 'database').find((d) => d.name === undefined),
+    databases: childrenNamed(top, 'database'),
+    upstreams: childrenNamed(top, 'upstream'),
+    oauthProviders: childrenNamed(top, 'oauth-provider'),
     restrict: childNamed(top, 'restrict') ?? [],
     limits: childNamed(top, 'limits') ?? {},
     rateLimit: childNamed(top, 'rate-limit'),
@@ -311,19 +348,25 @@ export function checkTop(
       normalized.problem,
     );
   const auth = spec.auth?.value;
-  const authHeader = authHeaderName(auth);
-  if (auth?.kind === 'header') {
-    const problem = headerProblem(auth.header, auth.prefix, undefined);
-    if (problem) diag.error('SPEC_HEADER', spec.auth!.at, ['auth'], problem);
-  }
-  for (const {
-    value: [name, value],
-    at,
-  } of spec.headers) {
-    const problem = headerProblem(name, value, authHeader);
-    if (problem) diag.error('SPEC_HEADER', at, [`header ${name}`], problem);
-  }
+  const authHeader = checkHeaders(spec.auth, spec.headers, diag, []);
   checkRestrictPatterns(spec.restrict, diag);
+  const upstreams = checkUpstreams(spec.upstreams, spec.file, diag);
+  const databases = checkDatabases(spec.databases, diag);
+  const providers = checkOAuthProviders(spec.oauthProviders, diag);
+  checkCallerAuths(
+    [
+      ...(spec.auth ? [{ auth: spec.auth, subject: [] }] : []),
+      ...spec.upstreams.flatMap((u) =>
+        u.auth ? [{ auth: u.auth, subject: [`upstream ${u.name.value}`] }] : [],
+      ),
+      ...servers.specs.flatMap((m) =>
+        m.auth ? [{ auth: m.auth, subject: [`mcp-server ${m.name.value}`] }] : [],
+      ),
+    ],
+    providers,
+    spec.access !== undefined,
+    diag,
+  );
   return {
     file: spec.file,
     diag,
@@ -337,6 +380,8 @@ export function checkTop(
           spec.database.statementTimeoutMs ?? DATABASE_DEFAULTS.statementTimeoutMs,
       }),
       mcpServers: servers.timeouts,
+      upstreams: upstreams.settings,
+      databases,
     },
     ...(spec.timeoutMs !== undefined && { timeoutMs: spec.timeoutMs }),
     hasOauth: spec.access?.oauth !== undefined,
@@ -348,9 +393,41 @@ export function checkTop(
   };
 }
 
+/**
+ * One default database at most, named ones with unique names: each named database's
+ * statement timeout (its default filled in), what the sql grants naming it run under.
+ */
+function checkDatabases(
+  databases: readonly DatabaseSpec[],
+  diag: Diagnostics,
+): ReadonlyMap<string, number> {
+  const names = new NameClaims(diag, 'SPEC_DUPLICATE', takenBy('database name', 'database'));
+  const timeouts = new Map<string, number>();
+  let unnamed: Position | undefined;
+  for (const d of databases) {
+    if (!d.name) {
+      if (unnamed)
+        diag.error(
+          'SPEC_DUPLICATE',
+          d.at,
+          ['database'],
+          `the default database (without a name) may appear once (first at line ${unnamed.line}); name the others: database "<name>" env="VAR"`,
+        );
+      unnamed ??= d.at;
+      continue;
+    }
+    const subject = [`database ${d.name.value}`];
+    matchName(diag, 'SPEC_UPSTREAM_NAME', d.name, subject, 'database name', UPSTREAM_NAME);
+    if (names.claim(d.name.value, d.at, d.name.at, subject))
+      timeouts.set(d.name.value, d.statementTimeoutMs ?? DATABASE_DEFAULTS.statementTimeoutMs);
+  }
+  return timeouts;
+}
+
 /** A clean spec's top level around its lowered tools, resources and prompts, frozen by the caller. */
 export function lowerTop(
   spec: Spec,
+  context: GrantContext,
   tools: readonly ToolDescriptor[],
   resources: readonly ResourceDescriptor[],
   prompts: readonly PromptDescriptor[],
@@ -358,7 +435,12 @@ export function lowerTop(
   toolsets: readonly ToolsetDescriptor[],
 ): CompiledSpec {
   const database = spec.database && lowerDatabase(spec.database, spec.file);
-  const upstreams = lowerDefaultUpstream(spec, tools);
+  const named = { specs: spec.upstreams, settings: context.top.upstreams };
+  const upstreams = [...lowerDefaultUpstream(spec, tools), ...lowerUpstreams(named, spec.file)];
+  const databases = [
+    ...(database ? [database] : []),
+    ...spec.databases.flatMap((d) => (d.name ? [lowerDatabase(d, spec.file)] : [])),
+  ];
   const { wrap } = spec;
   return {
     file: spec.file,
@@ -372,9 +454,9 @@ export function lowerTop(
     resources,
     prompts,
     ...(database && { database }),
-    databases: database ? [database] : [],
+    databases,
     upstreams,
-    oauthProviders: [],
+    oauthProviders: lowerOAuthProviders(spec.oauthProviders, spec.file),
     ...(spec.access && { access: spec.access }),
     ...(spec.limits.redisEnv !== undefined && { redisEnv: spec.limits.redisEnv }),
     ...(mcpServers.length > 0 && { mcpServers }),
@@ -385,13 +467,14 @@ export function lowerTop(
 }
 
 /** Settings left out take their defaults; the embedded seed is read beside the spec. */
-function lowerDatabase(db: NonNullable<Spec['database']>, file: string): DatabaseDescriptor {
+function lowerDatabase(db: DatabaseSpec, file: string): DatabaseDescriptor {
   const settings = {
     pool: db.pool ?? DATABASE_DEFAULTS.pool,
     statementTimeoutMs: db.statementTimeoutMs ?? DATABASE_DEFAULTS.statementTimeoutMs,
     checkoutTimeoutMs: db.checkoutTimeoutMs ?? DATABASE_DEFAULTS.checkoutTimeoutMs,
   };
-  if (db.kind === 'env') return { name: '', kind: 'env', env: db.env, ...settings };
+  const name = db.name?.value ?? '';
+  if (db.kind === 'env') return { name, kind: 'env', env: db.env, ...settings };
   const seed =
     db.seed === undefined || isAbsolute(db.seed) ? db.seed : join(dirname(file), db.seed);
   return { name: '', kind: 'embedded', ...(seed !== undefined && { seed }), ...settings };
