@@ -35,6 +35,8 @@ export interface HttpChannelOptions {
   readonly onNotification?: (n: UpstreamNotification) => void;
   /** An undici dispatcher to share (default: an Agent of the channel's own). */
   readonly dispatcher?: Dispatcher;
+  /** The dispatcher given is the channel's to close (the server's own proxy or TLS). */
+  readonly ownsDispatcher?: boolean;
 }
 
 const ACCEPT = 'application/json, text/event-stream';
@@ -70,7 +72,7 @@ export class HttpChannel implements RpcChannel {
   constructor(private readonly o: HttpChannelOptions) {
     this.dispatcher =
       o.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 5_000 } });
-    this.ownsDispatcher = o.dispatcher === undefined;
+    this.ownsDispatcher = o.dispatcher === undefined || o.ownsDispatcher === true;
     this.base = {
       'user-agent': USER_AGENT,
       ...Object.fromEntries(
@@ -107,9 +109,10 @@ export class HttpChannel implements RpcChannel {
       return failed('protocol', `the request ${method} could not be encoded as JSON`);
     }
     const sentSession = this.sessionId;
+    const shared = this.headersFor(method, params);
     const answer = await postMessage(this.dispatcher, {
       url: this.o.url,
-      headers: this.headersFor(method, params),
+      headers: o.headers && o.headers.length > 0 ? withOwn(shared, o.headers) : shared,
       body,
       id,
       readCap: this.o.maxMessageBytes,
@@ -295,4 +298,17 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The shared headers of a request plus this call's own (a token kind's credential): a
+ * copy, since the shared object serves concurrent calls. The protocol's headers stay ours.
+ */
+function withOwn(
+  shared: Record<string, string>,
+  own: readonly (readonly [string, string])[],
+): Record<string, string> {
+  const out = { ...shared };
+  for (const [k, v] of own) if (!k.startsWith('mcp-') && !RESERVED.has(k)) out[k] = v;
+  return out;
 }

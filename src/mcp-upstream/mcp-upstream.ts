@@ -27,6 +27,8 @@ export type UpstreamTransport =
       /** The spec's `header`s and the upstream credential (the gateway's own, never the caller's). */
       readonly headers: Readonly<Record<string, string>>;
       readonly dispatcher?: Dispatcher;
+      /** The dispatcher is the upstream's own (its proxy, its TLS): closed with it. */
+      readonly ownsDispatcher?: boolean;
     }
   | {
       readonly kind: 'command';
@@ -68,6 +70,8 @@ export interface CallOptions {
   readonly traceparent?: string | undefined;
   readonly tracestate?: string | undefined;
   readonly baggage?: string | undefined;
+  /** Headers of this call's request only: a token kind's credential for its caller. */
+  readonly headers?: readonly (readonly [string, string])[] | undefined;
 }
 
 export interface McpUpstream {
@@ -139,6 +143,7 @@ export function openMcpUpstream(
           traceparent: c?.traceparent,
           tracestate: c?.tracestate,
           baggage: c?.baggage,
+          headers: c?.headers,
         },
         o.redact,
       ),

@@ -31,6 +31,11 @@ export interface RequestOptions {
    * arguments reach the upstream as written (12345678901234567890 not rounded).
    */
   readonly texts?: NumberTexts | undefined;
+  /**
+   * Headers of this request only (lower-case names): a token kind's credential for the
+   * call's caller, over HTTP (the stdio channel has no headers and ignores them).
+   */
+  readonly headers?: readonly (readonly [string, string])[] | undefined;
 }
 
 /** A message the upstream sent on its own: a notification such as `notifications/tools/list_changed`. */

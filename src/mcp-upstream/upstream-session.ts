@@ -46,6 +46,11 @@ export interface SessionRequestOptions {
   readonly retryOnNewSession?: boolean;
   /** The caller's number texts inside `params` (rpc-channel.ts). */
   readonly texts?: NumberTexts | undefined;
+  /**
+   * This request's own headers (a token kind's credential for the caller). The handshake
+   * is shared by every caller and never carries them.
+   */
+  readonly headers?: readonly (readonly [string, string])[] | undefined;
 }
 
 /** How the gateway names itself to an upstream, in `initialize` and in every modern `_meta`. */
@@ -141,6 +146,7 @@ export class UpstreamSession {
         timeoutMs: left(until),
         cancel: o.cancel,
         texts: o.texts,
+        headers: o.headers,
       });
       if (reply.kind === 'result') {
         this.setHealth('up');

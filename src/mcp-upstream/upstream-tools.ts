@@ -42,6 +42,8 @@ export async function requestToolsCall(
     retryOnNewSession?: boolean;
     /** The caller's number texts inside `args`. */
     texts?: NumberTexts | undefined;
+    /** This call's own headers: a token kind's credential for the caller. */
+    headers?: readonly (readonly [string, string])[] | undefined;
   },
   redact: (text: string) => string,
 ): Promise<UpstreamOutcome<unknown>> {

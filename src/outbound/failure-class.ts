@@ -41,6 +41,20 @@ const UNREACHABLE: Record<string, string> = {
   UND_ERR_CONNECT_TIMEOUT: 'connect timeout',
   UND_ERR_CLOSED: 'connection closed',
   UND_ERR_ABORTED: 'request aborted',
+  // TLS: the upstream's certificate is not trusted (a private CA needs the upstream's
+  // `tls { ca-file }`), names another host, or the upstream wants a client certificate.
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    "the upstream's TLS certificate is not signed by a trusted CA (a private CA goes in the upstream's tls ca-file)",
+  SELF_SIGNED_CERT_IN_CHAIN:
+    "the upstream's TLS certificate chains to an untrusted root (a private CA goes in the upstream's tls ca-file)",
+  DEPTH_ZERO_SELF_SIGNED_CERT:
+    "the upstream's TLS certificate is self-signed and not trusted (trust it with the upstream's tls ca-file)",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the upstream's TLS certificate names another host",
+  CERT_HAS_EXPIRED: "the upstream's TLS certificate has expired",
+  ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED:
+    "the upstream requires a client certificate (the upstream's tls cert-file and key-file)",
+  ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: 'the TLS handshake failed',
+  ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE: 'the upstream refused the client certificate',
 };
 
 /** `upstream unreachable: <reason> (<code>)`, the code when the error has one. */

@@ -1,119 +1,161 @@
 /**
- * HTTP grants on undici: one keep-alive Agent (a pool per origin) for the process,
+ * HTTP grants on undici: one keep-alive dispatcher per upstream (its own pool, TLS and
+ * egress proxy, outbound/upstream-dispatcher.ts) and its own identity (the credential),
  * a plan per grant prepared at boot, and per call a straight line: build the target,
  * assert it, send with the spec's headers and credential only, read within the
  * deadline and the byte cap, and hand back JSON or text (response-body.ts).
  */
-import { Agent } from 'undici';
-import type { HttpBackend } from '../../../compiler/descriptor.js';
+import type { Dispatcher } from 'undici';
+import type {
+  CompiledSpec,
+  HttpBackend,
+  UpstreamAuth,
+  UpstreamDescriptor,
+} from '../../../compiler/descriptor.js';
 import { engineError, type EngineError } from '../../error-catalogue.js';
 import { composeRedactors, type Redactor } from '../../redact.js';
-import {
-  openIdentity,
-  type CallCredential,
-  type UpstreamIdentity,
-} from '../upstream/upstream-identity.js';
 import type { BackendKind, BackendOutcome, GrantOf, KindBackend, KindContext } from '../kind.js';
 import type { CallArguments } from '../../call-arguments.js';
 import type { CallContext } from '../../call-context.js';
 import { buildBody, planBody } from './body.js';
-import { resolveCredential, type Credential } from '../upstream/credentials.js';
+import {
+  openIdentity,
+  type CallCredential,
+  type IdentityContext,
+  type UpstreamIdentity,
+} from '../upstream/upstream-identity.js';
+import { openUpstreamDispatcher } from '../../../outbound/upstream-dispatcher.js';
 import { decodeUtf8Prefix } from '../../../outbound/utf8-prefix.js';
 import { buildTarget, planUrl, targetEscapes } from './url.js';
 import { interpretBody } from './response-body.js';
 import { upstreamStatusError } from '../upstream/upstream-errors.js';
 import { CANCELLED, failureClass, type FailureClass } from '../../../outbound/failure-class.js';
-import { EXCERPT_BYTES, exchange } from './http-exchange.js';
+import { EXCERPT_BYTES, exchange, type Exchange } from './http-exchange.js';
 import { USER_AGENT } from '../../../outbound/exchange.js';
 import { ADMITTED, ConnectionGate, type GateRefusal } from '../upstream/connection-gate.js';
 import { readCapFor } from '../upstream/read-cap.js';
 import { UNTRACED, type UpstreamLeg } from '../../../telemetry/client-span.js';
 
-/** Connections per upstream origin unless the spec says `base-url … connections=N`. */
+/** Connections per upstream origin unless the spec says `connections=N`. */
 export const DEFAULT_UPSTREAM_CONNECTIONS = 256;
 
-export async function createHttpKind({
-  env,
-  grants,
-  spec,
-  connections: accounts,
-}: KindContext<'http'>): Promise<BackendKind<'http'>> {
-  const connections = spec.upstreams[0]?.connections ?? DEFAULT_UPSTREAM_CONNECTIONS;
-  const agent = new Agent({
-    keepAliveTimeout: 10_000,
-    connections,
-    connect: { timeout: 5_000 },
-  });
-  // One gate per origin with as many slots as undici opens connections to it: a call
-  // goes to undici only once a connection is its own, so undici's queue stays empty
-  // and a call that cannot be served within its deadline is refused here, at once.
-  const gates = new Map<string, ConnectionGate>();
-  const gateFor = (origin: string): ConnectionGate => {
-    let gate = gates.get(origin);
-    if (!gate) gates.set(origin, (gate = new ConnectionGate(connections)));
-    return gate;
-  };
-  const credentials = new Map<HttpBackend['auth'], Credential>();
+/** How an upstream's `auth` becomes its identity (a test may open its own kind). */
+export type OpenIdentity = (
+  auth: UpstreamAuth | undefined,
+  ctx: IdentityContext,
+) => Promise<UpstreamIdentity>;
+
+/** What every grant of one upstream shares: its way out, its credential, its gates. */
+interface OpenUpstream {
+  readonly descriptor: UpstreamDescriptor;
+  readonly base: URL;
+  readonly dispatcher: Dispatcher;
+  readonly identity: UpstreamIdentity;
+  readonly gate: ConnectionGate;
+  close(): Promise<void>;
+}
+
+export function createHttpKind(ctx: KindContext<'http'>): Promise<BackendKind<'http'>> {
+  return createHttpKindWith(ctx, openIdentity);
+}
+
+/**
+ * One dispatcher, one identity and one gate per upstream the grants name, opened at
+ * start; a grant's call only looks its upstream up. The credential of one upstream is
+ * in no other's headers: each grant's headers are built from its own upstream's identity.
+ */
+export async function createHttpKindWith(
+  { env, grants, spec, connections: accounts }: KindContext<'http'>,
+  open: OpenIdentity,
+): Promise<BackendKind<'http'>> {
+  const upstreams = new Map<string, OpenUpstream>();
   const secrets: string[] = [];
   const sent: string[] = [];
-  // Resolve the credential once (every grant of a spec shares the same `auth`).
-  for (const d of grants) {
-    if (credentials.has(d.backend.auth)) continue;
-    const c = resolveCredential(d.backend.auth, env);
-    credentials.set(d.backend.auth, c);
-    secrets.push(...c.secrets);
-    sent.push(...c.sent);
+  try {
+    for (const d of grants) {
+      const name = d.backend.upstream;
+      if (upstreams.has(name)) continue;
+      const descriptor = upstreamOf(spec, d.backend);
+      const label = name === '' ? "the spec's base-url" : `upstream "${name}"`;
+      const base = new URL(descriptor.baseUrl);
+      const connections = descriptor.connections ?? DEFAULT_UPSTREAM_CONNECTIONS;
+      const way = openUpstreamDispatcher(
+        base,
+        { connections, proxy: descriptor.proxy, tls: descriptor.tls, label },
+        env,
+      );
+      let identity: UpstreamIdentity;
+      try {
+        identity = await open(descriptor.auth, {
+          env,
+          upstream: name === '' ? base.href : name,
+          ...(accounts && { connections: accounts }),
+        });
+      } catch (err) {
+        await way.close();
+        throw err;
+      }
+      secrets.push(...identity.secrets());
+      sent.push(...identity.sentValues());
+      upstreams.set(name, {
+        descriptor,
+        base,
+        dispatcher: way.dispatcher,
+        identity,
+        // As many slots as undici opens connections to it: a call goes to undici only once
+        // a connection is its own, so undici's queue stays empty and a call that cannot be
+        // served within its deadline is refused here, at once.
+        gate: new ConnectionGate(connections),
+        close: async () => {
+          await identity.close?.();
+          await way.close();
+        },
+      });
+    }
+  } catch (err) {
+    await Promise.all([...upstreams.values()].map((u) => u.close()));
+    throw err;
   }
-  // A credential obtained per call (auth user): one identity per `auth`, opened at boot.
-  const identities = new Map<HttpBackend['auth'], UpstreamIdentity>();
-  for (const d of grants) {
-    const auth = d.backend.auth;
-    if (auth?.kind !== 'user' || identities.has(auth)) continue;
-    const identity = await openIdentity(auth, {
-      env,
-      upstream: d.backend.upstream || d.backend.baseUrl,
-      ...(accounts && { connections: accounts }),
-    });
-    identities.set(auth, identity);
-    secrets.push(...identity.secrets());
-  }
-  // Every grant of a spec has one of a few base URLs: each is parsed once.
-  const bases = new Map<string, URL>();
-  const baseOf = (baseUrl: string): URL => {
-    let base = bases.get(baseUrl);
-    if (!base) bases.set(baseUrl, (base = new URL(baseUrl)));
-    return base;
-  };
   return {
     prepare(d, redact) {
-      const base = baseOf(d.backend.baseUrl);
-      return prepareHttpGrant(
-        d,
-        credentials.get(d.backend.auth)!,
-        agent,
-        gateFor(base.origin),
-        redact,
-        base,
-        identities.get(d.backend.auth),
-      );
+      return prepareHttpGrant(d, upstreams.get(d.backend.upstream)!, redact);
     },
     secrets: () => secrets,
     sentValues: () => sent,
-    close: () => agent.close(),
+    close: async () => {
+      await Promise.all([...upstreams.values()].map((u) => u.close()));
+    },
+  };
+}
+
+/**
+ * The grant's upstream as the spec declares it; a spec built without `upstreams` (a
+ * test's CompiledSpec, an older caller) has the grant's own base-url and auth for it.
+ */
+function upstreamOf(spec: CompiledSpec, b: HttpBackend): UpstreamDescriptor {
+  const found = spec.upstreams?.find((u) => u.name === b.upstream);
+  if (found) return found.baseUrl === b.baseUrl ? found : { ...found, baseUrl: b.baseUrl };
+  return {
+    name: b.upstream,
+    baseUrl: b.baseUrl,
+    ...(b.auth && { auth: b.auth }),
+    headers: [],
+    source: { file: spec.file, line: 1, column: 1 },
   };
 }
 
 function prepareHttpGrant(
   d: GrantOf<'http'>,
-  credential: Credential,
-  agent: Agent,
-  gate: ConnectionGate,
+  upstream: OpenUpstream,
   redact: Redactor,
-  base: URL,
-  identity?: UpstreamIdentity,
 ): KindBackend {
   const backend: HttpBackend = d.backend;
-  const url = planUrl(backend, d.arguments, credential.query, base);
+  const { identity, dispatcher, gate } = upstream;
+  // A static credential (or none) is the same for every call: asked once here, its
+  // headers frozen with the grant's and its query encoded into the URL plan, so a call
+  // pays nothing for it. A token kind is asked per call (dynamicCall below).
+  const fixed = isStatic(identity.kind) ? staticCredential(identity) : undefined;
+  const url = planUrl(backend, d.arguments, fixed?.query ?? [], upstream.base);
   const body = planBody(backend, d.arguments);
   const hasAccept = backend.headers.some(([k]) => k.toLowerCase() === 'accept');
   const headers: Record<string, string> = Object.freeze({
@@ -121,38 +163,37 @@ function prepareHttpGrant(
     'accept-encoding': 'identity',
     ...(hasAccept ? {} : { accept: 'application/json, text/plain;q=0.9, */*;q=0.5' }),
     ...Object.fromEntries(backend.headers.map(([k, v]) => [k.toLowerCase(), v])),
-    ...Object.fromEntries(credential.headers),
+    ...(fixed && Object.fromEntries(fixed.headers)),
   });
   const readCap = readCapFor(d.limits.maxBytes);
   const timeoutMs = backend.timeoutMs;
   const shaped = d.shape !== undefined;
+  // The gateway's redactor with a run-time token's: composed once per token, not per call.
+  const withToken = new WeakMap<Redactor, Redactor>();
+  const redactorFor = (c: CallCredential): Redactor => {
+    if (!c.redact) return redact;
+    let r = withToken.get(c.redact);
+    if (!r) withToken.set(c.redact, (r = composeRedactors([redact, c.redact])));
+    return r;
+  };
 
-  /**
-   * One request upstream. `extra` is a credential obtained for this call (auth user), sent
-   * besides the planned headers; `redactWith` knows its token too.
-   */
-  const send = async (
-    args: CallArguments,
+  /** One request on the wire, within what is left of the call's deadline from `arrived`. */
+  async function send(
+    target: string,
+    payload: { payload: string | Buffer; contentType: string } | undefined,
+    credential: CallCredential | undefined,
     ctx: CallContext,
     leg: UpstreamLeg,
-    extra: CallCredential | undefined,
-    redactWith: Redactor,
-  ): Promise<BackendOutcome> => {
-    const redact = redactWith;
-    const target = buildTarget(url, args.value);
-    const escaped = targetEscapes(url, target);
-    if (escaped)
-      return { ok: false, error: engineError('INTERNAL', `refused to send: ${escaped}`) };
-    const payload = body ? buildBody(body, args) : undefined;
-    if (payload && 'refused' in payload)
-      return { ok: false, error: engineError('INVALID_ARGUMENTS', payload.refused) };
-
+    arrived: number,
+    callRedact: Redactor,
+  ): Promise<{ read: Exchange | undefined; out: BackendOutcome }> {
+    const budgetMs = Math.max(1, timeoutMs - (performance.now() - arrived));
     // The deadline covers the wait for a connection too: a call that waited starts
     // with what is left of it.
-    const arrived = performance.now();
-    let entry = gate.enter({ budgetMs: timeoutMs, mustFinish: true, cancel: ctx.cancel });
+    let entry = gate.enter({ budgetMs, mustFinish: true, cancel: ctx.cancel });
     if (entry instanceof Promise) entry = await leg.wait(entry);
-    if (entry !== ADMITTED) return { ok: false, error: refusalError(entry, timeoutMs) };
+    if (entry !== ADMITTED)
+      return { read: undefined, out: { ok: false, error: refusalError(entry, timeoutMs) } };
 
     // With telemetry on the upstream request is a client span of its own, and the
     // traceparent sent names it; off, the child id the projection made goes.
@@ -160,8 +201,9 @@ function prepareHttpGrant(
     const traceparent = sent ? sent.traceparent : ctx.traceparent;
     const tracestate = sent?.tracestate;
     const { baggage } = ctx;
-    const reqHeaders = payload || traceparent || baggage || extra ? { ...headers } : headers;
-    if (extra) for (const [k, v] of extra.headers) reqHeaders[k] = v;
+    const reqHeaders = payload || traceparent || baggage || credential ? { ...headers } : headers;
+    // A token kind's headers go on this call's request only.
+    if (credential) for (const [k, v] of credential.headers) reqHeaders[k] = v;
     if (payload) reqHeaders['content-type'] = payload.contentType;
     if (traceparent) reqHeaders.traceparent = traceparent;
     if (tracestate) reqHeaders.tracestate = tracestate;
@@ -178,10 +220,13 @@ function prepareHttpGrant(
       return true;
     };
     const read = await exchange(
-      agent,
+      dispatcher,
       {
         origin: url.origin,
-        path: target,
+        path:
+          credential && credential.query.length > 0
+            ? withQuery(target, credential.query, url.component)
+            : target,
         method: backend.method,
         headers: reqHeaders,
         ...(payload && { body: payload.payload }),
@@ -199,80 +244,112 @@ function prepareHttpGrant(
         ctx.cancel?.cancelled || sentAt === undefined ? undefined : performance.now() - sentAt,
       ),
     );
-    let out: BackendOutcome;
+    const out = outcome(read, callRedact, ctx);
+    if (read.kind === 'status' || read.kind === 'body') leg.answered(read.status);
+    return { read, out };
+  }
+
+  function outcome(read: Exchange, callRedact: Redactor, ctx: CallContext): BackendOutcome {
     switch (read.kind) {
       case 'unsent':
-        out = { ok: false, error: lateStartError(gate.refusal(), timeoutMs) };
-        break;
+        return { ok: false, error: lateStartError(gate.refusal(), timeoutMs) };
       case 'failed':
-        out = { ok: false, error: failure(failureClass(read, ctx.cancel), timeoutMs) };
-        break;
+        return { ok: false, error: failure(failureClass(read, ctx.cancel), timeoutMs) };
       case 'status': {
         // A shaped grant's error quotes nothing of the body: it may hold omitted fields.
-        if (shaped) {
-          out = { ok: false, error: upstreamStatusError(read.status) };
-          break;
-        }
+        if (shaped) return { ok: false, error: upstreamStatusError(read.status) };
         // An excerpt at the cap may end inside a spelling of a secret: cutText.
         const text = decodeUtf8Prefix(read.excerpt);
         const clean =
-          read.excerpt.length >= EXCERPT_BYTES ? redact.cutText(text) : redact.text(text);
-        out = { ok: false, error: upstreamStatusError(read.status, clean) };
-        break;
+          read.excerpt.length >= EXCERPT_BYTES ? callRedact.cutText(text) : callRedact.text(text);
+        return { ok: false, error: upstreamStatusError(read.status, clean) };
       }
       case 'encoded':
-        out = {
+        return {
           ok: false,
           error: engineError(
             'UPSTREAM_BAD_RESPONSE',
             `upstream sent a ${read.encoding}-encoded body although the gateway asked for identity`,
           ),
         };
-        break;
       default: {
-        const body = interpretBody(read, readCap, redact, shaped);
-        out = body.ok
+        const body = interpretBody(read, readCap, callRedact, shaped);
+        return body.ok
           ? // Object.assign, not a spread and a property: on Node 20 that literal falls off
             // V8's fast clone and cost microseconds a call (bench/RESULTS.md, issue 40).
             { ok: true, value: Object.assign({}, body.value, { upstreamStatus: read.status }) }
           : body;
       }
     }
-    if (read.kind === 'status' || read.kind === 'body') leg.answered(read.status);
-    return out;
-  };
-  if (!identity)
-    return {
-      invoke: (args: CallArguments, ctx: CallContext, leg: UpstreamLeg = UNTRACED) =>
-        send(args, ctx, leg, undefined, redact),
-    };
-  // Each token's redactor joined with the gateway's, made once per token.
-  const joined = new WeakMap<Redactor, Redactor>();
-  const redactorOf = (c: CallCredential): Redactor => {
-    if (!c.redact) return redact;
-    let r = joined.get(c.redact);
-    if (!r) joined.set(c.redact, (r = composeRedactors([redact, c.redact])));
-    return r;
-  };
+  }
+
+  /**
+   * A token kind's call: ask the identity, send with its credential, and after a 401 ask
+   * once more — the identity drops the token it gave and may obtain a fresh one — and
+   * send again within what is left of the deadline. Never more than one retry.
+   */
+  async function dynamicCall(
+    target: string,
+    payload: { payload: string | Buffer; contentType: string } | undefined,
+    ctx: CallContext,
+    leg: UpstreamLeg,
+  ): Promise<BackendOutcome> {
+    const arrived = performance.now();
+    let answer = identity.forCall(ctx);
+    if (answer instanceof Promise) answer = await answer;
+    if (!answer.ok) return { ok: false, error: answer.error };
+    const used = answer.credential;
+    const first = await send(target, payload, used, ctx, leg, arrived, redactorFor(used));
+    if (first.read?.kind !== 'status' || first.read.status !== 401 || !identity.afterUnauthorized)
+      return first.out;
+    const again = await identity.afterUnauthorized(ctx, used);
+    if (again === undefined) return first.out;
+    if (!again.ok) return { ok: false, error: again.error };
+    if (performance.now() - arrived >= timeoutMs) return first.out;
+    const fresh = again.credential;
+    return (await send(target, payload, fresh, ctx, leg, arrived, redactorFor(fresh))).out;
+  }
+
   return {
-    async invoke(args: CallArguments, ctx: CallContext, leg: UpstreamLeg = UNTRACED) {
-      let found = identity.forCall(ctx);
-      if (found instanceof Promise) found = await found;
-      // No credential for this caller: the refusal is the answer, and nothing is sent.
-      if (!found.ok) return found;
-      const out = await send(args, ctx, leg, found.credential, redactorOf(found.credential));
-      if (out.ok || !identity.afterUnauthorized || !isUnauthorized(out.error)) return out;
-      // The upstream refused the token: one fresh one, if the identity can get it, one retry.
-      const again = await identity.afterUnauthorized(ctx, found.credential);
-      if (!again) return out;
-      if (!again.ok) return again;
-      return send(args, ctx, leg, again.credential, redactorOf(again.credential));
+    async invoke(
+      args: CallArguments,
+      ctx: CallContext,
+      leg: UpstreamLeg = UNTRACED,
+    ): Promise<BackendOutcome> {
+      const target = buildTarget(url, args.value);
+      const escaped = targetEscapes(url, target);
+      if (escaped)
+        return { ok: false, error: engineError('INTERNAL', `refused to send: ${escaped}`) };
+      const payload = body ? buildBody(body, args) : undefined;
+      if (payload && 'refused' in payload)
+        return { ok: false, error: engineError('INVALID_ARGUMENTS', payload.refused) };
+      if (!fixed) return dynamicCall(target, payload, ctx, leg);
+      return (await send(target, payload, undefined, ctx, leg, performance.now(), redact)).out;
     },
   };
 }
 
-function isUnauthorized(e: EngineError): boolean {
-  return e.code === 'UPSTREAM_STATUS' && (e.details as { status?: unknown })?.status === 401;
+/** Kinds whose credential is fixed at start: the same answer for every call. */
+function isStatic(kind: UpstreamIdentity['kind']): boolean {
+  return kind === 'none' || kind === 'service';
+}
+
+/** A static identity's one answer (it needs no caller). */
+function staticCredential(identity: UpstreamIdentity): CallCredential {
+  const answer = identity.forCall({} as CallContext);
+  if (answer instanceof Promise || !answer.ok)
+    throw new Error(`a ${identity.kind} credential must settle at once`);
+  return answer.credential;
+}
+
+/** A run-time credential's query pairs after the grant's own, escaped as the grant's. */
+function withQuery(
+  target: string,
+  pairs: readonly (readonly [string, string])[],
+  component: (s: string) => string,
+): string {
+  const q = pairs.map(([k, v]) => `${component(k)}=${component(v)}`).join('&');
+  return `${target}${target.includes('?') ? '&' : '?'}${q}`;
 }
 
 function refusalError(refusal: GateRefusal, timeoutMs: number): EngineError {

@@ -5,7 +5,7 @@
  * (the connection is dropped), so an endless or huge body never grows memory
  * (security.md, "Upstream misbehaviour").
  */
-import type { Agent, Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Cancellation } from '../../../outbound/cancellation.js';
 import { CappedBytes } from '../../../outbound/capped-bytes.js';
 import {
@@ -45,7 +45,7 @@ export const EXCERPT_BYTES = 2048;
  * wire (outbound/exchange.ts).
  */
 export function exchange(
-  agent: Agent,
+  agent: Dispatcher,
   opts: Dispatcher.DispatchOptions,
   readCap: number,
   timeoutMs: number,

@@ -26,6 +26,10 @@ export const HTTP_KIND: KindDescriptor<'http'> = {
     attributes: () => httpClientAttributes(b.method, b.baseUrl, b.pathTemplate),
   }),
   pathSegments: (b) => mixedSegments(b.path),
-  variables: (_spec, grants) => grants.flatMap((g) => credentialVariables(g.backend.auth)),
+  // Each upstream a grant names, once: its own credential's variables.
+  variables: (spec, grants) =>
+    [...new Map(grants.map((g) => [g.backend.upstream, g.backend])).values()].flatMap((b) =>
+      credentialVariables(spec.upstreams?.find((u) => u.name === b.upstream)?.auth ?? b.auth),
+    ),
   load: async () => (await import('./http-backend.js')).createHttpKind,
 };

@@ -7,7 +7,9 @@
  * its tools changed, and at most every 10 minutes (tool-drift.ts).
  */
 import type { GrantOf, BackendKind, BackendOutcome, KindBackend, KindContext } from '../kind.js';
-import { makeRedactor, type Redactor } from '../../redact.js';
+import { composeRedactors, makeRedactor, type Redactor } from '../../redact.js';
+import type { CallCredential } from '../upstream/upstream-identity.js';
+import type { EngineError } from '../../error-catalogue.js';
 import { buildObject, planObject } from '../upstream/argument-object.js';
 import { mapUpstreamFailure, mapUpstreamValue } from './mcp-outcome.js';
 import { openServers, type OpenedServer } from './open-servers.js';
@@ -23,6 +25,7 @@ export async function createMcpKind({
   grants,
   spec,
   log,
+  connections,
 }: KindContext<'mcp'>): Promise<BackendKind<'mcp'>> {
   const say: UpstreamLog = (level, message) => log?.[level](message);
   // Until the gateway's redactor exists (prepare), the kind's own secrets are redacted.
@@ -33,6 +36,7 @@ export async function createMcpKind({
     env,
     log: say,
     redact,
+    ...(connections && { connections }),
     onNotification: (server, n) => {
       if (n.method === 'notifications/tools/list_changed') void checkDrift(server);
     },
@@ -79,6 +83,7 @@ export async function createMcpKind({
     async close() {
       clearInterval(timer);
       await Promise.allSettled(opened.servers.map((s) => s.upstream.close()));
+      await Promise.allSettled(opened.servers.map((s) => s.identity?.close?.()));
     },
   };
 }
@@ -88,9 +93,26 @@ function prepareMcpGrant(d: GrantOf<'mcp'>, server: OpenedServer, redact: Redact
   // Every declared field fills the arguments object (`arg=` projections at their paths).
   const plan = planObject(b.fields, d.arguments, b.setArgs, (a) => a.in !== 'projection');
   const shaped = d.shape !== undefined;
-  const { upstream } = server;
+  const { upstream, identity } = server;
+  // The gateway's redactor with a run-time token's: composed once per token, not per call.
+  const withToken = new WeakMap<Redactor, Redactor>();
+  const redactorFor = (c: CallCredential | undefined): Redactor => {
+    if (!c?.redact) return redact;
+    let r = withToken.get(c.redact);
+    if (!r) withToken.set(c.redact, (r = composeRedactors([redact, c.redact])));
+    return r;
+  };
   return {
     async invoke(args, ctx, leg = UNTRACED): Promise<BackendOutcome> {
+      // A token kind answers for this call's caller; its headers go on this call's
+      // requests only. A refusal (no token to exchange, no connected account) sends nothing.
+      let credential: CallCredential | undefined;
+      if (identity) {
+        let answer = identity.forCall(ctx);
+        if (answer instanceof Promise) answer = await answer;
+        if (!answer.ok) return { ok: false, error: answer.error };
+        credential = answer.credential;
+      }
       const { value, texts } = buildObject(plan, args);
       // The upstream continues the call's trace from `_meta.traceparent`: the client
       // span's with telemetry on, else the child id the projection made (as HTTP sends).
@@ -103,11 +125,37 @@ function prepareMcpGrant(d: GrantOf<'mcp'>, server: OpenedServer, redact: Redact
         traceparent: sent ? sent.traceparent : ctx.traceparent,
         tracestate: sent?.tracestate,
         baggage: ctx.baggage,
+        ...(credential && { headers: credential.headers }),
       });
       return out.ok
-        ? mapUpstreamValue(out.value, redact, shaped)
-        : { ok: false, error: mapUpstreamFailure(out.error, server.descriptor.name, b, shaped) };
+        ? mapUpstreamValue(out.value, redactorFor(credential), shaped)
+        : {
+            ok: false,
+            error: withTokenHidden(
+              mapUpstreamFailure(out.error, server.descriptor.name, b, shaped),
+              credential,
+              redactorFor,
+            ),
+          };
     },
+  };
+}
+
+/**
+ * An upstream's failure quoted with a run-time token hidden too: the channel redacted it
+ * with the gateway's secrets only, which do not know a token obtained for this call.
+ */
+function withTokenHidden(
+  error: EngineError,
+  credential: CallCredential | undefined,
+  redactorFor: (c: CallCredential | undefined) => Redactor,
+): EngineError {
+  if (!credential?.redact) return error;
+  const r = redactorFor(credential);
+  return {
+    ...error,
+    message: r.text(error.message),
+    ...(error.details && { details: r.value(error.details) }),
   };
 }
 

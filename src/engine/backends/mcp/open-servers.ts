@@ -5,10 +5,12 @@
  * the caller's token). Every secret read on the way is returned for redaction. Shared
  * by the `mcp` kind and `check --live`.
  */
+import type { ConnectionServices } from '../../../connections/connection-services.js';
 import type { McpServerDescriptor, McpTransport } from '../../../compiler/descriptor.js';
 import type { Env } from '../../../process/env.js';
 import { StartupError } from '../../../process/startup-error.js';
-import { resolveCredential } from '../upstream/credentials.js';
+import { openIdentity, type UpstreamIdentity } from '../upstream/upstream-identity.js';
+import { openUpstreamDispatcher } from '../../../outbound/upstream-dispatcher.js';
 import { readCapFor } from '../upstream/read-cap.js';
 import type { GrantOf } from '../kind.js';
 import {
@@ -24,6 +26,12 @@ export interface OpenedServer {
   readonly upstream: McpUpstream;
   /** The grants that call it, in spec order. */
   readonly grants: readonly GrantOf<'mcp'>[];
+  /**
+   * A Streamable HTTP server's identity when a token kind answers per call (its headers
+   * go on each request of that call); undefined for a static credential, which is in
+   * the channel's headers from the start, and for a stdio child.
+   */
+  readonly identity?: UpstreamIdentity;
 }
 
 export interface OpenedServers {
@@ -37,6 +45,10 @@ export interface OpenServersOptions {
   readonly log: UpstreamLog;
   readonly redact: (text: string) => string;
   readonly onNotification?: (server: string, n: UpstreamNotification) => void;
+  /** How an `auth` becomes an identity (a test may open its own token kind). */
+  readonly openIdentity?: typeof openIdentity;
+  /** With an `oauth-provider`: the process's connected accounts, for `auth user`. */
+  readonly connections?: ConnectionServices;
 }
 
 /**
@@ -61,18 +73,24 @@ export async function openServers(
   }
   const secrets: string[] = [];
   const sent: string[] = [];
-  const transports = used.map((s) => {
-    const t = transportOf(s, o.env);
-    secrets.push(...t.secrets);
-    sent.push(...t.sent);
-    return t.transport;
-  });
+  const transports: Transport[] = [];
+  try {
+    for (const s of used) {
+      const t = await transportOf(s, o.env, o.openIdentity ?? openIdentity, o.connections);
+      transports.push(t);
+      secrets.push(...t.secrets);
+      sent.push(...t.sent);
+    }
+  } catch (err) {
+    await Promise.allSettled(transports.map((t) => t.close()));
+    throw err;
+  }
   const servers: OpenedServer[] = [];
   for (const [i, descriptor] of used.entries()) {
     const mine = grants.filter((g) => g.backend.server === descriptor.name);
     const opened = openMcpUpstream({
       name: descriptor.name,
-      transport: transports[i]!,
+      transport: transports[i]!.transport,
       protocol: descriptor.protocol,
       timeoutMs: descriptor.timeoutMs,
       // Answers are read up to the cap HTTP grants read bodies to, for the largest grant.
@@ -85,17 +103,35 @@ export async function openServers(
     });
     if (!opened.ok) {
       await Promise.allSettled(servers.map((s) => s.upstream.close()));
+      await Promise.allSettled(transports.slice(i).map((t) => t.close()));
       throw new StartupError(opened.message);
     }
-    servers.push({ descriptor, upstream: opened.upstream, grants: mine });
+    const { identity } = transports[i]!;
+    servers.push({
+      descriptor,
+      upstream: opened.upstream,
+      grants: mine,
+      ...(identity && { identity }),
+    });
   }
   return { servers, secrets, sent };
 }
 
-function transportOf(
+interface Transport {
+  readonly transport: UpstreamTransport;
+  readonly secrets: readonly string[];
+  readonly sent: readonly string[];
+  readonly identity?: UpstreamIdentity;
+  /** Before the upstream is opened, what was made for it (a dispatcher) goes again. */
+  close(): Promise<void>;
+}
+
+async function transportOf(
   s: McpServerDescriptor,
   env: Env,
-): { transport: UpstreamTransport; secrets: string[]; sent: string[] } {
+  open: typeof openIdentity,
+  connections?: ConnectionServices,
+): Promise<Transport> {
   const t: McpTransport = s.transport;
   if (t.kind === 'command') {
     const vars: Record<string, string> = {};
@@ -124,21 +160,50 @@ function transportOf(
       },
       secrets,
       sent: [],
+      close: () => Promise.resolve(),
     };
   }
-  const credential = resolveCredential(t.auth, env);
+  const identity = await open(t.auth, {
+    env,
+    upstream: `mcp-server ${JSON.stringify(s.name)}`,
+    ...(connections && { connections }),
+  });
+  // A static credential is the same on every request: it joins the server's headers
+  // (and its URL) once. A token kind's goes on each call's requests (mcp-backend.ts).
+  const fixed = identity.kind === 'none' || identity.kind === 'service';
+  const answer = fixed ? identity.forCall({}) : undefined;
+  if (answer instanceof Promise || (answer && !answer.ok))
+    throw new Error(`a ${identity.kind} credential must settle at once`);
+  const credential = answer?.credential;
   const url = new URL(t.url);
-  for (const [k, v] of credential.query) url.searchParams.append(k, v);
+  for (const [k, v] of credential?.query ?? []) url.searchParams.append(k, v);
+  // The server's own pool, TLS material and egress proxy, as an HTTP upstream's.
+  const way = openUpstreamDispatcher(
+    url,
+    {
+      proxy: t.proxy,
+      tls: t.tls,
+      label: `mcp-server ${JSON.stringify(s.name)}`,
+    },
+    env,
+  );
   return {
     transport: {
       kind: 'url',
       url,
       headers: Object.fromEntries([
         ...t.headers.map(([k, v]) => [k.toLowerCase(), v] as const),
-        ...credential.headers,
+        ...(credential?.headers ?? []),
       ]),
+      dispatcher: way.dispatcher,
+      ownsDispatcher: true,
     },
-    secrets: [...credential.secrets],
-    sent: [...credential.sent],
+    secrets: identity.secrets(),
+    sent: identity.sentValues(),
+    ...(!fixed && { identity }),
+    close: async () => {
+      await identity.close?.();
+      await way.close();
+    },
   };
 }

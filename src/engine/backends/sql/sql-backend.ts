@@ -4,6 +4,8 @@
  * with the total in coverage; writes without RETURNING answer {"rowCount": n}.
  */
 import { createHash } from 'node:crypto';
+import type { CompiledSpec, DatabaseDescriptor } from '../../../compiler/descriptor.js';
+import type { Env } from '../../../process/env.js';
 import { StartupError } from '../../../process/startup-error.js';
 import type { BackendKind, BackendOutcome, GrantOf, KindBackend, KindContext } from '../kind.js';
 import { bindValue } from './pg-values.js';
@@ -12,42 +14,77 @@ import type { Redactor } from '../../redact.js';
 import type { CallArguments } from '../../call-arguments.js';
 import { UNTRACED, type UpstreamLeg } from '../../../telemetry/client-span.js';
 
+/**
+ * One pool per database the grants name (each with its own size, checkout timeout and,
+ * through its grants, statement timeout), opened at start; a grant runs on its own.
+ */
 export async function createSqlKind({
   env,
   spec,
+  grants,
   log,
 }: KindContext<'sql'>): Promise<BackendKind<'sql'>> {
-  const db = spec.database;
-  if (!db) throw new StartupError('sql grants need a `database` in the spec');
-  let executor: SqlExecutor;
+  const executors = new Map<string, SqlExecutor>();
+  try {
+    for (const d of grants) {
+      const name = d.backend.database;
+      if (executors.has(name)) continue;
+      executors.set(name, await openDatabase(databaseOf(spec, name), env, log));
+    }
+  } catch (err) {
+    await Promise.all([...executors.values()].map((e) => e.close()));
+    throw err;
+  }
+  const all = [...executors.values()];
+  return {
+    prepare: (d, redact) => prepareSqlGrant(d, executors.get(d.backend.database)!, redact),
+    secrets: () => all.flatMap((e) => e.secrets()),
+    // Ready when every database answers: a grant on any of them would fail otherwise.
+    ready: async () => (await Promise.all(all.map((e) => e.ready()))).every(Boolean),
+    close: async () => {
+      await Promise.all(all.map((e) => e.close()));
+    },
+  };
+}
+
+function databaseOf(spec: CompiledSpec, name: string): DatabaseDescriptor {
+  const db =
+    spec.databases?.find((x) => x.name === name) ?? (name === '' ? spec.database : undefined);
+  if (!db)
+    throw new StartupError(
+      name === ''
+        ? 'sql grants need a `database` in the spec'
+        : `sql grants name database "${name}", which the spec does not declare`,
+    );
+  return db;
+}
+
+async function openDatabase(
+  db: DatabaseDescriptor,
+  env: Env,
+  log: KindContext<'sql'>['log'],
+): Promise<SqlExecutor> {
   if (db.kind === 'env') {
     const url = env[db.env];
     if (!url)
       throw new StartupError(
-        `environment variable ${db.env} is not set; the spec's \`database\` reads the Postgres connection string from it`,
+        `environment variable ${db.env} is not set; the spec's \`database${db.name ? ` "${db.name}"` : ''}\` reads the Postgres connection string from it`,
       );
     const { createPgExecutor } = await import('./pg-executor.js');
-    executor = createPgExecutor({
+    return createPgExecutor({
       connectionString: url,
       pool: db.pool,
       checkoutTimeoutMs: db.checkoutTimeoutMs,
       ...(log && { log }),
     });
-  } else {
-    const { createEmbeddedExecutor } = await import('./embedded-executor.js');
-    executor = await createEmbeddedExecutor({
-      ...(db.seed !== undefined && { seedFile: db.seed }),
-      pool: db.pool,
-      checkoutTimeoutMs: db.checkoutTimeoutMs,
-      ...(log && { log }),
-    });
   }
-  return {
-    prepare: (d, redact) => prepareSqlGrant(d, executor, redact),
-    secrets: () => executor.secrets(),
-    ready: () => executor.ready(),
-    close: () => executor.close(),
-  };
+  const { createEmbeddedExecutor } = await import('./embedded-executor.js');
+  return createEmbeddedExecutor({
+    ...(db.seed !== undefined && { seedFile: db.seed }),
+    pool: db.pool,
+    checkoutTimeoutMs: db.checkoutTimeoutMs,
+    ...(log && { log }),
+  });
 }
 
 function prepareSqlGrant(d: GrantOf<'sql'>, executor: SqlExecutor, redact: Redactor): KindBackend {

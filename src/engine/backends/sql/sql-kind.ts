@@ -29,6 +29,11 @@ export const SQL_KIND: KindDescriptor<'sql'> = {
     name: () => sqlClientSpanName(b.statement, grant),
     attributes: () => sqlClientAttributes(b.statement, grant),
   }),
-  variables: (spec) => (spec.database?.kind === 'env' ? [spec.database.env] : []),
+  // Every database a grant names: start-up names each missing connection string at once.
+  variables: (spec, grants) => {
+    const names = new Set(grants.map((g) => g.backend.database));
+    const dbs = spec.databases ?? (spec.database ? [spec.database] : []);
+    return dbs.flatMap((db) => (names.has(db.name) && db.kind === 'env' ? [db.env] : []));
+  },
   load: async () => (await import('./sql-backend.js')).createSqlKind,
 };
