@@ -366,6 +366,7 @@ export function checkTop(
     providers,
     spec.access !== undefined,
     diag,
+    spec.access?.tokenKeyEnv !== undefined,
   );
   return {
     file: spec.file,
