@@ -132,13 +132,14 @@ export function registerConnectRoutes(app: FastifyInstance, current: () => Conne
       return toProvider(reply, services, base, link);
     };
 
-    scope.get<{ Params: { provider: string; id: string } }>(
-      `${CONNECT_PATH}/:provider/:id`,
+    // A wildcard, not `:id`: a sealed link is longer than the router's parameter limit.
+    scope.get<{ Params: { provider: string; '*': string } }>(
+      `${CONNECT_PATH}/:provider/*`,
       async (req, reply) => {
         const runtime = current();
         const services = runtime.connections;
         if (!services) return reply.callNotFound();
-        const link = opened(services, req.params.provider, req.params.id);
+        const link = opened(services, req.params.provider, req.params['*']);
         if (typeof link === 'string')
           return sendPage(reply, 400, 'Connect link', `<p>${escapeHtml(link)}</p>`);
         const base = runtime.access.baseUrl(req);
@@ -148,13 +149,13 @@ export function registerConnectRoutes(app: FastifyInstance, current: () => Conne
           return judged(reply, await runtime.access.resolvePage(req), link, services, base);
         // With sign-in the browser signs in first and comes back here.
         if (runtime.signInPages) {
-          const back = `${CONNECT_PATH}/${encodeURIComponent(link.p)}/${encodeURIComponent(req.params.id)}`;
+          const back = `${CONNECT_PATH}/${encodeURIComponent(link.p)}/${encodeURIComponent(req.params['*'])}`;
           return pageHeaders(reply).redirect(
             `${SIGN_IN_PATHS.pageSignIn}?return=${encodeURIComponent(back)}`,
             302,
           );
         }
-        const action = connectPageUrl('', link.p, req.params.id);
+        const action = connectPageUrl('', link.p, req.params['*']);
         return sendPage(
           reply,
           200,
@@ -165,13 +166,13 @@ export function registerConnectRoutes(app: FastifyInstance, current: () => Conne
       },
     );
 
-    scope.post<{ Params: { provider: string; id: string } }>(
-      `${CONNECT_PATH}/:provider/:id`,
+    scope.post<{ Params: { provider: string; '*': string } }>(
+      `${CONNECT_PATH}/:provider/*`,
       async (req, reply) => {
         const runtime = current();
         const services = runtime.connections;
         if (!services) return reply.callNotFound();
-        const link = opened(services, req.params.provider, req.params.id);
+        const link = opened(services, req.params.provider, req.params['*']);
         if (typeof link === 'string')
           return sendPage(reply, 400, 'Connect link', `<p>${escapeHtml(link)}</p>`);
         const base = runtime.access.baseUrl(req);
