@@ -4,13 +4,16 @@
  * connect link and sends nothing; the link, opened as that caller, runs the provider's
  * code flow; the next call reaches the tracker API as the caller's own account, which
  * the API checked at the provider. Every part is real: oidc-provider, the API, the
- * gateway, a browser played by fetch.
+ * gateway, a browser played by fetch, the official MCP SDK client.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
+import { callTool } from '../helpers/call-tool.js';
+import { Browser } from '../helpers/oidc-provider.js';
 import {
   ALICE_KEY,
   BOB_KEY,
+  CAROL_KEY,
   connectInBrowser,
   startConnectionsWorld,
   type ConnectionsWorld,
@@ -23,13 +26,31 @@ interface Refusal {
 const callWhoami = (gw: TestGateway, key: string) =>
   postJson(`${gw.url}/api/read_whoami`, {}, { authorization: `Bearer ${key}` });
 
+async function accountOf(gw: TestGateway, key: string): Promise<string> {
+  const res = await callWhoami(gw, key);
+  expect(res.status, res.text).toBe(200);
+  return (res.json as { result: { account: string } }).result.account;
+}
+
 async function connectLink(gw: TestGateway, key: string): Promise<string> {
   const res = await callWhoami(gw, key);
-  expect(res.status).toBe(403);
+  expect(res.status, res.text).toBe(403);
   const body = res.json as Refusal;
   expect(body.error.code).toBe('AUTHORIZATION_REQUIRED');
   return body.error.details!.authorization!.url!;
 }
+
+async function connections(gw: TestGateway, key: string): Promise<Record<string, unknown>[]> {
+  const res = await fetch(`${gw.url}/api/connections`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { connections: Record<string, unknown>[] }).connections;
+}
+
+/** The bearer tokens the tracker API received, as sent. */
+const bearersSeen = (world: ConnectionsWorld): string[] =>
+  world.api.requests.map((r) => String(r.headers.authorization ?? ''));
 
 describe('a connected account (auth user)', () => {
   let world: ConnectionsWorld;
@@ -47,7 +68,7 @@ describe('a connected account (auth user)', () => {
 
   it('answers a caller with no connection AUTHORIZATION_REQUIRED naming provider, link and expiry, and sends nothing', async () => {
     const before = world.api.requests.length;
-    const res = await callWhoami(gw, ALICE_KEY);
+    const res = await callWhoami(gw, CAROL_KEY);
     expect(res.status).toBe(403);
     const { error } = res.json as Refusal;
     expect(error.code).toBe('AUTHORIZATION_REQUIRED');
@@ -59,20 +80,206 @@ describe('a connected account (auth user)', () => {
     expect(world.api.requests.length).toBe(before);
   });
 
+  it.each(['modern', 'legacy'] as const)(
+    'answers an MCP client (%s era) that declared no URL elicitation with an error result giving the code and the link',
+    async (era) => {
+      const before = world.api.requests.length;
+      const result = await callTool(gw.url, 'read_whoami', {}, { era, key: CAROL_KEY });
+      expect(result.isError).toBe(true);
+      const text = result.content.map((c) => c.text).join('\n');
+      expect(text).toContain('AUTHORIZATION_REQUIRED');
+      expect(text).toMatch(new RegExp(`${gw.url}/connect/tracker/[A-Za-z0-9_-]+`));
+      expect(world.api.requests.length).toBe(before);
+    },
+  );
+
   it('connects the caller through the provider and then calls the tracker as the caller’s own account', async () => {
     const url = await connectLink(gw, ALICE_KEY);
     const done = await connectInBrowser(world, url, ALICE_KEY, 'alice-at-tracker');
     expect(done.status).toBe(200);
     expect(done.body).toContain('is connected');
-    const res = await callWhoami(gw, ALICE_KEY);
-    expect(res.status).toBe(200);
-    expect((res.json as { result: { account: string } }).result).toEqual({
-      account: 'alice-at-tracker',
-    });
-    // The caller's own key never went upstream: only the provider's token did.
-    for (const r of world.api.requests) {
-      expect(JSON.stringify(r.headers)).not.toContain(ALICE_KEY);
-      expect(JSON.stringify(r.headers)).not.toContain(BOB_KEY);
+    expect(await accountOf(gw, ALICE_KEY)).toBe('alice-at-tracker');
+    // Through the MCP surface too, in both eras.
+    for (const era of ['modern', 'legacy'] as const) {
+      const result = await callTool<{ result: { account: string } }>(
+        gw.url,
+        'read_whoami',
+        {},
+        { era, key: ALICE_KEY },
+      );
+      expect(result.isError).toBeFalsy();
+      expect(result.structuredContent?.result.account).toBe('alice-at-tracker');
     }
+  });
+
+  it('refuses a connect link opened by any caller but the one it was made for, and connects nobody', async () => {
+    const bobsLink = await connectLink(gw, BOB_KEY);
+    const browser = new Browser();
+    world.provider.signInAs('alice-at-tracker');
+    const page = await browser.go(bobsLink, { method: 'POST', form: { key: ALICE_KEY } });
+    expect(page.status).toBe(403);
+    expect(page.body).toContain('made for another caller');
+    // The browser never left for the provider.
+    expect(browser.visited.every((u) => u.startsWith(gw.url))).toBe(true);
+    await connectLink(gw, BOB_KEY);
+  });
+
+  it('refuses a connect form sent from another origin', async () => {
+    const bobsLink = await connectLink(gw, BOB_KEY);
+    const res = await fetch(bobsLink, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: 'https://evil.example',
+      },
+      body: new URLSearchParams({ key: BOB_KEY }).toString(),
+    });
+    expect([400, 403]).toContain(res.status);
+    expect(res.headers.get('location')).toBeNull();
+  });
+
+  it('refuses a link that is not the gateway’s, or that names another provider', async () => {
+    const bobsLink = await connectLink(gw, BOB_KEY);
+    const id = bobsLink.split('/').pop()!;
+    const tampered = `${gw.url}/connect/tracker/${id.slice(0, -4)}AAAA`;
+    expect((await new Browser().go(tampered)).status).toBe(400);
+    expect((await new Browser().go(`${gw.url}/connect/other/${id}`)).status).toBe(400);
+  });
+
+  it('spends the provider’s answer once: a replayed callback connects nothing', async () => {
+    const bobsLink = await connectLink(gw, BOB_KEY);
+    const stopped = await connectInBrowser(world, bobsLink, BOB_KEY, 'bob-at-tracker', true);
+    expect(stopped.stopped).toBe(true);
+    const callback = stopped.url.href;
+    expect(callback).toContain('state=');
+    const first = await stopped.browser.go(callback);
+    expect(first.status).toBe(200);
+    expect(first.body).toContain('is connected');
+    const replay = await new Browser().go(callback);
+    expect(replay.status).toBe(400);
+    expect(replay.body).toContain('used already');
+    expect(await accountOf(gw, BOB_KEY)).toBe('bob-at-tracker');
+  });
+
+  it('never uses one caller’s token for another under concurrent calls', async () => {
+    const calls = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? ALICE_KEY : BOB_KEY));
+    const accounts = await Promise.all(calls.map((key) => accountOf(gw, key)));
+    accounts.forEach((account, i) =>
+      expect(account).toBe(i % 2 === 0 ? 'alice-at-tracker' : 'bob-at-tracker'),
+    );
+  });
+
+  it('lists the caller’s own connections without any token, and removes one on request', async () => {
+    const listed = await connections(gw, ALICE_KEY);
+    expect(listed).toEqual([
+      {
+        provider: 'tracker',
+        connected: true,
+        scopes: ['openid'],
+        connected_at: expect.any(String),
+        expires_at: expect.any(String),
+      },
+    ]);
+    const text = JSON.stringify(listed);
+    for (const bearer of bearersSeen(world)) expect(text).not.toContain(bearer.slice(7));
+    const carol = await connections(gw, CAROL_KEY);
+    expect(carol).toEqual([
+      {
+        provider: 'tracker',
+        connected: false,
+        connect_url: expect.stringMatching(`^${gw.url}/connect/tracker/`),
+        expires_at: expect.any(String),
+      },
+    ]);
+    const removed = await fetch(`${gw.url}/api/connections/tracker`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ALICE_KEY}` },
+    });
+    expect(removed.status).toBe(200);
+    expect(await removed.json()).toEqual({ removed: 'tracker' });
+    expect((await connections(gw, ALICE_KEY))[0]!.connected).toBe(false);
+    await connectLink(gw, ALICE_KEY);
+    // Bob's connection is his own, and stays.
+    expect(await accountOf(gw, BOB_KEY)).toBe('bob-at-tracker');
+    const again = await fetch(`${gw.url}/api/connections/tracker`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ALICE_KEY}` },
+    });
+    expect(again.status).toBe(404);
+  });
+
+  it('refreshes a token near its expiry before using it', async () => {
+    world.setAccessTokenTtl(30);
+    try {
+      const url = await connectLink(gw, ALICE_KEY);
+      await connectInBrowser(world, url, ALICE_KEY, 'alice-at-tracker');
+      const before = world.refreshes();
+      expect(await accountOf(gw, ALICE_KEY)).toBe('alice-at-tracker');
+      expect(world.refreshes()).toBe(before + 1);
+    } finally {
+      world.setAccessTokenTtl(3600);
+    }
+  });
+
+  it('meets an upstream 401 with one refresh and one retry', async () => {
+    // A call first, so a token left near its expiry by the test before is renewed now.
+    expect(await accountOf(gw, ALICE_KEY)).toBe('alice-at-tracker');
+    const handler = world.api;
+    let refusedOnce = false;
+    const original = handler.requests.length;
+    const before = world.refreshes();
+    handler.handle(async (req, res) => {
+      if (!refusedOnce) {
+        refusedOnce = true;
+        res.statusCode = 401;
+        res.setHeader('content-type', 'application/json');
+        res.end('{"error":"token revoked"}');
+        return;
+      }
+      const who = await fetch(`${world.provider.issuer}/me`, {
+        headers: { authorization: String(req.headers.authorization ?? '') },
+      });
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ account: ((await who.json()) as { sub: string }).sub }));
+    });
+    expect(await accountOf(gw, ALICE_KEY)).toBe('alice-at-tracker');
+    expect(world.refreshes()).toBe(before + 1);
+    const sent = bearersSeen(world).slice(original);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).not.toBe(sent[1]);
+  });
+
+  it('removes a connection whose refresh the provider refuses, and asks the caller to connect again', async () => {
+    world.setAccessTokenTtl(30);
+    try {
+      await fetch(`${gw.url}/api/connections/tracker`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${ALICE_KEY}` },
+      });
+      const url = await connectLink(gw, ALICE_KEY);
+      await connectInBrowser(world, url, ALICE_KEY, 'alice-at-tracker');
+      world.refuseRefreshes(true);
+      const before = world.api.requests.length;
+      const res = await callWhoami(gw, ALICE_KEY);
+      expect(res.status).toBe(403);
+      expect((res.json as Refusal).error.code).toBe('AUTHORIZATION_REQUIRED');
+      expect(world.api.requests.length).toBe(before);
+      expect((await connections(gw, ALICE_KEY))[0]!.connected).toBe(false);
+    } finally {
+      world.refuseRefreshes(false);
+      world.setAccessTokenTtl(3600);
+    }
+  });
+
+  it('never sends a caller’s own key upstream, and writes no token to its logs', async () => {
+    for (const r of world.api.requests) {
+      const headers = JSON.stringify(r.headers);
+      for (const key of [ALICE_KEY, BOB_KEY, CAROL_KEY]) expect(headers).not.toContain(key);
+    }
+    const logs = gw.logs();
+    for (const bearer of bearersSeen(world)) expect(logs).not.toContain(bearer.slice(7));
+    expect(logs).not.toContain(world.env.TRACKER_CLIENT_SECRET);
+    expect(logs).toContain('"audit":"connection"');
   });
 });

@@ -13,6 +13,8 @@ import { startUpstream, type Upstream } from './upstream.js';
 
 export const ALICE_KEY = 'alice-agent-key-6f1c2a90';
 export const BOB_KEY = 'bob-agent-key-0d93be47';
+/** A caller who never connects an account. */
+export const CAROL_KEY = 'carol-agent-key-5b27d1e3';
 export const TOKEN_KEY = '7e'.repeat(32);
 
 export interface ConnectionsWorld {
@@ -99,6 +101,7 @@ export async function startConnectionsWorld(): Promise<ConnectionsWorld> {
     env: {
       ALICE_KEY,
       BOB_KEY,
+      CAROL_KEY,
       TOKEN_KEY,
       TRACKER_CLIENT_ID: provider.clientId,
       TRACKER_CLIENT_SECRET: provider.clientSecret,
@@ -107,6 +110,7 @@ export async function startConnectionsWorld(): Promise<ConnectionsWorld> {
 access token-key-env="TOKEN_KEY" {
     api-key env="ALICE_KEY"
     api-key env="BOB_KEY"
+    api-key env="CAROL_KEY"
 }
 ${extraLimits}
 oauth-provider "tracker" {
