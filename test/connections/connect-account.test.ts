@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { callTool } from '../helpers/call-tool.js';
+import { META_CAPS, META_VERSION, MODERN } from '../helpers/mcp-wire.js';
 import { Browser } from '../helpers/oidc-provider.js';
 import {
   ALICE_KEY,
@@ -92,6 +93,40 @@ describe('a connected account (auth user)', () => {
       expect(world.api.requests.length).toBe(before);
     },
   );
+
+  it('asks a 2026-07-28 MCP client that declared URL elicitation to open the connect link (input_required), and sends nothing', async () => {
+    const before = world.api.requests.length;
+    const res = await postJson(
+      `${gw.url}/mcp`,
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: {
+          name: 'read_whoami',
+          arguments: {},
+          _meta: { [META_VERSION]: MODERN, [META_CAPS]: { elicitation: { url: {} } } },
+        },
+      },
+      {
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${CAROL_KEY}`,
+        'mcp-protocol-version': MODERN,
+        'mcp-method': 'tools/call',
+        'mcp-name': 'read_whoami',
+      },
+    );
+    expect(res.status, res.text).toBe(200);
+    const result = (res.json as { result: Record<string, unknown> }).result;
+    expect(result.resultType).toBe('input_required');
+    const ask = (
+      result.inputRequests as Record<string, { method: string; params: Record<string, string> }>
+    ).connect!;
+    expect(ask.method).toBe('elicitation/create');
+    expect(ask.params.mode).toBe('url');
+    expect(ask.params.url).toMatch(new RegExp(`^${gw.url}/connect/tracker/[A-Za-z0-9_-]+$`));
+    expect(world.api.requests.length).toBe(before);
+  });
 
   it('connects the caller through the provider and then calls the tracker as the caller’s own account', async () => {
     const url = await connectLink(gw, ALICE_KEY);
