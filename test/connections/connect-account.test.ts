@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway, type TestGateway } from '../helpers/gateway.js';
 import { callTool } from '../helpers/call-tool.js';
+import { runCli } from '../helpers/run-cli.js';
 import { META_CAPS, META_VERSION, MODERN } from '../helpers/mcp-wire.js';
 import { Browser } from '../helpers/oidc-provider.js';
 import {
@@ -305,6 +306,27 @@ describe('a connected account (auth user)', () => {
       world.refuseRefreshes(false);
       world.setAccessTokenTtl(3600);
     }
+  });
+
+  it('shows the caller’s own connections in `mcp-beaver connections`, and disconnects one', async () => {
+    const cli = (args: string[], keyEnv: string) =>
+      runCli(['connections', ...args, '--bearer-env', keyEnv, '--timeout', '30s'], {
+        env: { BOB_KEY, CAROL_KEY },
+      });
+    const bob = await cli([`${gw.url}/mcp`], 'BOB_KEY');
+    expect(bob.code, bob.stderr).toBe(0);
+    expect(bob.stdout).toMatch(/^tracker: connected since \S+, scopes openid, token until \S+\n$/);
+    const carol = await cli([gw.url], 'CAROL_KEY');
+    expect(carol.code).toBe(0);
+    expect(carol.stdout).toContain('tracker: not connected');
+    expect(carol.stdout).toContain(`${gw.url}/connect/tracker/`);
+    const off = await cli([gw.url, 'disconnect', 'tracker'], 'BOB_KEY');
+    expect(off.code, off.stderr).toBe(0);
+    expect(off.stdout).toContain('Disconnected tracker');
+    const again = await cli([gw.url, 'disconnect', 'tracker'], 'BOB_KEY');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('NOT_FOUND');
+    await connectLink(gw, BOB_KEY);
   });
 
   it('never sends a caller’s own key upstream, and writes no token to its logs', async () => {
