@@ -258,6 +258,63 @@ describe('a connected account (auth user)', () => {
     }
   });
 
+  it('refreshes once for many concurrent calls near expiry, the rotated refresh token spent once', async () => {
+    world.setAccessTokenTtl(30);
+    try {
+      await fetch(`${gw.url}/api/connections/tracker`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${ALICE_KEY}` },
+      });
+      const url = await connectLink(gw, ALICE_KEY);
+      await connectInBrowser(world, url, ALICE_KEY, 'alice-at-tracker');
+      world.setAccessTokenTtl(3600);
+      const before = world.refreshes();
+      const accounts = await Promise.all(
+        Array.from({ length: 12 }, () => accountOf(gw, ALICE_KEY)),
+      );
+      expect(new Set(accounts)).toEqual(new Set(['alice-at-tracker']));
+      expect(world.refreshes()).toBe(before + 1);
+    } finally {
+      world.setAccessTokenTtl(3600);
+    }
+  });
+
+  it('hides the connected account’s token when the upstream echoes it back', async () => {
+    world.api.handle((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      const bearer = String(req.headers.authorization ?? '');
+      res.end(
+        JSON.stringify({
+          echoed: bearer,
+          token: bearer.slice(7),
+          b64: Buffer.from(bearer.slice(7)).toString('base64'),
+        }),
+      );
+    });
+    try {
+      const res = await callWhoami(gw, ALICE_KEY);
+      expect(res.status, res.text).toBe(200);
+      const token = bearersSeen(world).at(-1)!.slice(7);
+      expect(token.length).toBeGreaterThan(10);
+      expect(res.text).not.toContain(token);
+      expect(res.text).not.toContain(Buffer.from(token).toString('base64'));
+      expect(res.text).toContain('[REDACTED]');
+    } finally {
+      world.api.handle(async (req, res) => {
+        const who = await fetch(`${world.provider.issuer}/me`, {
+          headers: { authorization: String(req.headers.authorization ?? '') },
+        });
+        res.setHeader('content-type', 'application/json');
+        if (who.status !== 200) {
+          res.statusCode = 401;
+          res.end('{"error":"unknown token"}');
+          return;
+        }
+        res.end(JSON.stringify({ account: ((await who.json()) as { sub: string }).sub }));
+      });
+    }
+  });
+
   it('meets an upstream 401 with one refresh and one retry', async () => {
     // A call first, so a token left near its expiry by the test before is renewed now.
     expect(await accountOf(gw, ALICE_KEY)).toBe('alice-at-tracker');
