@@ -17,7 +17,7 @@ import type {
   CallCredential,
   IdentityOutcome,
   UpstreamIdentity,
-} from '../engine/backends/upstream/upstream-identity.js';
+} from '../engine/backends/upstream/identity-types.js';
 import { connectPageUrl } from './connect-path.js';
 import type { ConnectionServices } from './connection-services.js';
 import type { TokenSet } from './token-set.js';
