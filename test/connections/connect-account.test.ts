@@ -234,6 +234,13 @@ describe('a connected account (auth user)', () => {
     });
     expect(removed.status).toBe(200);
     expect(await removed.json()).toEqual({ removed: 'tracker' });
+    // Revoked at the provider first (RFC 7009): the refresh token, as the gateway's client.
+    const revoked = world.revocations.at(-1)!;
+    expect(revoked.form.get('token_type_hint')).toBe('refresh_token');
+    expect(revoked.form.get('token')).toMatch(/\S{10,}/);
+    expect(revoked.authorization).toBe(
+      `Basic ${Buffer.from(`${world.env.TRACKER_CLIENT_ID}:${world.env.TRACKER_CLIENT_SECRET}`).toString('base64')}`,
+    );
     expect((await connections(gw, ALICE_KEY))[0]!.connected).toBe(false);
     await connectLink(gw, ALICE_KEY);
     // Bob's connection is his own, and stays.

@@ -25,6 +25,8 @@ export interface ConnectionsWorld {
   readonly tokenUrl: string;
   /** Refresh requests the relay saw. */
   readonly refreshes: () => number;
+  /** Revocation requests (RFC 7009) the relay answered at its `/revoke`: their forms and Authorization. */
+  readonly revocations: { form: URLSearchParams; authorization: string }[];
   /** From now on the relay answers every refresh `invalid_grant` (true), or passes it on. */
   refuseRefreshes(on: boolean): void;
   /** Seconds the next access tokens live. */
@@ -44,12 +46,21 @@ export async function startConnectionsWorld(): Promise<ConnectionsWorld> {
   });
   let refuse = false;
   let refreshes = 0;
+  const revocations: { form: URLSearchParams; authorization: string }[] = [];
   const relay: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       void (async () => {
         const body = Buffer.concat(chunks).toString('utf8');
+        if (req.url === '/revoke') {
+          revocations.push({
+            form: new URLSearchParams(body),
+            authorization: req.headers.authorization ?? '',
+          });
+          res.writeHead(200).end();
+          return;
+        }
         const refresh = new URLSearchParams(body).get('grant_type') === 'refresh_token';
         if (refresh) refreshes++;
         if (refresh && refuse) {
@@ -92,6 +103,7 @@ export async function startConnectionsWorld(): Promise<ConnectionsWorld> {
     api,
     tokenUrl,
     refreshes: () => refreshes,
+    revocations,
     refuseRefreshes(on) {
       refuse = on;
     },
@@ -119,6 +131,7 @@ oauth-provider "tracker" {
     client-id-env "TRACKER_CLIENT_ID"
     client-secret-env "TRACKER_CLIENT_SECRET"
     scopes "openid"
+    revoke-url "${tokenUrl.replace(/\/token$/, '/revoke')}"
 }
 upstream "tracker" base-url="${api.url}/api" {
     auth user provider="tracker"
