@@ -19,6 +19,9 @@ import type { TokenSet } from './token-set.js';
 
 /** How long a connect link and a round trip's state open. */
 export const CONNECT_TTL_MS = 10 * 60_000;
+/** How a replica waits for another's refresh of the same connection: 10 s at most. */
+const OTHER_REFRESH_POLL_MS = 100;
+const OTHER_REFRESH_POLLS = 100;
 
 export interface ProviderClient {
   readonly descriptor: OAuthProviderDescriptor;
@@ -136,6 +139,45 @@ export async function createConnectionServices(
   // and a refresh token that rotates is spent once.
   const inFlight = new Map<string, Promise<RefreshResult>>();
   const refreshOnce = async (
+    provider: ProviderClient,
+    callerId: string,
+    set: TokenSet,
+  ): Promise<RefreshResult> => {
+    const name = provider.descriptor.name;
+    if (set.refreshToken === undefined)
+      return { ok: false, refused: true, reason: 'the connection has no refresh token' };
+    // One replica refreshes; the others wait for the set it stores.
+    const release = await store.lockRefresh(name, callerId);
+    if (!release) return awaitOtherRefresh(name, callerId, set);
+    try {
+      // Another replica may have refreshed it just before this one took the lock.
+      const current = await store.get(name, callerId);
+      if (!current) return { ok: false, refused: true, reason: 'the connection was removed' };
+      if (current.accessToken !== set.accessToken) return { ok: true, set: current };
+      return await refreshWith(provider, callerId, current);
+    } finally {
+      await release();
+    }
+  };
+  /** The set another replica is refreshing, once it is stored (or why not). */
+  const awaitOtherRefresh = async (
+    name: string,
+    callerId: string,
+    set: TokenSet,
+  ): Promise<RefreshResult> => {
+    for (let i = 0; i < OTHER_REFRESH_POLLS; i++) {
+      await new Promise((resolve) => setTimeout(resolve, OTHER_REFRESH_POLL_MS));
+      const current = await store.get(name, callerId);
+      if (!current) return { ok: false, refused: true, reason: 'the provider refused to renew it' };
+      if (current.accessToken !== set.accessToken) return { ok: true, set: current };
+    }
+    return {
+      ok: false,
+      refused: false,
+      reason: 'another replica is renewing this connection and has not finished; retry shortly',
+    };
+  };
+  const refreshWith = async (
     provider: ProviderClient,
     callerId: string,
     set: TokenSet,

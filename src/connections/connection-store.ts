@@ -15,6 +15,12 @@ export interface ConnectionStore {
   put(provider: string, callerId: string, set: TokenSet): Promise<void>;
   /** True when there was a connection to remove. */
   remove(provider: string, callerId: string): Promise<boolean>;
+  /**
+   * The right to refresh this connection, held by one replica at a time (a rotating
+   * refresh token spent twice makes the provider revoke the grant): its release, or
+   * undefined while another holds it.
+   */
+  lockRefresh(provider: string, callerId: string): Promise<(() => Promise<void>) | undefined>;
   close(): Promise<void>;
 }
 
@@ -24,8 +30,13 @@ export interface RecordBackend {
   /** `ttlMs` undefined: kept until removed. */
   write(key: string, value: string, ttlMs: number | undefined): Promise<void>;
   delete(key: string): Promise<boolean>;
+  /** Takes `key`'s lock for `ttlMs` unless held: its release, or undefined. */
+  lock(key: string, ttlMs: number): Promise<(() => Promise<void>) | undefined>;
   close(): Promise<void>;
 }
+
+/** Longer than a token request may take (token-request.ts), so a lock outlives its refresh. */
+export const REFRESH_LOCK_MS = 15_000;
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -83,6 +94,8 @@ export function encryptedStore(
       await backend.write(key, seal(key, set), ttl);
     },
     remove: (provider, callerId) => backend.delete(slot(provider, callerId)),
+    lockRefresh: (provider, callerId) =>
+      backend.lock(`${slot(provider, callerId)}:refreshing`, REFRESH_LOCK_MS),
     close: () => backend.close(),
   };
 }
@@ -106,6 +119,8 @@ export function memoryRecords(now: () => number = Date.now): RecordBackend {
     async delete(key) {
       return records.delete(key);
     },
+    // One process: the services' single flight already lets one refresh run at a time.
+    lock: async () => async () => undefined,
     async close() {
       records.clear();
     },

@@ -86,6 +86,29 @@ describe.skipIf(
       expect(raw).not.toContain(s);
   });
 
+  it('lets one replica refresh a connection near expiry while the other waits for it, so the rotating refresh token is spent once', async () => {
+    world.setAccessTokenTtl(30);
+    try {
+      await fetch(`${a.url}/api/connections/tracker`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${ALICE_KEY}` },
+      });
+      const refused = await callWhoami(a, ALICE_KEY);
+      const url = (refused.json as { error: { details: { authorization: { url: string } } } }).error
+        .details.authorization.url;
+      await connectInBrowser(world, url, ALICE_KEY, 'alice-at-tracker');
+      world.setAccessTokenTtl(3600);
+      const before = world.refreshes();
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => callWhoami(i % 2 === 0 ? a : b, ALICE_KEY)),
+      );
+      for (const res of answers) expect(res.status, res.text).toBe(200);
+      expect(world.refreshes()).toBe(before + 1);
+    } finally {
+      world.setAccessTokenTtl(3600);
+    }
+  });
+
   it('opens a record copied under another caller’s key as no connection', async () => {
     const keys = (await redis.keys(`${prefix}tracker:*`)).sort();
     const alices = keys.at(-1)!;
