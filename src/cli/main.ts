@@ -20,6 +20,7 @@ const COMMANDS: Record<string, Command> = {
   prompt: async (argv) => (await import('./run-prompt.js')).runPrompt(argv),
   discover: async (argv) => (await import('./run-discover.js')).runDiscover(argv),
   approvals: async (argv) => (await import('./run-approvals.js')).runApprovals(argv),
+  connections: async (argv) => (await import('./run-connections.js')).runConnections(argv),
   openapi: async (argv) => (await import('./run-openapi.js')).runOpenApi(argv),
   import: async (argv) => (await import('./run-import.js')).runImport(argv),
   serve: async (argv) => (await import('./run-serve.js')).runServe(argv),

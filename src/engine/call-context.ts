@@ -31,6 +31,11 @@ export interface CallContext {
    */
   readonly span?: Span;
   readonly origin?: CallOrigin;
+  /**
+   * Where the caller connects its account at `provider` (`auth user`): the connect link
+   * `id` on the gateway as this request reaches it. Absent (stdio, a bare test): a path.
+   */
+  readonly connectUrl?: (provider: string, id: string) => string;
 }
 
 /**

@@ -150,7 +150,7 @@ export const ERROR_CATALOGUE = {
     status: 502,
     audience: 'model',
     summary:
-      "The gateway could not obtain the upstream credential: the token endpoint refused (its OAuth error code is named, nothing else of its answer), did not answer, or answered something that is not a token; nothing was sent to the upstream.",
+      'The gateway could not obtain the upstream credential: the token endpoint refused (its OAuth error code is named, nothing else of its answer), did not answer, or answered something that is not a token; nothing was sent to the upstream.',
   },
   IDENTITY_UNAVAILABLE: {
     status: 403,

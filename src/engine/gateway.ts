@@ -7,6 +7,7 @@
  * the call event (call-event.ts). A surface's gate builds the request scope
  * (call-context.ts) the call reads.
  */
+import type { ConnectionServices } from '../connections/connection-services.js';
 import type { Logger } from 'pino';
 import type { CompiledSpec } from '../compiler/descriptor.js';
 import { Admission } from './admission.js';
@@ -54,6 +55,8 @@ export interface GatewayOptions {
    * reloads. Without them a spec with such grants gets in-process ones of its own.
    */
   readonly consent?: ConsentServices;
+  /** With an `oauth-provider`: the process's connected accounts (`auth user`). */
+  readonly connections?: ConnectionServices;
 }
 
 export class Gateway {
@@ -112,6 +115,7 @@ export class Gateway {
         env: opts.env ?? process.env,
         spec,
         ...(opts.log && { log: opts.log }),
+        ...(opts.connections && { connections: opts.connections }),
         ...(opts.observer && { onUpstreamCall: opts.observer.upstreamCall }),
       });
       // One matcher for every secret of every kind and the inbound API keys, built before

@@ -22,6 +22,7 @@ import { MCP_PATH, mcpProjection } from '../projection/mcp/mcp-routes.js';
 import { restErrorHandler, sendRestError } from '../projection/rest/rest-error.js';
 import { registerMetadataRoutes } from '../access/metadata-routes.js';
 import type { registerSignInRoutes } from '../access/sign-in/sign-in-routes.js';
+import type { registerConnectRoutes } from '../connections/connect-routes.js';
 import { catalogProjection } from '../projection/catalog/catalog-routes.js';
 import type { Runtime } from './runtime.js';
 import type { Metrics } from '../telemetry/metrics.js';
@@ -62,6 +63,8 @@ export interface AppOptions {
   readonly telemetry?: Telemetry;
   /** With `sign-in`: registers the authorization server's routes (loaded only then). */
   readonly signInRoutes?: typeof registerSignInRoutes;
+  /** With an `oauth-provider`: registers the connect pages (loaded only then). */
+  readonly connectRoutes?: typeof registerConnectRoutes;
 }
 
 export function buildApp(opts: AppOptions): FastifyInstance {
@@ -173,6 +176,15 @@ export function buildApp(opts: AppOptions): FastifyInstance {
     mcpPath: MCP_PATH,
     bodyLimit,
     ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
+  });
+
+  opts.connectRoutes?.(app, () => {
+    const runtime = current();
+    return {
+      access: runtime.access,
+      signInPages: runtime.signIn !== undefined && runtime.spec.access?.signIn !== undefined,
+      ...(runtime.connections && { connections: runtime.connections }),
+    };
   });
 
   app.setNotFoundHandler(notFound);

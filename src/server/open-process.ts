@@ -102,6 +102,16 @@ export async function openProcess(
       }),
     async (s) => s?.close(),
   );
+  // Connected accounts (auth user): their keys and store, for the process like sign-in's.
+  const connections = await services.open(
+    async () =>
+      spec.oauthProviders.length > 0
+        ? await (
+            await import('../connections/connection-services.js')
+          ).createConnectionServices(spec, { env, ...(logger && { log: logger }) })
+        : undefined,
+    async (c) => c?.close(),
+  );
   // The 2025-era questions waiting on their answers, for the process like the stores.
   const questions = await services.open(
     async () => (overHttp ? await openProcessQuestions(spec, env, logger || undefined) : undefined),
@@ -120,6 +130,7 @@ export async function openProcess(
     ...(consent && { consent }),
     ...(questions && { questions }),
     ...(signIn && { signIn }),
+    ...(connections && { connections }),
     telemetry,
   };
   try {

@@ -20,6 +20,7 @@ import type { CompiledSpec } from '../compiler/descriptor.js';
 import { prepareRequestGuard, type RequestGuard } from './request-guards.js';
 import { TELEMETRY_OFF, type Telemetry } from '../telemetry/telemetry.js';
 import type { SignInServices } from '../access/sign-in/sign-in-services.js';
+import type { ConnectionServices } from '../connections/connection-services.js';
 
 export interface Runtime extends RestRuntime, McpRuntime {
   readonly spec: CompiledSpec;
@@ -28,6 +29,8 @@ export interface Runtime extends RestRuntime, McpRuntime {
   readonly generation: number;
   /** With `sign-in`: the authorization server's keys and stores (one per process). */
   readonly signIn?: SignInServices;
+  /** With an `oauth-provider`: the connected accounts (one per process). */
+  readonly connections?: ConnectionServices;
 }
 
 export interface RuntimeOptions {
@@ -49,6 +52,8 @@ export interface RuntimeOptions {
   readonly telemetry?: Telemetry;
   /** One per server process, with `sign-in`: the authorization server's keys and stores. */
   readonly signIn?: SignInServices;
+  /** One per server process, with an `oauth-provider`: the connected accounts. */
+  readonly connections?: ConnectionServices;
 }
 
 /** How long after the warm-up start-up's garbage is collected. */
@@ -72,12 +77,14 @@ export async function buildRuntime(
   });
   const gateway = await Gateway.prepare(spec, {
     env: opts.env,
-    extraSecrets: access.secrets,
+    // The providers' client secrets are redacted like the API keys.
+    extraSecrets: [...access.secrets, ...(opts.connections?.secrets ?? [])],
     ...(opts.log && { log: opts.log }),
     ...(opts.maxInFlight && { maxInFlight: opts.maxInFlight }),
     ...(opts.observer && { observer: opts.observer }),
     ...(opts.rateLimiter && { rateLimiter: opts.rateLimiter }),
     ...(opts.consent && { consent: opts.consent }),
+    ...(opts.connections && { connections: opts.connections }),
   });
   // Validators compile in the background: readiness does not wait for a large spec.
   // Then what start-up left behind is given back (release-memory.ts), a moment later:
@@ -101,6 +108,7 @@ export async function buildRuntime(
     ...(gateway.consent && { sessions: sessionSealOf(gateway.consent.key) }),
     ...(opts.questions && { questions: opts.questions }),
     ...(signIn && { signIn }),
+    ...(opts.connections && { connections: opts.connections }),
     mcpPayloads: buildPayloads(gateway, access.enabled),
     // Every toolset's endpoint is ready at boot, as /mcp is: a request only looks it up.
     toolsetPayloads: new Map(

@@ -142,9 +142,14 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const signInRoutes = runtime.signIn
     ? (await import('../access/sign-in/sign-in-routes.js')).registerSignInRoutes
     : undefined;
+  // The connect pages likewise, only by a process that opened connected accounts.
+  const connectRoutes = runtime.connections
+    ? (await import('../connections/connect-routes.js')).registerConnectRoutes
+    : undefined;
   const app = buildApp({
     current: () => current,
     ...(signInRoutes && { signInRoutes }),
+    ...(connectRoutes && { connectRoutes }),
     metrics,
     logger: logger ? (logger as unknown as FastifyBaseLogger) : false,
     longestCallMs: longestCallMs(spec),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { APPROVALS_COMMAND } from '../../src/cli/commands/approvals-command.js';
+import { CONNECTIONS_COMMAND } from '../../src/cli/commands/connections-command.js';
 import { CALL_COMMAND } from '../../src/cli/commands/call-command.js';
 import { CHECK_COMMAND } from '../../src/cli/commands/check-command.js';
 import { DEMO_COMMAND } from '../../src/cli/commands/demo-command.js';
@@ -22,6 +23,7 @@ import { renderHelp } from '../../src/cli/render-help.js';
 
 const COMMANDS: CommandSpec<FlagTable>[] = [
   APPROVALS_COMMAND,
+  CONNECTIONS_COMMAND,
   CALL_COMMAND,
   CHECK_COMMAND,
   DEMO_COMMAND,

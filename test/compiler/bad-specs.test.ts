@@ -3164,6 +3164,29 @@ const BAD: readonly BadSpec[] = [
     ],
   },
   {
+    name: 'refuses auth user in a spec whose access names no token-key-env to encrypt the tokens with',
+    text: spec`
+      access { api-key env="K" }
+      upstream "jira" base-url="https://jira.example.com" {
+          auth user provider="atlassian"
+      }
+      oauth-provider "atlassian" {
+          authorize-url "https://auth.atlassian.com/authorize"
+          token-url "https://auth.atlassian.com/oauth/token"
+          client-id-env "ATL_ID"
+          client-secret-env "ATL_SECRET"
+      }
+    `,
+    errors: [
+      {
+        code: 'SPEC_UPSTREAM_IDENTITY',
+        line: 4,
+        column: 5,
+        says: 'upstream jira: auth user: it keeps each caller’s tokens encrypted with the key in `access token-key-env="<VARIABLE>"`',
+      },
+    ],
+  },
+  {
     name: 'refuses auth user naming no provider, and auth user and exchange without access',
     text: spec`
       upstream "jira" base-url="https://jira.example.com" {

@@ -32,6 +32,13 @@ export interface OidcProviderOptions {
   readonly serviceClients?: readonly ServiceClient[];
   /** APIs by audience (an absolute URI) and the scopes each knows: their tokens are JWTs. */
   readonly apis?: Readonly<Record<string, string>>;
+  /**
+   * Connected accounts (issue 43): the client may use the refresh_token grant and every
+   * code is answered with a refresh token too (rotated on each use).
+   */
+  readonly refreshTokens?: boolean;
+  /** Seconds an access token lives, asked per token (default 3600). */
+  readonly accessTokenTtl?: () => number;
 }
 
 export interface ServiceClient {
@@ -130,6 +137,7 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
     })),
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     pkce: { required: () => true },
+    ...(opts.refreshTokens && { issueRefreshToken: () => true, rotateRefreshToken: () => true }),
     findAccount: (_ctx, id) => {
       const person = people.get(id);
       if (!person) return undefined;
@@ -158,9 +166,10 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
       Session: 3600,
       Interaction: 600,
       Grant: 3600,
-      AccessToken: 3600,
+      AccessToken: opts.accessTokenTtl ? () => opts.accessTokenTtl!() : 3600,
       IdToken: 3600,
       AuthorizationCode: 60,
+      ...(opts.refreshTokens && { RefreshToken: 86_400 }),
     },
   };
   const provider = new Provider(issuer, configuration);
@@ -254,7 +263,9 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
       client_id: clientId,
       client_secret: clientSecret,
       redirect_uris: [...redirectUris],
-      grant_types: ['authorization_code'],
+      grant_types: opts.refreshTokens
+        ? ['authorization_code', 'refresh_token']
+        : ['authorization_code'],
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_basic',
     });

@@ -55,4 +55,13 @@ describe('the modules serve loads before its spec asks for them', () => {
     const identity = normalize('engine/backends/upstream/identity/');
     expect([...files].filter((f) => f.startsWith(identity))).toEqual([]);
   });
+
+  it('hold none of the runtime of connected accounts (auth user) but its paths and its API routes', () => {
+    const light = ['connect-path', 'connection-api-routes', 'token-set'];
+    const folder = normalize('connections/');
+    const heavy = [...files].filter(
+      (f) => f.startsWith(folder) && !light.some((l) => f === normalize(`${folder}${l}.ts`)),
+    );
+    expect(heavy).toEqual([]);
+  });
 });

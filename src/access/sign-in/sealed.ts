@@ -19,7 +19,11 @@ export type SealPurpose =
   | 'authorization-code'
   | 'refresh-token'
   | 'browser-session'
-  | 'provider-tokens';
+  | 'provider-tokens'
+  /** A connect link of `auth user` (connections/connect-routes.ts): caller and provider. */
+  | 'connect-link'
+  /** The provider round trip of a connection: caller, provider, PKCE verifier, jti. */
+  | 'connect-state';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;

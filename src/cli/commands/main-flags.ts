@@ -56,6 +56,8 @@ export function mainHelp(build: { binary: boolean } = { binary: false }): string
     '  discover <url>         Print server/discover (or the initialize result)',
     '  approvals <url> [approve|decline <id>]',
     '                         List the calls waiting for approval on a gateway, or decide one',
+    '  connections <url> [disconnect <provider>]',
+    '                         List your connected accounts on a gateway, or remove one',
     '',
     'Options:',
     renderOptions(MAIN_FLAGS, COLUMN),

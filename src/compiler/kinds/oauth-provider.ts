@@ -116,14 +116,15 @@ export function lowerOAuthProviders(
 /**
  * Every `auth` that acts for the caller, checked against the spec around it: `auth user`
  * names a declared provider, and it and `auth exchange` need `access`, without which no
- * caller is known to act for (nor holds a token to exchange); `auth user` needs
- * `access token-key-env`, the key its connections are sealed with.
+ * caller is known to act for (nor holds a token to exchange); `auth user` also needs
+ * `access token-key-env`, the key its stored tokens are encrypted with.
  */
 export function checkCallerAuths(
   auths: readonly { readonly auth: AuthSpec; readonly subject: Subject }[],
   providers: ReadonlySet<string>,
   access: AccessDescriptor | undefined,
   diag: Diagnostics,
+  hasTokenKey = false,
 ): void {
   for (const { auth, subject } of auths) {
     const { value } = auth;
@@ -152,6 +153,13 @@ export function checkCallerAuths(
         value.kind === 'user'
           ? 'it calls as each caller’s connected account, so callers must be known: add `access { api-key ... }`, `oauth` or `sign-in`'
           : 'it exchanges the caller’s token, so callers must present one: add `access { oauth ... }` or `sign-in`',
+      );
+    else if (value.kind === 'user' && !hasTokenKey)
+      diag.error(
+        'SPEC_UPSTREAM_IDENTITY',
+        auth.at,
+        here,
+        'it keeps each caller’s tokens encrypted with the key in `access token-key-env="<VARIABLE>"` (at least 32 random bytes, hex or base64): add it to the access block',
       );
   }
 }

@@ -366,6 +366,7 @@ export function checkTop(
     providers,
     spec.access,
     diag,
+    spec.access?.tokenKeyEnv !== undefined,
   );
   return {
     file: spec.file,

@@ -17,6 +17,7 @@ import type { Redactor } from '../redact.js';
 import type { ClientSpanFacts, UpstreamLeg } from '../../telemetry/client-span.js';
 import type { MixedSegment } from '../guards/metachar.js';
 import type { McpClientOperation } from '../../telemetry/operation-histograms.js';
+import type { ConnectionServices } from '../../connections/connection-services.js';
 
 export type KindName = ToolDescriptor['backend']['kind'];
 
@@ -135,6 +136,8 @@ export interface KindContext<K extends KindName> {
   readonly grants: readonly GrantOf<K>[];
   readonly spec: CompiledSpec;
   readonly log?: Pick<Logger, 'warn' | 'info'>;
+  /** With an `oauth-provider`: the process's connected accounts, for `auth user`. */
+  readonly connections?: ConnectionServices;
 }
 
 /** What a kind's module exports: opens the kind for a spec's grants of it. */

@@ -53,7 +53,7 @@ const SLOTS = [
   'script',
 ] as const;
 type Slot = (typeof SLOTS)[number];
-const FLAGS = ['instructions', 'access'] as const;
+const FLAGS = ['instructions', 'access', 'connections'] as const;
 type Flag = (typeof FLAGS)[number];
 
 // A comment with the line it stands on; a block `{{#flag}}…{{/flag}}` (or `{{^flag}}`, kept
@@ -79,6 +79,8 @@ export function prepareCatalogPage(template: string): CatalogPage {
     const flags: Record<Flag, boolean> = {
       instructions: server.instructions !== undefined,
       access: opts.access,
+      // The Connected accounts panel, with an oauth-provider (auth user) in the spec.
+      connections: opts.access && spec.oauthProviders.length > 0,
     };
     const scopes = opts.access
       ? ''

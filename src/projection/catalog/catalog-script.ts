@@ -19,6 +19,7 @@ export const SCRIPT_PARTS = [
   'resources-prompts.js',
   'approvals-view.js',
   'confirm-view.js',
+  'connections-view.js',
   'start.js',
 ] as const;
 

@@ -1,6 +1,7 @@
 /** Method tables per era: the method string picks the handler before params are read. */
 import { callArguments } from '../../engine/call-arguments.js';
 import { isRpcError } from './rpc-codes.js';
+import { connectElicitation } from './connect-elicitation.js';
 import { rpcError, type RpcReply } from './rpc-reply.js';
 import { resultBytes, resultText } from '../../mcp-wire/json-rpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
@@ -185,6 +186,12 @@ async function answerToolsCall(
       urlElicitationRequired(req, out.asked, pages) ??
       rpcError('INTERNAL', req.id, 'a 2025-era request was asked a question it cannot be put')
     );
+  }
+  // No connected account (auth user): a client that can open a page is sent to connect one.
+  if (!out.ok && out.error.code === 'AUTHORIZATION_REQUIRED') {
+    const canVisit = era === 'modern' ? questionsOf(req).canVisit : session?.url === true;
+    const connect = connectElicitation(req, era, out.error, canVisit, deps.payloads.modernMeta);
+    if (connect) return connect;
   }
   return callReply(req, deps, era, out);
 }

@@ -40,6 +40,8 @@ export interface McpDeps {
    * (stdio), and then no request is sent to one.
    */
   readonly confirmationUrl?: (id: string) => string;
+  /** Where the caller connects its account at a provider (`auth user`); absent on stdio. */
+  readonly connectUrl?: (provider: string, id: string) => string;
   /** The HTTP `traceparent` header, used when the body carries none. */
   readonly traceparentHeader?: string;
   /** The HTTP `baggage` header, passed on upstream when the body carries none. */

@@ -6,6 +6,7 @@
  * same way at `POST /mcp/<toolset>` (spec-language.md, "Served at `/mcp/<toolset>`"),
  * with its own payloads; a name that is no toolset is HTTP 404 NOT_FOUND.
  */
+import { connectPageUrl } from '../../connections/connect-path.js';
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Gateway } from '../../engine/gateway.js';
@@ -102,6 +103,11 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
       callerCancel: lazyCancellation(reply),
       approvalUrl: (id) => approvalPageUrl(access.baseUrl(req), id),
       confirmationUrl: (id) => confirmPageUrl(access.baseUrl(req), id),
+      // Made only for a spec that has connect pages: no closure per request otherwise.
+      connectUrl:
+        gateway.spec.oauthProviders.length > 0
+          ? (provider: string, id: string) => connectPageUrl(access.baseUrl(req), provider, id)
+          : undefined,
       requestId: req.id,
       traceparentHeader:
         typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,

@@ -143,6 +143,7 @@ export function requestScopeOf(req: RpcRequest, deps: McpDeps, era: Era): Reques
       ...(deps.view.toolset && { toolset: deps.view.toolset.name }),
     },
     approvalUrl: deps.approvalUrl,
+    connectUrl: deps.connectUrl,
     unaskable: CANNOT_BE_ASKED,
   };
 }

@@ -4,6 +4,7 @@ import type { AnsweringScope } from '../../engine/call-context.js';
 import { Cancellation } from '../../outbound/cancellation.js';
 import type { Caller } from '../../engine/caller.js';
 import { approvalPageUrl } from '../approval-url.js';
+import { connectPageUrl } from '../../connections/connect-path.js';
 import { validBaggage } from '../baggage.js';
 import { continueTrace } from '../trace-context.js';
 import { CANNOT_BE_ASKED } from '../unaskable.js';
@@ -20,6 +21,8 @@ export function requestScopeOf(
   caller: Caller,
   baseUrl: string,
   span: Span = NO_SPAN,
+  /** The spec connects accounts (`auth user`): the scope names the connect pages too. */
+  connects = false,
 ): AnsweringScope {
   const cancel = new Cancellation();
   // The response closing before it was written means the caller went away.
@@ -37,6 +40,10 @@ export function requestScopeOf(
     span,
     origin: { surface: 'rest', requestId: req.id },
     approvalUrl: (id) => approvalPageUrl(baseUrl, id),
+    // Made only for a spec that has connect pages: no closure per call otherwise.
+    connectUrl: connects
+      ? (provider: string, id: string) => connectPageUrl(baseUrl, provider, id)
+      : undefined,
     unaskable: CANNOT_BE_ASKED,
   };
 }

@@ -24,6 +24,7 @@ import { MCP_PATH } from '../mcp/mcp-routes.js';
 import { registerResourcePromptRoutes } from './resource-prompt-routes.js';
 import { registerApprovalRoutes } from './approval-routes.js';
 import { registerConfirmationRoutes } from './confirmation-routes.js';
+import { registerConnectionApiRoutes } from '../../connections/connection-api-routes.js';
 import { registerSessionRoute } from './session-routes.js';
 import { readRestBodies } from './rest-body.js';
 import { requestScopeOf } from './rest-call-context.js';
@@ -183,6 +184,7 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
   registerResourcePromptRoutes(scope, gate);
   registerApprovalRoutes(scope, gate);
   registerConfirmationRoutes(scope, gate);
+  registerConnectionApiRoutes(scope, gate);
   registerSessionRoute(scope, opts.current);
 
   scope.post<{ Params: { tool: string } }>(
@@ -244,7 +246,14 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
       span.fail(input.error.code);
       return answered(sendRestError(reply, input.error), input.error.code);
     }
-    const scope = requestScopeOf(req, reply, caller, access.baseUrl(req), span);
+    const scope = requestScopeOf(
+      req,
+      reply,
+      caller,
+      access.baseUrl(req),
+      span,
+      gateway.spec.oauthProviders.length > 0,
+    );
     const out = await gateway.call(op, input.args, scope);
     if (span.recording) recordCall(span, op, caller, out);
     if (!out.ok)

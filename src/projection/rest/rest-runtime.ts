@@ -9,6 +9,7 @@ import type { Gateway } from '../../engine/gateway.js';
 import type { Toolset } from '../../engine/view/toolsets.js';
 import type { ResourcePromptListing } from './resource-prompt-listing.js';
 import type { Telemetry } from '../../telemetry/telemetry.js';
+import type { ConnectionServices } from '../../connections/connection-services.js';
 
 /** The listing of GET /api, prepared once per loaded spec. */
 export interface RestListing {
@@ -24,4 +25,6 @@ export interface RestRuntime {
   readonly restListing: RestListing;
   /** Spans for calls (issue 30); TELEMETRY_OFF when absent. */
   readonly telemetry?: Telemetry;
+  /** With an `oauth-provider`: the connected accounts (`/api/connections`). */
+  readonly connections?: ConnectionServices;
 }

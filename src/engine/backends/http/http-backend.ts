@@ -65,7 +65,7 @@ export function createHttpKind(ctx: KindContext<'http'>): Promise<BackendKind<'h
  * in no other's headers: each grant's headers are built from its own upstream's identity.
  */
 export async function createHttpKindWith(
-  { env, grants, spec }: KindContext<'http'>,
+  { env, grants, spec, connections: accounts }: KindContext<'http'>,
   open: OpenIdentity,
 ): Promise<BackendKind<'http'>> {
   const upstreams = new Map<string, OpenUpstream>();
@@ -86,7 +86,11 @@ export async function createHttpKindWith(
       );
       let identity: UpstreamIdentity;
       try {
-        identity = await open(descriptor.auth, { env, upstream: name === '' ? base.href : name });
+        identity = await open(descriptor.auth, {
+          env,
+          upstream: name === '' ? base.href : name,
+          ...(accounts && { connections: accounts }),
+        });
       } catch (err) {
         await way.close();
         throw err;

@@ -26,7 +26,7 @@ export function createMcpKind(ctx: KindContext<'mcp'>): Promise<BackendKind<'mcp
 
 /** The kind with the way an `auth` becomes an identity given (a test opens its own token kind). */
 export async function createMcpKindWith(
-  { env, grants, spec, log }: KindContext<'mcp'>,
+  { env, grants, spec, log, connections }: KindContext<'mcp'>,
   open: typeof openIdentity,
 ): Promise<BackendKind<'mcp'>> {
   const say: UpstreamLog = (level, message) => log?.[level](message);
@@ -39,6 +39,7 @@ export async function createMcpKindWith(
     openIdentity: open,
     log: say,
     redact,
+    ...(connections && { connections }),
     onNotification: (server, n) => {
       if (n.method === 'notifications/tools/list_changed') void checkDrift(server);
     },

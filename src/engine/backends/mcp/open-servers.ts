@@ -5,6 +5,7 @@
  * the caller's token). Every secret read on the way is returned for redaction. Shared
  * by the `mcp` kind and `check --live`.
  */
+import type { ConnectionServices } from '../../../connections/connection-services.js';
 import type { McpServerDescriptor, McpTransport } from '../../../compiler/descriptor.js';
 import type { Env } from '../../../process/env.js';
 import { StartupError } from '../../../process/startup-error.js';
@@ -46,6 +47,8 @@ export interface OpenServersOptions {
   readonly onNotification?: (server: string, n: UpstreamNotification) => void;
   /** How an `auth` becomes an identity (a test may open its own token kind). */
   readonly openIdentity?: typeof openIdentity;
+  /** With an `oauth-provider`: the process's connected accounts, for `auth user`. */
+  readonly connections?: ConnectionServices;
 }
 
 /**
@@ -73,7 +76,7 @@ export async function openServers(
   const transports: Transport[] = [];
   try {
     for (const s of used) {
-      const t = await transportOf(s, o.env, o.openIdentity ?? openIdentity);
+      const t = await transportOf(s, o.env, o.openIdentity ?? openIdentity, o.connections);
       transports.push(t);
       secrets.push(...t.secrets);
       sent.push(...t.sent);
@@ -127,6 +130,7 @@ async function transportOf(
   s: McpServerDescriptor,
   env: Env,
   open: typeof openIdentity,
+  connections?: ConnectionServices,
 ): Promise<Transport> {
   const t: McpTransport = s.transport;
   if (t.kind === 'command') {
@@ -159,7 +163,11 @@ async function transportOf(
       close: () => Promise.resolve(),
     };
   }
-  const identity = await open(t.auth, { env, upstream: `mcp-server ${JSON.stringify(s.name)}` });
+  const identity = await open(t.auth, {
+    env,
+    upstream: `mcp-server ${JSON.stringify(s.name)}`,
+    ...(connections && { connections }),
+  });
   // A static credential is the same on every request: it joins the server's headers
   // (and its URL) once. A token kind's goes on each call's requests (mcp-backend.ts).
   const fixed = identity.kind === 'none' || identity.kind === 'service';

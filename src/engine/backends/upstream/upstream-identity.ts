@@ -9,58 +9,17 @@
  * token endpoint. A refusal is a value: IDENTITY_UNAVAILABLE, AUTHORIZATION_REQUIRED or
  * UPSTREAM_AUTH, and nothing is sent upstream.
  */
-import type { Dispatcher } from 'undici';
-import type { CredentialKind, UpstreamAuth } from '../../../compiler/descriptor.js';
+import type { UpstreamAuth } from '../../../compiler/descriptor.js';
 import { credentialKind } from '../../../compiler/descriptor.js';
-import type { Env } from '../../../process/env.js';
-import type { CallContext } from '../../call-context.js';
-import type { EngineError } from '../../error-catalogue.js';
-import type { Redactor } from '../../redact.js';
 import { resolveCredential, type Credential } from './credentials.js';
+import type { IdentityContext, IdentityOutcome, UpstreamIdentity } from './identity-types.js';
 
-/** What one call sends: headers (lower-case names) and query pairs, plus how to hide it. */
-export interface CallCredential {
-  readonly headers: readonly (readonly [string, string])[];
-  readonly query: readonly (readonly [string, string])[];
-  /**
-   * Every spelling of a token obtained at run time, for what this call returns; absent
-   * for a static credential, which the gateway's one redactor knows from start-up.
-   */
-  readonly redact?: Redactor;
-}
-
-export type IdentityOutcome =
-  | { readonly ok: true; readonly credential: CallCredential }
-  | { readonly ok: false; readonly error: EngineError };
-
-export interface UpstreamIdentity {
-  /** What audit lines and spans name the upstream call as. */
-  readonly kind: CredentialKind;
-  /**
-   * The credential for this call's caller (`ctx.caller`). Static kinds settle at once;
-   * a token kind may wait on its token endpoint (single flight, bounded by its deadline).
-   */
-  forCall(ctx: CallContext): IdentityOutcome | Promise<IdentityOutcome>;
-  /**
-   * The upstream answered 401 to `used`: the cached token is dropped and, where a fresh
-   * one may help, obtained again for one retry of the call. Undefined: no retry.
-   */
-  afterUnauthorized?(ctx: CallContext, used: CallCredential): Promise<IdentityOutcome | undefined>;
-  /** Secrets known at start (a static credential, a client secret), for the one redactor. */
-  secrets(): readonly string[];
-  /** Whole values sent with them (`Bearer <t>`), whose base64 is redacted too. */
-  sentValues(): readonly string[];
-  close?(): Promise<void>;
-}
-
-/** What an identity needs of the process: its environment, and the process's shared services. */
-export interface IdentityContext {
-  readonly env: Env;
-  /** Where this upstream is, for messages: its name, or its base URL for the default one. */
-  readonly upstream: string;
-  /** What a token endpoint is reached through (the upstream's proxy or TLS); global if absent. */
-  readonly dispatcher?: Dispatcher;
-}
+export type {
+  CallCredential,
+  IdentityContext,
+  IdentityOutcome,
+  UpstreamIdentity,
+} from './identity-types.js';
 
 /** The static credential as an identity: one settled answer, shared by every call. */
 export function staticIdentity(
@@ -96,7 +55,11 @@ export async function openIdentity(
       const { exchangeIdentity } = await import('./identity/exchange.js');
       return exchangeIdentity({ ...auth, kind: auth.kind }, ctx);
     }
-    default:
-      throw new Error(`auth ${auth.kind} has no runtime yet`);
+    case 'user': {
+      if (!ctx.connections)
+        throw new Error(`auth user at ${ctx.upstream}: the process opened no connected accounts`);
+      const { userIdentity } = await import('../../../connections/user-identity.js');
+      return userIdentity(auth, ctx.connections, ctx.upstream);
+    }
   }
 }

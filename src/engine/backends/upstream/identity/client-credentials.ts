@@ -14,7 +14,7 @@ import type {
   IdentityContext,
   IdentityOutcome,
   UpstreamIdentity,
-} from '../upstream-identity.js';
+} from '../identity-types.js';
 import { tokenClient } from './client-secret.js';
 import { TokenCache, type Fetched } from './token-cache.js';
 import { obtained, usableUntil } from './token-credential.js';

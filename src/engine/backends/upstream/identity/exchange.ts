@@ -24,7 +24,7 @@ import type {
   IdentityContext,
   IdentityOutcome,
   UpstreamIdentity,
-} from '../upstream-identity.js';
+} from '../identity-types.js';
 import type { TokenIdentityOptions } from './client-credentials.js';
 import { tokenClient } from './client-secret.js';
 import { TokenCache, type Fetched } from './token-cache.js';

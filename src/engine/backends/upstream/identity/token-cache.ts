@@ -11,7 +11,7 @@
  *   MAX_BACKOFF_MS), so that a dead endpoint is not hammered by every call and a
  *   recovered one is tried again soon.
  */
-import type { CallCredential, IdentityOutcome } from '../upstream-identity.js';
+import type { CallCredential, IdentityOutcome } from '../identity-types.js';
 
 /** The first backoff after a failed token request, doubled per consecutive failure. */
 export const BACKOFF_MS = 1_000;

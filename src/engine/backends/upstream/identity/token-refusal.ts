@@ -5,7 +5,7 @@
  */
 import { engineError } from '../../../error-catalogue.js';
 import type { TokenResult } from '../../../../outbound/token-request.js';
-import type { IdentityOutcome } from '../upstream-identity.js';
+import type { IdentityOutcome } from '../identity-types.js';
 
 export function tokenRefusal(
   upstream: string,

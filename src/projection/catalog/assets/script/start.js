@@ -3,13 +3,17 @@
 /* global loadApprovals, sessionActive */
 /* global CONFIRM_HINT, confirmationNotice, confirmationSection, loadConfirmation */
 /* global loadTools, outcome, showToolsetHeader, tokenInput, view */
+/* global loadConnections */
 /* exported loadView */
 
 /** What the token field's buttons and keys list in this view. */
 function loadView(again) {
   if (view === 'approvals') loadApprovals(again);
   else if (view === 'confirm') loadConfirmation(again);
-  else loadTools(again);
+  else {
+    loadTools(again);
+    void loadConnections();
+  }
 }
 
 /** The page's other sections out of the way, and the token field said for this view. */
@@ -53,7 +57,10 @@ if (view === 'approvals') {
   showToolsetHeader();
   // Without access the page lists every tool at once; with access, a token kept from
   // earlier in this tab lists its tools straight away.
-  if (!tokenInput || currentToken()) loadTools(true);
+  if (!tokenInput || currentToken()) {
+    loadTools(true);
+    void loadConnections();
+  }
 }
 // A signed-in browser lists with its session once the gateway says who it is; a key in
 // the field meanwhile keeps deciding (loadView asks again only for someone new).
