@@ -3244,7 +3244,7 @@ const BAD: readonly BadSpec[] = [
         code: 'SPEC_UPSTREAM_IDENTITY',
         line: 6,
         column: 5,
-        says: 'mcp-server notes: auth user: it needs access token-key-env="<VARIABLE>": the key (at least 32 random bytes, hex or base64) that seals the tokens of connected accounts',
+        says: 'mcp-server notes: auth user: it keeps each caller’s tokens encrypted with the key in `access token-key-env="<VARIABLE>"` (at least 32 random bytes, hex or base64): add it to the access block',
       },
     ],
   },

@@ -124,7 +124,6 @@ export function checkCallerAuths(
   providers: ReadonlySet<string>,
   access: AccessDescriptor | undefined,
   diag: Diagnostics,
-  hasTokenKey = false,
 ): void {
   for (const { auth, subject } of auths) {
     const { value } = auth;
@@ -143,7 +142,7 @@ export function checkCallerAuths(
         'SPEC_UPSTREAM_IDENTITY',
         auth.at,
         here,
-        'it needs access token-key-env="<VARIABLE>": the key (at least 32 random bytes, hex or base64) that seals the tokens of connected accounts',
+        'it keeps each caller’s tokens encrypted with the key in `access token-key-env="<VARIABLE>"` (at least 32 random bytes, hex or base64): add it to the access block',
       );
     if (!access)
       diag.error(
@@ -153,13 +152,6 @@ export function checkCallerAuths(
         value.kind === 'user'
           ? 'it calls as each caller’s connected account, so callers must be known: add `access { api-key ... }`, `oauth` or `sign-in`'
           : 'it exchanges the caller’s token, so callers must present one: add `access { oauth ... }` or `sign-in`',
-      );
-    else if (value.kind === 'user' && !hasTokenKey)
-      diag.error(
-        'SPEC_UPSTREAM_IDENTITY',
-        auth.at,
-        here,
-        'it keeps each caller’s tokens encrypted with the key in `access token-key-env="<VARIABLE>"` (at least 32 random bytes, hex or base64): add it to the access block',
       );
   }
 }

@@ -366,7 +366,6 @@ export function checkTop(
     providers,
     spec.access,
     diag,
-    spec.access?.tokenKeyEnv !== undefined,
   );
   return {
     file: spec.file,
