@@ -15,11 +15,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson, startGateway } from '../helpers/gateway.js';
 import { startEgressProxy, type EgressProxy } from '../helpers/egress-proxy.js';
 import { localhostCertificate } from '../helpers/localhost-certificate.js';
+import { skipBecause } from '../helpers/skip-reason.js';
 import { startUpstream, type Upstream } from '../helpers/upstream.js';
 
 const server = localhostCertificate();
 const client = localhostCertificate();
-const skip = !server || !client;
+const skip = skipBecause(
+  !server || !client,
+  'the openssl CLI is needed to make the test certificates',
+);
 
 interface HttpsUpstream {
   readonly url: string;
