@@ -3,8 +3,8 @@
  * (issue 29), listed and decided through its REST API, with the approver's key.
  */
 import { isRemoteTarget, remoteOptionsOr } from '../client/options.js';
-import { clientErrorLine, catalogueCode } from '../client/errors.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
+import { gatewayApi, gatewayBaseOf } from './gateway-api-request.js';
 import { APPROVALS_COMMAND } from './commands/approvals-command.js';
 import { parseOperands } from './operands.js';
 import { commandMessages } from './output.js';
@@ -39,46 +39,14 @@ export async function runApprovals(argv: string[]): Promise<number> {
   const base = gatewayBase(options.url);
   const url =
     decision === undefined ? base + API_PATH : `${base}${API_PATH}/${encodeURIComponent(id!)}`;
-  const headers = new Headers(options.headers);
-  headers.set('accept', 'application/json');
-  let status: number;
-  let body: unknown;
-  try {
-    const res = await fetch(url, {
-      method: decision === undefined ? 'GET' : 'POST',
-      headers: decision === undefined ? headers : withJson(headers),
-      ...(decision !== undefined && { body: JSON.stringify({ decision }) }),
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-    status = res.status;
-    const text = await res.text();
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    if (body === undefined) {
-      process.stderr.write(
-        `mcp-beaver: ${url}: HTTP ${status}: the answer is not JSON (is this a mcp-beaver gateway?)\n`,
-      );
-      return 2;
-    }
-  } catch (err) {
-    process.stderr.write(`${clientErrorLine(url, err, options.timeoutMs)}\n`);
-    return 2;
-  }
-  const error = (body as { error?: { code?: unknown; message?: unknown } }).error;
-  if (status >= 400 || error !== undefined) {
-    const code = catalogueCode(error) ?? '';
-    const message = typeof error?.message === 'string' ? error.message : '';
-    process.stderr.write(
-      escapeTerminalControls(
-        `mcp-beaver: ${url}: HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}\n`,
-      ),
-    );
-    // A refusal the gateway named is the caller's to fix (exit 1); anything else is 2.
-    return code ? 1 : 2;
-  }
+  const answer = await gatewayApi(url, {
+    method: decision === undefined ? 'GET' : 'POST',
+    headers: options.headers,
+    ...(decision !== undefined && { json: { decision } }),
+    timeoutMs: options.timeoutMs,
+  });
+  if (typeof answer === 'number') return answer;
+  const { body } = answer;
   if (values.json) {
     process.stdout.write(escapeTerminalControls(`${JSON.stringify(body, null, 2)}\n`));
     return 0;
@@ -100,20 +68,12 @@ export async function runApprovals(argv: string[]): Promise<number> {
   return 0;
 }
 
-function withJson(headers: Headers): Headers {
-  headers.set('content-type', 'application/json');
-  return headers;
-}
-
 /**
  * The gateway's base from what the user gave: the MCP endpoint, the API's path, an
  * approval's page, or the base itself (with or without a trailing slash).
  */
 export function gatewayBase(url: URL): string {
-  const path = url.pathname
-    .replace(/\/+$/, '')
-    .replace(/\/(mcp|api\/approvals(\/[^/]*)?|approvals(\/[^/]*)?)$/, '');
-  return `${url.origin}${path}`;
+  return gatewayBaseOf(url, ['api/approvals', 'approvals']);
 }
 
 /** One aligned row per approval; a short sentence when there is none. */

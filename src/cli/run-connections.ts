@@ -4,8 +4,8 @@
  * with the caller's own key.
  */
 import { isRemoteTarget, remoteOptionsOr } from '../client/options.js';
-import { clientErrorLine, catalogueCode } from '../client/errors.js';
 import { escapeTerminalControls } from '../client/terminal-text.js';
+import { gatewayApi, gatewayBaseOf } from './gateway-api-request.js';
 import { CONNECTIONS_COMMAND } from './commands/connections-command.js';
 import { parseOperands } from './operands.js';
 import { commandMessages } from './output.js';
@@ -40,44 +40,13 @@ export async function runConnections(argv: string[]): Promise<number> {
   const base = gatewayBase(options.url);
   const url =
     command === undefined ? base + API_PATH : `${base}${API_PATH}/${encodeURIComponent(provider!)}`;
-  const headers = new Headers(options.headers);
-  headers.set('accept', 'application/json');
-  let status: number;
-  let body: unknown;
-  try {
-    const res = await fetch(url, {
-      method: command === undefined ? 'GET' : 'DELETE',
-      headers,
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-    status = res.status;
-    const text = await res.text();
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    if (body === undefined) {
-      process.stderr.write(
-        `mcp-beaver: ${url}: HTTP ${status}: the answer is not JSON (is this a mcp-beaver gateway?)\n`,
-      );
-      return 2;
-    }
-  } catch (err) {
-    process.stderr.write(`${clientErrorLine(url, err, options.timeoutMs)}\n`);
-    return 2;
-  }
-  const error = (body as { error?: { code?: unknown; message?: unknown } }).error;
-  if (status >= 400 || error !== undefined) {
-    const code = catalogueCode(error) ?? '';
-    const message = typeof error?.message === 'string' ? error.message : '';
-    process.stderr.write(
-      escapeTerminalControls(
-        `mcp-beaver: ${url}: HTTP ${status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''}\n`,
-      ),
-    );
-    return code ? 1 : 2;
-  }
+  const answer = await gatewayApi(url, {
+    method: command === undefined ? 'GET' : 'DELETE',
+    headers: options.headers,
+    timeoutMs: options.timeoutMs,
+  });
+  if (typeof answer === 'number') return answer;
+  const { body } = answer;
   if (values.json) {
     process.stdout.write(escapeTerminalControls(`${JSON.stringify(body, null, 2)}\n`));
     return 0;
@@ -97,8 +66,7 @@ export async function runConnections(argv: string[]): Promise<number> {
 
 /** The gateway's base from what the user gave: the MCP endpoint, the API's path, or the base. */
 export function gatewayBase(url: URL): string {
-  const path = url.pathname.replace(/\/+$/, '').replace(/\/(mcp|api\/connections(\/[^/]*)?)$/, '');
-  return `${url.origin}${path}`;
+  return gatewayBaseOf(url, ['api/connections']);
 }
 
 /** One block per provider; a short sentence when the gateway connects none. */

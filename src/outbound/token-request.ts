@@ -7,6 +7,7 @@
  * client secret would go with it), anything but JSON is a refusal, and of a refusal only
  * the OAuth `error` code is kept (its description may quote what was sent).
  */
+import { boundedText } from './bounded-text.js';
 import type { Dispatcher } from 'undici';
 import { USER_AGENT } from './exchange.js';
 
@@ -104,7 +105,9 @@ export async function requestToken(
   }
   const type = res.headers.get('content-type') ?? '';
   const json = /^application\/([\w.+-]*\+)?json\b/i.test(type.trim());
-  const text = json ? await boundedText(res) : (await res.body?.cancel(), undefined);
+  const text = json
+    ? await boundedText(res, MAX_TOKEN_ANSWER_BYTES)
+    : (await res.body?.cancel(), undefined);
   let answer: Record<string, unknown> | undefined;
   if (text !== undefined) {
     try {
@@ -186,28 +189,4 @@ function checkedToken(answer: Record<string, unknown>, where: string, status: nu
       ...(typeof issued === 'string' && issued.length <= 256 && { issuedTokenType: issued }),
     },
   };
-}
-
-/** The body as text, or undefined past MAX_TOKEN_ANSWER_BYTES (the rest is not read). */
-async function boundedText(res: Response): Promise<string | undefined> {
-  const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > MAX_TOKEN_ANSWER_BYTES) {
-    await res.body?.cancel();
-    return undefined;
-  }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_TOKEN_ANSWER_BYTES) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

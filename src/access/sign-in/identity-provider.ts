@@ -7,6 +7,7 @@
  * The provider's tokens only sign the person in: nothing of them is kept, and none reaches
  * a client or a log. (Keeping them, sealed, for token exchange is a later issue's.)
  */
+import { boundedText } from '../../outbound/bounded-text.js';
 import { ASYMMETRIC_ALGORITHMS, CLOCK_SKEW_S } from '../oauth.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
@@ -57,30 +58,6 @@ export function randomToken(): string {
   return randomBytes(32).toString('base64url');
 }
 
-/** The body of `res` as text, refused past `MAX_ANSWER_BYTES` without reading it all. */
-async function boundedText(res: Response): Promise<string | undefined> {
-  const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > MAX_ANSWER_BYTES) {
-    await res.body?.cancel();
-    return undefined;
-  }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 function httpsOrLoopback(url: unknown): url is string {
   if (typeof url !== 'string') return false;
   try {
@@ -128,7 +105,7 @@ export async function discoverProvider(issuer: string): Promise<DiscoveryResult>
     await res.body?.cancel();
     return failed(`answered HTTP ${res.status}, not 200`);
   }
-  const text = await boundedText(res);
+  const text = await boundedText(res, MAX_ANSWER_BYTES);
   if (text === undefined) return failed(`is larger than ${MAX_ANSWER_BYTES} bytes`);
   let doc: Record<string, unknown>;
   try {
@@ -226,7 +203,7 @@ export function createIdentityProvider(
       } catch {
         return { ok: false, reason: 'the provider token endpoint could not be reached' };
       }
-      const text = await boundedText(res);
+      const text = await boundedText(res, MAX_ANSWER_BYTES);
       let answer: Record<string, unknown> | undefined;
       try {
         answer = text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
