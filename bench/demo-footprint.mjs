@@ -91,6 +91,9 @@ const DEMO_ENV = {
   DEMO_AGENT_KEY: AGENT_KEY,
   DEMO_APPROVER_KEY: 'bench-approver-key',
   DEMO_CONFIRM_KEY: 'ab'.repeat(32),
+  DEMO_TOKEN_KEY: 'cd'.repeat(32),
+  DEMO_ACCOUNTS_CLIENT_ID: 'bench',
+  DEMO_ACCOUNTS_CLIENT_SECRET: 'bench-secret',
 };
 const asAgent = (request) => ({
   ...request,

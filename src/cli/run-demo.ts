@@ -7,11 +7,12 @@
  * and the banner prints them, since nothing can be called without one.
  */
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { startDemoApi } from '../demo/demo-api.js';
 import { StartupError } from '../process/startup-error.js';
 import { formatDiagnostic } from '../compiler/diagnostics.js';
-import { compileSpecFile } from '../compiler/load-spec.js';
+import { compileSpecText } from '../compiler/load-spec.js';
 import { parseListen } from '../server/listen-address.js';
 import { createLogger } from '../server/logger.js';
 import { startServer } from '../server/start.js';
@@ -21,6 +22,8 @@ import { parseOperands } from './operands.js';
 import { commandMessages } from './output.js';
 
 export const DEMO_SPEC = fileURLToPath(new URL('../../specs/demo.mcp.kdl', import.meta.url));
+/** Where specs/demo.mcp.kdl says the demo API is; replaced by where it listens. */
+const SPEC_API_ORIGIN = 'http://127.0.0.1:8079';
 
 const { badValue } = commandMessages(DEMO_COMMAND);
 
@@ -37,10 +40,16 @@ export async function runDemo(argv: string[]): Promise<number> {
     DEMO_APPROVER_KEY:
       process.env.DEMO_APPROVER_KEY ?? `approver-${randomBytes(12).toString('hex')}`,
     DEMO_CONFIRM_KEY: process.env.DEMO_CONFIRM_KEY ?? randomBytes(32).toString('hex'),
+    DEMO_TOKEN_KEY: process.env.DEMO_TOKEN_KEY ?? randomBytes(32).toString('hex'),
   };
+  // The gateway's client at the demo's own accounts (list_my_tickets): made up per run.
+  const accountsClient = { id: 'mcp-beaver-demo', secret: randomBytes(24).toString('hex') };
   say('mcp-beaver demo: starting the helpdesk API and an embedded Postgres (a few seconds)…');
-  const api = await startDemoApi({ token });
-  const compiled = await compileSpecFile(DEMO_SPEC, { baseUrl: `${api.url}/api` });
+  const api = await startDemoApi({ token, accountsClient });
+  // The spec names the API at 127.0.0.1:8079 (its default upstream, the connected-account
+  // upstream and the demo's accounts); the API listens where the system put it.
+  const text = (await readFile(DEMO_SPEC, 'utf8')).replaceAll(SPEC_API_ORIGIN, api.url);
+  const compiled = compileSpecText(text, DEMO_SPEC);
   if (!compiled.compiled) {
     for (const d of compiled.diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
     await api.close();
@@ -52,7 +61,13 @@ export async function runDemo(argv: string[]): Promise<number> {
       spec: compiled.compiled,
       listen,
       logger: createLogger(values['log-level']),
-      env: { ...process.env, DEMO_API_TOKEN: token, ...keys },
+      env: {
+        ...process.env,
+        DEMO_API_TOKEN: token,
+        ...keys,
+        DEMO_ACCOUNTS_CLIENT_ID: accountsClient.id,
+        DEMO_ACCOUNTS_CLIENT_SECRET: accountsClient.secret,
+      },
       insecureNoAuth: false,
     });
   } catch (err) {
@@ -106,6 +121,15 @@ export async function runDemo(argv: string[]): Promise<number> {
   say(`    (or in the browser: ${server.url}/approvals with the approver key; or from a shell:`);
   say(
     `     DEMO_APPROVER_KEY=${keys.DEMO_APPROVER_KEY} npx mcp-beaver approvals ${server.url} --bearer-env DEMO_APPROVER_KEY)`,
+  );
+  say(
+    '  One tool calls as the person behind the agent: list_my_tickets answers AUTHORIZATION_REQUIRED',
+  );
+  say(
+    "  with a link until that caller connects their own account at the demo's accounts (open it, pick a",
+  );
+  say(
+    `  person); then the same call carries their token. Their connections: ${server.url}/api/connections`,
   );
   say();
   for (const line of inspectorLines(

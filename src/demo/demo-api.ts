@@ -1,10 +1,12 @@
 /**
  * The demo upstream: a small helpdesk REST API on 127.0.0.1 (tickets with
  * list/get/create/update/delete and pagination, and a form-encoded feedback
- * endpoint), guarded by a bearer token so the demo shows credential injection.
+ * endpoint), guarded by a bearer token so the demo shows credential injection; and the
+ * demo's accounts, where a person connects their own (demo-accounts.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { demoAccounts } from './demo-accounts.js';
 import { seedTickets, type Ticket } from './demo-data.js';
 
 export interface DemoApi {
@@ -16,10 +18,19 @@ const STATUSES = new Set(['open', 'pending', 'closed']);
 
 export async function startDemoApi(opts: {
   token: string;
+  /** The gateway's client at the demo's accounts (demo-accounts.ts); absent: none served. */
+  accountsClient?: { readonly id: string; readonly secret: string };
   host?: string;
   port?: number;
 }): Promise<DemoApi> {
   const tickets = new Map<number, Ticket>(seedTickets().map((t) => [t.id, t]));
+  const accounts =
+    opts.accountsClient &&
+    demoAccounts({
+      clientId: opts.accountsClient.id,
+      clientSecret: opts.accountsClient.secret,
+      tickets: () => tickets.values(),
+    });
   let nextId = Math.max(...tickets.keys()) + 1;
   const feedback: Record<string, string>[] = [];
 
@@ -28,6 +39,15 @@ export async function startDemoApi(opts: {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // A person's own account (its pages and the endpoint its tokens open) before the
+    // service token: those requests carry no service token.
+    if (accounts) {
+      const at = new URL(req.url ?? '/', 'http://demo');
+      if (at.pathname.startsWith('/oauth/') || at.pathname.startsWith('/api/me/')) {
+        accounts.handle(req, res, at, await readBody(req));
+        return;
+      }
+    }
     if (req.headers.authorization !== `Bearer ${opts.token}`)
       return send(res, 401, { error: 'missing or wrong bearer token' });
     const url = new URL(req.url ?? '/', 'http://demo');

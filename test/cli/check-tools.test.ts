@@ -119,7 +119,7 @@ describe('mcp-beaver check', () => {
     const r = await runCli(['check', 'specs/']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.split('\n').filter((l) => /^specs\//.test(l))).toEqual([
-      'specs/demo.mcp.kdl: 11 tools (6 HTTP, 4 SQL, 1 MCP on 1 server), 4 resources, 1 prompt',
+      'specs/demo.mcp.kdl: 12 tools (7 HTTP, 4 SQL, 1 MCP on 1 server), 4 resources, 1 prompt',
       'specs/github-issues.mcp.kdl: 6 tools',
       'specs/many-upstreams.mcp.kdl: 5 tools',
       'specs/orders-db.mcp.kdl: 6 tools',
@@ -239,7 +239,7 @@ describe('mcp-beaver check and tools with resources and prompts', () => {
     const r = await runCli(['check', 'specs/demo.mcp.kdl']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(
-      'specs/demo.mcp.kdl: 11 tools (6 HTTP, 4 SQL, 1 MCP on 1 server), 4 resources, 1 prompt\n',
+      'specs/demo.mcp.kdl: 12 tools (7 HTTP, 4 SQL, 1 MCP on 1 server), 4 resources, 1 prompt\n',
     );
     expect(r.stdout).toMatch(
       /^ {2}resource docs:\/\/helpdesk\/support-handbook +file specs\/demo-docs\/support-handbook\.md \(text\/markdown\)$/m,

@@ -66,6 +66,60 @@ describe('the demo (npm start)', () => {
     expect(output).toContain('"mcpServers"');
   });
 
+  it("calls list_my_tickets as the agent's own demo account once the agent connected it, never before", async () => {
+    const call = () =>
+      fetch(`${base}/api/list_my_tickets`, {
+        method: 'POST',
+        headers: { ...asAgent, 'content-type': 'application/json' },
+        body: '{}',
+      });
+    const refused = await call();
+    expect(refused.status).toBe(403);
+    const error = (
+      (await refused.json()) as {
+        error: { code: string; details: { authorization: { provider: string; url: string } } };
+      }
+    ).error;
+    expect(error.code).toBe('AUTHORIZATION_REQUIRED');
+    expect(error.details.authorization.provider).toBe('demo-accounts');
+    // The link, opened as the agent: to the demo's accounts, whose page picks a person.
+    const toAccounts = await fetch(error.details.authorization.url, {
+      headers: asAgent,
+      redirect: 'manual',
+    });
+    expect(toAccounts.status).toBe(303);
+    const authorize = new URL(toAccounts.headers.get('location')!);
+    expect(authorize.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(await (await fetch(authorize)).text()).toContain('Ada Lovelace');
+    const form = new URLSearchParams(authorize.searchParams);
+    form.set('person', 'Ada Lovelace');
+    const back = await fetch(`${authorize.origin}${authorize.pathname}`, {
+      method: 'POST',
+      body: form,
+      redirect: 'manual',
+    });
+    const callback = back.headers.get('location')!;
+    expect(callback.startsWith(`${base}/connect/demo-accounts/callback?`)).toBe(true);
+    expect((await fetch(callback)).status).toBe(200);
+
+    const mine = await call();
+    expect(mine.status).toBe(200);
+    const body = (await mine.json()) as {
+      result: { account: string; items: { requester: { name: string } }[] };
+    };
+    expect(body.result.account).toBe('Ada Lovelace');
+    expect(body.result.items.length).toBeGreaterThan(0);
+    expect(body.result.items.every((t) => t.requester.name === 'Ada Lovelace')).toBe(true);
+    const listed = (await (
+      await fetch(`${base}/api/connections`, { headers: asAgent })
+    ).json()) as {
+      connections: { provider: string; connected: boolean }[];
+    };
+    expect(listed.connections).toEqual([
+      expect.objectContaining({ provider: 'demo-accounts', connected: true }),
+    ]);
+  });
+
   it('answers the curl line it prints with an envelope from the demo API', async () => {
     const line = /^ {4}(curl -s \S+\/api\/list_tickets .*)$/m.exec(output)?.[1];
     expect(line, 'the list_tickets curl line').toBeDefined();
@@ -95,6 +149,7 @@ describe('the demo (npm start)', () => {
         'update_ticket',
         'delete_ticket',
         'send_feedback',
+        'list_my_tickets',
         'list_customers',
         'query_open_orders',
         'count_orders_by_status',

@@ -9,7 +9,7 @@ A folder stands for every *.mcp.kdl file in it (mcp-beaver check specs/).
 Compiles each spec without contacting anything: no environment variable, upstream
 or database is needed. Prints one line per tool, resource, template and prompt:
 
-  specs/demo.mcp.kdl: 11 tools (6 HTTP, 4 SQL, 1 MCP on 1 server), 4 resources, 1 prompt
+  specs/demo.mcp.kdl: 12 tools (7 HTTP, 4 SQL, 1 MCP on 1 server), 4 resources, 1 prompt
     get_ticket  GET /tickets/{id}  read-only idempotent open-world  calls the default upstream as service
     ...
     resource docs://helpdesk/hours    text (text/plain)
@@ -23,9 +23,9 @@ is served from a file beside the spec, inline text, or a grant; scope= names
 what a caller must hold to see it), then the size of each tools/list, the whole spec's
 and each toolset's, as a caller holding every scope gets it (tokens are bytes / 4):
 
-    tools/list  (all)  11 tools  8428 bytes  ~2107 tokens
-    toolset tickets     6 tools  4752 bytes  ~1188 tokens
-    toolset orders      5 tools  3687 bytes   ~922 tokens
+    tools/list  (all)  12 tools  6246 bytes  ~1562 tokens
+    toolset tickets     6 tools  2853 bytes   ~714 tokens
+    toolset orders      5 tools  3097 bytes   ~775 tokens
 
 and warnings on stderr as file:line:col: warning CODE: ... (a grant without describe,
 an unused restrict, a list of more than 128 tools, which some clients refuse, or above

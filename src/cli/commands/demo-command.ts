@@ -8,8 +8,9 @@ export const DEMO_COMMAND = defineCommand({
   about: `
 Starts a small helpdesk REST API and an embedded Postgres on this machine,
 then serves specs/demo.mcp.kdl against them: ticket tools over HTTP, order tools
-over SQL, a support handbook and ticket resources, and a triage prompt. Nothing
-leaves 127.0.0.1; no API key or database server is needed.`,
+over SQL, a support handbook and ticket resources, and a triage prompt; one tool
+(list_my_tickets) calls as each caller's own account, connected once at the demo's
+small OAuth server. Nothing leaves 127.0.0.1; no API key or database server is needed.`,
   flags: {
     http: {
       type: 'string',
