@@ -5,7 +5,7 @@
  * not-found code, and the errors of every grant it may run (a template's grant).
  */
 import type { ErrorCode } from '../../engine/error-catalogue.js';
-import type { CompiledSpec, ToolDescriptor, UpstreamAuth } from '../../compiler/descriptor.js';
+import type { CompiledSpec, CredentialKind, ToolDescriptor } from '../../compiler/descriptor.js';
 import { KIND_LIST, kindOf } from '../../engine/backends/kinds.js';
 import { CODES, entry } from './openapi-responses.js';
 
@@ -21,13 +21,10 @@ const APPLIES: Partial<Record<ErrorCode, (d: ToolDescriptor, spec: CompiledSpec)
   EXCLUSIVE_ARGUMENTS: (d) => d.exclusive.length > 0,
   DENIED_BY_RESTRICT: (d) => d.restrict.length > 0,
   MISSING_CLAIM: (d) => d.arguments.some((a) => a.fromClaim !== undefined),
-  // Upstream identity: only where the grant's upstream obtains a token.
-  UPSTREAM_AUTH: (d, spec) => {
-    const auth = upstreamAuth(d, spec);
-    return auth !== undefined && ('tokenUrl' in auth || auth.kind === 'user');
-  },
-  IDENTITY_UNAVAILABLE: (d, spec) => upstreamAuth(d, spec)?.kind === 'exchange',
-  AUTHORIZATION_REQUIRED: (d, spec) => upstreamAuth(d, spec)?.kind === 'user',
+  // Upstream identity: only where the grant's upstream obtains a token (its kind says which).
+  UPSTREAM_AUTH: (d, spec) => obtainsToken(credentialOf(d, spec)),
+  IDENTITY_UNAVAILABLE: (d, spec) => credentialOf(d, spec) === 'exchange',
+  AUTHORIZATION_REQUIRED: (d, spec) => credentialOf(d, spec).startsWith('user:'),
   // Confirmation and approval: REST cannot be asked to confirm, so of the confirmation
   // codes only "unavailable" reaches it, and only where no approval takes over.
   CONFIRMATION_UNAVAILABLE: (d) => d.consent?.confirm !== undefined && !d.consent.approve,
@@ -57,13 +54,14 @@ const APPLIES: Partial<Record<ErrorCode, (d: ToolDescriptor, spec: CompiledSpec)
   UNKNOWN_PROMPT: () => false,
 };
 
-/** The credential a grant's upstream is called with: its HTTP upstream's, or its MCP server's. */
-function upstreamAuth(d: ToolDescriptor, spec: CompiledSpec): UpstreamAuth | undefined {
-  const b = d.backend;
-  if (b.kind === 'http') return b.auth;
-  if (b.kind !== 'mcp') return undefined;
-  const transport = spec.mcpServers?.find((s) => s.name === b.server)?.transport;
-  return transport?.kind === 'url' ? transport.auth : undefined;
+/** The credential kind a grant's upstream is called with, as its backend kind tells it. */
+function credentialOf(d: ToolDescriptor, spec: CompiledSpec): CredentialKind {
+  return kindOf(d.backend).credential(d.backend, spec);
+}
+
+/** A kind whose token the gateway obtains at run time, where obtaining it may fail. */
+function obtainsToken(kind: CredentialKind): boolean {
+  return kind === 'client-credentials' || kind === 'exchange' || kind.startsWith('user:');
 }
 
 /** A grant's route answers this for any tool name it does not know; a resource or prompt route does not. */
