@@ -9,8 +9,8 @@
 //                      [--only tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,legacy-confirm,telemetry,toolsets,token,workers,warmup]
 //                      [--profile DIR]
 //                      [--gateway PATH/TO/dist/cli/main.js]   (another build, for before/after)
-//                      [--before PATH/TO/dist/cli/main.js]    (section 11 only: that build's off
-//                                                              and traced gateways in the same turns)
+//                      [--before PATH/TO/dist/cli/main.js]    (sections 3 and 11: that build's
+//                                                              gateways in the same turns)
 //   node bench/run.mjs --only mcp-upstream [--mcp-subjects bridges]
 //                      (upstream MCP servers; on first use it installs the bridges it
 //                      compares with into .tools/, from the npm registry)
