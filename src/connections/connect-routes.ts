@@ -270,6 +270,7 @@ export function registerConnectRoutes(app: FastifyInstance, current: () => Conne
             code_verifier: state.v,
           },
           provider.client,
+          provider.requestOptions,
         );
         if (!answer.ok) {
           services.audit({

@@ -48,7 +48,8 @@ async function revoke(provider: ProviderClient, set: TokenSet): Promise<void> {
         'user-agent': USER_AGENT,
       },
       body: new URLSearchParams({ token, token_type_hint: hint }).toString(),
-    });
+      ...(provider.requestOptions.dispatcher && { dispatcher: provider.requestOptions.dispatcher }),
+    } as RequestInit);
     await res.body?.cancel();
   } catch {
     // Best effort: the provider may be down; the gateway forgets the tokens anyway.

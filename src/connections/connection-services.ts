@@ -12,7 +12,14 @@ import { StartupError } from '../process/startup-error.js';
 import { redisUrlFrom } from '../engine/redis/redis-url.js';
 import { createMemorySpentStates, type SpentStates } from '../engine/consent/spent-states.js';
 import { Sealer } from '../access/sign-in/sealed.js';
-import { requestToken, type TokenAnswer, type TokenClient } from '../outbound/token-request.js';
+import {
+  requestToken,
+  type TokenAnswer,
+  type TokenClient,
+  type TokenRequestOptions,
+} from '../outbound/token-request.js';
+import { openTokenEndpointDispatcher } from '../outbound/token-endpoint-dispatcher.js';
+import type { OpenedDispatcher } from '../outbound/upstream-dispatcher.js';
 import { connectionKeysFrom } from './connection-keys.js';
 import { encryptedStore, memoryRecords, type ConnectionStore } from './connection-store.js';
 import type { TokenSet } from './token-set.js';
@@ -26,6 +33,8 @@ const OTHER_REFRESH_POLLS = 100;
 export interface ProviderClient {
   readonly descriptor: OAuthProviderDescriptor;
   readonly client: TokenClient;
+  /** The way out to its token and revoke endpoints (token-endpoint-dispatcher.ts). */
+  readonly requestOptions: TokenRequestOptions;
 }
 
 export type RefreshResult =
@@ -92,14 +101,21 @@ export async function createConnectionServices(
   const read = connectionKeysFrom(tokenKeyEnv, opts.env[tokenKeyEnv]);
   if (!read.ok) throw new StartupError(read.message);
   const providers = new Map<string, ProviderClient>();
-  for (const p of spec.oauthProviders)
+  const ways: OpenedDispatcher[] = [];
+  for (const p of spec.oauthProviders) {
+    const client = {
+      id: variable(opts.env, p.clientIdEnv, p.name, 'client-id-env'),
+      secret: variable(opts.env, p.clientSecretEnv, p.name, 'client-secret-env'),
+    };
+    // A provider serves every upstream naming it: the environment's proxy settings decide.
+    const way = openTokenEndpointDispatcher(p.tokenUrl, `oauth-provider "${p.name}"`, opts.env);
+    ways.push(way);
     providers.set(p.name, {
       descriptor: p,
-      client: {
-        id: variable(opts.env, p.clientIdEnv, p.name, 'client-id-env'),
-        secret: variable(opts.env, p.clientSecretEnv, p.name, 'client-secret-env'),
-      },
+      client,
+      requestOptions: { dispatcher: way.dispatcher },
     });
+  }
   let store: ConnectionStore;
   let spent: SpentStates;
   if (spec.redisEnv !== undefined) {
@@ -189,6 +205,7 @@ export async function createConnectionServices(
       provider.descriptor.tokenUrl,
       { grant_type: 'refresh_token', refresh_token: set.refreshToken },
       provider.client,
+      provider.requestOptions,
     );
     if (!answer.ok) {
       const refused = answer.oauthError === 'invalid_grant';
@@ -213,7 +230,10 @@ export async function createConnectionServices(
     store,
     spent,
     providers,
-    secrets: [...providers.values()].map((p) => p.client.secret),
+    secrets: [
+      ...[...providers.values()].map((p) => p.client.secret),
+      ...ways.flatMap((w) => w.secrets),
+    ],
     link(callerId, provider) {
       const expiresAt = now() + CONNECT_TTL_MS;
       return {
@@ -240,7 +260,7 @@ export async function createConnectionServices(
     tokenSetOf,
     audit,
     close: async () => {
-      await Promise.all([store.close(), spent.close()]);
+      await Promise.all([store.close(), spent.close(), ...ways.map((w) => w.close())]);
     },
   };
 }

@@ -89,6 +89,7 @@ export async function createHttpKindWith(
         identity = await open(descriptor.auth, {
           env,
           upstream: name === '' ? base.href : name,
+          egress: { proxy: descriptor.proxy, tls: descriptor.tls },
           ...(accounts && { connections: accounts }),
         });
       } catch (err) {

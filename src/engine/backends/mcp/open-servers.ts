@@ -166,6 +166,7 @@ async function transportOf(
   const identity = await open(t.auth, {
     env,
     upstream: `mcp-server ${JSON.stringify(s.name)}`,
+    egress: { proxy: t.proxy, tls: t.tls },
     ...(connections && { connections }),
   });
   // A static credential is the same on every request: it joins the server's headers

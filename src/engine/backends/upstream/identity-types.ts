@@ -9,7 +9,7 @@ import type { Env } from '../../../process/env.js';
 import type { CallContext } from '../../call-context.js';
 import type { EngineError } from '../../error-catalogue.js';
 import type { Redactor } from '../../redact.js';
-import type { Dispatcher } from 'undici';
+import type { TokenEgress } from '../../../outbound/token-endpoint-dispatcher.js';
 import type { ConnectionServices } from '../../../connections/connection-services.js';
 
 /** What one call sends: headers (lower-case names) and query pairs, plus how to hide it. */
@@ -54,6 +54,9 @@ export interface IdentityContext {
   readonly upstream: string;
   /** With an `oauth-provider`: the process's connected accounts (`auth user`). */
   readonly connections?: ConnectionServices;
-  /** What a token endpoint is reached through (the upstream's proxy or TLS); global if absent. */
-  readonly dispatcher?: Dispatcher;
+  /**
+   * The upstream's way out, which its token endpoint shares (token-endpoint-dispatcher.ts):
+   * its `proxy` and its `ca-file`; the environment's proxy variables when absent.
+   */
+  readonly egress?: TokenEgress;
 }

@@ -7,7 +7,7 @@
  * an upstream 401 the token is dropped, obtained once more, and the call retried once.
  */
 import type { TokenAuth } from '../../../../compiler/descriptor.js';
-import { basicAuthorization, requestToken } from '../../../../outbound/token-request.js';
+import { requestToken } from '../../../../outbound/token-request.js';
 import type { CallContext } from '../../../call-context.js';
 import type {
   CallCredential,
@@ -15,35 +15,25 @@ import type {
   IdentityOutcome,
   UpstreamIdentity,
 } from '../identity-types.js';
-import { tokenClient } from './client-secret.js';
+import { openTokenEndpoint, type TokenIdentityOptions } from './token-endpoint.js';
 import { TokenCache, type Fetched } from './token-cache.js';
 import { obtained, usableUntil } from './token-credential.js';
 import { tokenRefusal } from './token-refusal.js';
 
 const KEY = 'gateway';
 
-export interface TokenIdentityOptions {
-  /** The clock the cache reads (epoch ms): a test moves it rather than waiting. */
-  readonly now?: () => number;
-  /** The whole exchange with the token endpoint (TOKEN_TIMEOUT_MS unless given). */
-  readonly timeoutMs?: number;
-}
-
 export function clientCredentialsIdentity(
   auth: TokenAuth & { readonly kind: 'client-credentials' },
   ctx: IdentityContext,
   options: TokenIdentityOptions = {},
 ): UpstreamIdentity {
-  const client = tokenClient(auth, ctx.env);
+  const endpoint = openTokenEndpoint(auth, ctx, options);
+  const { client, requestOptions } = endpoint;
   const now = options.now ?? Date.now;
   const cache = new TokenCache<string>(now);
   const form: Record<string, string> = { grant_type: 'client_credentials' };
   if (auth.scope !== undefined) form.scope = auth.scope;
   if (auth.audience !== undefined) form.audience = auth.audience;
-  const requestOptions = {
-    ...(ctx.dispatcher && { dispatcher: ctx.dispatcher }),
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-  };
 
   const fetch = async (): Promise<Fetched> => {
     const asked = now();
@@ -56,11 +46,11 @@ export function clientCredentialsIdentity(
     kind: 'client-credentials',
     forCall: (): IdentityOutcome | Promise<IdentityOutcome> => cache.get(KEY, fetch),
     afterUnauthorized: (_call: CallContext, used: CallCredential) => cache.renew(KEY, used, fetch),
-    secrets: () => [client.secret],
-    sentValues: () => [basicAuthorization(client)],
+    secrets: () => endpoint.secrets,
+    sentValues: () => endpoint.sent,
     close: () => {
       cache.clear();
-      return Promise.resolve();
+      return endpoint.close();
     },
   };
 }

@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import type { TokenAuth } from '../../../../compiler/descriptor.js';
 import type { SubjectToken } from '../../../caller.js';
 import { engineError } from '../../../error-catalogue.js';
-import { basicAuthorization, requestToken } from '../../../../outbound/token-request.js';
+import { requestToken } from '../../../../outbound/token-request.js';
 import type { CallContext } from '../../../call-context.js';
 import type {
   CallCredential,
@@ -25,8 +25,7 @@ import type {
   IdentityOutcome,
   UpstreamIdentity,
 } from '../identity-types.js';
-import type { TokenIdentityOptions } from './client-credentials.js';
-import { tokenClient } from './client-secret.js';
+import { openTokenEndpoint, type TokenIdentityOptions } from './token-endpoint.js';
 import { TokenCache, type Fetched } from './token-cache.js';
 import { obtained, usableUntil } from './token-credential.js';
 import { tokenRefusal } from './token-refusal.js';
@@ -40,13 +39,10 @@ export function exchangeIdentity(
   ctx: IdentityContext,
   options: TokenIdentityOptions = {},
 ): UpstreamIdentity {
-  const client = tokenClient(auth, ctx.env);
+  const endpoint = openTokenEndpoint(auth, ctx, options);
+  const { client, requestOptions } = endpoint;
   const now = options.now ?? Date.now;
   const cache = new TokenCache<string>(now);
-  const requestOptions = {
-    ...(ctx.dispatcher && { dispatcher: ctx.dispatcher }),
-    ...(options.timeoutMs !== undefined && { timeoutMs: options.timeoutMs }),
-  };
   const unavailable: IdentityOutcome = Object.freeze({
     ok: false,
     error: engineError(
@@ -94,11 +90,11 @@ export function exchangeIdentity(
       if (s === undefined) return Promise.resolve(undefined);
       return cache.renew(s.key, used, fetcher(s.subject));
     },
-    secrets: () => [client.secret],
-    sentValues: () => [basicAuthorization(client)],
+    secrets: () => endpoint.secrets,
+    sentValues: () => endpoint.sent,
     close: () => {
       cache.clear();
-      return Promise.resolve();
+      return endpoint.close();
     },
   };
 }
