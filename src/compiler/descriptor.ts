@@ -84,6 +84,11 @@ export interface TokenAuth {
   /** Space-separated, as sent. */
   readonly scope?: string;
   readonly audience?: string;
+  /**
+   * `auth exchange` only: RFC 8693 token exchange (absent or `token-exchange`), or
+   * Microsoft Entra ID's on-behalf-of flow (a JWT bearer grant with requested_token_use).
+   */
+  readonly grant?: 'token-exchange' | 'on-behalf-of';
 }
 
 /** `auth user provider="<name>"`: each caller's own connected account (one of CompiledSpec.oauthProviders). */

@@ -44,10 +44,14 @@ export interface OidcProviderOptions {
 export interface ServiceClient {
   readonly id: string;
   readonly secret: string;
-  readonly grantTypes: readonly ('client_credentials' | typeof TOKEN_EXCHANGE)[];
+  readonly grantTypes: readonly (
+    'client_credentials' | typeof TOKEN_EXCHANGE | typeof JWT_BEARER
+  )[];
 }
 
 export const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+/** Microsoft Entra ID's on-behalf-of flow rides this grant (with requested_token_use). */
+export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 /** How long the tokens this provider issues for APIs live. */
 export const API_TOKEN_TTL_S = 600;
 
@@ -251,6 +255,43 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
         'scope',
         'resource',
       ],
+    );
+  // Entra ID's on-behalf-of, as Entra answers it: the assertion is a user token this
+  // provider signed, `requested_token_use` must be on_behalf_of, and the API is asked for
+  // by `scope` "<API>/.default", which grants every scope the API has.
+  if (opts.apis !== undefined)
+    provider.registerGrantType(
+      JWT_BEARER,
+      async (ctx) => {
+        const p = ctx.oidc.params as Record<string, string | undefined>;
+        if (p.requested_token_use !== 'on_behalf_of')
+          throw new errors.InvalidRequest('requested_token_use must be on_behalf_of');
+        const sub = await jwtVerify(p.assertion ?? '', keys.publicKey, {
+          issuer,
+          algorithms: ['RS256'],
+        }).then(
+          ({ payload }) => String(payload.sub),
+          () => undefined,
+        );
+        if (sub === undefined) throw new errors.InvalidGrant('assertion is not valid');
+        const scope = p.scope ?? '';
+        const audience = scope.endsWith('/.default') ? scope.slice(0, -'/.default'.length) : '';
+        const known = apis[audience];
+        if (known === undefined) throw new errors.InvalidScope('unknown API', scope);
+        const token = await signUserToken(
+          { scope: known, client_id: ctx.oidc.client!.clientId },
+          sub,
+          audience,
+          API_TOKEN_TTL_S,
+        );
+        ctx.body = {
+          access_token: token,
+          token_type: 'Bearer',
+          expires_in: API_TOKEN_TTL_S,
+          scope: known,
+        };
+      },
+      ['assertion', 'requested_token_use', 'scope'],
     );
   // The gateway's client lives in the provider's store rather than its static list: the
   // static list is read once, and a gateway's redirect URI is known only once it listens.

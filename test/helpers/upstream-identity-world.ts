@@ -12,7 +12,12 @@ import type {
   CallCredential,
   UpstreamIdentity,
 } from '../../src/engine/backends/upstream/upstream-identity.js';
-import { startOidcProvider, TOKEN_EXCHANGE, type TestOidcProvider } from './oidc-provider.js';
+import {
+  JWT_BEARER,
+  startOidcProvider,
+  TOKEN_EXCHANGE,
+  type TestOidcProvider,
+} from './oidc-provider.js';
 import { startTokenCheckingApi, type TokenCheckingApi } from './token-checking-api.js';
 
 export const TICKETS = 'https://tickets.example';
@@ -35,7 +40,7 @@ export async function startIdentityWorld(): Promise<IdentityWorld> {
     apis: { [TICKETS]: 'tickets.read tickets.write', [BILLING]: 'billing.read' },
     serviceClients: [
       { id: 'gateway-service', secret: CC_SECRET, grantTypes: ['client_credentials'] },
-      { id: 'gateway-exchange', secret: X_SECRET, grantTypes: [TOKEN_EXCHANGE] },
+      { id: 'gateway-exchange', secret: X_SECRET, grantTypes: [TOKEN_EXCHANGE, JWT_BEARER] },
     ],
   });
   const tickets = await startTokenCheckingApi(provider.issuer, TICKETS);

@@ -5,10 +5,10 @@
  * Streamable HTTP server. Static kinds read a variable; `client-credentials` and
  * `exchange` obtain a token at a token endpoint; `user` is the caller's connected account.
  */
-import type { Located, Position } from '../diagnostics.js';
+import type { Diagnostics, Located, Position, Subject } from '../diagnostics.js';
 import type { UpstreamAuth } from '../descriptor.js';
 import { oauthUrlProblem } from '../endpoint-url.js';
-import { arg, camelProps, prop, propAt, type NodeKind } from '../kdl-reader.js';
+import { arg, camelProps, prop, propAt, type NodeKind, type ReadNode } from '../kdl-reader.js';
 
 const REQUIRED_STRING = { type: 'string', required: true } as const;
 const STRING = { type: 'string' } as const;
@@ -50,7 +50,7 @@ export const AUTH: NodeKind<AuthSpec> = {
         props: { env: REQUIRED_STRING },
       },
       'client-credentials': { props: TOKEN_PROPS },
-      exchange: { props: TOKEN_PROPS },
+      exchange: { props: { ...TOKEN_PROPS, grant: STRING } },
       user: { props: { provider: REQUIRED_STRING } },
     },
     unknown: (kind) => ({
@@ -72,6 +72,7 @@ export const AUTH: NodeKind<AuthSpec> = {
           problem,
         );
     }
+    if (n.variant === 'exchange' && !exchangeGrantIsValid(n, diag, subject)) return undefined;
     if (n.variant === 'user')
       return {
         value: { kind: 'user', provider: prop<string>(n, 'provider')! },
@@ -89,6 +90,45 @@ export const AUTH: NodeKind<AuthSpec> = {
     return { value: auth as UpstreamAuth, at: n.at };
   },
 };
+
+/**
+ * `grant=` of `auth exchange`: RFC 8693 token exchange (the default), or the on-behalf-of
+ * flow of Microsoft Entra ID, which asks for the API by `scope` ("<app id URI>/.default")
+ * and has no `audience`.
+ */
+function exchangeGrantIsValid(n: ReadNode, diag: Diagnostics, subject: Subject): boolean {
+  const grant = prop<string>(n, 'grant');
+  if (grant === undefined || grant === 'token-exchange') return true;
+  const where = [...subject, 'auth exchange'];
+  if (grant !== 'on-behalf-of') {
+    diag.error(
+      'SPEC_VALUE_TYPE',
+      propAt(n, 'grant'),
+      where,
+      `grant=${JSON.stringify(grant)} is not known; use "token-exchange" (RFC 8693, the default) or "on-behalf-of" (Microsoft Entra ID)`,
+    );
+    return false;
+  }
+  if (prop<string>(n, 'audience') !== undefined) {
+    diag.error(
+      'SPEC_VALUE_TYPE',
+      propAt(n, 'audience'),
+      where,
+      'grant="on-behalf-of" names the API by scope="<app id URI>/.default", not audience=; remove audience',
+    );
+    return false;
+  }
+  if (prop<string>(n, 'scope') === undefined) {
+    diag.error(
+      'SPEC_MISSING',
+      n.at,
+      where,
+      'grant="on-behalf-of" needs scope="<the API\'s app id URI>/.default" (Entra asks for the API by scope)',
+    );
+    return false;
+  }
+  return true;
+}
 
 export const HEADER: NodeKind<Located<readonly [string, string]>> = {
   args: [

@@ -2,7 +2,10 @@
  * `auth exchange` (RFC 8693): the upstream is called as the caller, with a token the
  * token endpoint issues in exchange for the caller's own (`ctx.caller.subjectToken()`:
  * its inbound OAuth token, or the provider's token kept from its sign-in), narrowed to
- * the spec's `audience` and `scope`.
+ * the spec's `audience` and `scope`. With `grant="on-behalf-of"`, the same through
+ * Microsoft Entra ID's on-behalf-of flow, which is not RFC 8693: the caller's token goes
+ * as the `assertion` of a JWT bearer grant with `requested_token_use=on_behalf_of`, and
+ * the API is named by `scope`. Everything else (cache, expiry, 401 renewal) is the same.
  *
  * The cache key is the SHA-256 of the subject token and its type — not the caller's id:
  * two callers can only share an exchanged token by presenting the same subject token, and
@@ -33,6 +36,29 @@ import { subjectExpiry } from './subject-expiry.js';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+
+/** What is posted for one subject token, by the grant the spec chose. */
+function exchangeForm(auth: TokenAuth, subject: SubjectToken): Record<string, string> {
+  if (auth.grant === 'on-behalf-of')
+    // Microsoft Entra ID: the caller's token is the assertion of a JWT bearer grant, and the
+    // API is asked for by scope; the compiler requires scope for this grant.
+    return {
+      grant_type: JWT_BEARER_GRANT,
+      assertion: subject.token,
+      requested_token_use: 'on_behalf_of',
+      scope: auth.scope ?? '',
+    };
+  const form: Record<string, string> = {
+    grant_type: TOKEN_EXCHANGE_GRANT,
+    subject_token: subject.token,
+    subject_token_type: subject.type,
+    requested_token_type: ACCESS_TOKEN_TYPE,
+  };
+  if (auth.audience !== undefined) form.audience = auth.audience;
+  if (auth.scope !== undefined) form.scope = auth.scope;
+  return form;
+}
 
 export function exchangeIdentity(
   auth: TokenAuth & { readonly kind: 'exchange' },
@@ -53,14 +79,7 @@ export function exchangeIdentity(
 
   const fetcher = (subject: SubjectToken) => async (): Promise<Fetched> => {
     const asked = now();
-    const form: Record<string, string> = {
-      grant_type: TOKEN_EXCHANGE_GRANT,
-      subject_token: subject.token,
-      subject_token_type: subject.type,
-      requested_token_type: ACCESS_TOKEN_TYPE,
-    };
-    if (auth.audience !== undefined) form.audience = auth.audience;
-    if (auth.scope !== undefined) form.scope = auth.scope;
+    const form = exchangeForm(auth, subject);
     const answer = await requestToken(auth.tokenUrl, form, client, requestOptions);
     if (!answer.ok) return tokenRefusal(ctx.upstream, answer);
     const until = usableUntil(asked, answer.token.expiresInS, subjectExpiry(subject.token));
