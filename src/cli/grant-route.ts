@@ -2,13 +2,12 @@
  * Where a grant's call goes and as whom, as `check` and `tools <spec>` print it
  * (spec-language.md, "Many upstreams and databases in one spec"): its upstream, database
  * or mcp-server, and the kind of credential it is made with (`credentialKind`: service,
- * client-credentials, exchange, user:<provider>, none).
+ * client-credentials, exchange, user:<provider>, none). Each kind says its own route
+ * (KindDescriptor.route), so a new kind adds no branch here.
  */
 import { credentialKind, type CompiledSpec, type ToolDescriptor } from '../compiler/descriptor.js';
-
-function as(kind: string): string {
-  return kind === 'none' ? 'without a credential' : `as ${kind}`;
-}
+import { kindOf } from '../engine/backends/kinds.js';
+import { asCredential } from '../engine/backends/route-words.js';
 
 /**
  * `check`: one line per named upstream, database and oauth provider, after the grants, the
@@ -21,7 +20,7 @@ export function namedTargetLines(spec: CompiledSpec): string[] {
       .filter((u) => u.name !== '')
       .map((u) => {
         const details = [
-          as(credentialKind(u.auth)),
+          asCredential(credentialKind(u.auth)),
           u.timeoutMs !== undefined ? `timeout ${u.timeoutMs / 1000}s` : '',
           u.proxy !== undefined ? `proxy ${u.proxy}` : '',
           u.tls ? `tls ${Object.keys(u.tls).join(' ')}` : '',
@@ -52,16 +51,5 @@ export function namedTargetLines(spec: CompiledSpec): string[] {
 
 /** `calls upstream github as client-credentials`, `runs on the default database`. */
 export function grantRoute(t: ToolDescriptor, spec: CompiledSpec): string {
-  const b = t.backend;
-  switch (b.kind) {
-    case 'http':
-      return `calls ${b.upstream === '' ? 'the default upstream' : `upstream ${b.upstream}`} ${as(credentialKind(b.auth))}`;
-    case 'sql':
-      return `runs on ${b.database === '' ? 'the default database' : `database ${b.database}`}`;
-    case 'mcp': {
-      const server = spec.mcpServers?.find((s) => s.name === b.server);
-      const auth = server?.transport.kind === 'url' ? server.transport.auth : undefined;
-      return `calls mcp-server ${b.server} ${as(credentialKind(auth))}`;
-    }
-  }
+  return kindOf(t.backend).route(t.backend, spec);
 }

@@ -71,6 +71,11 @@ export interface KindDescriptor<K extends KindName> {
    * operation and never work it out per call.
    */
   credential(b: BackendOf<K>, spec: CompiledSpec): CredentialKind;
+  /**
+   * Where the grant's call goes and as whom, as `check` and `tools <spec>` print it:
+   * `calls upstream github as client-credentials`, `runs on the default database`.
+   */
+  route(b: BackendOf<K>, spec: CompiledSpec): string;
   /** A call counted in the histogram of upstream MCP calls, under these labels. */
   operation?(b: BackendOf<K>): UpstreamOperation;
   /** The literal and variable parts of the path a path value is checked against. */

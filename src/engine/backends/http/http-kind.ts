@@ -9,6 +9,7 @@ import { httpClientAttributes, httpClientSpanName } from '../../../telemetry/con
 import { mixedSegments } from '../../guards/metachar.js';
 import type { KindDescriptor } from '../kind.js';
 import { credentialVariables } from '../upstream/credentials.js';
+import { asCredential } from '../route-words.js';
 
 export const HTTP_KIND: KindDescriptor<'http'> = {
   kind: 'http',
@@ -29,6 +30,10 @@ export const HTTP_KIND: KindDescriptor<'http'> = {
   // The grant's upstream's `auth` (the compiler copies it onto the grant as well).
   credential: (b, spec) =>
     credentialKind((spec.upstreams.find((u) => u.name === b.upstream) ?? b).auth),
+  route(b, spec) {
+    const where = b.upstream === '' ? 'the default upstream' : `upstream ${b.upstream}`;
+    return `calls ${where} ${asCredential(this.credential(b, spec))}`;
+  },
   pathSegments: (b) => mixedSegments(b.path),
   // Each upstream a grant names, once: its own credential's variables.
   variables: (spec, grants) =>

@@ -8,6 +8,7 @@ import { MCP_GRANT } from '../../../compiler/kinds/mcp-grant.js';
 import { mcpClientAttributes, mcpClientSpanName } from '../../../telemetry/conventions.js';
 import type { KindDescriptor } from '../kind.js';
 import { serverVariables } from './server-variables.js';
+import { asCredential } from '../route-words.js';
 
 export const MCP_KIND: KindDescriptor<'mcp'> = {
   kind: 'mcp',
@@ -36,6 +37,9 @@ export const MCP_KIND: KindDescriptor<'mcp'> = {
   credential: (b, spec) => {
     const transport = spec.mcpServers?.find((s) => s.name === b.server)?.transport;
     return credentialKind(transport?.kind === 'url' ? transport.auth : undefined);
+  },
+  route(b, spec) {
+    return `calls mcp-server ${b.server} ${asCredential(this.credential(b, spec))}`;
   },
   // The upstream's tool name is the spec's (`tool=`), so the label is bounded by it.
   operation: (b) => ({ server: b.server, method: 'tools/call', tool: b.tool }),

@@ -27,6 +27,7 @@ export const SQL_KIND: KindDescriptor<'sql'> = {
   target: (b) => `SQL ${b.readOnly ? 'read-only' : 'read-write'}`,
   // A database is reached with the connection string's own role: the gateway's.
   credential: () => 'service',
+  route: (b) => `runs on ${b.database === '' ? 'the default database' : `database ${b.database}`}`,
   span: (b, grant) => ({
     name: () => sqlClientSpanName(b.statement, grant),
     attributes: () => sqlClientAttributes(b.statement, grant),
