@@ -31,6 +31,10 @@ export interface ConnectionsWorld {
   refuseRefreshes(on: boolean): void;
   /** Seconds the next access tokens live. */
   setAccessTokenTtl(seconds: number): void;
+  /** From now on the relay drops `refresh_token` from the provider's answers (true), or keeps it. */
+  withholdRefreshTokens(on: boolean): void;
+  /** The tracker API answers its next `n` requests 401, whatever token they carry. */
+  refuseApiNext(n: number): void;
   readonly env: Record<string, string>;
   spec(extraLimits?: string): string;
   close(): Promise<void>;
@@ -45,6 +49,8 @@ export async function startConnectionsWorld(): Promise<ConnectionsWorld> {
     accessTokenTtl: () => ttl,
   });
   let refuse = false;
+  let withhold = false;
+  let apiRefusals = 0;
   let refreshes = 0;
   const revocations: { form: URLSearchParams; authorization: string }[] = [];
   const relay: Server = createServer((req, res) => {
@@ -79,7 +85,10 @@ export async function startConnectionsWorld(): Promise<ConnectionsWorld> {
         res.writeHead(answer.status, {
           'content-type': answer.headers.get('content-type') ?? 'application/json',
         });
-        res.end(await answer.text());
+        const text = await answer.text();
+        if (!withhold || answer.status !== 200) return void res.end(text);
+        const { refresh_token: _dropped, ...rest } = JSON.parse(text) as Record<string, unknown>;
+        res.end(JSON.stringify(rest));
       })();
     });
   });
@@ -87,6 +96,12 @@ export async function startConnectionsWorld(): Promise<ConnectionsWorld> {
   const tokenUrl = `http://127.0.0.1:${(relay.address() as AddressInfo).port}/token`;
   const api = await startUpstream(async (req, res) => {
     res.setHeader('content-type', 'application/json');
+    if (apiRefusals > 0) {
+      apiRefusals--;
+      res.statusCode = 401;
+      res.end(JSON.stringify({ error: 'this token is no longer accepted' }));
+      return;
+    }
     const who = await fetch(`${provider.issuer}/me`, {
       headers: { authorization: String(req.headers.authorization ?? '') },
     });
@@ -109,6 +124,12 @@ export async function startConnectionsWorld(): Promise<ConnectionsWorld> {
     },
     setAccessTokenTtl(seconds) {
       ttl = seconds;
+    },
+    withholdRefreshTokens(on) {
+      withhold = on;
+    },
+    refuseApiNext(n) {
+      apiRefusals = n;
     },
     env: {
       ALICE_KEY,
