@@ -81,14 +81,19 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
   // one. It is checked before the body is read.
   const gate = gateCallers(scope, opts.current);
 
-  /** One message answered on the endpoint whose payloads the route chose (`/mcp`'s or a toolset's). */
-  async function answer(
+  /**
+   * One message answered on the endpoint whose payloads the route chose (`/mcp`'s or a
+   * toolset's). Not async: an answer ready at once (tools/list, a refusal) is sent now and
+   * the handler returns nothing, so it costs no promise; a call's answer is sent from its
+   * own promise, with no second async frame awaiting it.
+   */
+  function answer(
     req: FastifyRequest<{ Body: ReadMessage | undefined }>,
     reply: FastifyReply,
     { runtime, caller }: Served<McpRuntime>,
     payloads: Payloads,
     started: number,
-  ): Promise<FastifyReply> {
+  ): Promise<FastifyReply> | undefined {
     const { gateway, access } = runtime;
     // No body at all is read as an empty one (fastify calls no parser then).
     const read = req.body ?? readMessage('');
@@ -119,24 +124,38 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
       questions: runtime.questions,
       acceptsStream: acceptsEventStream(req.headers.accept),
     });
-    const out = handled instanceof Promise ? await handled : handled;
+    if (handled instanceof Promise)
+      return handled.then((out) => answered(req, reply, runtime, read, out, started));
+    const sent = answered(req, reply, runtime, read, handled, started);
+    return sent === reply ? undefined : (sent as Promise<FastifyReply>);
+  }
+
+  /** Counts the answered operation and sends `out` (or puts its question on a stream). */
+  function answered(
+    req: FastifyRequest,
+    reply: FastifyReply,
+    runtime: McpRuntime,
+    read: ReadMessage,
+    out: RpcReply,
+    started: number,
+  ): FastifyReply | Promise<FastifyReply> {
     // A notification (202) is not an operation answered; everything else is.
     if (metrics && out.status !== 202)
       metrics.observeMcpOperation(
-        operationOf(read, req.headers, gateway, out),
+        operationOf(read, req.headers, runtime.gateway, out),
         (performance.now() - started) / 1000,
       );
-    if (out.question) {
-      await streamQuestion(reply, out.question, runtime.questions!.keepAliveMs, out.headers);
-      return reply;
-    }
+    if (out.question)
+      return streamQuestion(reply, out.question, runtime.questions!.keepAliveMs, out.headers).then(
+        () => reply,
+      );
     return sendRpcReply(reply, out, req);
   }
 
   scope.post<{ Body: ReadMessage | undefined }>(
     MCP_PATH,
     gate.hooks,
-    // Not async: `answer` is the one promise of a request, as before toolsets.
+    // Not async: a call's answer is the one promise of a request, and the rest have none.
     function answerMessage(req, reply) {
       const started = req.beaverStarted;
       // One runtime for the whole call: a reload meanwhile does not change its grant.
@@ -358,5 +377,13 @@ export function sendRpcReply(
       })
       .send(`event: message\ndata: ${out.body}\n\n`);
   }
-  return reply.code(out.status).type('application/json').send(out.body);
+  // A text body is sent as fastify would label it, given the charset already: without it
+  // fastify parsed the type and appended `; charset=utf-8` on every answer. Bytes (the
+  // prepared lists) are labelled as before, without a charset.
+  return reply
+    .code(out.status)
+    .type(typeof out.body === 'string' ? JSON_TEXT : 'application/json')
+    .send(out.body);
 }
+
+const JSON_TEXT = 'application/json; charset=utf-8';
