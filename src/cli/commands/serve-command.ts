@@ -64,7 +64,7 @@ or, with --stdio, only MCP over stdin and stdout, for a host that launches its s
       type: 'string',
       value: 'N|off',
       help: `Requests the gateway sends itself before it is ready (default ${DEFAULT_WARM_UP}, or ${WARM_UP_ENV})`,
-      note: 'A fresh process runs its request path slowly until V8 has optimized it: its first 500 calls cost 7-9× its steady CPU, about 3-4× after the default warm-up, which spends about 1 s of CPU before the listening line and the first /readyz 200 (a stub upstream on 127.0.0.1 and a spec of its own: no upstream of yours is called, nothing is counted, audited or exported). More requests do not warm much more (bench/RESULTS.md). off (or 0) skips it; each of --workers warms itself; a reload does not warm again; a warm-up that fails is logged and the gateway serves anyway.',
+      note: 'A fresh process runs its request path slowly until V8 has optimized it: its first 500 calls cost 6-9× its steady CPU, 3.5-4× after the default warm-up, which spends about 1 s of CPU (and ~15 MB of memory a serving process reaches anyway) before the listening line and the first /readyz 200 (a stub upstream on 127.0.0.1 and a spec of its own: no upstream of yours is called, nothing is counted, audited or exported). More requests do not warm much more (bench/RESULTS.md). off (or 0) skips it; each of --workers warms itself; a reload does not warm again; a warm-up that fails is logged and the gateway serves anyway.',
     },
     'max-in-flight': {
       type: 'string',
