@@ -22,17 +22,29 @@ export function subjects(ctx) {
     writeFileSync(file, toKdl(toolsOf(count), { schema, upstreamUrl }));
     return file;
   };
+  // The gateway's own warm-up off (it spends CPU before readiness): the cold start and
+  // the throughput are compared as the peers start, cold. One more row starts it warming.
   const ours = (name, command, cwd = root, env = {}) => ({
     name,
     ours: true,
     workloads: ['tools', 'sql', 'http'],
     start(count) {
       const serve = [...command, 'serve', kdl(count), '--log-level', 'warn', '--no-watch'];
-      return launchOnPort(serve, { env: { DATABASE_URL: databaseUrl, ...env }, cpu, cwd });
+      return launchOnPort(serve, {
+        env: { DATABASE_URL: databaseUrl, MCP_BEAVER_WARM_UP: 'off', ...env },
+        cpu,
+        cwd,
+      });
     },
   });
   const list = [
     ours('mcp-beaver', ['node', main]),
+    {
+      ...ours('mcp-beaver (its default warm-up on)', ['node', main], root, {
+        MCP_BEAVER_WARM_UP: '',
+      }),
+      startupOnly: true,
+    },
     ...(ctx.baseline
       ? [
           {

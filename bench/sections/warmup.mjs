@@ -6,7 +6,11 @@
 // process; the figure of a window is the gateway's own CPU (every thread, /proc
 // schedstat, ns) over its requests. Steady is the median of the last STEADY windows;
 // each window is reported as a ratio to it, so a busy machine moves the figures less than
-// it moves absolute times. Fresh processes of the surfaces take turns, ROUNDS each.
+// it moves absolute times. Each surface is measured with the gateway's own warm-up off
+// (`--warm-up off`: the curve of issue 40) and on (its default), so the report shows what
+// the warm-up takes away and what it adds to start-up (ready ms, start-up CPU).
+// BENCH_WARMUP_VARIANTS=off,1000,4000 measures other sizes (how the default was chosen).
+// Fresh processes of every surface and variant take turns, ROUNDS each.
 import { writeItemSpec } from '../lib/item-spec.mjs';
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
@@ -55,9 +59,19 @@ async function drive(agent, req, count) {
   await Promise.all(Array.from({ length: CONCURRENCY }, one));
 }
 
-/** One fresh gateway on `surface`: its ready time, start-up CPU and each window's µs/request. */
-async function freshCurve(ctx, spec, upstreamUrl, surface) {
-  const gw = await ctx.startGateway(spec, { extraArgs: ['--base-url', upstreamUrl] });
+/** `--warm-up` values measured: off, and the gateway's default (no flag). */
+const VARIANTS = (process.env.BENCH_WARMUP_VARIANTS ?? 'off,default').split(',');
+
+/**
+ * One fresh gateway on `surface` with warm-up `variant`: its ready time, start-up CPU
+ * and each window's µs/request.
+ */
+async function freshCurve(ctx, spec, upstreamUrl, surface, variant) {
+  // The variable rather than the flag: a --gateway build from before the warm-up ignores it.
+  const gw = await ctx.startGateway(spec, {
+    extraArgs: ['--base-url', upstreamUrl],
+    env: { MCP_BEAVER_WARM_UP: variant === 'default' ? '' : variant },
+  });
   const agent = new Agent({ connections: CONCURRENCY });
   try {
     const pid = gw.child.pid;
@@ -80,17 +94,21 @@ async function run(ctx, { work }) {
   const upstream = await ctx.startScript('upstream.mjs', {}, 'upstream');
   const spec = writeItemSpec(work, 'bench-warmup');
   const rounds = ctx.quick ? 1 : Math.max(1, ctx.reps);
-  const bySurface = Object.fromEntries(Object.keys(SURFACES).map((s) => [s, []]));
-  const until = performance.now() + 5 * 60_000;
+  const runs = Object.keys(SURFACES).flatMap((surface) =>
+    VARIANTS.map((variant) => ({ surface, variant, key: `${surface}, warm-up ${variant}` })),
+  );
+  const bySurface = Object.fromEntries(runs.map((r) => [r.key, []]));
+  const until = performance.now() + 10 * 60_000;
   try {
     for (let r = 0; r < rounds && performance.now() < until; r++)
-      for (const surface of Object.keys(SURFACES))
-        bySurface[surface].push(await freshCurve(ctx, spec, upstream.url, surface));
+      for (const { surface, variant, key } of runs)
+        bySurface[key].push(await freshCurve(ctx, spec, upstream.url, surface, variant));
   } finally {
     await stop(upstream.child);
   }
   const surfaces = {};
   for (const [surface, curves] of Object.entries(bySurface)) {
+    if (curves.length === 0) continue;
     const ratios = curves.map((c) => {
       const steady = stats(c.windows.slice(-STEADY)).median;
       return { steady, perWindow: c.windows.map((w) => w / steady) };

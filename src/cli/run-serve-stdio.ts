@@ -21,6 +21,7 @@ const LISTENER_FLAGS = [
   'metrics-http',
   'no-watch',
   'workers',
+  'warm-up',
 ] as const;
 
 /** The HTTP flags given beside --stdio, which it refuses rather than quietly ignore. */

@@ -14,6 +14,7 @@ import { runPrimary } from '../server/workers/primary.js';
 import { workersRefusal } from '../server/workers/shared-state.js';
 import { parseWorkers } from '../server/workers/worker-count.js';
 import { joinWorkerSet } from '../server/workers/worker-side.js';
+import { parseWarmUp } from '../server/warm-up/warm-up-setting.js';
 import { parseDuration } from '../compiler/values.js';
 import { SERVE_COMMAND } from './commands/serve-command.js';
 import { parseOperands } from './operands.js';
@@ -43,6 +44,8 @@ async function serve(argv: string[]): Promise<number> {
   const graceMs = parseDuration(values.grace);
   const maxInFlight = Number(values['max-in-flight']);
   const workers = parseWorkers(values.workers);
+  // stdio serves one local caller, who starts the process: it does not warm up.
+  const warmUp = values.stdio ? 0 : parseWarmUp(values['warm-up'], process.env);
   const refused =
     typeof listen === 'string'
       ? listen
@@ -54,12 +57,15 @@ async function serve(argv: string[]): Promise<number> {
             ? '--max-in-flight takes a positive whole number'
             : typeof workers === 'string'
               ? workers
-              : undefined;
+              : typeof warmUp === 'string'
+                ? warmUp
+                : undefined;
   if (
     refused !== undefined ||
     typeof listen === 'string' ||
     typeof metricsListen === 'string' ||
-    typeof workers === 'string'
+    typeof workers === 'string' ||
+    typeof warmUp === 'string'
   )
     return badValue(String(refused));
   const stdio = values.stdio ?? false;
@@ -118,6 +124,7 @@ async function serve(argv: string[]): Promise<number> {
         ...(metricsListen && !worker && { metricsListen }),
         ...(values.otlp !== undefined && { otlp: values.otlp }),
         ...(worker && { workers, metricsFrom: (r) => worker.shareMetrics(r) }),
+        warmUp,
       }),
     worker && ((message: string) => worker.startFailed(message)),
   );

@@ -23,6 +23,7 @@ import { buildRuntime, type Runtime } from './runtime.js';
 import { missingVariables, missingVariablesMessage } from './spec-environment.js';
 import { openProcess } from './open-process.js';
 import { workersRefusal } from './workers/shared-state.js';
+import { warmUpOrWarn } from './warm-up/warm-up-or-warn.js';
 import { signInReloadRefusal } from '../access/sign-in/sign-in-reload.js';
 import type { ClientMetadataFetcherOptions } from '../access/sign-in/client-metadata-document.js';
 import type { Telemetry } from '../telemetry/telemetry.js';
@@ -59,6 +60,11 @@ export interface StartOptions {
    * serves instead of it (the sum over every worker, which the primary collects).
    */
   readonly metricsFrom?: (registry: Registry) => () => Promise<string>;
+  /**
+   * `serve --warm-up N`: requests sent through a warm-up app of the same code before
+   * the gateway listens (warm-up/warm-up.ts); absent or 0, none (the tests' default).
+   */
+  readonly warmUp?: number;
 }
 
 export type ReloadResult =
@@ -157,6 +163,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     telemetry,
     ...(opts.publicUrl && { publicUrl: opts.publicUrl }),
   });
+  // Before listening, so /readyz first answers 200 on a warm request path.
+  if (opts.warmUp) await warmUpOrWarn(opts.warmUp, logger);
   try {
     await app.listen({ host: listen.host, port: listen.port, backlog: LISTEN_BACKLOG });
   } catch (err) {

@@ -1,5 +1,6 @@
 /** `mcp-beaver serve`: its flags and its help. */
 import { DEFAULT_LISTEN } from '../../server/listen-address.js';
+import { DEFAULT_WARM_UP, WARM_UP_ENV } from '../../server/warm-up/warm-up-setting.js';
 import { defineCommand } from '../flags.js';
 
 export const SERVE_COMMAND = defineCommand({
@@ -58,6 +59,12 @@ or, with --stdio, only MCP over stdin and stdout, for a host that launches its s
       default: '1',
       help: 'Serve from N processes on the one port; auto: the CPUs this process may use',
       note: "auto reads the CPU affinity and a container's CPU quota. Each worker answers both surfaces; --max-in-flight is per worker. With rate-limit, confirm or approve grants the spec needs `limits redis-env` (WORKERS_NEED_REDIS otherwise).",
+    },
+    'warm-up': {
+      type: 'string',
+      value: 'N|off',
+      help: `Requests the gateway sends itself before it is ready (default ${DEFAULT_WARM_UP}, or ${WARM_UP_ENV})`,
+      note: 'A fresh process runs its request path slowly until V8 has optimized it: its first 500 calls cost 6-9× its steady CPU, 3.5-4× after the default warm-up, which spends about 1 s of CPU (and ~15 MB of memory a serving process reaches anyway) before the listening line and the first /readyz 200 (a stub upstream on 127.0.0.1 and a spec of its own: no upstream of yours is called, nothing is counted, audited or exported). More requests do not warm much more (bench/RESULTS.md). off (or 0) skips it; each of --workers warms itself; a reload does not warm again; a warm-up that fails is logged and the gateway serves anyway.',
     },
     'max-in-flight': {
       type: 'string',
@@ -126,10 +133,10 @@ audit line per tool call (no argument values).
 
 With --stdio one local caller is served, so there is no listener to guard: the flags
 of the HTTP side (--http, --allowed-host, --public-url, --insecure-no-auth,
---metrics-http, --no-watch) are refused, the spec is read once (the host restarts the
-process to pick up a change), and a grant with \`approve\` stops start-up (its approvals
-page is served over HTTP). --max-in-flight, --grace, --base-url, --otlp and --log-level
-hold as they do for the listener.
+--metrics-http, --no-watch, --workers, --warm-up) are refused, the spec is read once
+(the host restarts the process to pick up a change), and a grant with \`approve\` stops
+start-up (its approvals page is served over HTTP). --max-in-flight, --grace,
+--base-url, --otlp and --log-level hold as they do for the listener.
 
 OpenTelemetry traces and metrics (OTLP/HTTP) are exported when --otlp or
 OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT /
