@@ -5,9 +5,6 @@ import { afterEach, inject } from 'vitest';
 
 Object.assign(process.env, inject('testServices'));
 process.env.MCP_BEAVER_TEST_CLI = inject('cliMain');
-// Every `serve` a test starts would first send itself thousands of requests (its warm-up,
-// src/server/warm-up/): off, unless a test asks (test/server/warm-up.test.ts).
-process.env.MCP_BEAVER_WARM_UP ??= 'off';
 
 // Imported only now: run-cli.ts reads MCP_BEAVER_TEST_CLI when it is first loaded.
 const { killLeftoverCliRuns } = await import('./helpers/run-cli.js');

@@ -1,6 +1,6 @@
 /** `mcp-beaver serve`: its flags and its help. */
 import { DEFAULT_LISTEN } from '../../server/listen-address.js';
-import { DEFAULT_WARM_UP, WARM_UP_ENV } from '../../server/warm-up/warm-up-setting.js';
+import { POD_WARM_UP, WARM_UP_ENV } from '../../server/warm-up/warm-up-setting.js';
 import { defineCommand } from '../flags.js';
 
 export const SERVE_COMMAND = defineCommand({
@@ -63,8 +63,8 @@ or, with --stdio, only MCP over stdin and stdout, for a host that launches its s
     'warm-up': {
       type: 'string',
       value: 'N|off',
-      help: `Requests the gateway sends itself before it is ready (default ${DEFAULT_WARM_UP}, or ${WARM_UP_ENV})`,
-      note: 'A fresh process runs its request path slowly until V8 has optimized it: its first 500 calls cost 6-9× its steady CPU, 3.5-4× after the default warm-up, which spends about 1 s of CPU (and ~15 MB of memory a serving process reaches anyway) before the listening line and the first /readyz 200 (a stub upstream on 127.0.0.1 and a spec of its own: no upstream of yours is called, nothing is counted, audited or exported). More requests do not warm much more (bench/RESULTS.md). off (or 0) skips it; each of --workers warms itself; a reload does not warm again; a warm-up that fails is logged and the gateway serves anyway.',
+      help: `Requests the gateway sends itself before it is ready (default off; ${WARM_UP_ENV}; the container image and the Helm chart ask for ${POD_WARM_UP})`,
+      note: 'A fresh process runs its request path slowly until V8 has optimized it: its first 500 calls cost 6-9× its steady CPU, 3.5-4× after a warm-up of 500, which spends about 1 s of CPU (and ~15 MB of memory a serving process reaches anyway) before the listening line and the first /readyz 200 (a stub upstream on 127.0.0.1 and a spec of its own: no upstream of yours is called, nothing is counted, audited or exported). More requests do not warm much more (bench/RESULTS.md). off (or 0), the default, skips it; each of --workers warms itself; a reload does not warm again; a warm-up that fails is logged and the gateway serves anyway.',
     },
     'max-in-flight': {
       type: 'string',

@@ -5,8 +5,14 @@
  */
 export const WARM_UP_ENV = 'MCP_BEAVER_WARM_UP';
 
-/** Chosen by measurement (bench section `warmup`, bench/RESULTS.md). */
-export const DEFAULT_WARM_UP = 500;
+/**
+ * Off unless asked: a developer's `serve` should answer at once, and a pod asks through
+ * the image (its Dockerfile sets MCP_BEAVER_WARM_UP) or the chart (`server.warmUp`).
+ */
+export const DEFAULT_WARM_UP = 0;
+
+/** The size the image and the chart ask for, chosen by measurement (bench section `warmup`). */
+export const POD_WARM_UP = 500;
 
 /** More than this is a typo: the curve is flat long before (bench/RESULTS.md). */
 export const MAX_WARM_UP = 100_000;
