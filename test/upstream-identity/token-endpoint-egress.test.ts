@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TokenAuth } from '../../src/compiler/descriptor.js';
 import { openIdentity } from '../../src/engine/backends/upstream/upstream-identity.js';
+import type { TokenEgress } from '../../src/outbound/token-endpoint-dispatcher.js';
 import { startEgressProxy, type EgressProxy } from '../helpers/egress-proxy.js';
 import {
   call,
@@ -44,52 +45,40 @@ const endpoint = (): string => new URL(world.tokenUrl).host;
 const tunnelsTo = (target: string, since: number): number =>
   proxy.targets.slice(since).filter((t) => t === target).length;
 
+/**
+ * One call through an identity opened with `env` and `egress`, answered 200 by the API;
+ * how many tunnels to the token endpoint the proxy opened meanwhile.
+ */
+async function tunnelsForOneCall(env: Record<string, string>, egress?: TokenEgress) {
+  const since = proxy.targets.length;
+  const identity = await openIdentity(auth, {
+    env,
+    upstream: 'tickets',
+    ...(egress && { egress }),
+  });
+  try {
+    const answer = await call(identity, `${world.tickets.url}/whoami`);
+    expect(answer.ok && answer.status).toBe(200);
+    return { toEndpoint: tunnelsTo(endpoint(), since), all: proxy.targets.length - since };
+  } finally {
+    await identity.close?.();
+  }
+}
+
 describe('the way out to a token endpoint', () => {
   it('goes through the upstream’s declared proxy', async () => {
-    const since = proxy.targets.length;
-    const identity = await openIdentity(auth, {
-      env: world.env,
-      upstream: 'tickets',
-      egress: { proxy: proxy.url },
-    });
-    try {
-      const answer = await call(identity, `${world.tickets.url}/whoami`);
-      expect(answer.ok && answer.status).toBe(200);
-      expect(tunnelsTo(endpoint(), since)).toBe(1);
-    } finally {
-      await identity.close?.();
-    }
+    const tunnels = await tunnelsForOneCall(world.env, { proxy: proxy.url });
+    expect(tunnels.toEndpoint).toBe(1);
   });
 
   it('goes through the proxy the environment names when the upstream declares none', async () => {
-    const since = proxy.targets.length;
-    const identity = await openIdentity(auth, {
-      env: { ...world.env, HTTP_PROXY: proxy.url },
-      upstream: 'tickets',
-      egress: {},
-    });
-    try {
-      const answer = await call(identity, `${world.tickets.url}/whoami`);
-      expect(answer.ok && answer.status).toBe(200);
-      expect(tunnelsTo(endpoint(), since)).toBe(1);
-    } finally {
-      await identity.close?.();
-    }
+    const tunnels = await tunnelsForOneCall({ ...world.env, HTTP_PROXY: proxy.url }, {});
+    expect(tunnels.toEndpoint).toBe(1);
   });
 
   it('goes direct when NO_PROXY lists the endpoint’s host, and the token still works', async () => {
-    const since = proxy.targets.length;
-    const identity = await openIdentity(auth, {
-      env: { ...world.env, HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' },
-      upstream: 'tickets',
-    });
-    try {
-      const answer = await call(identity, `${world.tickets.url}/whoami`);
-      expect(answer.ok && answer.status).toBe(200);
-      expect(proxy.targets.length - since).toBe(0);
-    } finally {
-      await identity.close?.();
-    }
+    const env = { ...world.env, HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1' };
+    expect((await tunnelsForOneCall(env)).all).toBe(0);
   });
 
   it('redacts the password of the environment’s proxy URL, which it sends to the proxy alone', async () => {
