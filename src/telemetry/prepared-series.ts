@@ -57,13 +57,17 @@ export class CounterSeries {
 /** A histogram series of one label set. */
 export class HistogramSeries {
   private record: HistogramRecord | undefined;
+  /** Each bound as prom-client names its bucket (a number spelled per observation showed in profiles). */
+  private readonly keys: readonly string[];
 
   constructor(
     private readonly histogram: Histogram<string>,
     private readonly labels: LabelValues<string>,
     /** The metric's buckets, ascending, as it was created with. */
     private readonly bounds: readonly number[],
-  ) {}
+  ) {
+    this.keys = bounds.map(String);
+  }
 
   observe(value: number): void {
     const r = this.record;
@@ -80,7 +84,7 @@ export class HistogramSeries {
     const bounds = this.bounds;
     for (let i = 0; i < bounds.length; i++) {
       if (value <= bounds[i]!) {
-        r.bucketValues[bounds[i]!]! += 1;
+        r.bucketValues[this.keys[i]!]! += 1;
         return;
       }
     }
