@@ -11,7 +11,9 @@
  *
  * This reads the metric's `hashMap` (prom-client 15's store of series, one record per
  * label set, mutated in place by prom-client itself); `reset()` would replace it, and the
- * gateway never resets its metrics.
+ * gateway never resets its metrics. A prom-client that keeps no such record leaves every
+ * count to its own calls (slower, never wrong); test/telemetry/prepared-series.test.ts
+ * fails on such an upgrade.
  */
 import type { Counter, Histogram, LabelValues } from 'prom-client';
 
@@ -27,16 +29,22 @@ interface HistogramRecord {
   readonly labels: object;
 }
 
-/** The record prom-client keeps for `labels`: the one whose labels object is that one. */
-function recordOf<R extends { readonly labels: object }>(metric: object, labels: object): R {
-  const store = (metric as { hashMap: Record<string, R> }).hashMap;
-  for (const key in store) if (store[key]!.labels === labels) return store[key]!;
-  throw new Error('prom-client did not keep the series it was given');
+/**
+ * The record prom-client keeps for `labels`: the one whose labels object is that one;
+ * null when none is (a prom-client that keeps its series otherwise), and the series then
+ * counts through prom-client's own calls, as before.
+ */
+function recordOf<R extends { readonly labels: object }>(metric: object, labels: object): R | null {
+  const store = (metric as { hashMap?: Record<string, R> }).hashMap;
+  if (store === undefined || store === null || typeof store !== 'object') return null;
+  for (const key in store) if (store[key]?.labels === labels) return store[key];
+  return null;
 }
 
 /** A counter series of one label set, incremented by one. */
 export class CounterSeries {
-  private record: CounterRecord | undefined;
+  /** prom-client's record of the series once it has one (null: not found, never looked for again). */
+  private record: CounterRecord | null | undefined;
 
   constructor(
     private readonly counter: Counter<string>,
@@ -45,18 +53,19 @@ export class CounterSeries {
 
   inc(): void {
     const r = this.record;
-    if (r !== undefined) {
+    if (r) {
       r.value += 1;
       return;
     }
     this.counter.inc(this.labels);
-    this.record = recordOf<CounterRecord>(this.counter, this.labels);
+    if (r === undefined) this.record = recordOf<CounterRecord>(this.counter, this.labels);
   }
 }
 
 /** A histogram series of one label set. */
 export class HistogramSeries {
-  private record: HistogramRecord | undefined;
+  /** prom-client's record of the series once it has one (null: not found, never looked for again). */
+  private record: HistogramRecord | null | undefined;
   /** Each bound as prom-client names its bucket (a number spelled per observation showed in profiles). */
   private readonly keys: readonly string[];
 
@@ -72,9 +81,9 @@ export class HistogramSeries {
   observe(value: number): void {
     const r = this.record;
     // A value prom-client refuses (NaN, ±Infinity) goes its way, and throws as it did.
-    if (r === undefined || !Number.isFinite(value)) {
+    if (!r || !Number.isFinite(value)) {
       this.histogram.observe(this.labels, value);
-      this.record ??= recordOf<HistogramRecord>(this.histogram, this.labels);
+      if (r === undefined) this.record = recordOf<HistogramRecord>(this.histogram, this.labels);
       return;
     }
     r.sum += value;
