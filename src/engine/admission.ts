@@ -26,8 +26,13 @@ export class Admission {
     return this.draining;
   }
 
-  /** Runs `work` if the call is admitted, counting it in flight until it settles. */
-  async run<T>(work: () => Promise<T>): Promise<T | Refused> {
+  /**
+   * Whether a call may start now: undefined when it is admitted, and then counted in
+   * flight until `leave`; else the refusal. Two plain calls around the caller's own
+   * await, not a wrapper taking a closure: a wrapper was one more async function, promise
+   * and closure per call.
+   */
+  enter(): Refused | undefined {
     if (this.draining) {
       return {
         ok: false,
@@ -47,12 +52,14 @@ export class Admission {
       };
     }
     this.inFlight += 1;
-    try {
-      return await work();
-    } finally {
-      this.inFlight -= 1;
-      if (this.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();
-    }
+    return undefined;
+  }
+
+  /** An admitted call settled (on every path: call it in a `finally`). */
+  leave(): void {
+    this.inFlight -= 1;
+    if (this.inFlight === 0 && this.idleWaiters.length > 0)
+      for (const w of this.idleWaiters.splice(0)) w();
   }
 
   /**

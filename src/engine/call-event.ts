@@ -18,21 +18,27 @@ export function callEvent(
   const upstream = out.ok
     ? out.upstreamStatus
     : (out.error?.details as { status?: unknown } | undefined)?.status;
-  return {
+  // Built by assignment in the members' order, not with conditional spreads: on Node 20
+  // each `...(cond && {…})` is a copy of its own (about 0.5 µs an event against 0.1).
+  const e: Mutable<CallEvent> = {
     tool: op.name,
     caller: scope.caller.id,
     // Undefined for a caller with no OAuth client: no object is made per call for it.
     client: scope.caller.client,
     credential: op.credential,
-    ...(scope.origin && { origin: scope.origin }),
-    ...(scope.traceId && { traceId: scope.traceId }),
-    outcome: out.ok ? 'ok' : (out.error?.code ?? ASKED),
-    durationMs,
-    ...(out.ok && {
-      bytes: out.envelope.envelope.coverage.bytes,
-      truncated: out.envelope.envelope.coverage.truncated,
-      overBudget: out.envelope.envelope.coverage.over_budget,
-    }),
-    ...(typeof upstream === 'number' && { upstreamStatus: upstream }),
   };
+  if (scope.origin) e.origin = scope.origin;
+  if (scope.traceId) e.traceId = scope.traceId;
+  e.outcome = out.ok ? 'ok' : (out.error?.code ?? ASKED);
+  e.durationMs = durationMs;
+  if (out.ok) {
+    const { coverage } = out.envelope.envelope;
+    e.bytes = coverage.bytes;
+    e.truncated = coverage.truncated;
+    e.overBudget = coverage.over_budget;
+  }
+  if (typeof upstream === 'number') e.upstreamStatus = upstream;
+  return e as CallEvent;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]?: T[K] };

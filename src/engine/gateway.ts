@@ -170,7 +170,14 @@ export class Gateway {
   call(op: Operation, input: CallArguments, scope: RequestScope): Promise<Outcome>;
   async call(op: Operation, input: CallArguments, scope: RequestScope): Promise<Outcome> {
     const started = performance.now();
-    const ran = await this.admission.run(() => execute(op, input, scope));
+    let ran: Outcome | Failed | undefined = this.admission.enter();
+    if (ran === undefined) {
+      try {
+        ran = await execute(op, input, scope);
+      } finally {
+        this.admission.leave();
+      }
+    }
     // Errors are redacted once more where they leave for every surface: a message may quote
     // anything (an upstream header, a database error), whatever built it.
     const out =

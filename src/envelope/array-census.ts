@@ -83,7 +83,7 @@ export function takeCensus(value: unknown, itemsBytes: number, rows?: number): C
       }
     }
   };
-  const root = new PathNode('$');
+  const root = PathNode.root();
   if (value !== null && typeof value === 'object') walk(value, root);
   const items = [...byPath.values()];
   const top = items[0];
@@ -92,7 +92,9 @@ export function takeCensus(value: unknown, itemsBytes: number, rows?: number): C
     top.length = rows;
   }
   // The byte bound: a prefix of the list whose JSON, with a `kept` as long as the
-  // entry's own length on every entry, stays within itemsBytes.
+  // entry's own length on every entry, stays within itemsBytes. A list that cannot
+  // reach it even at its entries' longest spelling is kept whole without being spelled.
+  if (mostBytes(items) <= itemsBytes) return { items, omitted, root };
   let used = 2; // []
   let listed = 0;
   for (const item of items) {
@@ -103,6 +105,18 @@ export function takeCensus(value: unknown, itemsBytes: number, rows?: number): C
   }
   for (const item of items.slice(listed)) omitted += isGroup(item) ? item.count : 1;
   return { items: items.slice(0, listed), omitted, root };
+}
+
+/**
+ * At least as many bytes as the list's JSON with a `kept` on every entry: a path's
+ * UTF-16 unit is at most 6 bytes of JSON (`\u001f`), and the rest of an entry — a
+ * group's four numbers and a `kept`, each at most 24 characters, their names, the
+ * path's quotes and a comma — comes to under 200.
+ */
+function mostBytes(items: readonly ArrayItem[]): number {
+  let n = 2;
+  for (const item of items) n += 200 + 6 * item.path.length;
+  return n;
 }
 
 /** Bytes a `kept` member could add to an entry (none when it already has one). */

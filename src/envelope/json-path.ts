@@ -22,25 +22,43 @@ export function eachPath(parent: string): string {
 
 /**
  * A coverage path and the paths below it, each made once per result: the walks over a
- * result step through these rather than spell the same `$[*].tags` for every row.
+ * result step through these rather than spell the same `$[*].tags` for every row. A
+ * node's text is spelled when first read: the census steps into every nested object of
+ * a result, and most hold no array, so most paths are never read.
  */
 export class PathNode {
   private kids: Map<string, PathNode> | undefined;
   private every: PathNode | undefined;
 
-  constructor(readonly path: string) {}
+  /** `$`, the root of a result's paths. */
+  static root(): PathNode {
+    return new PathNode(undefined, undefined, '$');
+  }
+
+  /** A step below `parent`: a key, or every element of an array when `key` is undefined. */
+  private constructor(
+    private readonly parent: PathNode | undefined,
+    private readonly key: string | undefined,
+    private text: string | undefined,
+  ) {}
+
+  get path(): string {
+    if (this.text !== undefined) return this.text;
+    const above = this.parent!.path;
+    return (this.text = this.key === undefined ? eachPath(above) : childPath(above, this.key));
+  }
 
   child(key: string): PathNode {
     this.kids ??= new Map();
     let node = this.kids.get(key);
     if (!node) {
-      node = new PathNode(childPath(this.path, key));
+      node = new PathNode(this, key, undefined);
       this.kids.set(key, node);
     }
     return node;
   }
 
   each(): PathNode {
-    return (this.every ??= new PathNode(eachPath(this.path)));
+    return (this.every ??= new PathNode(this, undefined, undefined));
   }
 }

@@ -25,7 +25,12 @@ export type RequestGuard = (headers: {
 export function prepareRequestGuard(cfg: GuardConfig): RequestGuard {
   const origins = new Set(cfg.allowOrigins.map((o) => o.toLowerCase().replace(/\/+$/, '')));
   const hosts = new Set(cfg.allowedHosts.map((h) => h.toLowerCase()));
+  // The Host a request without Origin was last let in with: callers send the same one on
+  // every request, and its verdict depends on nothing else (no lowercasing, slicing and
+  // pattern test per request).
+  let passedHost: string | undefined;
   return function requestGuard({ origin, host }) {
+    if (origin === undefined && host !== undefined && host === passedHost) return OK;
     const hostname = host ? hostnameOf(host) : undefined;
     if (hosts.size > 0) {
       if (!hostname || !hosts.has(hostname))
@@ -39,7 +44,10 @@ export function prepareRequestGuard(cfg: GuardConfig): RequestGuard {
         reason: `Host ${JSON.stringify(host)} is not a loopback name; refusing a possible DNS-rebinding request`,
       };
     }
-    if (origin === undefined) return OK;
+    if (origin === undefined) {
+      passedHost = host;
+      return OK;
+    }
     const o = origin.toLowerCase();
     if (origins.has(o)) return OK;
     // Same origin: the gateway's own pages calling it. Only when Host itself was checked:

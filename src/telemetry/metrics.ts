@@ -8,6 +8,7 @@
  */
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { instrumentsOf } from './instruments.js';
+import { CounterSeries, HistogramSeries } from './prepared-series.js';
 import type { CallEvent } from './observer.js';
 import {
   createOperationHistograms,
@@ -34,6 +35,16 @@ export interface Metrics {
   observeHttpServer(req: HttpServerRequest, seconds: number): void;
 }
 
+/** One tool's series: calls by surface then outcome, duration by surface, upstream by status/100. */
+interface ToolSeries {
+  readonly calls: Map<string, Map<string, CounterSeries>>;
+  readonly duration: Map<string, HistogramSeries>;
+  readonly upstream: CounterSeries[];
+  readonly bytes: HistogramSeries;
+  readonly truncated: CounterSeries;
+  readonly overBudget: CounterSeries;
+}
+
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'mcp_beaver_' });
@@ -43,22 +54,24 @@ export function createMetrics(): Metrics {
     'Tool calls by tool, surface (mcp, rest) and outcome (ok or the error code).',
     ['tool', 'surface', 'outcome'],
   );
+  const durationBuckets = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
   const duration = histogram(
     'mcp_beaver_tool_call_duration_seconds',
     'Tool call latency inside the gateway, from admission to envelope.',
     ['tool', 'surface'],
-    [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    durationBuckets,
   );
   const upstream = counter(
     'mcp_beaver_upstream_responses_total',
     'Upstream HTTP responses by tool and status class (2xx, 3xx, 4xx, 5xx).',
     ['tool', 'class'],
   );
+  const bytesBuckets = [256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304];
   const bytes = histogram(
     'mcp_beaver_result_bytes',
     'Size of complete results before truncation.',
     ['tool'],
-    [256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304],
+    bytesBuckets,
   );
   const truncated = counter(
     'mcp_beaver_truncated_results_total',
@@ -100,20 +113,56 @@ export function createMetrics(): Metrics {
   generation.set(1);
   fallback.set(0);
   const operations = createOperationHistograms(registry);
+  // A tool's series, found by one lookup of its name: each is made on its first count.
+  const perTool = new Map<string, ToolSeries>();
+  const toolSeries = (tool: string): ToolSeries => {
+    let s = perTool.get(tool);
+    if (s === undefined) {
+      s = {
+        calls: new Map(),
+        duration: new Map(),
+        upstream: [],
+        bytes: new HistogramSeries(bytes, { tool }, bytesBuckets),
+        truncated: new CounterSeries(truncated, { tool }),
+        overBudget: new CounterSeries(overBudget, { tool }),
+      };
+      perTool.set(tool, s);
+    }
+    return s;
+  };
   return {
     registry,
     observeMcpOperation: operations.observeMcpOperation,
     observeMcpClientOperation: operations.observeMcpClientOperation,
     observeHttpServer: operations.observeHttpServer,
+    // Runs on every call: the series are looked up, never labelled and hashed again.
     observeCall(e) {
+      const { tool, outcome } = e;
       const surface = e.origin?.surface ?? 'unknown';
-      calls.inc({ tool: e.tool, surface, outcome: e.outcome });
-      duration.observe({ tool: e.tool, surface }, e.durationMs / 1000);
-      if (e.upstreamStatus !== undefined)
-        upstream.inc({ tool: e.tool, class: `${Math.floor(e.upstreamStatus / 100)}xx` });
-      if (e.bytes !== undefined) bytes.observe({ tool: e.tool }, e.bytes);
-      if (e.truncated) truncated.inc({ tool: e.tool });
-      if (e.overBudget) overBudget.inc({ tool: e.tool });
+      const s = toolSeries(tool);
+      let bySurface = s.calls.get(surface);
+      if (bySurface === undefined) s.calls.set(surface, (bySurface = new Map()));
+      let call = bySurface.get(outcome);
+      if (call === undefined)
+        bySurface.set(outcome, (call = new CounterSeries(calls, { tool, surface, outcome })));
+      call.inc();
+      let took = s.duration.get(surface);
+      if (took === undefined)
+        s.duration.set(
+          surface,
+          (took = new HistogramSeries(duration, { tool, surface }, durationBuckets)),
+        );
+      took.observe(e.durationMs / 1000);
+      if (e.upstreamStatus !== undefined) {
+        const hundreds = Math.floor(e.upstreamStatus / 100);
+        (s.upstream[hundreds] ??= new CounterSeries(upstream, {
+          tool,
+          class: `${hundreds}xx`,
+        })).inc();
+      }
+      if (e.bytes !== undefined) s.bytes.observe(e.bytes);
+      if (e.truncated) s.truncated.inc();
+      if (e.overBudget) s.overBudget.inc();
     },
     reloaded(success, gen) {
       reloads.inc({ result: success ? 'success' : 'failure' });

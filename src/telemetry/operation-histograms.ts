@@ -16,6 +16,7 @@
  */
 import type { Registry } from 'prom-client';
 import { instrumentsOf } from './instruments.js';
+import { HistogramTable } from './prepared-series.js';
 
 /**
  * A catalogue code, or the protocol's own (INVALID_JSON, METHOD_NOT_FOUND, …): the
@@ -90,10 +91,10 @@ export interface OperationHistograms {
 }
 
 /**
- * Each observation passes prom-client a labels object of the labels it has, assigned one
- * by one. Keeping a child histogram per label set (`labels(...)`) was measured slower
- * (~880 ns against ~490 ns per observation): a child still checks and hashes its labels on
- * every observe, and composing the cache key cost more on top.
+ * A label set's series is kept (prepared-series.ts) and found again by its values, so an
+ * observation adds to it in place. prom-client's own ways were measured: a labels object
+ * per observation ~490 ns, a child histogram per label set (`labels(...)`) ~880 ns (it
+ * still checks and hashes its labels on every observe).
  */
 export function createOperationHistograms(registry: Registry): OperationHistograms {
   const { histogram } = instrumentsOf(registry);
@@ -115,31 +116,51 @@ export function createOperationHistograms(registry: Registry): OperationHistogra
     ['http_request_method', 'http_route', 'http_response_status_code', 'error_type'],
     HTTP_DURATION_BUCKETS,
   );
-  return {
-    observeMcpOperation({ method, tool, errorType, protocolVersion }, seconds) {
-      const labels: Record<string, string> = { mcp_method_name: methodLabel(method) };
+  // Each label set's series is found by its values, never labelled and hashed again
+  // (prepared-series.ts); the labels object is built as before, once per series.
+  const servers = new HistogramTable(
+    server,
+    MCP_DURATION_BUCKETS,
+    (method: string, tool?: string, errorType?: string, protocolVersion?: string) => {
+      const labels: Record<string, string> = { mcp_method_name: method };
       if (tool !== undefined) labels.gen_ai_tool_name = tool;
       if (errorType !== undefined) labels.error_type = errorType;
       if (protocolVersion !== undefined) labels.mcp_protocol_version = protocolVersion;
-      server.observe(labels, seconds);
+      return labels;
     },
-    observeMcpClientOperation({ server: name, method, tool, errorType }, seconds) {
-      const labels: Record<string, string> = {
-        mcp_method_name: methodLabel(method),
-        mcp_server: name,
-      };
+  );
+  const clients = new HistogramTable(
+    client,
+    MCP_DURATION_BUCKETS,
+    (method: string, name: string, tool?: string, errorType?: string) => {
+      const labels: Record<string, string> = { mcp_method_name: method, mcp_server: name };
       if (tool !== undefined) labels.gen_ai_tool_name = tool;
       if (errorType !== undefined) labels.error_type = errorType;
-      client.observe(labels, seconds);
+      return labels;
     },
-    observeHttpServer({ method, route, status, errorType }, seconds) {
+  );
+  const https = new HistogramTable(
+    http,
+    HTTP_DURATION_BUCKETS,
+    (method: string, route: string, status: string, errorType?: string) => {
       const labels: Record<string, string> = {
         http_request_method: method,
         http_route: route,
-        http_response_status_code: String(status),
+        http_response_status_code: status,
       };
       if (errorType !== undefined) labels.error_type = errorType;
-      http.observe(labels, seconds);
+      return labels;
+    },
+  );
+  return {
+    observeMcpOperation({ method, tool, errorType, protocolVersion }, seconds) {
+      servers.series(methodLabel(method), tool, errorType, protocolVersion).observe(seconds);
+    },
+    observeMcpClientOperation({ server: name, method, tool, errorType }, seconds) {
+      clients.series(methodLabel(method), name, tool, errorType).observe(seconds);
+    },
+    observeHttpServer({ method, route, status, errorType }, seconds) {
+      https.series(method, route, String(status), errorType).observe(seconds);
     },
   };
 }

@@ -221,31 +221,35 @@ function prepareHttpGrant(
       sentAt = performance.now();
       return true;
     };
-    const read = await exchange(
-      dispatcher,
-      {
-        origin: url.origin,
-        path:
-          credential && credential.query.length > 0
-            ? withQuery(target, credential.query, url.component)
-            : target,
-        method: backend.method,
-        headers: reqHeaders,
-        ...(payload && { body: payload.payload }),
-        headersTimeout: leftMs,
-        bodyTimeout: leftMs,
-      },
-      readCap,
-      leftMs,
-      ctx.cancel,
-      mayStart,
-      // The connection goes back on every path. A call its caller cancelled, or that
-      // never went out, says nothing about how fast the upstream serves.
-    ).finally(() =>
+    let read: Exchange;
+    try {
+      read = await exchange(
+        dispatcher,
+        {
+          origin: url.origin,
+          path:
+            credential && credential.query.length > 0
+              ? withQuery(target, credential.query, url.component)
+              : target,
+          method: backend.method,
+          headers: reqHeaders,
+          ...(payload && { body: payload.payload }),
+          headersTimeout: leftMs,
+          bodyTimeout: leftMs,
+        },
+        readCap,
+        leftMs,
+        ctx.cancel,
+        mayStart,
+      );
+    } finally {
+      // The connection goes back on every path (a try, not `.finally()`: that is one more
+      // promise per call). A call its caller cancelled, or that never went out, says
+      // nothing about how fast the upstream serves.
       gate.leave(
         ctx.cancel?.cancelled || sentAt === undefined ? undefined : performance.now() - sentAt,
-      ),
-    );
+      );
+    }
     if (read.kind === 'status' || read.kind === 'body') leg.answered(read.status);
     if (seen && read.kind === 'status') seen.status = read.status;
     return outcome(read, callRedact, ctx);
