@@ -40,8 +40,8 @@ export function subjects(ctx) {
   const list = [
     ours('mcp-beaver', ['node', main]),
     {
-      ...ours('mcp-beaver (its default warm-up on)', ['node', main], root, {
-        MCP_BEAVER_WARM_UP: '',
+      ...ours('mcp-beaver (warm-up 500, as the image and chart set it)', ['node', main], root, {
+        MCP_BEAVER_WARM_UP: '500',
       }),
       startupOnly: true,
     },
