@@ -47,6 +47,11 @@ const CLOSE_TIMEOUT_MS = 2_000;
 /** Distinct 2026-07-28 header sets kept (version × method × tool name). */
 const MAX_CACHED_HEADERS = 1024;
 
+/** The connection pool of an upstream that was given none (its proxy or TLS would be one). */
+export function upstreamAgent(): Dispatcher {
+  return new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 5_000 } });
+}
+
 export class HttpChannel implements RpcChannel {
   private sessionId: string | undefined = undefined;
   private version: string | undefined = undefined;
@@ -70,8 +75,7 @@ export class HttpChannel implements RpcChannel {
   private readonly modernHeaders = new Map<string, Record<string, string>>();
 
   constructor(private readonly o: HttpChannelOptions) {
-    this.dispatcher =
-      o.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connect: { timeout: 5_000 } });
+    this.dispatcher = o.dispatcher ?? upstreamAgent();
     this.ownsDispatcher = o.dispatcher === undefined || o.ownsDispatcher === true;
     this.base = {
       'user-agent': USER_AGENT,

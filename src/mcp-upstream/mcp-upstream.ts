@@ -7,7 +7,8 @@
 import type { Dispatcher } from 'undici';
 import type { Cancellation } from '../outbound/cancellation.js';
 import type { NumberTexts } from '../json/number-text.js';
-import { HttpChannel } from './http-channel.js';
+import { CredentialSessions } from './credential-sessions.js';
+import { HttpChannel, upstreamAgent } from './http-channel.js';
 import type { RpcChannel, UpstreamNotification } from './rpc-channel.js';
 import { startStdioChild } from './stdio-supervisor.js';
 import type { UpstreamLog } from './upstream-log.js';
@@ -19,6 +20,7 @@ import {
   type UpstreamState,
 } from './upstream-session.js';
 import type { UpstreamOutcome } from './upstream-outcome.js';
+import { MODERN_VERSION } from '../mcp-wire/versions.js';
 
 export type UpstreamTransport =
   | {
@@ -102,6 +104,7 @@ export function openMcpUpstream(
   | { readonly ok: true; readonly upstream: McpUpstream }
   | { readonly ok: false; readonly message: string } {
   let channel: RpcChannel;
+  let perCredential: CredentialSessions | undefined;
   let childState: (() => 'up' | 'down' | 'stopped') | undefined;
   let pid: () => number | undefined = () => undefined;
   // What both transports are told alike; each takes the rest of its transport as it is.
@@ -112,9 +115,23 @@ export function openMcpUpstream(
     ...(o.onNotification && { onNotification: o.onNotification }),
   };
   const t = o.transport;
+  const protocol = o.protocol ?? 'auto';
   if (t.kind === 'url') {
-    const { kind: _http, ...http } = t;
-    channel = new HttpChannel({ ...common, ...http });
+    const { kind: _http, dispatcher, ownsDispatcher, ...http } = t;
+    // One pool for the shared channel and every caller's session; the shared channel closes it.
+    const pool = dispatcher ?? upstreamAgent();
+    channel = new HttpChannel({
+      ...common,
+      ...http,
+      dispatcher: pool,
+      ownsDispatcher: dispatcher === undefined || ownsDispatcher === true,
+    });
+    perCredential = new CredentialSessions({
+      name: o.name,
+      protocol,
+      channel: { ...common, ...http },
+      dispatcher: pool,
+    });
   } else {
     const { kind: _stdio, ...stdio } = t;
     const started = startStdioChild({ ...common, ...stdio, log: o.log });
@@ -124,36 +141,70 @@ export function openMcpUpstream(
     childState = () => child.state();
     pid = () => child.pid;
   }
-  const session = new UpstreamSession(o.name, channel, o.protocol ?? 'auto');
+  const session = new UpstreamSession(o.name, channel, protocol);
+  /**
+   * Whether a call with a caller's credential goes on that caller's own session: not when
+   * the shared handshake (made with no credential) agreed 2026-07-28, which is stateless;
+   * yes when it agreed 2025-11-25 (a session is its opener's), and when it failed — a
+   * server that authorizes every request refuses a handshake with no token, so from then
+   * on each caller shakes hands with their own.
+   */
+  let sharedFailed = false;
+  const onOwnSession = async (cancel: Cancellation | undefined, ms: number): Promise<boolean> => {
+    if (protocol === MODERN_VERSION) return false;
+    const agreed = session.handshake();
+    if (agreed) return agreed.era !== 'modern';
+    if (sharedFailed) return true;
+    const hs = await session.ready(ms, cancel);
+    // Remembered only when the handshake itself failed, not when this caller stopped waiting.
+    if (!hs.ok && session.state() === 'down') sharedFailed = true;
+    return !hs.ok || hs.value.era !== 'modern';
+  };
   const timeout = (c?: CallOptions): number =>
     c?.timeoutMs ?? o.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
   const upstream: McpUpstream = {
     name: o.name,
     connect: (c) => session.ready(timeout(c), c?.cancel),
-    callTool: (tool, args, c) =>
-      requestToolsCall(
-        session,
-        tool,
-        args,
-        {
-          timeoutMs: timeout(c),
-          cancel: c?.cancel,
-          retryOnNewSession: c?.retryOnNewSession ?? false,
-          texts: c?.argumentTexts,
-          traceparent: c?.traceparent,
-          tracestate: c?.tracestate,
-          baggage: c?.baggage,
-          headers: c?.headers,
-        },
-        o.redact,
-      ),
+    callTool: (tool, args, c) => {
+      const call = (on: UpstreamSession, ms = timeout(c)): Promise<UpstreamOutcome<unknown>> =>
+        requestToolsCall(
+          on,
+          tool,
+          args,
+          {
+            timeoutMs: ms,
+            cancel: c?.cancel,
+            retryOnNewSession: c?.retryOnNewSession ?? false,
+            texts: c?.argumentTexts,
+            traceparent: c?.traceparent,
+            tracestate: c?.tracestate,
+            baggage: c?.baggage,
+            headers: c?.headers,
+          },
+          o.redact,
+        );
+      // A caller's credential opens the 2025-era session it is called on
+      // (credential-sessions.ts); a 2026-07-28 upstream needs no session to be its own.
+      const credential = c?.headers;
+      if (!perCredential || !credential || credential.length === 0) return call(session);
+      const own = perCredential;
+      const until = performance.now() + timeout(c);
+      return onOwnSession(c?.cancel, timeout(c)).then((mine) => {
+        // What is left of the call's deadline after waiting on the shared handshake.
+        const left = Math.max(0, until - performance.now());
+        return mine ? own.run(credential, (on) => call(on, left)) : call(session, left);
+      });
+    },
     listTools: (c) =>
       requestToolsList(session, { timeoutMs: timeout(c), cancel: c?.cancel }, o.redact),
     // A child that is restarting is down whatever the last handshake said.
     state: () => (childState?.() === 'down' ? 'down' : session.state()),
     handshake: () => session.handshake(),
     pid,
-    close: () => channel.close(),
+    close: async () => {
+      await perCredential?.close();
+      await channel.close();
+    },
   };
   return { ok: true, upstream };
 }

@@ -47,8 +47,10 @@ export interface SessionRequestOptions {
   /** The caller's number texts inside `params` (rpc-channel.ts). */
   readonly texts?: NumberTexts | undefined;
   /**
-   * This request's own headers (a token kind's credential for the caller). The handshake
-   * is shared by every caller and never carries them.
+   * This request's own headers (a token kind's credential for the caller). A session's
+   * handshake never carries them: the shared session's is made with no caller's
+   * credential, and a caller's own 2025-era session (credential-sessions.ts) has its
+   * credential among its channel's headers.
    */
   readonly headers?: readonly (readonly [string, string])[] | undefined;
 }
