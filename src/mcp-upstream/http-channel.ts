@@ -276,9 +276,13 @@ export class HttpChannel implements RpcChannel {
     const parsed = a.parsed ?? parseJson(a.text);
     const m = parsed === undefined ? undefined : classifyMessage(parsed);
     if (m?.kind === 'response' && (m.id === id || status >= 400)) return m.reply;
-    // An error about a request the server could not read says so with id null.
+    // An error about a request the server could not read says so with id null. A 401 or
+    // 403 with a body that is not JSON-RPC is an authorization refusal (RFC 6750's
+    // `{"error":"invalid_token"}`): said by its status below, not as a malformed error.
     if (
       status >= 400 &&
+      status !== 401 &&
+      status !== 403 &&
       m?.kind === 'invalid' &&
       parsed &&
       typeof parsed === 'object' &&

@@ -59,7 +59,14 @@ export async function startSessionBindingServer(o: {
       'content-type': 'application/json',
       ...(status === 401 && { 'www-authenticate': 'Bearer' }),
     });
-    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message } }));
+    // A 401 is OAuth's (RFC 6750), as the SDK's bearer middleware answers; the rest JSON-RPC.
+    res.end(
+      JSON.stringify(
+        status === 401
+          ? { error: 'invalid_token', error_description: message }
+          : { jsonrpc: '2.0', id: null, error: { code: -32001, message } },
+      ),
+    );
   };
 
   function serverFor(person: string): Server {

@@ -105,6 +105,14 @@ describe('a 2025-era MCP server that binds each session to its caller', () => {
     expect(server.opened.slice(opened)).toEqual(['session-returning']);
   });
 
+  it('says at start-up that the server refuses a handshake with no token, not that it is down', () => {
+    const logs = gw!.logs();
+    expect(logs).toContain('refuses a handshake that carries no caller');
+    expect(logs).not.toContain('is down at start-up');
+    // The refused handshake carried no token, and the 401 was the only answer to it.
+    expect(server.refused.filter((r) => r.status === 401).length).toBeGreaterThan(0);
+  });
+
   it("ends each caller's session with that caller's token when the gateway stops", async () => {
     const people = new Set(server.opened);
     expect(people.size).toBe(6);

@@ -62,6 +62,13 @@ export async function createMcpKindWith(
   for (const s of opened.servers)
     void s.upstream.connect().then((hs) => {
       if (hs.ok) return checkDrift(s.descriptor.name);
+      // A server that authorizes every request refuses the shared handshake, which
+      // carries no caller's token: not down, called on each caller's own session.
+      if (s.identity && /answered with status 40[13]\b/.test(hs.error.message))
+        return say(
+          'info',
+          `mcp-server ${s.descriptor.name} refuses a handshake that carries no caller's token (${hs.error.message}): each caller's calls open a session with their own token, and its tools are not compared with the spec at start-up`,
+        );
       say('warn', `mcp-server ${s.descriptor.name} is down at start-up: ${hs.error.message}`);
     });
   const timer = setInterval(() => {
