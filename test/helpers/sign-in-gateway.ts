@@ -57,7 +57,10 @@ export async function startSignInWorld(
     tokenKey?: string;
     people?: readonly Person[];
     /** More of the provider: the APIs and service clients of upstream credentials. */
-    provider?: Pick<OidcProviderOptions, 'apis' | 'serviceClients'>;
+    provider?: Pick<
+      OidcProviderOptions,
+      'apis' | 'serviceClients' | 'refreshTokens' | 'accessTokenTtl'
+    >;
   } = {},
 ): Promise<SignInWorld> {
   const provider = await startOidcProvider({

@@ -10,7 +10,7 @@
 import { boundedText } from '../../outbound/bounded-text.js';
 import { ASYMMETRIC_ALGORITHMS, CLOCK_SKEW_S } from '../oauth.js';
 import { createHash, randomBytes } from 'node:crypto';
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
 import type { SignInDescriptor } from '../../compiler/descriptor.js';
 import type { ProviderToken, SignedInPerson } from './sign-in-types.js';
 
@@ -42,6 +42,17 @@ export interface IdentityProvider {
     nonce: string;
     redirectUri: string;
   }): Promise<{ ok: true; person: SignedInPerson } | { ok: false; reason: string }>;
+  /**
+   * A new provider token for `auth exchange` from the sign-in's refresh token (RFC 6749
+   * section 6), and the refresh token to keep (the provider's rotated one, else the same);
+   * `refused` when the provider answered that the grant is gone (the person signs in again).
+   */
+  renewProviderToken(
+    refreshToken: string,
+  ): Promise<
+    | { ok: true; providerToken: ProviderToken; refreshToken: string }
+    | { ok: false; refused: boolean; reason: string }
+  >;
 }
 
 export type DiscoveryResult =
@@ -240,6 +251,7 @@ export function createIdentityProvider(
           return { ok: false, reason: "the ID token's azp is not this gateway's client" };
         const displayName = displayNameOf(payload);
         const providerToken = providerTokenOf(answer, answer.id_token, payload.exp!);
+        const providerRefresh = refreshTokenOf(answer);
         return {
           ok: true,
           person: {
@@ -247,6 +259,8 @@ export function createIdentityProvider(
             scopes: scopesFromClaim(payload, descriptor.grantScopesFromClaim),
             ...(displayName !== undefined && { displayName }),
             ...(providerToken !== undefined && { providerToken }),
+            ...(providerToken !== undefined &&
+              providerRefresh !== undefined && { providerRefresh }),
           },
         };
       } catch (err) {
@@ -254,7 +268,83 @@ export function createIdentityProvider(
         return { ok: false, reason: `the ID token does not verify (${code})` };
       }
     },
+    async renewProviderToken(refreshToken) {
+      let res: Response;
+      try {
+        res = await fetch(endpoints.tokenEndpoint, {
+          method: 'POST',
+          redirect: 'error',
+          signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
+          headers: {
+            authorization: basic,
+            'content-type': 'application/x-www-form-urlencoded',
+            accept: 'application/json',
+          },
+          body: new URLSearchParams({
+            grant_type: 'refresh_token',
+            refresh_token: refreshToken,
+          }).toString(),
+        });
+      } catch {
+        return {
+          ok: false,
+          refused: false,
+          reason: 'the provider token endpoint could not be reached',
+        };
+      }
+      const text = await boundedText(res, MAX_ANSWER_BYTES);
+      let answer: Record<string, unknown> | undefined;
+      try {
+        answer = text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
+      } catch {
+        answer = undefined;
+      }
+      if (res.status !== 200 || !answer || typeof answer !== 'object') {
+        const error =
+          typeof answer?.error === 'string' && /^[\w.-]{1,64}$/.test(answer.error)
+            ? answer.error
+            : undefined;
+        return {
+          ok: false,
+          // invalid_grant: revoked, expired or reused at the provider; nothing to retry.
+          refused: error === 'invalid_grant',
+          reason: `the provider refused the refresh with HTTP ${res.status}${error ? ` (${error})` : ''}`,
+        };
+      }
+      // A refresh need not carry an ID token; without a Bearer access token there is
+      // nothing newer to exchange.
+      const idToken = typeof answer.id_token === 'string' ? answer.id_token : undefined;
+      const providerToken = providerTokenOf(answer, idToken ?? '', idToken ? expOf(idToken) : 0);
+      if (!providerToken || providerToken.token === '' || providerToken.expiresAt <= Date.now())
+        return {
+          ok: false,
+          refused: false,
+          reason: 'the provider answered the refresh without a token to exchange',
+        };
+      return { ok: true, providerToken, refreshToken: refreshTokenOf(answer) ?? refreshToken };
+    },
   };
+}
+
+/** The provider's refresh token, when it gave a usable one. */
+function refreshTokenOf(answer: Record<string, unknown>): string | undefined {
+  const r = answer.refresh_token;
+  return typeof r === 'string' &&
+    r !== '' &&
+    r.length <= MAX_PROVIDER_TOKEN_CHARS &&
+    /^[\x21-\x7e]+$/.test(r)
+    ? r
+    : undefined;
+}
+
+/** An ID token's `exp` (seconds), unverified: it only bounds how long it is kept for an exchange. */
+function expOf(idToken: string): number {
+  try {
+    const exp = decodeJwt(idToken).exp;
+    return typeof exp === 'number' ? exp : 0;
+  } catch {
+    return 0;
+  }
 }
 
 /** Longer provider tokens are not kept: sealed into the gateway's tokens they would bloat every request. */

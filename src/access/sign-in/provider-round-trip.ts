@@ -7,7 +7,7 @@
  * `/callback`: the ID token checked, then either a single-use code for the MCP client
  * (purpose `authorize`) or the browser signed in to the gateway's pages (purpose `page`).
  */
-import { sealProviderToken } from './provider-token.js';
+import { sealProviderRefresh, sealProviderToken } from './provider-token.js';
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SignInServices } from './sign-in-services.js';
@@ -203,6 +203,14 @@ export async function answerCallback(
     scopes,
     sub: person.sub,
     ...(person.providerToken && { pt: sealProviderToken(services.sealer, person.providerToken) }),
+    // Sealed for as long as the gateway's refresh tokens of this sign-in can live.
+    ...(person.providerRefresh && {
+      prt: sealProviderRefresh(
+        services.sealer,
+        person.providerRefresh,
+        Date.now() + SIGN_IN_TTL_MS.refreshToken,
+      ),
+    }),
   };
   const sealedCode = services.sealer.seal(
     'authorization-code',

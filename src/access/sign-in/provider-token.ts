@@ -6,7 +6,10 @@
  * every access token issued from it and in the refresh token. Stateless, so every replica
  * with the same key can open it; encrypted, so the MCP client holding the gateway's token
  * cannot read the provider's. A refresh carries it on and never extends it: once the
- * provider token has expired, the person signs in again to be exchanged for.
+ * provider token has expired, a refresh of the gateway's token renews it at the provider
+ * with the provider's refresh token, when the sign-in gave one (sealed as
+ * `provider-refresh`, in the gateway's refresh token only, never in an access token);
+ * without one, the person signs in again to be exchanged for.
  *
  * It is opened lazily, once per verified access token, only when an `auth exchange`
  * upstream asks for it (`Caller.subjectToken`).
@@ -50,4 +53,24 @@ export function providerTokenOpener(
     }
     return opened ?? undefined;
   };
+}
+
+/** The provider's refresh token sealed until `until` (the gateway refresh token's own end). */
+export function sealProviderRefresh(sealer: Sealer, refreshToken: string, until: number): string {
+  return sealer.sealUntil('provider-refresh', { r: refreshToken }, until);
+}
+
+export function openProviderRefresh(sealer: Sealer, sealed: string): string | undefined {
+  const o = sealer.open<{ r?: unknown }>('provider-refresh', sealed);
+  return o.ok && typeof o.value.r === 'string' ? o.value.r : undefined;
+}
+
+/** Whether the sealed provider token stops opening before `when` (or no longer opens). */
+export function providerTokenEndsBefore(
+  sealer: Sealer,
+  sealed: SealedProviderToken,
+  when: number,
+): boolean {
+  const o = sealer.open<Kept>('provider-tokens', sealed);
+  return !o.ok || o.expiresAt < when;
 }

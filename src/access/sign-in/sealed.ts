@@ -20,6 +20,8 @@ export type SealPurpose =
   | 'refresh-token'
   | 'browser-session'
   | 'provider-tokens'
+  /** The provider's refresh token from a sign-in, in the gateway's refresh token only. */
+  | 'provider-refresh'
   /** A connect link of `auth user` (connections/connect-routes.ts): caller and provider. */
   | 'connect-link'
   /** The provider round trip of a connection: caller, provider, PKCE verifier, jti. */

@@ -102,6 +102,11 @@ export interface SignedInPerson {
    * (its access token when it answered one, else the ID token), until `expiresAt` (epoch ms).
    */
   readonly providerToken?: ProviderToken;
+  /**
+   * The provider's refresh token from this sign-in, when it gave one: a refresh of the
+   * gateway's token renews `providerToken` with it once that has expired.
+   */
+  readonly providerRefresh?: string;
 }
 
 export interface ProviderToken {
@@ -128,6 +133,8 @@ export interface SealedCode {
   readonly scopes: readonly string[];
   readonly sub: string;
   readonly pt?: SealedProviderToken;
+  /** The provider's refresh token, sealed as `provider-refresh`; never in an access token. */
+  readonly prt?: string;
 }
 
 /** Sealed as `refresh-token`: rotating and single use by `jti`. */
@@ -137,8 +144,12 @@ export interface SealedRefresh {
   readonly resource: string;
   readonly scopes: readonly string[];
   readonly sub: string;
-  /** Kept as sealed at sign-in: a refresh carries it on, never extends it. */
+  /**
+   * Kept as sealed at sign-in: a refresh carries it on, and once it has expired renews it
+   * at the provider with `prt` when the sign-in gave one.
+   */
   readonly pt?: SealedProviderToken;
+  readonly prt?: string;
 }
 
 /** Sealed as `browser-session`: the cookie of the gateway's own pages. */

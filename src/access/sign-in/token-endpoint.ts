@@ -12,6 +12,12 @@ import { resolveClient } from './client-registration.js';
 import { parseScope } from './authorization-request.js';
 import { refusal, type OAuthRefusal } from './oauth-answers.js';
 import { SIGN_IN_TTL_MS, type SealedCode, type SealedRefresh } from './sign-in-types.js';
+import {
+  openProviderRefresh,
+  providerTokenEndsBefore,
+  sealProviderRefresh,
+  sealProviderToken,
+} from './provider-token.js';
 
 /** RFC 7636 section 4.1: 43 to 128 unreserved characters. */
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -69,6 +75,7 @@ async function tokensFor(
     sub: string;
     scopes: readonly string[];
     pt?: string;
+    prt?: string;
   },
   accessScopes: readonly string[],
   /**
@@ -92,6 +99,7 @@ async function tokensFor(
     scopes: grant.scopes,
     sub: grant.sub,
     ...(grant.pt !== undefined && { pt: grant.pt }),
+    ...(grant.prt !== undefined && { prt: grant.prt }),
   };
   return {
     access_token: access.token,
@@ -185,6 +193,8 @@ export async function answerToken(
     return fail('invalid_scope', 'scope asks for more than the refresh_token was granted', who);
   const spent = await spendOnce(services, grant.jti, opened.expiresAt, 'refresh_token');
   if (spent) return { ok: false, refusal: spent, ...who };
+  const carried = await carriedProviderTokens(services, grant, opened.expiresAt);
+  if (!carried.ok) return fail('invalid_grant', `${carried.reason}: sign in again`, who);
   // A narrower access token; the new refresh token keeps the grant (RFC 6749 section 6).
   return {
     ok: true,
@@ -194,9 +204,43 @@ export async function answerToken(
     answer: await tokensFor(
       services,
       base,
-      grant,
+      { ...grant, ...carried.tokens },
       asked.length > 0 ? asked : grant.scopes,
       opened.expiresAt,
     ),
+  };
+}
+
+/**
+ * The provider tokens a refresh carries on (`auth exchange` exchanges `pt` for the person):
+ * the same while the provider token outlives the access token about to be issued; else
+ * renewed at the provider with the sign-in's refresh token. A provider that refuses the
+ * grant (revoked, expired, reused) ends the sign-in; one that cannot be reached or answers
+ * oddly leaves the old ones in place, so the person stays signed in and the next refresh
+ * tries again (an exchange meanwhile is refused by the provider, as before).
+ */
+async function carriedProviderTokens(
+  services: SignInServices,
+  grant: SealedRefresh,
+  refreshEnds: number,
+): Promise<{ ok: true; tokens: { pt?: string; prt?: string } } | { ok: false; reason: string }> {
+  const kept = {
+    ...(grant.pt !== undefined && { pt: grant.pt }),
+    ...(grant.prt !== undefined && { prt: grant.prt }),
+  };
+  if (grant.prt === undefined) return { ok: true, tokens: kept };
+  const accessEnds = Date.now() + SIGN_IN_TTL_MS.accessToken;
+  if (grant.pt !== undefined && !providerTokenEndsBefore(services.sealer, grant.pt, accessEnds))
+    return { ok: true, tokens: kept };
+  const refreshToken = openProviderRefresh(services.sealer, grant.prt);
+  if (refreshToken === undefined) return { ok: true, tokens: kept };
+  const renewed = await services.provider.renewProviderToken(refreshToken);
+  if (!renewed.ok) return renewed.refused ? renewed : { ok: true, tokens: kept };
+  return {
+    ok: true,
+    tokens: {
+      pt: sealProviderToken(services.sealer, renewed.providerToken),
+      prt: sealProviderRefresh(services.sealer, renewed.refreshToken, refreshEnds),
+    },
   };
 }
