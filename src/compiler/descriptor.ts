@@ -164,6 +164,11 @@ export interface OAuthProviderDescriptor {
   readonly clientSecretEnv: string;
   readonly scopes: readonly string[];
   readonly revokeUrl?: string;
+  /**
+   * The provider's issuer identifier: a connect callback whose `iss` (RFC 9207) names
+   * another is refused, so an answer from a different authorization server is never used.
+   */
+  readonly issuer?: string;
   readonly source: SourceRef;
 }
 

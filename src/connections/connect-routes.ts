@@ -240,6 +240,24 @@ export function registerConnectRoutes(app: FastifyInstance, current: () => Conne
             '<p>This answer was used already. Open the connect link again.</p>',
           );
         }
+        // RFC 9207: an answer naming another issuer than the one declared came from an
+        // authorization server this provider is not (a mix-up); nothing of it is used.
+        const iss = req.query.iss;
+        const issuer = provider.descriptor.issuer;
+        if (issuer !== undefined && iss !== undefined && iss !== issuer) {
+          services.audit({
+            event: 'refused',
+            provider: name,
+            caller: state.c,
+            reason: 'iss is not the provider declared',
+          });
+          return sendPage(
+            reply,
+            400,
+            'Not connected',
+            `<p>This answer names another issuer than ${escapeHtml(name)}'s: nothing was connected.</p>`,
+          );
+        }
         const error = req.query.error;
         if (error !== undefined) {
           const code =

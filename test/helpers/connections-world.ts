@@ -36,7 +36,8 @@ export interface ConnectionsWorld {
   /** The tracker API answers its next `n` requests 401, whatever token they carry. */
   refuseApiNext(n: number): void;
   readonly env: Record<string, string>;
-  spec(extraLimits?: string): string;
+  /** `provider` lines go inside `oauth-provider "tracker"` (e.g. its `issuer`). */
+  spec(extraLimits?: string, provider?: string): string;
   close(): Promise<void>;
 }
 
@@ -139,7 +140,7 @@ export async function startConnectionsWorld(): Promise<ConnectionsWorld> {
       TRACKER_CLIENT_ID: provider.clientId,
       TRACKER_CLIENT_SECRET: provider.clientSecret,
     },
-    spec: (extraLimits = '') => `wrap "connections" version="1"
+    spec: (extraLimits = '', providerLines = '') => `wrap "connections" version="1"
 access token-key-env="TOKEN_KEY" {
     api-key env="ALICE_KEY"
     api-key env="BOB_KEY"
@@ -153,6 +154,7 @@ oauth-provider "tracker" {
     client-secret-env "TRACKER_CLIENT_SECRET"
     scopes "openid"
     revoke-url "${tokenUrl.replace(/\/token$/, '/revoke')}"
+    ${providerLines}
 }
 upstream "tracker" base-url="${api.url}/api" {
     auth user provider="tracker"

@@ -1,6 +1,6 @@
 /**
  * The `oauth-provider "<name>" { authorize-url; token-url; client-id-env;
- * client-secret-env; scopes; revoke-url }` kind (spec-language.md, "On whose behalf
+ * client-secret-env; scopes; revoke-url; issuer }` kind (spec-language.md, "On whose behalf
  * (upstream identity)"): where callers connect their own accounts for `auth user`. Its
  * row, the checks of its name and URLs, and the OAuthProviderDescriptor it lowers to.
  */
@@ -23,6 +23,7 @@ export interface OAuthProviderSpec {
   readonly clientSecretEnv?: Located<string>;
   readonly scopes: readonly string[];
   readonly revokeUrl?: Located<string>;
+  readonly issuer?: Located<string>;
 }
 
 const URL_ARG = locatedString('an https URL');
@@ -49,6 +50,7 @@ export const OAUTH_PROVIDER: NodeKind<OAuthProviderSpec> = {
         build: (n) => n.args.flatMap((a) => (a ? [a.value as string] : [])),
       },
       'revoke-url': once(URL_ARG),
+      issuer: once(URL_ARG),
     },
     where: 'in oauth-provider',
     twice: 'is given twice',
@@ -65,6 +67,7 @@ export const OAUTH_PROVIDER: NodeKind<OAuthProviderSpec> = {
       clientSecretEnv: childNamed(c, 'client-secret-env'),
       scopes: childrenNamed<string[]>(c, 'scopes').flat(),
       revokeUrl: childNamed(c, 'revoke-url'),
+      issuer: childNamed(c, 'issuer'),
     };
   },
 };
@@ -88,6 +91,7 @@ export function checkOAuthProviders(
       ['authorize-url', s.authorizeUrl],
       ['token-url', s.tokenUrl],
       ['revoke-url', s.revokeUrl],
+      ['issuer', s.issuer],
     ] as const) {
       const problem = url && oauthUrlProblem(node, url.value);
       if (problem) diag.error('SPEC_OAUTH_URL', url.at, subject, problem);
@@ -109,6 +113,7 @@ export function lowerOAuthProviders(
     clientSecretEnv: s.clientSecretEnv!.value,
     scopes: s.scopes,
     ...(s.revokeUrl && { revokeUrl: s.revokeUrl.value }),
+    ...(s.issuer && { issuer: s.issuer.value }),
     source: { file, line: s.at.line, column: s.at.column },
   }));
 }
