@@ -72,7 +72,7 @@ export const SPEC_ERROR_CODES = {
   SPEC_UPSTREAM_IDENTITY:
     '`auth user` naming no declared oauth-provider, `auth user` or `auth exchange` in a spec without `access`, or `auth user` without access token-key-env',
   SPEC_OAUTH_URL:
-    'a token-url, authorize-url or revoke-url that is not an https URL (http only on a loopback host), or holds credentials or a fragment',
+    'a token-url, authorize-url, revoke-url or issuer that is not an https URL (http only on a loopback host), or holds credentials or a fragment',
   SPEC_PROXY:
     'a proxy that is not an absolute http(s) URL, or holds credentials, a query or a fragment',
   SPEC_TLS:

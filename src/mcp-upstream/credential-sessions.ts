@@ -1,6 +1,6 @@
 /**
  * A 2025-era session per caller's credential, for an MCP server over a URL whose
- * `auth` obtains a token per caller (spec-language.md, "Upstream identity").
+ * `auth` obtains a token per caller (spec-language.md, "On whose behalf (upstream identity)").
  *
  * Why: a 2025-era session is made by `initialize`, and a server that authorizes every
  * request (as the MCP authorization spec asks of HTTP servers) refuses an `initialize`
