@@ -53,11 +53,15 @@ export class ClientSpans {
 
   /** The leg of one call whose request span `parent` records. */
   leg(parent: Span): ClientLeg {
-    return new ClientLeg(parent, () => {
-      this.name ??= this.facts.name();
-      this.attributes ??= this.facts.attributes();
-      return parent.child(this.name, 'client', this.attributes);
-    });
+    // The leg holds these spans, not a closure over them: one object a call, not two.
+    return new ClientLeg(parent, this);
+  }
+
+  /** The client span of a call under `parent`, started now. */
+  start(parent: Span): Span {
+    this.name ??= this.facts.name();
+    this.attributes ??= this.facts.attributes();
+    return parent.child(this.name, 'client', this.attributes);
   }
 }
 
@@ -67,7 +71,7 @@ export class ClientLeg implements UpstreamLeg {
 
   constructor(
     private readonly parent: Span,
-    private readonly start: () => Span,
+    private readonly spans: ClientSpans,
   ) {}
 
   async wait<T>(wait: Promise<T>): Promise<T> {
@@ -82,7 +86,7 @@ export class ClientLeg implements UpstreamLeg {
   }
 
   send(): TraceContext {
-    this.span ??= this.start();
+    this.span ??= this.spans.start(this.parent);
     return { traceparent: this.span.traceparent(), tracestate: this.span.tracestate() };
   }
 

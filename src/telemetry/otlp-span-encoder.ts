@@ -175,7 +175,7 @@ class Writer {
     const buf = this.buf;
     let pos = this.pos;
     for (let i = 0; i < digits.length; i += 2)
-      buf[pos++] = (nibble(digits.charCodeAt(i)) << 4) | nibble(digits.charCodeAt(i + 1));
+      buf[pos++] = (NIBBLES[digits.charCodeAt(i)]! << 4) | NIBBLES[digits.charCodeAt(i + 1)]!;
     this.pos = pos;
   }
 
@@ -217,31 +217,82 @@ class Writer {
       seconds += 1;
       nanos -= 1e9;
     }
-    // seconds * 1e9 + nanos exceeds 2^53: in two halves of the seconds, each exact.
-    const lowPart = (seconds % 0x10000) * 1e9 + nanos;
-    const highPart = Math.floor(seconds / 0x10000) * 1e9; // × 2^16 below
-    const low = (lowPart % 0x100000000) + (highPart % 0x10000) * 0x10000;
-    const high =
-      Math.floor(lowPart / 0x100000000) +
-      Math.floor(highPart / 0x10000) +
-      Math.floor(low / 0x100000000);
-    this.fixed64(low % 0x100000000, high);
+    // seconds * 1e9 + nanos exceeds 2^53: in two halves of the seconds, each exact
+    // (seconds < 2^32 until 2106). Integer operations and floors of divisions by powers
+    // of two, all exact: `%` on a double is a call into the runtime in V8, and four of them
+    // were a tenth of encoding a span (issue 40).
+    const lowPart = (seconds & 0xffff) * 1e9 + nanos; // < 2^46
+    const highPart = (seconds >>> 16) * 1e9; // < 2^46, × 2^16 below
+    const lowHigh = Math.floor(lowPart / 0x100000000);
+    const highHigh = Math.floor(highPart / 0x10000);
+    let low = lowPart - lowHigh * 0x100000000 + (highPart - highHigh * 0x10000) * 0x10000;
+    let high = lowHigh + highHigh;
+    if (low >= 0x100000000) {
+      low -= 0x100000000;
+      high += 1;
+    }
+    this.fixed64(low, high);
   }
 }
 
-const nibble = (c: number): number => (c < 58 ? c - 48 : c < 71 ? c - 55 : c - 87);
+/**
+ * A hex digit's value by its char code. A table, not `c < 58 ? … : …`: the digits of a
+ * random id are digits or letters at random, so that branch was mispredicted about once a
+ * digit, and ids were the encoder's dearest part after the span's own fields (issue 40).
+ */
+const NIBBLES = (() => {
+  const t = new Uint8Array(128);
+  for (let c = 48; c < 58; c++) t[c] = c - 48;
+  for (let c = 65; c < 71; c++) t[c] = c - 55;
+  for (let c = 97; c < 103; c++) t[c] = c - 87;
+  return t;
+})();
 
 /**
  * Per attribute of the spans of one encoding, from the sizes pass to the writing one: a
- * string value's UTF-8 length (else 0), and the key's encoded bytes.
+ * string value's UTF-8 length (else 0), and the key's encoded bytes, or the whole
+ * attribute's bytes when they were kept (lastValues).
  */
 let valueBytes = new Int32Array(256);
 let keyScratch: Buffer[] = [];
+let fieldScratch: (Buffer | undefined)[] = [];
 
 /** Room in the scratch arrays for `count` attributes from index 0. */
 function scratchFor(count: number): void {
   if (valueBytes.length < count) valueBytes = new Int32Array(count * 2);
   if (keyScratch.length < count) keyScratch = new Array<Buffer>(count * 2);
+  if (fieldScratch.length < count) fieldScratch = new Array<Buffer | undefined>(count * 2);
+}
+
+/**
+ * Each key's last value, and once that value came twice in a row, its whole KeyValue
+ * field as written (tag, length, key, value). Most of a span's values are the same on
+ * every call of a grant (the method, the tool, the protocol version, the upstream's
+ * address, the coverage of a fixed answer): their bytes are copied, not sized and written
+ * again (issue 40). A value that changes every call (a request id) costs one comparison
+ * and keeps nothing; one entry a key, and as many keys as keyBytes keeps.
+ */
+interface LastValue {
+  value: AttributeValue;
+  field: Buffer | undefined;
+}
+const lastValues = new Map<string, LastValue>();
+
+/** The KeyValue field (Span field 9) of `key` = `value`, tag and length included. */
+function encodeField(key: string, value: AttributeValue): Buffer {
+  const strBytes = typeof value === 'string' ? utf8Length(value) : 0;
+  const keyB = encodedKey(key);
+  const any = anyValueSize(value, strBytes);
+  const kv = keyB.length + 1 + lenField(any);
+  const out = Buffer.allocUnsafe(1 + lenField(kv));
+  const w = new Writer(out);
+  w.tag(9, LEN);
+  w.varint(kv);
+  w.raw(keyB);
+  w.tag(2, LEN);
+  w.varint(any);
+  writeAnyValue(w, value, strBytes);
+  return out;
 }
 
 function attributesSize(span: EncodableSpan, at: number): number {
@@ -250,6 +301,20 @@ function attributesSize(span: EncodableSpan, at: number): number {
   let size = 0;
   for (let i = 0; i < keys.length; i++) {
     const value = values[i]!;
+    const last = lastValues.get(keys[i]!);
+    if (last !== undefined && last.value === value) {
+      last.field ??= encodeField(keys[i]!, value);
+      fieldScratch[at + i] = last.field;
+      size += last.field.length;
+      continue;
+    }
+    if (last !== undefined) {
+      last.value = value;
+      last.field = undefined;
+    } else if (lastValues.size < 1024) {
+      lastValues.set(keys[i]!, { value, field: undefined });
+    }
+    fieldScratch[at + i] = undefined;
     const strBytes = typeof value === 'string' ? utf8Length(value) : 0;
     valueBytes[at + i] = strBytes;
     const key = encodedKey(keys[i]!);
@@ -317,6 +382,11 @@ function writeSpan(
   const keys = span.attributeKeys;
   const values = span.attributeValues;
   for (let i = 0; i < keys.length; i++) {
+    const field = fieldScratch[at + i];
+    if (field !== undefined) {
+      w.raw(field);
+      continue;
+    }
     const key = keyScratch[at + i]!;
     const value = values[i]!;
     const strBytes = valueBytes[at + i]!;

@@ -183,7 +183,23 @@ export class RecordedSpan implements Span, ParentContext, ReadableSpan {
   }
 
   setAttributes(attributes: Attributes): void {
-    for (const key in attributes) this.setAttribute(key, attributes[key]);
+    const keys = this.attributeKeys;
+    if (keys.length > 0 || this.isEnded) {
+      for (const key in attributes) this.setAttribute(key, attributes[key]);
+      return;
+    }
+    // A span's first attributes are one object's, whose keys are distinct: none is looked
+    // for among those before it (the span's first set is also its largest).
+    for (const key in attributes) {
+      const value = attributes[key];
+      if (value === undefined || key.length === 0) continue;
+      if (keys.length >= ATTRIBUTE_COUNT_LIMIT) {
+        this.droppedAttributes++;
+        continue;
+      }
+      keys.push(key);
+      this.attributeValues.push(value);
+    }
   }
 
   fail(errorType: string): void {

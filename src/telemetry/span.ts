@@ -17,6 +17,12 @@ export type SpanKind = 'server' | 'client' | 'internal';
 export interface Span {
   /** False for NO_SPAN: a caller may skip building attributes it would only drop. */
   readonly recording: boolean;
+  /**
+   * The trace's id (32 lowercase hex digits), where the span knows it: a call that
+   * continues a recording span's trace takes it from here rather than parse the span's
+   * own traceparent back (issue 40). Absent on NO_SPAN.
+   */
+  readonly traceId?: string;
   setAttribute(key: string, value: AttributeValue | undefined): void;
   setAttributes(attributes: Attributes): void;
   /**

@@ -202,6 +202,33 @@ describe('the OTLP/protobuf span encoder', () => {
     );
   });
 
+  it('writes each value a key has now, when the same key held another value on the spans before', () => {
+    // A value that repeats is copied as it was last written; one that changes must not be.
+    const one = recorder();
+    const values = ['a', 'a', 'a', 'bb', 'bb', 'a', 7, 7, 2 ** 40, true, true, false, 'a'];
+    for (const [i, value] of values.entries()) {
+      const span = one.r.serverSpan({}, 'tools/call list_issues', {
+        'mcp.method.name': 'tools/call',
+      });
+      span.setAttributes({ changing: value, 'jsonrpc.request.id': String(i) });
+      span.end();
+    }
+    const ours = encodeTraceRequest(one.ended, scope)!;
+    expect(Buffer.from(ours).equals(Buffer.from(sdkBytes(one.ended)))).toBe(true);
+    const spans = (
+      decode(ours).resourceSpans as {
+        scopeSpans: {
+          spans: { attributes: { key: string; value: Record<string, unknown> }[] }[];
+        }[];
+      }[]
+    )[0]!.scopeSpans[0]!.spans;
+    const written = spans.map((sp) => {
+      const v = sp.attributes.find((a) => a.key === 'changing')!.value;
+      return v.stringValue ?? v.boolValue ?? Number(v.intValue);
+    });
+    expect(written).toEqual(values);
+  });
+
   it('writes nothing for no spans', () => {
     expect(encodeTraceRequest([], scope)!.length).toBe(0);
     expect(sdkBytes([]).length).toBe(0);

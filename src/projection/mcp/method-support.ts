@@ -8,7 +8,7 @@ import { CANNOT_BE_ASKED } from '../unaskable.js';
 import { statusOf, type EngineError } from '../../engine/error-catalogue.js';
 import { isRpcError, RPC } from './rpc-codes.js';
 import { validBaggage } from '../baggage.js';
-import { continueTrace } from '../trace-context.js';
+import { traceOf } from '../trace-context.js';
 import { NO_SPAN } from '../../telemetry/span.js';
 import { rpcError, type RpcReply } from './rpc-reply.js';
 import { errorText, resultBytes } from '../../mcp-wire/json-rpc.js';
@@ -121,12 +121,9 @@ export function requestScopeOf(req: RpcRequest, deps: McpDeps, era: Era): Reques
   // is the span's, whether or not the caller's parent was valid.
   const meta = req.params?._meta as Record<string, unknown> | undefined;
   const span = deps.span ?? NO_SPAN;
-  const trace = continueTrace(
-    span.recording
-      ? span.traceparent()
-      : typeof meta?.traceparent === 'string'
-        ? meta.traceparent
-        : deps.traceparentHeader,
+  const trace = traceOf(
+    span,
+    typeof meta?.traceparent === 'string' ? meta.traceparent : deps.traceparentHeader,
   );
   return {
     caller: deps.caller,

@@ -6,7 +6,7 @@ import type { Caller } from '../../engine/caller.js';
 import { approvalPageUrl } from '../approval-url.js';
 import { connectPageUrl } from '../../connections/connect-path.js';
 import { validBaggage } from '../baggage.js';
-import { continueTrace } from '../trace-context.js';
+import { traceOf } from '../trace-context.js';
 import { CANNOT_BE_ASKED } from '../unaskable.js';
 import { NO_SPAN, type Span } from '../../telemetry/span.js';
 
@@ -29,7 +29,7 @@ export function requestScopeOf(
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) cancel.cancel();
   });
-  const trace = continueTrace(span.recording ? span.traceparent() : req.headers.traceparent);
+  const trace = traceOf(span, req.headers.traceparent);
   return {
     caller,
     cancel,
