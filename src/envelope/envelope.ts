@@ -137,7 +137,10 @@ export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): Bui
   let h = head(truncated);
   let t = tail(listed);
   let censusKept: (number | undefined)[] | undefined;
-  if (frame(h, t) + fullBytes > limits.maxBytes) {
+  // The envelope's size, measured once while nothing is cut (each measure reads its
+  // strings whole again).
+  let size = frame(h, t) + fullBytes;
+  if (size > limits.maxBytes) {
     truncated = true;
     h = head(true);
     censusKept = items.map((item) => item.kept);
@@ -145,8 +148,9 @@ export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): Bui
     result = kept?.value ?? null;
     resultJson = kept?.json ?? 'null';
     t = tail(JSON.stringify(items));
+    size = frame(h, t) + byteLength(resultJson);
   }
-  const overBudget = frame(h, t) + byteLength(resultJson) > limits.budgetBytes;
+  const overBudget = size > limits.budgetBytes;
   const coverage: Coverage = {
     truncated,
     bytes,

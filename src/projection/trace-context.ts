@@ -16,10 +16,15 @@ export interface TraceContext {
 
 export function continueTrace(incoming: unknown): TraceContext {
   const m = typeof incoming === 'string' ? TRACEPARENT.exec(incoming.trim().toLowerCase()) : null;
-  const valid = m && !/^0+$/.test(m[1]!) && !/^0+$/.test(m[2]!);
-  const traceId = valid ? m[1]! : randomHex(16);
-  const flags = valid ? m[3]! : '01';
-  return { traceId, traceparent: `00-${traceId}-${randomHex(8)}-${flags}` };
+  if (m && !/^0+$/.test(m[1]!) && !/^0+$/.test(m[2]!)) {
+    const traceId = m[1]!;
+    return { traceId, traceparent: `00-${traceId}-${randomHex(8)}-${m[3]!}` };
+  }
+  // A new trace (the usual case): its id and our span's id are one draw of 24 bytes,
+  // spelled once and cut in two.
+  const ids = randomHex(24);
+  const traceId = ids.slice(0, 32);
+  return { traceId, traceparent: `00-${traceId}-${ids.slice(32)}-01` };
 }
 
 /**

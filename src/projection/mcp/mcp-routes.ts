@@ -93,7 +93,7 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
     { runtime, caller }: Served<McpRuntime>,
     payloads: Payloads,
     started: number,
-  ): Promise<FastifyReply> | undefined {
+  ): Promise<FastifyReply | undefined> | undefined {
     const { gateway, access } = runtime;
     // No body at all is read as an empty one (fastify calls no parser then).
     const read = req.body ?? readMessage('');
@@ -124,8 +124,13 @@ export async function mcpProjection(scope: FastifyInstance, opts: McpOptions): P
       questions: runtime.questions,
       acceptsStream: acceptsEventStream(req.headers.accept),
     });
+    // Resolved with nothing once sent, not with the reply: a reply is a thenable, and a
+    // promise resolved with one adopts it (one more job and a `reply.then` per call).
     if (handled instanceof Promise)
-      return handled.then((out) => answered(req, reply, runtime, read, out, started));
+      return handled.then((out) => {
+        const sent = answered(req, reply, runtime, read, out, started);
+        return sent === reply ? undefined : sent;
+      });
     const sent = answered(req, reply, runtime, read, handled, started);
     return sent === reply ? undefined : (sent as Promise<FastifyReply>);
   }
@@ -264,10 +269,12 @@ function lazyCancellation(reply: FastifyReply): () => Cancellation {
   return () => {
     if (!cancel) {
       const c = (cancel = new Cancellation());
-      // The response closing before it was written means the caller went away.
+      // The response closing before it was written means the caller went away. `on`, not
+      // `once`: a response closes once, and `once` wrapped the listener in a bound function
+      // and removed it again on every request.
       if (reply.raw.destroyed && !reply.raw.writableFinished) c.cancel();
       else
-        reply.raw.once('close', () => {
+        reply.raw.on('close', () => {
           if (!reply.raw.writableFinished) c.cancel();
         });
     }

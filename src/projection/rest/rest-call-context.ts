@@ -25,8 +25,10 @@ export function requestScopeOf(
   connects = false,
 ): AnsweringScope {
   const cancel = new Cancellation();
-  // The response closing before it was written means the caller went away.
-  reply.raw.once('close', () => {
+  // The response closing before it was written means the caller went away. `on`, not
+  // `once`: a response closes once, and `once` wrapped the listener in a bound function
+  // and removed it again on every call.
+  reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) cancel.cancel();
   });
   const trace = traceOf(span, req.headers.traceparent);

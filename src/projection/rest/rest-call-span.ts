@@ -19,8 +19,8 @@ export async function traceRestCall(
   req: FastifyRequest<{ Params: { tool: string } }>,
   reply: FastifyReply,
   gateway: Gateway,
-  answer: (span: Span) => Promise<FastifyReply>,
-): Promise<FastifyReply> {
+  answer: (span: Span) => Promise<FastifyReply | undefined>,
+): Promise<FastifyReply | undefined> {
   const { tool } = req.params;
   const span = telemetry.serverSpan(
     REST_SPAN_NAME,

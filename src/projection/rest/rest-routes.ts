@@ -211,9 +211,11 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
     caller: Caller,
     span: Span,
     started: number,
-  ): Promise<FastifyReply> {
+  ): Promise<undefined> {
     // Every answer of the route is one observation of http.server.request.duration.
-    const answered = (sent: FastifyReply, errorType?: ErrorCode): FastifyReply => {
+    // The call resolves with nothing once sent, not with the reply: a reply is a
+    // thenable, and a promise resolved with one adopts it (one more job per call).
+    const answered = (sent: FastifyReply, errorType?: ErrorCode): undefined => {
       opts.metrics?.observeHttpServer(
         {
           method: 'POST',
@@ -223,7 +225,7 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
         },
         (performance.now() - started) / 1000,
       );
-      return sent;
+      return undefined;
     };
     const { gateway, access } = runtime;
     const op = gateway.view().operation(req.params.tool);

@@ -178,23 +178,33 @@ function prepareHttpGrant(
     return r;
   };
 
-  /** One request on the wire, within what is left of the call's deadline from `arrived`. */
+  /**
+   * One request on the wire, within what is left of the call's deadline from `arrived`
+   * (undefined: the call arrives now). The clock is read as few times as the deadline
+   * needs: each reading costs about 0.1 µs, and a call made eleven of them.
+   */
   async function send(
     target: string,
     payload: { payload: string | Buffer; contentType: string } | undefined,
     credential: CallCredential | undefined,
     ctx: CallContext,
     leg: UpstreamLeg,
-    arrived: number,
+    arrivedAt: number | undefined,
     callRedact: Redactor,
     /** Where a token kind's call learns the upstream's error status (absent: not asked). */
     seen?: { status: number },
   ): Promise<BackendOutcome> {
-    const budgetMs = Math.max(1, timeoutMs - (performance.now() - arrived));
+    let now = performance.now();
+    const arrived = arrivedAt ?? now;
+    let leftMs = Math.max(1, timeoutMs - (now - arrived));
     // The deadline covers the wait for a connection too: a call that waited starts
     // with what is left of it.
-    let entry = gate.enter({ budgetMs, mustFinish: true, cancel: ctx.cancel });
-    if (entry instanceof Promise) entry = await leg.wait(entry);
+    let entry = gate.enter({ budgetMs: leftMs, mustFinish: true, cancel: ctx.cancel });
+    if (entry instanceof Promise) {
+      entry = await leg.wait(entry);
+      now = performance.now();
+      leftMs = Math.max(1, timeoutMs - (now - arrived));
+    }
     if (entry !== ADMITTED) return { ok: false, error: refusalError(entry, timeoutMs) };
 
     // With telemetry on the upstream request is a client span of its own, and the
@@ -210,15 +220,15 @@ function prepareHttpGrant(
     if (traceparent) reqHeaders.traceparent = traceparent;
     if (tracestate) reqHeaders.tracestate = tracestate;
     if (baggage) reqHeaders.baggage = baggage;
-    const leftMs = Math.max(1, timeoutMs - (performance.now() - arrived));
     const deadline = arrived + timeoutMs;
     // When the request really goes on the wire (seconds after its slot, on a busy
     // loop): the service time counts from there, and a call that can no longer
-    // finish in time is not sent.
+    // finish in time is not sent. One reading serves both.
     let sentAt: number | undefined;
     const mayStart = (): boolean => {
-      if (!gate.mayStart(deadline, timeoutMs)) return false;
-      sentAt = performance.now();
+      const at = performance.now();
+      if (!gate.mayStart(deadline, timeoutMs, at)) return false;
+      sentAt = at;
       return true;
     };
     let read: Exchange;
@@ -337,7 +347,7 @@ function prepareHttpGrant(
           error: engineError('INVALID_ARGUMENTS', payload.refused),
         });
       if (!fixed) return dynamicCall(target, payload, ctx, leg);
-      return send(target, payload, undefined, ctx, leg, performance.now(), redact);
+      return send(target, payload, undefined, ctx, leg, undefined, redact);
     },
   };
 }

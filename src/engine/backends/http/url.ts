@@ -131,7 +131,13 @@ export function targetEscapes(plan: UrlPlan, target: string): string | undefined
   }
   if (plan.prefix && pathname !== plan.prefix && !pathname.startsWith(`${plan.prefix}/`))
     return `the built path left the prefix ${plan.prefix}`;
-  if (pathname.split('/').length !== plan.pathParts)
-    return 'a path value spans more than one segment';
+  if (partsOf(pathname) !== plan.pathParts) return 'a path value spans more than one segment';
   return undefined;
+}
+
+/** `pathname.split('/').length`, counted without making the array of parts. */
+function partsOf(pathname: string): number {
+  let parts = 1;
+  for (let i = pathname.indexOf('/'); i >= 0; i = pathname.indexOf('/', i + 1)) parts++;
+  return parts;
 }

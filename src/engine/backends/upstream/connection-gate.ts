@@ -144,6 +144,9 @@ export class ConnectionGate {
   leave(serviceMs?: number): void {
     if (serviceMs !== undefined) this.observe(serviceMs);
     this.active -= 1;
+    // The clock is read only for a queue to serve: a reading costs about 0.1 µs, and a
+    // call that found a free connection left nobody waiting (the usual case).
+    if (this.waiting === 0) return;
     const now = performance.now();
     const s = this.serviceEstimateMs ?? 0;
     while (this.active < this.slots && this.waiting > 0) {
@@ -171,10 +174,9 @@ export class ConnectionGate {
    * budget is left: nothing says less will do, and a long wait says the gateway is busy.
    * When the upstream seems too slow for any call of this budget, the one call in
    * service goes all the same, if it has half its budget left: it is how a recovery is
-   * learnt.
+   * learnt. `now` is the caller's reading of the clock, when it has just made one.
    */
-  mayStart(deadline: number, budgetMs: number): boolean {
-    const now = performance.now();
+  mayStart(deadline: number, budgetMs: number, now: number = performance.now()): boolean {
     const needs = this.serviceEstimateMs ?? budgetMs / 2;
     if (now + needs <= deadline) return true;
     return needs >= budgetMs && this.active <= 1 && now + budgetMs / 2 <= deadline;

@@ -1,0 +1,141 @@
+// Instructions a tool call costs the gateway, counted by callgrind (issue 40): section 3's
+// two requests (tools/call over MCP 2026-07-28, POST /api/get_item over REST) against the
+// bench's loopback upstream, for one or more builds. Each build × surface runs in its own
+// gateway under `valgrind --tool=callgrind --separate-threads=yes`; after `--warm` calls
+// the counters are zeroed, `--calls` calls are sent, and the counts are dumped. A count
+// does not move with the machine's load the way CPU time does, so a change of a few
+// microseconds a call shows where a CPU window cannot resolve it (two runs of one build
+// differ by about 1–2 %: how often the collector runs in the window moves it).
+//
+//   node bench/call-instructions.mjs --command "node /tmp/base/dist/cli/main.js" \
+//     --command "node dist/cli/main.js" [--only mcp,rest] [--calls 2000] [--warm 3000]
+//     [--connections 2]
+//
+// Prints, per run, the main thread's instructions a call (the event loop: what the
+// request path runs) and all threads' (the collector's and the compiler's helpers too).
+// All runs start together: under valgrind each takes minutes, and counts do not mind.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Pool } from 'undici';
+import { hasCommand, launch, launchOnPort, stop, urlOf, waitAnswer } from './lib/processes.mjs';
+import { callSpec, gatewayCalls } from './sections/call-spec.mjs';
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
+const { values: opts } = parseArgs({
+  options: {
+    command: { type: 'string', multiple: true, default: ['node dist/cli/main.js'] },
+    only: { type: 'string', default: 'mcp,rest' },
+    calls: { type: 'string', default: '2000' },
+    warm: { type: 'string', default: '3000' },
+    connections: { type: 'string', default: '2' },
+  },
+});
+const CALLS = Number(opts.calls);
+const WARM = Number(opts.warm);
+const CONNECTIONS = Number(opts.connections);
+const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const log = (m) => process.stderr.write(`[call-instructions] ${m}\n`);
+
+if (!hasCommand('valgrind') || !hasCommand('callgrind_control')) {
+  log('needs valgrind (callgrind) on PATH');
+  process.exit(2);
+}
+
+/** `n` calls of `request`, `CONNECTIONS` at a time, each answer checked. */
+async function send(pool, request, n) {
+  const { pathname } = new URL(request.url);
+  let sent = 0;
+  const worker = async () => {
+    while (sent < n) {
+      sent++;
+      const res = await pool.request({
+        path: pathname,
+        method: 'POST',
+        headers: request.headers,
+        body: request.body,
+      });
+      const text = await res.body.text();
+      if (res.statusCode !== 200 || !/widget/.test(text))
+        throw new Error(`unexpected answer ${res.statusCode} ${text.slice(0, 300)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
+}
+
+/** The instructions of each thread's dump, main thread first. */
+function threadTotals(dir) {
+  return readdirSync(dir)
+    .filter((f) => /^cg\.out\.1-\d+$/.test(f))
+    .sort()
+    .map((f) => Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, f), 'utf8'))[1]));
+}
+
+async function measure(command, surface, upstreamUrl) {
+  const work = mkdtempSync(join(tmpdir(), 'mcpb-call-instr-'));
+  const callgrind = [
+    'valgrind',
+    '--tool=callgrind',
+    `--callgrind-out-file=${join(work, 'cg.out')}`,
+    '--separate-threads=yes',
+  ];
+  const { child, url, startedAt } = await launchOnPort(
+    [
+      ...callgrind,
+      ...command.split(' '),
+      'serve',
+      callSpec(work),
+      '--log-level',
+      'warn',
+      '--no-watch',
+      '--base-url',
+      upstreamUrl,
+    ],
+    { pin: false, cwd: ROOT, env: { DATABASE_URL } },
+  );
+  const pool = new Pool(url, { connections: CONNECTIONS });
+  try {
+    await waitAnswer({ url: `${url}/readyz` }, startedAt, child, { timeoutMs: 600_000 });
+    const [mcp, rest] = gatewayCalls({ url, child }, 'get_item', { restExpect: /coverage/ });
+    const request = surface === 'mcp' ? mcp.request : rest.request;
+    await send(pool, request, WARM);
+    spawnSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
+    await send(pool, request, CALLS);
+    spawnSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
+    const threads = threadTotals(work);
+    if (threads.length === 0) throw new Error(`${command} ${surface}: no callgrind dump`);
+    return {
+      command,
+      surface,
+      mainThread: Math.round(threads[0] / CALLS),
+      allThreads: Math.round(threads.reduce((a, b) => a + b, 0) / CALLS),
+    };
+  } finally {
+    await pool.close();
+    await stop(child);
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+const upstream = launch(['node', join(ROOT, 'bench', 'servers', 'upstream.mjs')], { pin: false });
+try {
+  const upstreamUrl = await urlOf(upstream, 'upstream');
+  const runs = opts.command.flatMap((command) =>
+    opts.only.split(',').map((surface) => ({ command, surface })),
+  );
+  log(`${runs.length} gateways under callgrind, ${WARM} calls to warm, ${CALLS} counted`);
+  const results = await Promise.all(
+    runs.map(({ command, surface }) => measure(command, surface, upstreamUrl)),
+  );
+  console.log('| surface | build | instructions a call, main thread | all threads |');
+  console.log('| --- | --- | --- | --- |');
+  for (const r of results)
+    console.log(
+      `| ${r.surface} | ${r.command} | ${r.mainThread.toLocaleString('en')} | ${r.allThreads.toLocaleString('en')} |`,
+    );
+} finally {
+  await stop(upstream);
+}
