@@ -151,7 +151,6 @@ export function openMcpUpstream(
    */
   let sharedFailed = false;
   const onOwnSession = async (cancel: Cancellation | undefined, ms: number): Promise<boolean> => {
-    if (protocol === MODERN_VERSION) return false;
     const agreed = session.handshake();
     if (agreed) return agreed.era !== 'modern';
     if (sharedFailed) return true;
@@ -186,7 +185,14 @@ export function openMcpUpstream(
       // A caller's credential opens the 2025-era session it is called on
       // (credential-sessions.ts); a 2026-07-28 upstream needs no session to be its own.
       const credential = c?.headers;
-      if (!perCredential || !credential || credential.length === 0) return call(session);
+      if (
+        !perCredential ||
+        !credential ||
+        credential.length === 0 ||
+        protocol === MODERN_VERSION ||
+        session.handshake()?.era === 'modern'
+      )
+        return call(session);
       const own = perCredential;
       const until = performance.now() + timeout(c);
       return onOwnSession(c?.cancel, timeout(c)).then((mine) => {
