@@ -9,7 +9,12 @@
 //
 //   node bench/call-instructions.mjs --command "node /tmp/base/dist/cli/main.js" \
 //     --command "node dist/cli/main.js" [--only mcp,rest] [--calls 2000] [--warm 3000]
-//     [--connections 2]
+//     [--connections 2] [--telemetry off,on] [--env K=V ...]
+//
+// `--telemetry on` runs a gateway with `--otlp` at the bench's loopback collector
+// (bench/servers/otlp-sink.mjs), every request traced, as section 11's traced variant;
+// `off,on` runs both for each build. OTEL_* of the shell are blanked, as in section 11,
+// so that only `--env K=V` (repeatable, e.g. OTEL_TRACES_SAMPLER=always_off) sets them.
 //
 // Prints, per run, the main thread's instructions a call (the event loop: what the
 // request path runs) and all threads' (the collector's and the compiler's helpers too).
@@ -32,12 +37,30 @@ const { values: opts } = parseArgs({
     calls: { type: 'string', default: '2000' },
     warm: { type: 'string', default: '3000' },
     connections: { type: 'string', default: '2' },
+    telemetry: { type: 'string', default: 'off' },
+    env: { type: 'string', multiple: true, default: [] },
   },
 });
 const CALLS = Number(opts.calls);
 const WARM = Number(opts.warm);
 const CONNECTIONS = Number(opts.connections);
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** Blank, as section 11 has them: only --env sets an OTEL_* variable of the gateways. */
+const NO_OTEL = {
+  OTEL_EXPORTER_OTLP_ENDPOINT: '',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
+  OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: '',
+  OTEL_TRACES_SAMPLER: '',
+  OTEL_TRACES_SAMPLER_ARG: '',
+  OTEL_SDK_DISABLED: '',
+};
+const EXTRA_ENV = Object.fromEntries(
+  opts.env.map((kv) => {
+    const at = kv.indexOf('=');
+    if (at < 1) throw new Error(`--env wants K=V, not ${kv}`);
+    return [kv.slice(0, at), kv.slice(at + 1)];
+  }),
+);
 const log = (m) => process.stderr.write(`[call-instructions] ${m}\n`);
 
 if (!hasCommand('valgrind') || !hasCommand('callgrind_control')) {
@@ -74,7 +97,7 @@ function threadTotals(dir) {
     .map((f) => Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, f), 'utf8'))[1]));
 }
 
-async function measure(command, surface, upstreamUrl) {
+async function measure(command, surface, telemetry, upstreamUrl, collectorUrl) {
   const work = mkdtempSync(join(tmpdir(), 'mcpb-call-instr-'));
   const callgrind = [
     'valgrind',
@@ -93,8 +116,9 @@ async function measure(command, surface, upstreamUrl) {
       '--no-watch',
       '--base-url',
       upstreamUrl,
+      ...(telemetry === 'on' ? ['--otlp', collectorUrl] : []),
     ],
-    { pin: false, cwd: ROOT, env: { DATABASE_URL } },
+    { pin: false, cwd: ROOT, env: { DATABASE_URL, ...NO_OTEL, ...EXTRA_ENV } },
   );
   const pool = new Pool(url, { connections: CONNECTIONS });
   try {
@@ -110,6 +134,7 @@ async function measure(command, surface, upstreamUrl) {
     return {
       command,
       surface,
+      telemetry,
       mainThread: Math.round(threads[0] / CALLS),
       allThreads: Math.round(threads.reduce((a, b) => a + b, 0) / CALLS),
     };
@@ -121,21 +146,31 @@ async function measure(command, surface, upstreamUrl) {
 }
 
 const upstream = launch(['node', join(ROOT, 'bench', 'servers', 'upstream.mjs')], { pin: false });
+const telemetries = opts.telemetry.split(',');
+const sink = telemetries.includes('on')
+  ? launch(['node', join(ROOT, 'bench', 'servers', 'otlp-sink.mjs')], { pin: false })
+  : undefined;
 try {
   const upstreamUrl = await urlOf(upstream, 'upstream');
+  const collectorUrl = sink && (await urlOf(sink, 'otlp collector'));
   const runs = opts.command.flatMap((command) =>
-    opts.only.split(',').map((surface) => ({ command, surface })),
+    opts.only
+      .split(',')
+      .flatMap((surface) => telemetries.map((telemetry) => ({ command, surface, telemetry }))),
   );
   log(`${runs.length} gateways under callgrind, ${WARM} calls to warm, ${CALLS} counted`);
   const results = await Promise.all(
-    runs.map(({ command, surface }) => measure(command, surface, upstreamUrl)),
+    runs.map(({ command, surface, telemetry }) =>
+      measure(command, surface, telemetry, upstreamUrl, collectorUrl),
+    ),
   );
-  console.log('| surface | build | instructions a call, main thread | all threads |');
-  console.log('| --- | --- | --- | --- |');
+  console.log('| surface | telemetry | build | instructions a call, main thread | all threads |');
+  console.log('| --- | --- | --- | --- | --- |');
   for (const r of results)
     console.log(
-      `| ${r.surface} | ${r.command} | ${r.mainThread.toLocaleString('en')} | ${r.allThreads.toLocaleString('en')} |`,
+      `| ${r.surface} | ${r.telemetry} | ${r.command} | ${r.mainThread.toLocaleString('en')} | ${r.allThreads.toLocaleString('en')} |`,
     );
 } finally {
   await stop(upstream);
+  if (sink) await stop(sink);
 }
