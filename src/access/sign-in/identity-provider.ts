@@ -178,6 +178,50 @@ export function createIdentityProvider(
   ).toString('base64')}`;
   const scope = descriptor.scopes.join(' ');
 
+  /**
+   * One form POST to the provider's token endpoint as the gateway's client (a code's
+   * exchange, a refresh): its JSON answer, or the provider's error code only (its
+   * description may quote what we sent), or that it could not be reached.
+   */
+  async function postForm(
+    form: Record<string, string>,
+  ): Promise<
+    | { kind: 'answer'; answer: Record<string, unknown> }
+    | { kind: 'refused'; status: number; error: string | undefined }
+    | { kind: 'unreachable' }
+  > {
+    let res: Response;
+    try {
+      res = await fetch(endpoints.tokenEndpoint, {
+        method: 'POST',
+        redirect: 'error',
+        signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
+        headers: {
+          authorization: basic,
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+        },
+        body: new URLSearchParams(form).toString(),
+      });
+    } catch {
+      return { kind: 'unreachable' };
+    }
+    const text = await boundedText(res, MAX_ANSWER_BYTES);
+    let answer: Record<string, unknown> | undefined;
+    try {
+      answer = text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
+    } catch {
+      answer = undefined;
+    }
+    if (res.status === 200 && answer && typeof answer === 'object')
+      return { kind: 'answer', answer };
+    const error =
+      typeof answer?.error === 'string' && /^[\w.-]{1,64}$/.test(answer.error)
+        ? answer.error
+        : undefined;
+    return { kind: 'refused', status: res.status, error };
+  }
+
   return {
     endpoints,
     authorizationUrl({ state, nonce, verifier, redirectUri }) {
@@ -193,45 +237,21 @@ export function createIdentityProvider(
       return url.href;
     },
     async signIn({ code, verifier, nonce, redirectUri }) {
-      let res: Response;
-      try {
-        res = await fetch(endpoints.tokenEndpoint, {
-          method: 'POST',
-          redirect: 'error',
-          signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
-          headers: {
-            authorization: basic,
-            'content-type': 'application/x-www-form-urlencoded',
-            accept: 'application/json',
-          },
-          body: new URLSearchParams({
-            grant_type: 'authorization_code',
-            code,
-            redirect_uri: redirectUri,
-            code_verifier: verifier,
-          }).toString(),
-        });
-      } catch {
-        return { ok: false, reason: 'the provider token endpoint could not be reached' };
-      }
-      const text = await boundedText(res, MAX_ANSWER_BYTES);
-      let answer: Record<string, unknown> | undefined;
-      try {
-        answer = text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
-      } catch {
-        answer = undefined;
-      }
-      if (res.status !== 200 || !answer || typeof answer !== 'object') {
-        // The provider's error code only: its description may quote what we sent.
-        const error =
-          typeof answer?.error === 'string' && /^[\w.-]{1,64}$/.test(answer.error)
-            ? ` (${answer.error})`
-            : '';
+      const posted = await postForm({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: redirectUri,
+        code_verifier: verifier,
+      });
+      if (posted.kind === 'unreachable') return { ok: false, reason: UNREACHABLE };
+      if (posted.kind === 'refused') {
+        const error = posted.error ? ` (${posted.error})` : '';
         return {
           ok: false,
-          reason: `the provider refused the code exchange with HTTP ${res.status}${error}`,
+          reason: `the provider refused the code exchange with HTTP ${posted.status}${error}`,
         };
       }
+      const { answer } = posted;
       if (typeof answer.id_token !== 'string')
         return { ok: false, reason: 'the provider answered without an ID token' };
       try {
@@ -269,48 +289,16 @@ export function createIdentityProvider(
       }
     },
     async renewProviderToken(refreshToken) {
-      let res: Response;
-      try {
-        res = await fetch(endpoints.tokenEndpoint, {
-          method: 'POST',
-          redirect: 'error',
-          signal: AbortSignal.timeout(PROVIDER_TIMEOUT_MS),
-          headers: {
-            authorization: basic,
-            'content-type': 'application/x-www-form-urlencoded',
-            accept: 'application/json',
-          },
-          body: new URLSearchParams({
-            grant_type: 'refresh_token',
-            refresh_token: refreshToken,
-          }).toString(),
-        });
-      } catch {
-        return {
-          ok: false,
-          refused: false,
-          reason: 'the provider token endpoint could not be reached',
-        };
-      }
-      const text = await boundedText(res, MAX_ANSWER_BYTES);
-      let answer: Record<string, unknown> | undefined;
-      try {
-        answer = text === undefined ? undefined : (JSON.parse(text) as Record<string, unknown>);
-      } catch {
-        answer = undefined;
-      }
-      if (res.status !== 200 || !answer || typeof answer !== 'object') {
-        const error =
-          typeof answer?.error === 'string' && /^[\w.-]{1,64}$/.test(answer.error)
-            ? answer.error
-            : undefined;
+      const posted = await postForm({ grant_type: 'refresh_token', refresh_token: refreshToken });
+      if (posted.kind === 'unreachable') return { ok: false, refused: false, reason: UNREACHABLE };
+      if (posted.kind === 'refused')
         return {
           ok: false,
           // invalid_grant: revoked, expired or reused at the provider; nothing to retry.
-          refused: error === 'invalid_grant',
-          reason: `the provider refused the refresh with HTTP ${res.status}${error ? ` (${error})` : ''}`,
+          refused: posted.error === 'invalid_grant',
+          reason: `the provider refused the refresh with HTTP ${posted.status}${posted.error ? ` (${posted.error})` : ''}`,
         };
-      }
+      const { answer } = posted;
       // A refresh need not carry an ID token; without a Bearer access token there is
       // nothing newer to exchange.
       const idToken = typeof answer.id_token === 'string' ? answer.id_token : undefined;
@@ -346,6 +334,8 @@ function expOf(idToken: string): number {
     return 0;
   }
 }
+
+const UNREACHABLE = 'the provider token endpoint could not be reached';
 
 /** Longer provider tokens are not kept: sealed into the gateway's tokens they would bloat every request. */
 const MAX_PROVIDER_TOKEN_CHARS = 4096;
