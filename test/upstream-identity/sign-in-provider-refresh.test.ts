@@ -7,11 +7,8 @@
  */
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyOwnToken } from '../../src/access/sign-in/access-tokens.js';
-import { Sealer } from '../../src/access/sign-in/sealed.js';
 import { tokenKeysFrom, type TokenKeys } from '../../src/access/sign-in/token-key.js';
 import type { Caller } from '../../src/engine/caller.js';
-import { exchangeIdentity } from '../../src/engine/backends/upstream/identity/exchange.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { TOKEN_EXCHANGE } from '../helpers/oidc-provider.js';
 import {
@@ -27,6 +24,7 @@ import {
   type WhoCalled,
 } from '../helpers/token-checking-api.js';
 import { call } from '../helpers/upstream-identity-world.js';
+import { signedInCaller, ticketsExchange } from '../helpers/signed-in-exchange.js';
 
 const TICKETS = 'https://tickets.example';
 const X_SECRET = 'exchange-secret-for-refresh-tests-8d2e';
@@ -60,29 +58,10 @@ afterAll(async () => {
   await world?.close();
 });
 
-const identity = () =>
-  exchangeIdentity(
-    {
-      kind: 'exchange',
-      tokenUrl: `${world.provider.issuer}/token`,
-      clientIdEnv: 'X_ID',
-      clientSecretEnv: 'X_SECRET',
-      audience: TICKETS,
-      scope: 'tickets.read',
-    },
-    { env: { X_ID: 'gateway-exchange', X_SECRET }, upstream: 'tickets' },
-  );
+const identity = () => ticketsExchange(world.provider.issuer, TICKETS, X_SECRET);
 
-async function callerOf(accessToken: string): Promise<Caller> {
-  const checked = await verifyOwnToken(
-    keys,
-    accessToken,
-    { issuer: gw.url, mcpUrl: `${gw.url}/mcp` },
-    new Sealer(keys.sealing),
-  );
-  if (!checked.ok) throw new Error(checked.reason);
-  return checked.caller;
-}
+const callerOf = (accessToken: string): Promise<Caller> =>
+  signedInCaller(keys, gw.url, accessToken);
 
 async function refresh(clientId: string, refreshToken: string) {
   const res = await tokenRequest(gw.url, {

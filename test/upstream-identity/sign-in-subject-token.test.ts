@@ -8,11 +8,9 @@
 import { randomBytes } from 'node:crypto';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyOwnToken } from '../../src/access/sign-in/access-tokens.js';
 import { Sealer } from '../../src/access/sign-in/sealed.js';
 import { tokenKeysFrom, type TokenKeys } from '../../src/access/sign-in/token-key.js';
 import type { Caller } from '../../src/engine/caller.js';
-import { exchangeIdentity } from '../../src/engine/backends/upstream/identity/exchange.js';
 import type { TestGateway } from '../helpers/gateway.js';
 import { TOKEN_EXCHANGE } from '../helpers/oidc-provider.js';
 import {
@@ -28,6 +26,7 @@ import {
   type WhoCalled,
 } from '../helpers/token-checking-api.js';
 import { call } from '../helpers/upstream-identity-world.js';
+import { signedInCaller, ticketsExchange } from '../helpers/signed-in-exchange.js';
 
 const TICKETS = 'https://tickets.example';
 const X_SECRET = 'exchange-secret-for-sign-in-tests-31c7';
@@ -57,29 +56,10 @@ afterAll(async () => {
   await world?.close();
 });
 
-const identity = () =>
-  exchangeIdentity(
-    {
-      kind: 'exchange',
-      tokenUrl: `${world.provider.issuer}/token`,
-      clientIdEnv: 'X_ID',
-      clientSecretEnv: 'X_SECRET',
-      audience: TICKETS,
-      scope: 'tickets.read',
-    },
-    { env: { X_ID: 'gateway-exchange', X_SECRET }, upstream: 'tickets' },
-  );
+const identity = () => ticketsExchange(world.provider.issuer, TICKETS, X_SECRET);
 
-async function callerOf(accessToken: string, sealer = new Sealer(keys.sealing)): Promise<Caller> {
-  const checked = await verifyOwnToken(
-    keys,
-    accessToken,
-    { issuer: gw.url, mcpUrl: `${gw.url}/mcp` },
-    sealer,
-  );
-  if (!checked.ok) throw new Error(checked.reason);
-  return checked.caller;
-}
+const callerOf = (accessToken: string, sealer?: Sealer): Promise<Caller> =>
+  signedInCaller(keys, gw.url, accessToken, sealer);
 
 describe('the provider token from a sign-in', () => {
   it('is exchanged for the signed-in person: the upstream sees their subject', async () => {
