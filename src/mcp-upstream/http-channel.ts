@@ -9,7 +9,7 @@
  * The headers the caller gives (the spec's `header`s and the upstream credential, the
  * gateway's own) are the only ones of the caller's sent: never the inbound caller's token.
  */
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from '../outbound/undici.js';
 import { CANCELLED, failureClass } from '../outbound/failure-class.js';
 import { USER_AGENT } from '../outbound/exchange.js';
 import { classifyMessage, messageText, replyOf } from './json-rpc-message.js';

@@ -10,7 +10,7 @@
  * call (each showed in profiles): the body is handed over straight from the parser.
  * Redirects are not followed (dispatch never does).
  */
-import { errors as undiciErrors, type Dispatcher } from 'undici';
+import { errors as undiciErrors, type Dispatcher } from './undici.js';
 import type { Cancellation } from './cancellation.js';
 
 /** How the gateway names itself to every upstream it calls over HTTP. */

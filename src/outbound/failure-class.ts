@@ -4,7 +4,7 @@
  * words. No catalogue code here: the http kind makes it UPSTREAM_UNREACHABLE and the MCP
  * client a failure of its own.
  */
-import { errors as undiciErrors } from 'undici';
+import { errors as undiciErrors } from './undici.js';
 import type { Cancellation } from './cancellation.js';
 import type { Failed } from './exchange.js';
 

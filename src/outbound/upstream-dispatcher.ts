@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { Agent, ProxyAgent, type Dispatcher } from 'undici';
+import { Agent, ProxyAgent, type Dispatcher } from './undici.js';
 import type { UpstreamTls } from '../compiler/descriptor.js';
 import type { Env } from '../process/env.js';
 import { StartupError } from '../process/startup-error.js';

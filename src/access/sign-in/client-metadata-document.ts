@@ -10,7 +10,7 @@
  * the cache for as long as the document's headers allow, within bounds.
  */
 import type { Readable } from 'node:stream';
-import { Agent } from 'undici';
+import { Agent } from '../../outbound/undici.js';
 import { checkClientIdUrl } from './client-id-url.js';
 import { checkClientMetadata, type ClientMetadataCheck } from './client-metadata-checks.js';
 import {

@@ -10,7 +10,7 @@
  */
 import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
-import { Agent, request } from 'undici';
+import { Agent } from '../../outbound/undici.js';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
 import { createObserver } from '../audit.js';
@@ -84,11 +84,12 @@ async function drive(
   const one = async (): Promise<void> => {
     while (next < calls) {
       const req = round[next++ % round.length]!;
-      const res = await request(origin + req.path, {
+      const res = await agent.request({
+        origin,
+        path: req.path,
         method: 'POST',
         headers: req.headers,
         body: req.body,
-        dispatcher: agent,
       });
       const text = await res.body.text();
       if (res.statusCode !== 200 || !text.includes(req.expect))
