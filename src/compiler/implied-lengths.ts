@@ -55,6 +55,19 @@ function impliedBounds(schema: JsonSchema): Bounds | undefined {
  * (groups, alternation, zero-width escapes, an unbounded repeat), which keeps the bound.
  */
 export function patternBounds(source: string): Bounds | undefined {
+  // Read once per text: a spec repeats its patterns (a restrict rule's in every grant).
+  if (boundsOf.has(source)) return boundsOf.get(source);
+  if (boundsOf.size >= MAX_BOUNDS) boundsOf.clear();
+  const bounds = readBounds(source);
+  boundsOf.set(source, bounds);
+  return bounds;
+}
+
+/** Bounds by pattern text; cleared when full, so reloads of changing specs stay bounded. */
+const boundsOf = new Map<string, Bounds | undefined>();
+const MAX_BOUNDS = 10_000;
+
+function readBounds(source: string): Bounds | undefined {
   if (!source.startsWith('^') || !source.endsWith('$') || source.endsWith('\\$')) return undefined;
   const body = source.slice(1, -1);
   let min = 0;

@@ -131,8 +131,15 @@ export function positionOf(item: Node | Entry): Position {
   const target = item.type === 'node' ? item.name : item;
   const loc = getLocation(target);
   if (loc) return { line: loc.start.line, column: loc.start.column };
-  return (item.type === 'node' && scannedPositions.get(item)) || { line: 1, column: 1 };
+  return (item.type === 'node' && scannedPositions.get(item)) || UNPLACED;
 }
+
+/**
+ * Where a node or value parsed without locations is said to be: such a parse compiles a
+ * spec that reports nothing (load-spec.ts), so no message reads it. One object for all
+ * of them, not one per value read.
+ */
+const UNPLACED: Position = Object.freeze({ line: 1, column: 1 });
 
 /** A value as the file wrote it: `1152921504606846976`, not its rounded double. */
 function written(entry: Entry): string {
@@ -189,6 +196,7 @@ function readValue(entry: Entry, decl: ValueDecl, what: string, ctx: ReadContext
  * rebuilding these per node was a tenth of reading a 500-grant spec.
  */
 interface KindPlan {
+  /** The declared properties this kind does not refuse, in row order. */
   readonly props: readonly (readonly [string, ValueDecl])[];
   readonly refused: readonly (readonly [string, string])[];
   readonly variants: Map<string, NodeKind>;
@@ -198,14 +206,43 @@ const plans = new WeakMap<NodeKind, KindPlan>();
 function planOf(kind: NodeKind): KindPlan {
   let plan = plans.get(kind);
   if (!plan) {
+    const refused = kind.refused ?? {};
     plan = {
-      props: Object.entries(kind.props ?? {}),
-      refused: Object.entries(kind.refused ?? {}),
+      props: Object.entries(kind.props ?? {}).filter(([prop]) => !Object.hasOwn(refused, prop)),
+      refused: Object.entries(refused),
       variants: new Map(),
     };
     plans.set(kind, plan);
   }
   return plan;
+}
+
+const NO_ARGS: readonly ArgDecl[] = [];
+const NO_PROPS: Readonly<Record<string, unknown>> = {};
+const NO_CHILDREN: readonly Built[] = [];
+
+/**
+ * Reads argument `i` into `args`; false when a required one is missing or reported.
+ * A module function, not a closure per node: a spec reads thousands of nodes.
+ */
+function readArg(
+  node: Node,
+  entries: readonly Entry[],
+  i: number,
+  decl: ArgDecl,
+  args: (Located<Scalar> | undefined)[],
+  ctx: ReadContext,
+): boolean {
+  const entry = entries[i];
+  if (entry) args[i] = readValue(entry, decl, decl.what, ctx);
+  else if (decl.required !== false)
+    ctx.diag.error(
+      'SPEC_MISSING',
+      positionOf(node),
+      ctx.subject,
+      `\`${node.getName()}\` needs ${decl.what}`,
+    );
+  return decl.required === false || args[i] !== undefined;
 }
 
 function variantOf<T>(row: NodeKind<T>, picked: string, extra: Partial<NodeKind>): NodeKind<T> {
@@ -222,17 +259,23 @@ function variantOf<T>(row: NodeKind<T>, picked: string, extra: Partial<NodeKind>
  * The node's properties by name, the last of a repeated one winning as in
  * `Node.getPropertyEntry` (which walks every entry, backwards, per name asked).
  */
-function propertyEntries(node: Node): { byName: Map<string, Entry>; all: Entry[] } {
-  const byName = new Map<string, Entry>();
-  const all: Entry[] = [];
+function propertyEntries(node: Node): Properties {
+  let found: { byName: Map<string, Entry>; all: Entry[] } | undefined;
   for (const entry of node.entries) {
     const prop = entry.getName();
     if (prop === null) continue;
-    byName.set(prop, entry);
-    all.push(entry);
+    found ??= { byName: new Map(), all: [] };
+    found.byName.set(prop, entry);
+    found.all.push(entry);
   }
-  return { byName, all };
+  return found ?? NO_PROPERTIES;
 }
+interface Properties {
+  readonly byName: ReadonlyMap<string, Entry>;
+  readonly all: readonly Entry[];
+}
+/** Of the many nodes that have no property (`describe "…"`, a block), one answer. */
+const NO_PROPERTIES: Properties = { byName: new Map(), all: [] };
 
 /** Reads one node by its row; undefined when the row's build gives nothing. */
 export function readNode<T>(node: Node, row: NodeKind<T>, ctx: ReadContext): T | undefined {
@@ -246,14 +289,9 @@ export function readNode<T>(node: Node, row: NodeKind<T>, ctx: ReadContext): T |
   let complete = true;
 
   const args: (Located<Scalar> | undefined)[] = [];
-  const readArg = (i: number, decl: ArgDecl): void => {
-    const entry = entries[i];
-    if (entry) args[i] = readValue(entry, decl, decl.what, ctx);
-    else if (decl.required !== false)
-      ctx.diag.error('SPEC_MISSING', at, subject, `\`${name}\` needs ${decl.what}`);
-    if (decl.required !== false && !args[i]) complete = false;
-  };
-  (row.args ?? []).forEach((decl, i) => readArg(i, decl));
+  const rowArgs = row.args ?? NO_ARGS;
+  for (let i = 0; i < rowArgs.length; i++)
+    if (!readArg(node, entries, i, rowArgs[i]!, args, ctx)) complete = false;
   if (row.variants) {
     const v = row.variants;
     // An absent argument and a reported one are alike: both take `missing`.
@@ -273,11 +311,13 @@ export function readNode<T>(node: Node, row: NodeKind<T>, ctx: ReadContext): T |
       stop = true;
     }
   }
-  const declared = kind.args ?? [];
-  for (let i = (row.args ?? []).length; i < declared.length; i++) readArg(i, declared[i]!);
+  const declared = kind.args ?? NO_ARGS;
+  for (let i = rowArgs.length; i < declared.length; i++)
+    if (!readArg(node, entries, i, declared[i]!, args, ctx)) complete = false;
   let used = declared.length;
   if (kind.rest) {
-    for (let i = declared.length; i < entries.length; i++) readArg(i, kind.rest);
+    for (let i = declared.length; i < entries.length; i++)
+      if (!readArg(node, entries, i, kind.rest, args, ctx)) complete = false;
     used = Math.max(used, entries.length);
   }
 
@@ -289,7 +329,6 @@ export function readNode<T>(node: Node, row: NodeKind<T>, ctx: ReadContext): T |
     if (entry) ctx.diag.error('SPEC_PROPERTY_TYPE', positionOf(entry), subject, why);
   }
   for (const [prop, decl] of plan.props) {
-    if (Object.hasOwn(kind.refused ?? {}, prop)) continue;
     const entry = given.byName.get(prop);
     const value = entry && readValue(entry, decl, `${prop}=`, ctx);
     if (value) props.set(prop, value);
@@ -299,7 +338,10 @@ export function readNode<T>(node: Node, row: NodeKind<T>, ctx: ReadContext): T |
   }
   for (const entry of given.all) {
     const prop = entry.getName() ?? '';
-    if (!Object.hasOwn(kind.props ?? {}, prop) && !Object.hasOwn(kind.refused ?? {}, prop)) {
+    if (
+      !Object.hasOwn(kind.props ?? NO_PROPS, prop) &&
+      !Object.hasOwn(kind.refused ?? NO_PROPS, prop)
+    ) {
       const known = Object.keys(kind.props ?? {});
       const guess = closestName(prop, known);
       const hint =
@@ -322,7 +364,18 @@ export function readNode<T>(node: Node, row: NodeKind<T>, ctx: ReadContext): T |
       `\`${name}\` takes ${used} argument(s), found an extra one: ${JSON.stringify(entries[i]!.getValue())}`,
     );
   }
-  const read: ReadNode = { name, at, node, subject, args, props, children: [], variant, complete };
+  // Its children are set once they are read (below): one object a node, not two.
+  const read: { -readonly [K in keyof ReadNode]: ReadNode[K] } = {
+    name,
+    at,
+    node,
+    subject,
+    args,
+    props,
+    children: NO_CHILDREN,
+    variant,
+    complete,
+  };
   const nodes = node.children?.nodes ?? [];
   if (!kind.children) {
     for (const child of nodes)
@@ -338,14 +391,15 @@ export function readNode<T>(node: Node, row: NodeKind<T>, ctx: ReadContext): T |
   }
   const inner = kind.inner ? kind.inner(read, subject) : subject;
   if (inner === undefined) return undefined;
-  const children = readTable(nodes, kind.children, { diag: ctx.diag, subject: inner });
-  return kind.build({ ...read, children }, ctx);
+  read.children = readTable(nodes, kind.children, { diag: ctx.diag, subject: inner });
+  return kind.build(read, ctx);
 }
 
 /** Reads a list of sibling nodes by their table. */
 export function readTable(nodes: Iterable<Node>, table: Table, ctx: ReadContext): Built[] {
   const out: Built[] = [];
-  const first = new Map<string, Position>();
+  // Made at the first `once` row: most tables a spec reads (fields, enums) have none.
+  let first: Map<string, Position> | undefined;
   for (const node of nodes) {
     const name = node.getName();
     const at = positionOf(node);
@@ -373,6 +427,7 @@ export function readTable(nodes: Iterable<Node>, table: Table, ctx: ReadContext)
       continue;
     }
     if (row.once) {
+      first ??= new Map();
       const seen = first.get(name);
       if (seen) {
         const message =

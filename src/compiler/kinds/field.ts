@@ -180,20 +180,21 @@ const FIELD: NodeKind<FieldSpec> = {
           `an ${type} field needs at least one child field`,
         );
     }
-    // Every property keeps its place; the ones no check needs are plain values.
-    return {
-      ...(camelProps(n, true) as Partial<FieldSpec>),
-      name: n.name,
-      type,
-      typeAt: argAt(n, 0),
-      at: n.at,
-      required: prop<boolean>(n, 'required') ?? false,
-      describe: prop(n, 'describe'),
-      format,
-      kind,
-      enum: enumValues,
-      fields,
-    };
+    // Every property keeps its place; the ones no check needs are plain values. Set on
+    // the object camelProps made, in the order (and so with the keys' order) that
+    // `{ ...camelProps(n, true), name, … }` had, without copying it a field.
+    const field = camelProps(n, true) as Record<string, unknown>;
+    field.name = n.name;
+    field.type = type;
+    field.typeAt = argAt(n, 0);
+    field.at = n.at;
+    field.required = prop<boolean>(n, 'required') ?? false;
+    field.describe = prop(n, 'describe');
+    field.format = format;
+    field.kind = kind;
+    field.enum = enumValues;
+    field.fields = fields;
+    return field as unknown as FieldSpec;
   },
 };
 
@@ -289,24 +290,32 @@ export function blockKind(label: FieldLabel): NodeKind<FieldBlockSpec> {
   return { children: blockTable(label), build: (n, ctx) => fieldBlock(n, ctx, label) };
 }
 
+/** Each pair of bounds that must not contradict, and how messages name the upper one. */
+const BOUND_PAIRS = [
+  ['min', 'max', 'max'],
+  ['minLength', 'maxLength', 'max-length'],
+  ['minItems', 'maxItems', 'max-items'],
+] as const;
+
 /** Bounds that contradict each other, and a default no call can use, for every field. */
 export function checkBounds(
   blocks: readonly (readonly [FieldLabel, readonly FieldSpec[]])[],
   diag: Diagnostics,
   subject: Subject,
 ): void {
+  // A field's subject is made when a message or a nested field needs it: a clean
+  // spec's thousands of fields need none.
   const walk = (f: FieldSpec, outer: Subject, label: string): void => {
-    const here = [...outer, `${label} ${f.name}`];
-    for (const [low, high, name] of [
-      [f.min, f.max, 'max'],
-      [f.minLength, f.maxLength, 'max-length'],
-      [f.minItems, f.maxItems, 'max-items'],
-    ] as const) {
+    let here: Subject | undefined;
+    const subjectHere = (): Subject => (here ??= [...outer, `${label} ${f.name}`]);
+    for (const [lowKey, highKey, name] of BOUND_PAIRS) {
+      const low = f[lowKey];
+      const high = f[highKey];
       if (low && high && low.value > high.value)
         diag.error(
           'SPEC_VALUE_TYPE',
           high.at,
-          here,
+          subjectHere(),
           `${name}=${high.value} is below ${name.replace('max', 'min')}=${low.value}`,
         );
     }
@@ -314,10 +323,10 @@ export function checkBounds(
       diag.error(
         'SPEC_DEFAULT',
         f.default.at,
-        here,
+        subjectHere(),
         'a required field never uses its default; drop one of the two',
       );
-    for (const c of f.fields ?? []) walk(c, here, 'field');
+    for (const c of f.fields ?? []) walk(c, subjectHere(), 'field');
   };
   for (const [label, fields] of blocks) for (const f of fields) walk(f, subject, label);
 }
@@ -329,17 +338,19 @@ export function checkFieldValues(
   subject: Subject,
   label: FieldLabel = 'field',
 ): void {
-  const here = [...subject, `${label} ${f.name}`];
-  if (f.pattern) reportPattern(f.pattern, diag, here);
+  // Made when a message or a nested field needs it, as in checkBounds.
+  let here: Subject | undefined;
+  const subjectHere = (): Subject => (here ??= [...subject, `${label} ${f.name}`]);
+  if (f.pattern && !checkPattern(f.pattern.value).ok) reportPattern(f.pattern, diag, subjectHere());
   for (const e of f.enum ?? []) {
     const misfit = scalarMisfit(f, e.value, { ignoreEnum: true });
-    if (misfit) diag.error('SPEC_ENUM', e.at, here, `enum value ${misfit} (${f.type})`);
+    if (misfit) diag.error('SPEC_ENUM', e.at, subjectHere(), `enum value ${misfit} (${f.type})`);
   }
   if (f.default) {
     const misfit = scalarMisfit(f, f.default.value);
-    if (misfit) diag.error('SPEC_DEFAULT', f.default.at, here, `default ${misfit}`);
+    if (misfit) diag.error('SPEC_DEFAULT', f.default.at, subjectHere(), `default ${misfit}`);
   }
-  for (const child of f.fields ?? []) checkFieldValues(child, diag, here);
+  for (const child of f.fields ?? []) checkFieldValues(child, diag, subjectHere());
 }
 
 /** A `pattern=` that is no regular expression, or one that could backtrack for long. */

@@ -153,10 +153,20 @@ export interface GrantBackend<Own = unknown, Settings = unknown> {
 
 /** A backend's own children of a grant, by name, a `max-rows` child as `maxRows`. */
 export function ownChildren(parts: readonly Built[], backend: GrantBackend): unknown {
-  return Object.fromEntries(
-    Object.keys(backend.children).map((name) => [
-      name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()),
-      childNamed(parts, name),
-    ]),
-  );
+  const own: Record<string, unknown> = {};
+  for (const [name, key] of ownNames(backend)) own[key] = childNamed(parts, name);
+  return own;
 }
+
+/** Each child's name and its key in `own`, worked out once per backend, not per grant. */
+function ownNames(backend: GrantBackend): readonly (readonly [string, string])[] {
+  let names = ownNamesOf.get(backend);
+  if (!names) {
+    names = Object.keys(backend.children).map(
+      (name) => [name, name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase())] as const,
+    );
+    ownNamesOf.set(backend, names);
+  }
+  return names;
+}
+const ownNamesOf = new WeakMap<GrantBackend, readonly (readonly [string, string])[]>();

@@ -187,13 +187,39 @@ function either(words: readonly string[]): string {
   return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words.at(-1)}`;
 }
 
+/**
+ * For each backend, the other backends' children a grant of it must not hold, each with
+ * the backend it belongs to. A child some backends share (`set`) is misplaced only in a
+ * grant whose kind lacks it, and is blamed once, on the first backend that has it; a
+ * backend's marker is left to the SPEC_GRANT_KIND of a grant naming two. The same for
+ * every grant, so worked out once.
+ */
+const MISPLACED = new Map(
+  GRANT_BACKENDS.map((kind) => {
+    const blamed = new Set<string>(Object.keys(kind.children));
+    const misplaced: (readonly [string, GrantBackend])[] = [];
+    for (const other of GRANT_BACKENDS) {
+      if (other === kind) continue;
+      for (const node of Object.keys(other.children)) {
+        if (blamed.has(node)) continue;
+        blamed.add(node);
+        if (node !== other.marker) misplaced.push([node, other]);
+      }
+    }
+    return [kind, misplaced] as const;
+  }),
+);
+
 /** The meaning of one grant: name, verb, backend, arguments, shape, restrict. */
 function checkGrant(g: GrantSpec, ctx: GrantContext): CheckedGrant {
   const { diag } = ctx;
   const { name } = g;
   const subject = [`grant ${name}`];
+  // Each backend's children of this grant, read once for the bounds and the checks.
+  const owns = GRANT_BACKENDS.map((b) => ownChildren(g.parts, b));
+  const ownOf = (b: GrantBackend): unknown => owns[GRANT_BACKENDS.indexOf(b)];
   checkBounds(
-    GRANT_BACKENDS.flatMap((b) => b.blocks(ownChildren(g.parts, b))),
+    GRANT_BACKENDS.flatMap((b, i) => b.blocks(owns[i])),
     diag,
     subject,
   );
@@ -236,31 +262,23 @@ function checkGrant(g: GrantSpec, ctx: GrantContext): CheckedGrant {
     );
     // Of a grant that names two backends, the later one's arguments are what a resource sees.
     const later = given.at(-1);
-    const placements = later && given.length > 1 ? later.place(ownChildren(g.parts, later)) : [];
+    const placements = later && given.length > 1 ? later.place(ownOf(later)) : [];
     return { spec: g, name, makesTool: false, placements };
   }
   const kind = given[0]!;
-  // A child some backends share (`set`) is misplaced only in a grant whose kind lacks it,
-  // and is blamed once, on the first backend that has it.
-  const blamed = new Set<string>(Object.keys(kind.children));
-  for (const other of GRANT_BACKENDS) {
-    if (other === kind) continue;
-    for (const node of Object.keys(other.children)) {
-      if (blamed.has(node)) continue;
-      blamed.add(node);
-      const misplaced = node === other.marker ? undefined : g.parts.find((c) => c.name === node);
-      if (misplaced)
-        diag.error(
-          'SPEC_GRANT_KIND',
-          misplaced.at,
-          subject,
-          `\`${node}\` belongs to ${other.name} grants; this grant is ${kind.name}`,
-        );
-    }
+  for (const [node, other] of MISPLACED.get(kind)!) {
+    const misplaced = g.parts.find((c) => c.name === node);
+    if (misplaced)
+      diag.error(
+        'SPEC_GRANT_KIND',
+        misplaced.at,
+        subject,
+        `\`${node}\` belongs to ${other.name} grants; this grant is ${kind.name}`,
+      );
   }
 
   const claims = new Claims(diag, subject);
-  const own = ownChildren(g.parts, kind);
+  const own = ownOf(kind);
   const settings = kind.settings(ctx.top, own);
   const missing = kind.missing?.(own, settings);
   if (missing) diag.error(missing.code, missing.at, subject, missing.message);
