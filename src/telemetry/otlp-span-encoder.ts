@@ -551,36 +551,80 @@ export function encodeTraceRequest(
  * `writeSpans` writes where they go: the resource and scope headers before, the schema
  * URLs after.
  */
+/** The sizes an ExportTraceServiceRequest of `spansBytes` bytes of spans is framed with. */
+interface RequestLayout {
+  readonly resource: Buffer;
+  readonly scope: Buffer;
+  readonly scopeUrl: string;
+  readonly scopeUrlBytes: number;
+  readonly resourceUrl: string;
+  readonly resourceUrlBytes: number;
+  readonly scopeSpans: number;
+  readonly resourceSpans: number;
+  /** The request's bytes before the spans, and after them. */
+  readonly head: number;
+  readonly tail: number;
+}
+
+function requestLayout(scope: EncodingScope, spansBytes: number): RequestLayout {
+  const { resource, scope: scopeBytes } = headersOf(scope);
+  const scopeUrl = scope.scopeSchemaUrl ?? '';
+  const scopeUrlBytes = scopeUrl ? utf8Length(scopeUrl) : 0;
+  const scopeTail = scopeUrl ? 1 + lenField(scopeUrlBytes) : 0;
+  const scopeSpans = scopeBytes.length + spansBytes + scopeTail;
+  const resourceUrl = scope.resourceSchemaUrl ?? '';
+  const resourceUrlBytes = resourceUrl ? utf8Length(resourceUrl) : 0;
+  const resourceTail = resourceUrl ? 1 + lenField(resourceUrlBytes) : 0;
+  const resourceSpans = resource.length + 1 + lenField(scopeSpans) + resourceTail;
+  const total = 1 + lenField(resourceSpans);
+  const tail = scopeTail + resourceTail;
+  return {
+    resource,
+    scope: scopeBytes,
+    scopeUrl,
+    scopeUrlBytes,
+    resourceUrl,
+    resourceUrlBytes,
+    scopeSpans,
+    resourceSpans,
+    head: total - spansBytes - tail,
+    tail,
+  };
+}
+
+/** ExportTraceServiceRequest.resource_spans, ResourceSpans up to ScopeSpans' spans. */
+function writeHead(w: Writer, l: RequestLayout): void {
+  w.tag(1, LEN);
+  w.varint(l.resourceSpans);
+  w.raw(l.resource);
+  w.tag(2, LEN);
+  w.varint(l.scopeSpans);
+  w.raw(l.scope);
+}
+
+/** The schema URLs of the scope and the resource, after the spans. */
+function writeTail(w: Writer, l: RequestLayout): void {
+  if (l.scopeUrl) {
+    w.tag(3, LEN);
+    w.string(l.scopeUrl, l.scopeUrlBytes);
+  }
+  if (l.resourceUrl) {
+    w.tag(3, LEN);
+    w.string(l.resourceUrl, l.resourceUrlBytes);
+  }
+}
+
 function encodeRequest(
   scope: EncodingScope,
   spansBytes: number,
   writeSpans: (w: Writer) => void,
 ): Buffer {
-  const { resource, scope: scopeBytes } = headersOf(scope);
-  const scopeUrl = scope.scopeSchemaUrl ?? '';
-  const scopeUrlBytes = scopeUrl ? utf8Length(scopeUrl) : 0;
-  const scopeSpans = scopeBytes.length + spansBytes + (scopeUrl ? 1 + lenField(scopeUrlBytes) : 0);
-  const resourceUrl = scope.resourceSchemaUrl ?? '';
-  const resourceUrlBytes = resourceUrl ? utf8Length(resourceUrl) : 0;
-  const resourceSpans =
-    resource.length + 1 + lenField(scopeSpans) + (resourceUrl ? 1 + lenField(resourceUrlBytes) : 0);
-  const out = Buffer.allocUnsafe(1 + lenField(resourceSpans));
+  const layout = requestLayout(scope, spansBytes);
+  const out = Buffer.allocUnsafe(layout.head + spansBytes + layout.tail);
   const w = new Writer(out);
-  w.tag(1, LEN);
-  w.varint(resourceSpans);
-  w.raw(resource);
-  w.tag(2, LEN);
-  w.varint(scopeSpans);
-  w.raw(scopeBytes);
+  writeHead(w, layout);
   writeSpans(w);
-  if (scopeUrl) {
-    w.tag(3, LEN);
-    w.string(scopeUrl, scopeUrlBytes);
-  }
-  if (resourceUrl) {
-    w.tag(3, LEN);
-    w.string(resourceUrl, resourceUrlBytes);
-  }
+  writeTail(w, layout);
   if (w.pos !== out.length) throw new Error(`OTLP encoder: wrote ${w.pos} of ${out.length} bytes`);
   return out;
 }
@@ -652,4 +696,24 @@ export function encodeEncodedRequest(spans: EncodedSpans, scope: EncodingScope):
     spans.buf.copy(w.buf, w.pos, 0, spans.length);
     w.pos += spans.length;
   });
+}
+
+/**
+ * The request of encodeEncodedRequest in three parts, sent one after the other: the
+ * framing before the spans, the batch's bytes themselves (a view of its buffer, not a
+ * copy: the exporter holds the batch until its export ends, span-batcher.ts), and the
+ * framing after them (empty without schema URLs). A batch's 200 KB copied into a fresh
+ * buffer was a third of what the POST of it cost (issue 40, bench/RESULTS.md).
+ */
+export function encodedRequestParts(spans: EncodedSpans, scope: EncodingScope): Buffer[] {
+  if (spans.count === 0) return [];
+  const layout = requestLayout(scope, spans.length);
+  const head = new Writer(Buffer.allocUnsafe(layout.head));
+  writeHead(head, layout);
+  const tail = new Writer(Buffer.allocUnsafe(layout.tail));
+  writeTail(tail, layout);
+  if (head.pos !== layout.head || tail.pos !== layout.tail)
+    throw new Error('OTLP encoder: the framing is not the size it was measured');
+  const batch = spans.buf.subarray(0, spans.length);
+  return layout.tail > 0 ? [head.buf, batch, tail.buf] : [head.buf, batch];
 }

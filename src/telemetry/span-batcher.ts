@@ -23,8 +23,9 @@ import type { EndedSpans, RecordedSpan } from './span-recorder.js';
 import type { BatchConfig } from './telemetry-config.js';
 
 /**
- * Sends one batch. It reads the batch's bytes before it calls back (otlp-span-exporter.ts
- * copies them into its request at once): the batcher reuses the buffer after the callback.
+ * Sends one batch. It may read the batch's bytes until it calls back, and not after:
+ * the batcher reuses the buffer after the callback, never before, even when it has given
+ * up waiting (otlp-span-exporter.ts writes the batch's own bytes to the socket, no copy).
  */
 export interface EncodedSpansExporter {
   export(spans: EncodedSpans, done: (result: ExportResult) => void): void;

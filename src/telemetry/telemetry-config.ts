@@ -21,6 +21,26 @@ export interface SignalExport {
   readonly headers: Readonly<Record<string, string>>;
   readonly protocol: OtlpProtocol;
   readonly timeoutMs: number;
+  /**
+   * OTEL_EXPORTER_OTLP_{SIGNAL_}COMPRESSION read as the SDK's HTTP exporters read it
+   * (the signal's own variable first; `none` or `gzip`, anything else ignored): present
+   * only when it asks for gzip. Read for the http/protobuf span export
+   * (otlp-span-exporter.ts); the SDK's other exporters read the variables themselves.
+   */
+  readonly compression?: 'gzip';
+  /**
+   * The PEM files an https collector is reached with, paths as given (relative to the
+   * working directory): OTEL_EXPORTER_OTLP_{SIGNAL_}CERTIFICATE (trusted roots),
+   * _CLIENT_KEY and _CLIENT_CERTIFICATE (mutual TLS), the signal's own variable first,
+   * as the SDK's HTTP exporters read them. Only the set ones are present.
+   */
+  readonly tls?: Readonly<TlsFiles>;
+}
+
+export interface TlsFiles {
+  certificate?: string;
+  clientKey?: string;
+  clientCertificate?: string;
 }
 
 export interface SamplerConfig {
@@ -196,6 +216,38 @@ function parseSampler(env: Env): SamplerConfig {
   return { root, parentBased, ratio };
 }
 
+/** A variable's raw value, blank as unset (the SDK's getStringFromEnv). */
+function given(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** The SDK's reading: a value other than none/gzip counts as unset (it only warns). */
+function compressionOf(env: Env, SIGNAL: string): 'gzip' | undefined {
+  const read = (name: string): 'none' | 'gzip' | undefined => {
+    const value = given(env, name)?.trim();
+    return value === 'none' || value === 'gzip' ? value : undefined;
+  };
+  const compression =
+    read(`OTEL_EXPORTER_OTLP_${SIGNAL}_COMPRESSION`) ?? read('OTEL_EXPORTER_OTLP_COMPRESSION');
+  return compression === 'gzip' ? compression : undefined;
+}
+
+function tlsFilesOf(env: Env, SIGNAL: string): TlsFiles | undefined {
+  const files: TlsFiles = {};
+  for (const [field, suffix] of [
+    ['certificate', 'CERTIFICATE'],
+    ['clientKey', 'CLIENT_KEY'],
+    ['clientCertificate', 'CLIENT_CERTIFICATE'],
+  ] as const) {
+    const path =
+      given(env, `OTEL_EXPORTER_OTLP_${SIGNAL}_${suffix}`) ??
+      given(env, `OTEL_EXPORTER_OTLP_${suffix}`);
+    if (path !== undefined) files[field] = path;
+  }
+  return Object.keys(files).length > 0 ? files : undefined;
+}
+
 function signalExport(
   env: Env,
   signal: Signal,
@@ -241,7 +293,16 @@ function signalExport(
     `OTEL_EXPORTER_OTLP_${SIGNAL}_TIMEOUT`,
     parseCount(env, 'OTEL_EXPORTER_OTLP_TIMEOUT', 10_000),
   );
-  return { url, headers, protocol, timeoutMs };
+  const compression = protocol === 'grpc' ? undefined : compressionOf(env, SIGNAL);
+  const tls = protocol === 'grpc' ? undefined : tlsFilesOf(env, SIGNAL);
+  return {
+    url,
+    headers,
+    protocol,
+    timeoutMs,
+    ...(compression && { compression }),
+    ...(tls && { tls }),
+  };
 }
 
 /**

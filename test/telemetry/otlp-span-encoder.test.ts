@@ -9,7 +9,14 @@ import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
-import { encodeTraceRequest, type EncodingScope } from '../../src/telemetry/otlp-span-encoder.js';
+import {
+  EncodedSpans,
+  encodedRequestParts,
+  encodeEncodedRequest,
+  encodeSpanInto,
+  encodeTraceRequest,
+  type EncodingScope,
+} from '../../src/telemetry/otlp-span-encoder.js';
 import { RecordedSpan, SpanRecorder } from '../../src/telemetry/span-recorder.js';
 import type { SamplerConfig } from '../../src/telemetry/telemetry-config.js';
 
@@ -232,5 +239,36 @@ describe('the OTLP/protobuf span encoder', () => {
   it('writes nothing for no spans', () => {
     expect(encodeTraceRequest([], scope)!.length).toBe(0);
     expect(sdkBytes([]).length).toBe(0);
+  });
+
+  it('frames a batch encoded span by span in parts that join to the whole request, schema URLs after the spans', () => {
+    const spans = trace();
+    const batch = new EncodedSpans(64);
+    for (const span of spans) encodeSpanInto(span, batch);
+    const withUrls: EncodingScope = {
+      ...scope,
+      resourceSchemaUrl: 'https://opentelemetry.io/schemas/1.30.0',
+      scopeSchemaUrl: 'https://example.test/scope-schema',
+    };
+    for (const s of [scope, withUrls]) {
+      const parts = encodedRequestParts(batch, s);
+      const joined = Buffer.concat(parts);
+      expect(joined.equals(Buffer.from(encodeEncodedRequest(batch, s)))).toBe(true);
+      expect(joined.equals(Buffer.from(encodeTraceRequest(spans, s)!))).toBe(true);
+      // The batch's bytes are sent from its own buffer, not copied.
+      expect(parts[1]!.buffer).toBe(batch.buf.buffer);
+    }
+    expect(
+      Buffer.from(encodeTraceRequest(spans, scope)!).equals(Buffer.from(sdkBytes(spans))),
+    ).toBe(true);
+    const decoded = decode(Buffer.concat(encodedRequestParts(batch, withUrls))) as {
+      resourceSpans: { schemaUrl: string; scopeSpans: { schemaUrl: string; spans: unknown[] }[] }[];
+    };
+    expect(decoded.resourceSpans[0]!.schemaUrl).toBe('https://opentelemetry.io/schemas/1.30.0');
+    expect(decoded.resourceSpans[0]!.scopeSpans[0]!.schemaUrl).toBe(
+      'https://example.test/scope-schema',
+    );
+    expect(decoded.resourceSpans[0]!.scopeSpans[0]!.spans).toHaveLength(spans.length);
+    expect(encodedRequestParts(new EncodedSpans(64), scope)).toEqual([]);
   });
 });

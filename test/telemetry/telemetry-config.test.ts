@@ -91,6 +91,30 @@ describe('telemetryConfigFrom', () => {
     expect(config?.metrics?.headers).toEqual({ authorization: 'Bearer abc', 'x-tenant': 't1' });
   });
 
+  it('reads compression and the TLS files as the SDK’s HTTP exporters do, a signal’s own variable first', () => {
+    const config = telemetryConfigFrom({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://c:4318',
+      OTEL_EXPORTER_OTLP_COMPRESSION: 'gzip',
+      OTEL_EXPORTER_OTLP_METRICS_COMPRESSION: 'none',
+      OTEL_EXPORTER_OTLP_CERTIFICATE: 'ca.pem',
+      OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: 'traces-ca.pem',
+      OTEL_EXPORTER_OTLP_CLIENT_KEY: 'key.pem',
+      OTEL_EXPORTER_OTLP_TRACES_CLIENT_CERTIFICATE: ' ',
+    });
+    expect(config?.traces?.compression).toBe('gzip');
+    expect(config?.traces?.tls).toEqual({ certificate: 'traces-ca.pem', clientKey: 'key.pem' });
+    expect(config?.metrics?.compression).toBeUndefined();
+    expect(config?.metrics?.tls).toEqual({ certificate: 'ca.pem', clientKey: 'key.pem' });
+    // A value the SDK does not know counts as unset there: the shared variable decides.
+    const odd = telemetryConfigFrom({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
+      OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: 'brotli',
+      OTEL_EXPORTER_OTLP_COMPRESSION: ' gzip ',
+    });
+    expect(odd?.traces?.compression).toBe('gzip');
+    expect(odd?.traces?.tls).toBeUndefined();
+  });
+
   it('refuses a bad header entry by the variable and never repeats the value', () => {
     const err = refusal({
       OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318',
