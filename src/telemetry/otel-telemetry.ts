@@ -12,6 +12,8 @@
  * a collector that is down costs the telemetry, never a call: the exporters are watched,
  * and the log says once per signal when export starts failing and once when it is back.
  */
+import { accessSync, constants } from 'node:fs';
+import { resolve } from 'node:path';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace';
 import {
@@ -148,6 +150,31 @@ async function exporterOf<T, E extends Exporter<T>>(
   return watchExports(await exporters[signal.protocol](signal), name, signal.url, log);
 }
 
+/**
+ * The SDK leaves out a TLS file it cannot read with a line on its own diag logger, which
+ * nobody installs; the export then fails at the collector's handshake with no word of
+ * why. Said here at start, on the gateway's log: the variable and the path, never the
+ * file's bytes.
+ */
+function warnUnreadableTls(signal: SignalExport, log: TelemetryLog | undefined): void {
+  const files: [string, string | undefined][] = [
+    ['OTEL_EXPORTER_OTLP_CERTIFICATE', signal.tls?.certificate],
+    ['OTEL_EXPORTER_OTLP_CLIENT_KEY', signal.tls?.clientKey],
+    ['OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE', signal.tls?.clientCertificate],
+  ];
+  for (const [variable, path] of files) {
+    if (path === undefined) continue;
+    try {
+      accessSync(resolve(process.cwd(), path), constants.R_OK);
+    } catch (err) {
+      log?.warn(
+        { otlp: 'traces', variable, path, err: (err as NodeJS.ErrnoException).code },
+        `OTLP traces: ${variable} (or its _TRACES_ form) names ${path}, which cannot be read: the export goes without it`,
+      );
+    }
+  }
+}
+
 /** Where ended spans go until they are exported, and how the last of them are flushed. */
 type SpanPipeline = EndedSpans & { shutdown(): Promise<void> };
 
@@ -167,6 +194,7 @@ async function spanPipeline(
       import('./otlp-span-exporter.js'),
       import('./span-batcher.js'),
     ]);
+    warnUnreadableTls(signal, log);
     const exporter = watchExports(protobufSpanExporter(signal, scope), 'traces', signal.url, log);
     return new SpanBatcher(exporter, config.batch);
   }

@@ -135,6 +135,24 @@ it('an unsampled parent is followed: nothing is exported and the flags go on uns
   expect(spans.map((s) => s.traceId)).not.toContain(PARENT_TRACE);
 });
 
+it('a TLS file named by OTEL_EXPORTER_OTLP_CERTIFICATE that cannot be read is said on the log at start, by variable and path', async () => {
+  const log = recordingLog();
+  const missing = '/nonexistent/mcp-beaver-test/collector-ca.pem';
+  const t = await start({ OTEL_EXPORTER_OTLP_CERTIFICATE: missing }, log);
+  const warnings = log.lines.filter((l) => l.level === 'warn');
+  expect(warnings).toHaveLength(1);
+  expect(warnings[0]?.fields).toMatchObject({
+    variable: 'OTEL_EXPORTER_OTLP_CERTIFICATE',
+    path: missing,
+    err: 'ENOENT',
+  });
+  expect(warnings[0]?.msg).toContain('cannot be read');
+  // The export still runs (an http collector needs no CA).
+  t.serverSpan('tools/list', {}).end();
+  await t.shutdown();
+  expect(await receiver.waitForSpans(1)).toHaveLength(1);
+});
+
 describe('a collector that is down', () => {
   it('answering 503: spans are dropped, nothing throws, and the log says so once, then once when it is back', async () => {
     const log = recordingLog();

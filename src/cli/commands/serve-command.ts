@@ -148,6 +148,10 @@ The standard variables are honoured, a bad value stops start-up naming it:
   OTEL_EXPORTER_OTLP_PROTOCOL    http/protobuf (default) or http/json
   OTEL_EXPORTER_OTLP_HEADERS     key=value,... (the collector's credentials)
   OTEL_EXPORTER_OTLP_TIMEOUT     and the _TRACES_/_METRICS_ forms of these three
+  OTEL_EXPORTER_OTLP_COMPRESSION gzip, or unset
+  OTEL_EXPORTER_OTLP_CERTIFICATE, _CLIENT_KEY, _CLIENT_CERTIFICATE
+                                 PEM files for an https collector (its CA; the client's
+                                 key and certificate), and their _TRACES_/_METRICS_ forms
   OTEL_TRACES_SAMPLER            parentbased_always_on (default), always_on, always_off,
                                  traceidratio, parentbased_always_off or
                                  parentbased_traceidratio; OTEL_TRACES_SAMPLER_ARG is
