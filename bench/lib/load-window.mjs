@@ -9,11 +9,11 @@ import { runJson } from './processes.mjs';
 const LOAD = join(dirname(dirname(fileURLToPath(import.meta.url))), 'load.mjs');
 
 /**
- * `request` is {url, method?, headers, body?}; a window with any non-2xx answer,
+ * `request` is {url, method?, headers, body?}; `rate` paces it (requests a second). A window with any non-2xx answer,
  * error or timeout throws: a figure over failed requests would flatter the subject.
  */
-export async function loadWindow(request, { connections, duration, serverPid, cpu, what }) {
-  const cfg = { ...request, connections, duration };
+export async function loadWindow(request, { connections, duration, serverPid, cpu, what, rate }) {
+  const cfg = { ...request, connections, duration, ...(rate !== undefined && { rate }) };
   const cpu0 = serverPid && cpuMs(serverPid);
   const r = await runJson(['node', LOAD, JSON.stringify(cfg)], { cpu }, 'load generator');
   const cpu1 = serverPid && cpuMs(serverPid);

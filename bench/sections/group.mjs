@@ -14,6 +14,7 @@ function load(ctx, target, duration, serverPid) {
     serverPid,
     cpu: ctx.loadCpu,
     what: target.name,
+    rate: target.rate,
   });
 }
 
@@ -31,8 +32,9 @@ export function verify(target) {
 }
 
 /**
- * A target is {name, pid, request, expect, target?, reference?}: `target` is the ratio
- * to the floor it should reach, a `reference` is measured but has none.
+ * A target is {name, pid, request, expect, target?, reference?, rate?}: `target` is the
+ * ratio to the floor it should reach, a `reference` is measured but has none; `rate` paces
+ * its load to that many requests a second (closed loop without it).
  */
 export async function runGroup(ctx, name, floor, subjects) {
   const all = [floor, ...subjects];
@@ -60,8 +62,9 @@ export async function runGroup(ctx, name, floor, subjects) {
       ...(t.reference && { reference: t.reference }),
       rps: stats(rs.map((r) => r.rps)),
       // Closed loop: the mean latency is connections ÷ throughput (Little's law), which
-      // is exact where autocannon's histogram only has whole milliseconds.
-      meanMs: stats(rs.map((r) => (ctx.connections / r.rps) * 1000)),
+      // is exact where autocannon's histogram only has whole milliseconds. A paced load
+      // is not a closed loop: no mean (–).
+      meanMs: t.rate ? undefined : stats(rs.map((r) => (ctx.connections / r.rps) * 1000)),
       p50Ms: stats(rs.map((r) => r.p50)),
       p99Ms: stats(rs.map((r) => r.p99)),
       cpuUsPerReq: stats(rs.map((r) => r.cpuUsPerReq)),

@@ -60,6 +60,9 @@ export class HttpChannel implements RpcChannel {
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly base: Record<string, string>;
+  /** The URL's origin and path, made once: a URL's getters build a new string per read. */
+  private readonly origin: string;
+  private readonly path: string;
   /**
    * Each call's headers, made once: a 2025-era session's for its session id and version,
    * a 2026-07-28 call's by version, method and name (a spec's tools are few). undici
@@ -77,6 +80,8 @@ export class HttpChannel implements RpcChannel {
   constructor(private readonly o: HttpChannelOptions) {
     this.dispatcher = o.dispatcher ?? upstreamAgent();
     this.ownsDispatcher = o.dispatcher === undefined || o.ownsDispatcher === true;
+    this.origin = o.url.origin;
+    this.path = `${o.url.pathname}${o.url.search}`;
     this.base = {
       'user-agent': USER_AGENT,
       ...Object.fromEntries(
@@ -115,7 +120,8 @@ export class HttpChannel implements RpcChannel {
     const sentSession = this.sessionId;
     const shared = this.headersFor(method, params);
     const answer = await postMessage(this.dispatcher, {
-      url: this.o.url,
+      origin: this.origin,
+      path: this.path,
       headers: o.headers && o.headers.length > 0 ? withOwn(shared, o.headers) : shared,
       body,
       id,
@@ -142,7 +148,8 @@ export class HttpChannel implements RpcChannel {
     }
     // Answered 202 with no body; whatever comes back changes nothing.
     await postMessage(this.dispatcher, {
-      url: this.o.url,
+      origin: this.origin,
+      path: this.path,
       headers: this.headersFor(method, params ?? {}),
       body,
       id: undefined,
@@ -158,8 +165,8 @@ export class HttpChannel implements RpcChannel {
     if (sessionId !== undefined) {
       await this.dispatcher
         .request({
-          origin: this.o.url.origin,
-          path: `${this.o.url.pathname}${this.o.url.search}`,
+          origin: this.origin,
+          path: this.path,
           method: 'DELETE',
           headers: {
             ...this.base,

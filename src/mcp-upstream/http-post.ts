@@ -40,7 +40,9 @@ export type PostAnswer =
     };
 
 export interface PostOptions {
-  readonly url: URL;
+  /** The upstream's origin and path (with its query), as undici takes them: made once a channel. */
+  readonly origin: string;
+  readonly path: string;
   readonly headers: Record<string, string>;
   readonly body: string;
   /** The JSON-RPC id whose answer is awaited (undefined for a notification). */
@@ -67,8 +69,8 @@ export function postMessage(dispatcher: Dispatcher, o: PostOptions): Promise<Pos
   return exchange(
     dispatcher,
     {
-      origin: o.url.origin,
-      path: `${o.url.pathname}${o.url.search}`,
+      origin: o.origin,
+      path: o.path,
       method: 'POST',
       headers: o.headers,
       body: o.body,
@@ -90,6 +92,8 @@ class MessageReader implements ResponseReader<Read> {
   private sse: SseEvents | undefined = undefined;
   private readonly body = new CappedBytes();
   private grace: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** The response ended, failed, or was cut: nothing more to wait for. */
+  private closed = false;
 
   constructor(private readonly o: PostOptions) {}
 
@@ -105,9 +109,9 @@ class MessageReader implements ResponseReader<Read> {
   data(chunk: Buffer, x: Reading<Read>): void {
     if (x.settled) {
       // After the answer, the rest of the stream only counts toward the cap.
-      if (!this.body.count(chunk.length) && this.grace !== undefined) {
+      if (!this.body.count(chunk.length) && !this.closed) {
+        this.closed = true;
         clearTimeout(this.grace);
-        this.grace = undefined;
         x.stop();
       }
       return;
@@ -124,9 +128,11 @@ class MessageReader implements ResponseReader<Read> {
       const message = parseOrUndefined(data);
       if (answers(message, this.o.id)) {
         x.settle(this.answer(data, undefined, message));
-        // Our answer is in: let the stream end by itself, briefly, then cut it.
-        this.grace = setTimeout(() => x.stop(), STREAM_END_GRACE_MS);
-        this.grace.unref();
+        // Our answer is in: let the stream end by itself, briefly, then cut it. Its end
+        // mostly comes in the same read, which undici parses to the end before any
+        // microtask runs: the timer is made only when the stream is still open then, so
+        // most calls make none (a timer made and cleared per call showed in callgrind).
+        queueMicrotask(() => this.linger(x));
         return;
       }
       // Not JSON (undefined): the answer we wait for may still come; the deadline bounds it.
@@ -135,14 +141,26 @@ class MessageReader implements ResponseReader<Read> {
   }
 
   end(x: Reading<Read>): void {
+    this.closed = true;
     clearTimeout(this.grace);
     if (this.sse) x.settle(this.answer('', true));
     else x.settle(this.answer(this.text()));
   }
 
   error(): undefined {
+    this.closed = true;
     clearTimeout(this.grace);
     return undefined;
+  }
+
+  /** After the answer: the stream may go on for the grace period, then it is cut. */
+  private linger(x: Reading<Read>): void {
+    if (this.closed) return;
+    this.grace = setTimeout(() => {
+      this.closed = true;
+      x.stop();
+    }, STREAM_END_GRACE_MS);
+    this.grace.unref();
   }
 
   private text(): string {

@@ -31,8 +31,6 @@ export interface Failed {
   readonly timedOut: boolean;
 }
 
-type ResponseHeaders = Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2];
-
 /** What a reader may do to the exchange it reads. */
 export interface Reading<T> {
   /** Whether the exchange has its result (a reader may read on past it). */
@@ -94,8 +92,17 @@ export function exchange<T>(
   });
 }
 
+/**
+ * undici's own handler interface (onConnect … onComplete), the one its dispatchers call:
+ * a handler with the newer onRequestStart … onResponseEnd methods is wrapped per request
+ * in an adapter and a controller, and its response headers parsed into an object, of
+ * which a reader wants one or two. Here they are looked up in the raw list instead.
+ */
 class Exchanging<T> implements Dispatcher.DispatchHandler, Reading<T | Failed | Unsent> {
-  private controller: Dispatcher.DispatchController | undefined = undefined;
+  private abortRequest: ((err?: Error) => void) | undefined = undefined;
+  /** Set by stop(): undici is told to pause, and the request is aborted after the handler returns. */
+  private paused = false;
+  private aborted = false;
   /** Set when the deadline or the caller ended the call before undici started it. */
   private abortPending = false;
   private done = false;
@@ -125,14 +132,13 @@ class Exchanging<T> implements Dispatcher.DispatchHandler, Reading<T | Failed | 
   }
 
   stop(): void {
-    const c = this.controller;
-    if (!c) return;
-    c.pause();
-    queueMicrotask(() => c.abort(new undiciErrors.RequestAbortedError()));
+    if (!this.abortRequest) return;
+    this.paused = true;
+    queueMicrotask(() => this.abort());
   }
 
-  onRequestStart(c: Dispatcher.DispatchController): void {
-    this.controller = c;
+  onConnect(abort: (err?: Error) => void): void {
+    this.abortRequest = abort;
     // Not sending: thrown here, before a byte is written, undici drops the request and
     // keeps the connection for the next one (abort() would close it, and a new one costs
     // a connect on the same busy loop).
@@ -143,41 +149,50 @@ class Exchanging<T> implements Dispatcher.DispatchHandler, Reading<T | Failed | 
     }
   }
 
-  onResponseStart(
-    _c: Dispatcher.DispatchController,
-    statusCode: number,
-    headers: ResponseHeaders,
-  ): void {
-    if (statusCode < 200) return; // informational; the answer follows
-    this.reader.start(statusCode, (name) => headerText(headers[name]), this as Reading<T>);
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    if (statusCode < 200) return true; // informational; the answer follows
+    this.reader.start(statusCode, (name) => rawHeader(rawHeaders, name), this as Reading<T>);
+    return !this.paused;
   }
 
-  onResponseData(_c: Dispatcher.DispatchController, chunk: Buffer): void {
+  onData(chunk: Buffer): boolean {
     this.reader.data(chunk, this as Reading<T>);
+    return !this.paused;
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     this.reader.end(this as Reading<T>);
   }
 
-  onResponseError(_c: Dispatcher.DispatchController, err: Error): void {
+  onError(err: Error): void {
     this.settle(this.reader.error?.(err) ?? { kind: 'failed', err, timedOut: this.timedOut });
   }
 
   private abort(): void {
-    if (this.controller) this.controller.abort(new undiciErrors.RequestAbortedError());
-    else this.abortPending = true;
+    if (this.aborted) return;
+    if (this.abortRequest) {
+      this.aborted = true;
+      this.abortRequest(new undiciErrors.RequestAbortedError());
+    } else this.abortPending = true;
   }
 
   private deadline(): void {
     if (this.done) return;
     this.timedOut = true;
-    if (this.controller) this.abort();
+    if (this.abortRequest) this.abort();
     else this.settle({ kind: 'unsent' });
   }
 }
 
-/** The first value of a header undici may give as a list. */
-function headerText(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
+/**
+ * The first value of a response header, by its lower-case name, from undici's raw list
+ * (name, value, name, value …; latin1, as undici decodes them).
+ */
+function rawHeader(raw: Buffer[], name: string): string | undefined {
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const key = raw[i]!;
+    if (key.length === name.length && key.toString('latin1').toLowerCase() === name)
+      return raw[i + 1]!.toString('latin1');
+  }
+  return undefined;
 }

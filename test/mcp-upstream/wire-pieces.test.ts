@@ -24,6 +24,17 @@ describe('server-sent events', () => {
       expect(out).toEqual(['{"a":\n1}', 'é']);
     }
   });
+
+  it('drop a byte-order mark opening the stream, and end a line at a lone CR', () => {
+    const bytes = Buffer.from('\uFEFFdata: a\rdata: \uFEFFb\r\r: end\n');
+    for (const size of [1, 2, 3, bytes.length]) {
+      const sse = new SseEvents();
+      const out: string[] = [];
+      for (let i = 0; i < bytes.length; i += size)
+        out.push(...sse.push(bytes.subarray(i, i + size)));
+      expect(out).toEqual(['a\n\uFEFFb']);
+    }
+  });
 });
 
 describe('bounded lines', () => {
