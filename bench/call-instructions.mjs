@@ -19,13 +19,13 @@
 // Prints, per run, the main thread's instructions a call (the event loop: what the
 // request path runs) and all threads' (the collector's and the compiler's helpers too).
 // All runs start together: under valgrind each takes minutes, and counts do not mind.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { instructionsPerCall } from './lib/callgrind-calls.mjs';
 import { hasCommand, launch, launchOnPort, stop, urlOf, waitAnswer } from './lib/processes.mjs';
 import { callSpec, gatewayCalls } from './sections/call-spec.mjs';
 
@@ -68,35 +68,6 @@ if (!hasCommand('valgrind') || !hasCommand('callgrind_control')) {
   process.exit(2);
 }
 
-/** `n` calls of `request`, `CONNECTIONS` at a time, each answer checked. */
-async function send(pool, request, n) {
-  const { pathname } = new URL(request.url);
-  let sent = 0;
-  const worker = async () => {
-    while (sent < n) {
-      sent++;
-      const res = await pool.request({
-        path: pathname,
-        method: 'POST',
-        headers: request.headers,
-        body: request.body,
-      });
-      const text = await res.body.text();
-      if (res.statusCode !== 200 || !/widget/.test(text))
-        throw new Error(`unexpected answer ${res.statusCode} ${text.slice(0, 300)}`);
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-}
-
-/** The instructions of each thread's dump, main thread first. */
-function threadTotals(dir) {
-  return readdirSync(dir)
-    .filter((f) => /^cg\.out\.1-\d+$/.test(f))
-    .sort()
-    .map((f) => Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, f), 'utf8'))[1]));
-}
-
 async function measure(command, surface, telemetry, upstreamUrl, collectorUrl) {
   const work = mkdtempSync(join(tmpdir(), 'mcpb-call-instr-'));
   const callgrind = [
@@ -125,18 +96,22 @@ async function measure(command, surface, telemetry, upstreamUrl, collectorUrl) {
     await waitAnswer({ url: `${url}/readyz` }, startedAt, child, { timeoutMs: 600_000 });
     const [mcp, rest] = gatewayCalls({ url, child }, 'get_item', { restExpect: /coverage/ });
     const request = surface === 'mcp' ? mcp.request : rest.request;
-    await send(pool, request, WARM);
-    spawnSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
-    await send(pool, request, CALLS);
-    spawnSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
-    const threads = threadTotals(work);
-    if (threads.length === 0) throw new Error(`${command} ${surface}: no callgrind dump`);
+    const perCall = await instructionsPerCall({
+      pid: child.pid,
+      pool,
+      request,
+      warm: WARM,
+      calls: CALLS,
+      connections: CONNECTIONS,
+      accept: (status, text) => status === 200 && /widget/.test(text),
+      work,
+      what: `${command} ${surface}`,
+    });
     return {
       command,
       surface,
       telemetry,
-      mainThread: Math.round(threads[0] / CALLS),
-      allThreads: Math.round(threads.reduce((a, b) => a + b, 0) / CALLS),
+      ...perCall,
     };
   } finally {
     await pool.close();

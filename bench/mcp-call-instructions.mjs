@@ -18,13 +18,13 @@
 // callgrind_annotate (which functions the calls spent their instructions in).
 // Prints, per run, the main thread's instructions a call and all threads', and for each
 // build the HTTP ÷ stdio ratio of the main thread's.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
+import { instructionsPerCall } from './lib/callgrind-calls.mjs';
 import { modernRequest } from './lib/mcp-requests.mjs';
 import { hasCommand, launch, launchOnPort, stop, urlOf, waitAnswer } from './lib/processes.mjs';
 
@@ -72,39 +72,6 @@ can read echo {
   return file;
 }
 
-/** `n` calls of `request`, `CONNECTIONS` at a time, each answer checked. */
-async function send(pool, request, n) {
-  const { pathname } = new URL(request.url);
-  let sent = 0;
-  const worker = async () => {
-    while (sent < n) {
-      sent++;
-      const res = await pool.request({
-        path: pathname,
-        method: 'POST',
-        headers: request.headers,
-        body: request.body,
-      });
-      const text = await res.body.text();
-      if (
-        res.statusCode !== 200 ||
-        !/Echo: hello from the bench/.test(text) ||
-        /"isError":true/.test(text)
-      )
-        throw new Error(`unexpected answer ${res.statusCode} ${text.slice(0, 300)}`);
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-}
-
-/** The instructions of each thread's dump, main thread first. */
-function threadTotals(dir) {
-  return readdirSync(dir)
-    .filter((f) => /^cg\.out\.1-\d+$/.test(f))
-    .sort()
-    .map((f) => Number(/^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, f), 'utf8'))[1]));
-}
-
 async function measure(command, upstream, urls, n) {
   const work = opts.keep
     ? join(opts.keep, `${n}-${upstream}`)
@@ -141,17 +108,22 @@ async function measure(command, upstream, urls, n) {
       { name: TOOL, arguments: { message: 'hello from the bench' } },
       TOOL,
     );
-    await send(pool, request, WARM);
-    spawnSync('callgrind_control', ['--zero', String(child.pid)], { stdio: 'ignore' });
-    await send(pool, request, CALLS);
-    spawnSync('callgrind_control', ['--dump', String(child.pid)], { stdio: 'ignore' });
-    const threads = threadTotals(work);
-    if (threads.length === 0) throw new Error(`${command} ${upstream}: no callgrind dump`);
+    const perCall = await instructionsPerCall({
+      pid: child.pid,
+      pool,
+      request: request,
+      warm: WARM,
+      calls: CALLS,
+      connections: CONNECTIONS,
+      accept: (status, text) =>
+        status === 200 && /Echo: hello from the bench/.test(text) && !/"isError":true/.test(text),
+      work,
+      what: `${command} ${upstream}`,
+    });
     return {
       command,
       upstream,
-      mainThread: Math.round(threads[0] / CALLS),
-      allThreads: Math.round(threads.reduce((a, b) => a + b, 0) / CALLS),
+      ...perCall,
     };
   } finally {
     await pool.close();
