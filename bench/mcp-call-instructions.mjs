@@ -18,7 +18,7 @@
 // callgrind_annotate (which functions the calls spent their instructions in).
 // Prints, per run, the main thread's instructions a call and all threads', and for each
 // build the HTTP ÷ stdio ratio of the main thread's.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,7 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { instructionsPerCall } from './lib/callgrind-calls.mjs';
 import { modernRequest } from './lib/mcp-requests.mjs';
+import { echoSpec } from './sections/mcp-upstream.mjs';
 import { hasCommand, launch, launchOnPort, stop, urlOf, waitAnswer } from './lib/processes.mjs';
 
 const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -51,27 +52,6 @@ if (!hasCommand('valgrind') || !hasCommand('callgrind_control')) {
   process.exit(2);
 }
 
-/** The spec of one gateway: the echo grant on `server` (the mcp-server node's tail). */
-function echoSpec(work, server) {
-  const file = join(work, 'echo.mcp.kdl');
-  writeFileSync(
-    file,
-    `wrap "bench-mcp" version="1.0.0" {
-    describe "The upstream MCP benchmark."
-}
-mcp-server "everything" ${server}
-can read echo {
-    describe "Echo a message."
-    tool "everything" "echo"
-    args {
-        message "string" required=#true max-length=200
-    }
-}
-`,
-  );
-  return file;
-}
-
 async function measure(command, upstream, urls, n) {
   const work = opts.keep
     ? join(opts.keep, `${n}-${upstream}`)
@@ -89,7 +69,7 @@ async function measure(command, upstream, urls, n) {
       '--separate-threads=yes',
       ...command.split(' '),
       'serve',
-      echoSpec(work, server),
+      echoSpec(work, 'echo.mcp.kdl', server),
       '--log-level',
       'warn',
       '--no-watch',

@@ -111,7 +111,7 @@ async function startSessionServer(ctx, what, argsOf) {
 }
 
 /** The spec of one mcp-beaver subject; `server` is the mcp-server node's tail. */
-function echoSpec(work, file, server) {
+export function echoSpec(work, file, server) {
   const path = join(work, file);
   writeFileSync(
     path,
