@@ -114,6 +114,18 @@ for (const flavour of FLAVOURS) {
         return s;
       };
 
+      it('records the time the call asked as the request gives it, so its lifetime is exactly what the grant declares', async () => {
+        store = await open();
+        // The store's clock has moved on by a millisecond since the call read its own.
+        clock.advance(1);
+        const asked = await store.request(refund({ requestedAt: T0, expiresAt: T0 + 10 * MINUTE }));
+        expect(asked.kind).toBe('pending');
+        if (asked.kind !== 'pending') return;
+        expect(asked.approval.requestedAt).toBe(T0);
+        expect(asked.approval.expiresAt - asked.approval.requestedAt).toBe(10 * MINUTE);
+        expect((await store.find(asked.approval.id, 'approval'))?.requestedAt).toBe(T0);
+      });
+
       it('a request is pending with an unguessable base64url id, and repeating it returns the same approval', async () => {
         store = await open();
         const first = await store.request(refund());

@@ -41,6 +41,12 @@ export interface ApprovalRequest {
   readonly scope: string;
   /** Epoch ms after which the approval lapses, used or not. */
   readonly expiresAt: number;
+  /**
+   * Epoch ms the call asked, read from the same clock reading as `expiresAt`, so the record
+   * shows exactly the lifetime the grant declares (two readings can be a millisecond apart).
+   * Absent: the store's own clock when it records the request.
+   */
+  readonly requestedAt?: number;
 }
 
 export type ApprovalStatus = 'pending' | 'approved' | 'declined';

@@ -94,13 +94,15 @@ export async function requestApproval(
   // cannot park more than its rate limit allows, and nothing is parked when refused.
   const limited = await rateLimit?.(call.caller);
   if (limited) return { error: limited };
+  const t = now();
   const asked = await services.approvals.request({
     callerId: call.caller.id,
     tool,
     argumentsDigest: call.digest,
     message: fillMessage(approve.message, call.input),
     scope: approve.scope,
-    expiresAt: now() + approve.expiresMs,
+    requestedAt: t,
+    expiresAt: t + approve.expiresMs,
   });
   if (asked.kind === 'pending') return waiting(call, asked.approval, asked.created);
   if (asked.kind === 'full') return { error: pendingLimitError(tool, asked, now()) };

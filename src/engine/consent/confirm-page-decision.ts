@@ -112,6 +112,7 @@ async function park(call: ConsentCall, confirm: Confirm): Promise<ConsentVerdict
   const { services, tool, now, rateLimit } = call.grant;
   const limited = await rateLimit?.(call.caller);
   if (limited) return { error: limited };
+  const t = now();
   const asked = await services.approvals.request({
     kind: 'confirmation',
     callerId: call.caller.id,
@@ -119,7 +120,8 @@ async function park(call: ConsentCall, confirm: Confirm): Promise<ConsentVerdict
     argumentsDigest: call.digest,
     message: fillMessage(confirm.message, call.input),
     scope: '',
-    expiresAt: now() + CONFIRMATION_PAGE_TTL_MS,
+    requestedAt: t,
+    expiresAt: t + CONFIRMATION_PAGE_TTL_MS,
   });
   if (asked.kind === 'pending') return waiting(call, asked.approval, asked.created);
   if (asked.kind === 'full')

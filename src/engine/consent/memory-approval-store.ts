@@ -82,7 +82,7 @@ export function createMemoryApprovalStore(opts: ApprovalStoreOptions = {}): Appr
         message: req.message,
         scope: req.scope,
         requestedBy: req.callerId,
-        requestedAt: t,
+        requestedAt: req.requestedAt ?? t,
         expiresAt: req.expiresAt,
         status: 'pending',
       };

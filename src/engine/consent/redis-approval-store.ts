@@ -52,7 +52,7 @@ import {
 /**
  * KEYS[1] the request key, KEYS[2] the caller's pending set (of the kind). ARGV: prefix,
  * now, ttlMs, id, callerId, tool, digest, message, scope, expiresAt, the most pending a
- * caller may hold, kind ('' for an approval). Returns {'existing'|'created', record} or
+ * caller may hold, kind ('' for an approval), requestedAt. Returns {'existing'|'created', record} or
  * {'full', count, soonest expiresAt}.
  */
 const REQUEST_SCRIPT = `
@@ -80,7 +80,7 @@ if count >= tonumber(ARGV[11]) then
 end
 local a = p .. 'a:' .. ARGV[4]
 redis.call('HSET', a, 'id', ARGV[4], 'callerId', ARGV[5], 'tool', ARGV[6], 'digest', ARGV[7],
-  'message', ARGV[8], 'scope', ARGV[9], 'requestedAt', ARGV[2], 'expiresAt', ARGV[10],
+  'message', ARGV[8], 'scope', ARGV[9], 'requestedAt', ARGV[13], 'expiresAt', ARGV[10],
   'status', 'pending')
 if ARGV[12] ~= '' then redis.call('HSET', a, 'kind', ARGV[12]) end
 redis.call('PEXPIRE', a, ARGV[3])
@@ -227,6 +227,7 @@ export async function createRedisApprovalStore(
         String(req.expiresAt),
         String(MAX_PENDING_PER_CALLER),
         kindField(recordKind),
+        String(req.requestedAt ?? t),
       );
       if (kind === 'full')
         return { kind, pending: Number(flat), soonestExpiresAt: Number(soonest) };
