@@ -13,6 +13,12 @@ export default defineConfig({
     // busy machine can take longer than that to paint an answer.
     expect: { poll: { timeout: 15_000 } },
     pool: 'forks',
+    // Files share their worker process and its loaded modules (the SDK, fastify, the
+    // compiler) instead of each importing them afresh: measured on a 2-core machine, the
+    // end-to-end files on Node 24 ran in 70 s instead of 155 s, the whole suite in 523 s
+    // instead of 560 s. The files keep no state between them: a test starts its own
+    // gateways and servers and closes them, and test/setup-env.ts still runs before each.
+    isolate: false,
     // One throwaway Postgres and Redis for the whole run (or the servers DATABASE_URL,
     // PG* and REDIS_URL name): test/helpers/test-services.ts.
     globalSetup: ['test/global-setup.ts'],
