@@ -5,6 +5,7 @@
  * `{content: [...]}` of its blocks. `isError: true` is the tool's own failure, with its
  * text (redacted before it is cut, so no cut leaves the front of a secret).
  */
+import { mayBeJson } from '../json/may-be-json.js';
 import type { ContentBlock } from '../mcp-wire/tool-call-result.js';
 import { capText, TOOL_ERROR_TEXT_BYTES, type UpstreamOutcome } from './upstream-outcome.js';
 
@@ -35,6 +36,8 @@ export function mapToolResult(
   if (structured !== undefined && structured !== null) return { ok: true, value: structured };
   if (content.length === 1 && isText(content[0]!)) {
     const text = content[0].text;
+    // Prose is the common case: it is kept as text without a parse that must throw.
+    if (!mayBeJson(text)) return { ok: true, value: text };
     try {
       return { ok: true, value: JSON.parse(text) as unknown };
     } catch {
