@@ -9,7 +9,7 @@
 //
 //   node bench/call-instructions.mjs --command "node /tmp/base/dist/cli/main.js" \
 //     --command "node dist/cli/main.js" [--only mcp,rest] [--calls 2000] [--warm 3000]
-//     [--connections 2] [--telemetry off,on] [--env K=V ...]
+//     [--connections 2] [--telemetry off,on] [--env K=V ...] [--keep DIR]
 //
 // `--telemetry on` runs a gateway with `--otlp` at the bench's loopback collector
 // (bench/servers/otlp-sink.mjs), every request traced, as section 11's traced variant;
@@ -19,7 +19,7 @@
 // Prints, per run, the main thread's instructions a call (the event loop: what the
 // request path runs) and all threads' (the collector's and the compiler's helpers too).
 // All runs start together: under valgrind each takes minutes, and counts do not mind.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +34,7 @@ const { values: opts } = parseArgs({
   options: {
     command: { type: 'string', multiple: true, default: ['node dist/cli/main.js'] },
     only: { type: 'string', default: 'mcp,rest' },
+    keep: { type: 'string' },
     calls: { type: 'string', default: '2000' },
     warm: { type: 'string', default: '3000' },
     connections: { type: 'string', default: '2' },
@@ -68,8 +69,13 @@ if (!hasCommand('valgrind') || !hasCommand('callgrind_control')) {
   process.exit(2);
 }
 
-async function measure(command, surface, telemetry, upstreamUrl, collectorUrl) {
-  const work = mkdtempSync(join(tmpdir(), 'mcpb-call-instr-'));
+async function measure(command, surface, telemetry, upstreamUrl, collectorUrl, n) {
+  // `--keep DIR`: each run's callgrind files stay in DIR/<n>-<surface>-<telemetry>/ for
+  // callgrind_annotate (which functions the calls spent their instructions in).
+  const work = opts.keep
+    ? join(opts.keep, `${n}-${surface}-${telemetry}`)
+    : mkdtempSync(join(tmpdir(), 'mcpb-call-instr-'));
+  mkdirSync(work, { recursive: true });
   const callgrind = [
     'valgrind',
     '--tool=callgrind',
@@ -116,7 +122,7 @@ async function measure(command, surface, telemetry, upstreamUrl, collectorUrl) {
   } finally {
     await pool.close();
     await stop(child);
-    rmSync(work, { recursive: true, force: true });
+    if (!opts.keep) rmSync(work, { recursive: true, force: true });
   }
 }
 
@@ -135,8 +141,8 @@ try {
   );
   log(`${runs.length} gateways under callgrind, ${WARM} calls to warm, ${CALLS} counted`);
   const results = await Promise.all(
-    runs.map(({ command, surface, telemetry }) =>
-      measure(command, surface, telemetry, upstreamUrl, collectorUrl),
+    runs.map(({ command, surface, telemetry }, n) =>
+      measure(command, surface, telemetry, upstreamUrl, collectorUrl, n),
     ),
   );
   console.log('| surface | telemetry | build | instructions a call, main thread | all threads |');
