@@ -15,6 +15,7 @@
 //                      (upstream MCP servers; on first use it installs the bridges it
 //                      compares with into .tools/, from the npm registry)
 //   node bench/run.mjs --report bench/results/<file>.json     (print a stored result again)
+//   node bench/run.mjs --help                                  (this text)
 //
 // Each section is a module of bench/sections/ (what it measures and its part of the
 // report); bench/lib/ holds what the bench, the soak and the process tests share.
@@ -81,8 +82,32 @@ const SECTIONS = [
   warmupSection,
 ];
 
-const { values: opts } = parseArgs({
-  options: {
+/** The usage is this file's opening comment: `--help` prints it. */
+function usage() {
+  const lines = readFileSync(new URL(import.meta.url), 'utf8').split('\n');
+  const end = lines.findIndex((l) => !l.startsWith('//'));
+  return lines
+    .slice(0, end)
+    .map((l) => l.replace(/^\/\/ ?/, ''))
+    .join('\n');
+}
+
+let parsed;
+try {
+  parsed = parseArgs({ options: benchOptions() });
+} catch (err) {
+  process.stderr.write(`bench: ${err.message}\nnode bench/run.mjs --help lists the options.\n`);
+  process.exit(2);
+}
+const { values: opts } = parsed;
+if (opts.help) {
+  process.stdout.write(`${usage()}\n`);
+  process.exit(0);
+}
+
+function benchOptions() {
+  return {
+    help: { type: 'boolean', default: false },
     duration: { type: 'string', default: '4' },
     connections: { type: 'string', default: '16' },
     reps: { type: 'string', default: '3' },
@@ -94,8 +119,8 @@ const { values: opts } = parseArgs({
     before: { type: 'string' },
     report: { type: 'string' },
     'mcp-subjects': { type: 'string', default: 'all' },
-  },
-});
+  };
+}
 const ctx = benchContext(opts);
 const { root: ROOT, log } = ctx;
 const ONLY = new Set(
@@ -104,6 +129,14 @@ const ONLY = new Set(
     'tools,http,http-bytes,sql,startup,envelope,redact,listbytes,mcp-upstream,consent,legacy-confirm,telemetry,toolsets,token,workers,warmup'
   ).split(','),
 );
+const SECTION_NAMES = new Set(SECTIONS.map((s) => s.only ?? s.key));
+const unknown = [...ONLY].filter((name) => !SECTION_NAMES.has(name));
+if (unknown.length > 0) {
+  process.stderr.write(
+    `bench: --only ${unknown.join(',')}: no such section; the sections are ${[...SECTION_NAMES].join(',')}\n`,
+  );
+  process.exit(2);
+}
 const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** Builds dist/ when a source is newer than it (never for another build's --gateway). */
