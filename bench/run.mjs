@@ -175,6 +175,8 @@ function report(result) {
     const figures = result.sections[section.key];
     if (figures) out.push(...section.report(figures, result.sections));
   }
+  for (const [key, why] of Object.entries(result.failedSections ?? {}))
+    out.push(`**Section ${key} failed** (not in this report): ${why}`, '');
   out.push(`Total bench time ${(result.elapsedMs / 1000).toFixed(0)} s.`);
   return out.join('\n');
 }
@@ -217,9 +219,20 @@ try {
       db = { url: 'postgres://127.0.0.1:1/none', drop: async () => {} };
     }
   }
+  // A section that fails is named and the others still run and are reported: a
+  // twenty-minute run does not lose its figures to its last section.
   for (const section of chosen) {
     if (section.label) log(section.label);
-    result.sections[section.key] = await section.run(ctx, { work, db });
+    ctx.sectionStarted = performance.now();
+    try {
+      result.sections[section.key] = await section.run(ctx, { work, db });
+    } catch (err) {
+      failed = true;
+      result.failedSections ??= {};
+      result.failedSections[section.key] = String(err.message ?? err);
+      process.stderr.write(`bench: section ${section.key} failed: ${err.stack ?? err}\n`);
+      stopAll();
+    }
   }
 } catch (err) {
   failed = true;
@@ -230,7 +243,7 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 result.elapsedMs = performance.now() - ctx.started;
-if (!failed) {
+if (Object.keys(result.sections).length > 0) {
   const dir = join(ctx.bench, 'results');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${result.date.replace(/[:.]/g, '-')}.json`);

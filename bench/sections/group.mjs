@@ -43,8 +43,8 @@ export async function runGroup(ctx, name, floor, subjects) {
   const runs = new Map(all.map((t) => [t.name, []]));
   for (let rep = 0; rep < ctx.reps; rep++) {
     for (const t of all) {
-      if (performance.now() - ctx.started > ctx.deadlineMs)
-        throw new Error('bench exceeded its 10-minute bound');
+      if (performance.now() - ctx.sectionStarted > ctx.deadlineMs)
+        throw new Error(`the section went past its ${ctx.deadlineMs / 60_000}-minute bound`);
       const r = await load(ctx, t, ctx.duration, t.pid);
       runs.get(t.name).push(r);
       ctx.log(
