@@ -7,6 +7,7 @@ import {
   type ArrayItem,
   type Coverage,
 } from '../../src/envelope/envelope.js';
+import { shortenString } from '../../src/envelope/truncate.js';
 
 const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8');
 
@@ -477,5 +478,76 @@ describe('the envelope cut to budget-bytes (the MCP text copy of an over-budget 
     expect(cut.coverage.items).toEqual([
       { path: '$.data', length: 5000, kept: cut.result.data.length },
     ]);
+  });
+});
+
+describe('a long string cut to its budget', () => {
+  // Plain text, text of one-byte characters (what V8 can hold one byte a character),
+  // text with JSON's escapes, and text of any code unit, lone surrogates included.
+  // Long enough to keep something beside the marker (fast-check's default size would
+  // make strings of a few characters, too short for any cut to keep a prefix).
+  const long = { minLength: 40, maxLength: 400, size: 'large' } as const;
+  const oneByte = fc.string({
+    unit: fc.integer({ min: 0, max: 0xff }).map((c) => String.fromCharCode(c)),
+    ...long,
+  });
+  const texts = fc.oneof(
+    // Plain text, one byte a character and nothing to escape: its cut is found in one probe.
+    fc.string({ unit: fc.constantFrom('a', 'b', ' ', '.'), ...long }),
+    oneByte,
+    fc.string({ unit: fc.constantFrom('a', '"', '\\', '\n', 'é', '…'), ...long }),
+    fc.string({ unit: 'grapheme', ...long }),
+    fc.string({ unit: 'binary', ...long }),
+  );
+  const cuts = texts.chain((s) =>
+    fc.record({
+      s: fc.constant(s),
+      budget: fc.integer({ min: 2, max: Math.max(2, utf8(JSON.stringify(s)) - 1) }),
+    }),
+  );
+  /** How many cuts kept a prefix and had a longer one to compare with: the test must see some. */
+  let compared = 0;
+
+  it('writes JSON of at most the budget that parses to the value it returns: the longest prefix that fits, and a marker counting the rest', () => {
+    fc.assert(
+      fc.property(cuts, ({ s, budget }) => {
+        const cut = shortenString(s, budget);
+        if (cut === undefined) return;
+        expect(utf8(cut.json)).toBeLessThanOrEqual(budget);
+        expect(JSON.parse(cut.json)).toBe(cut.value);
+        const m = /^([^]*)…\[(\d+) more characters\]$/.exec(cut.value as string);
+        expect(m).not.toBeNull();
+        const prefix = m![1]!;
+        expect(s.startsWith(prefix)).toBe(true);
+        const points = (t: string): number => [...t].length;
+        expect(points(prefix) + Number(m![2])).toBe(points(s));
+        // One more code point of the text no longer fits, with its marker.
+        const next = String.fromCodePoint(s.codePointAt(prefix.length)!);
+        const longer = `${prefix}${next}…[${Number(m![2]) - 1} more characters]`;
+        if (prefix.length + next.length < s.length) {
+          compared += 1;
+          expect(utf8(JSON.stringify(longer)) + 3).toBeGreaterThan(budget);
+        }
+      }),
+      { numRuns: 300 },
+    );
+    expect(compared).toBeGreaterThan(100);
+  });
+
+  it('keeps the JSON of a one-byte text one byte a character: the marker is written as \\u2026', () => {
+    fc.assert(
+      fc.property(
+        oneByte.chain((s) =>
+          fc.record({ s: fc.constant(s), budget: fc.integer({ min: 30, max: s.length }) }),
+        ),
+        ({ s, budget }) => {
+          const cut = shortenString(s, budget);
+          if (cut === undefined) return;
+          expect(/[\u0100-\uffff]/.test(cut.json)).toBe(false);
+          expect(cut.json.endsWith(' more characters]"')).toBe(true);
+          expect(cut.json).toContain('\\u2026[');
+        },
+      ),
+    );
   });
 });
