@@ -18,6 +18,16 @@ import { useGatewayOnUpstream } from '../helpers/upstream-fixtures.js';
 
 const ROWS = Array.from({ length: 200 }, (_, i) => ({ id: i, name: `row ${i} "quoted"` }));
 const FEW = ROWS.slice(0, 3);
+/**
+ * Past 64 K characters of envelope the answer is written as bytes from its parts
+ * (projection/mcp/dispatch.ts): rows with text past one byte a character (é, an emoji,
+ * the cut's own `…`) so that their UTF-8 is what the client must read back.
+ */
+const LARGE = Array.from({ length: 1500 }, (_, i) => ({
+  id: i,
+  name: `row ${i} "quoted" café … 🦫`,
+  note: 'plain text '.repeat(4),
+}));
 
 /** budget-bytes of the spec below. */
 const BUDGET = 2000;
@@ -25,7 +35,7 @@ const BUDGET = 2000;
 const SPEC = (upstream: string): string => `
 wrap "text-block" version="1.0.0"
 base-url "${upstream}"
-limits max-bytes=100000 budget-bytes=${BUDGET}
+limits max-bytes=400000 budget-bytes=${BUDGET}
 can list rows {
     describe "Every row."
     path "/rows"
@@ -34,12 +44,18 @@ can list few {
     describe "Three rows."
     path "/few"
 }
+can list large {
+    describe "Rows past 64 K characters."
+    path "/large"
+}
 `;
 
 let gw: TestGateway;
 useGatewayOnUpstream(
   SPEC,
-  { answer: answerJson((req) => (req.path === '/few' ? FEW : ROWS)) },
+  {
+    answer: answerJson((req) => (req.path === '/few' ? FEW : req.path === '/large' ? LARGE : ROWS)),
+  },
   (s) => ({ gw } = s),
 );
 
@@ -148,4 +164,47 @@ describe('a result within budget-bytes', () => {
       expect(r.structuredContent!.result).toEqual(FEW);
     },
   );
+});
+
+describe('a result past 64 K characters, whose answer is written as bytes from its parts', () => {
+  it.each<Era>(['modern', 'legacy'])(
+    'reaches the SDK v2 client (%s) whole in structuredContent, its text a valid envelope cut to budget-bytes',
+    async (era) => {
+      const r = await callTool<Envelope>(gw.url, 'list_large', {}, { era });
+      expect(r.isError).toBe(false);
+      expect(JSON.stringify(LARGE).length).toBeGreaterThan(64 * 1024);
+      expect(r.structuredContent!.result).toEqual(LARGE);
+      expect(Buffer.byteLength(r.content[0]!.text)).toBeLessThanOrEqual(BUDGET);
+      const text = textOf(r);
+      expect(text.coverage.truncated).toBe(true);
+      // Rows from the front; the last one kept may itself be cut (its note shortened).
+      const rows = text.result as typeof LARGE;
+      expect(rows.length).toBeGreaterThan(1);
+      expect(rows.slice(0, -1)).toEqual(LARGE.slice(0, rows.length - 1));
+      expect(rows.at(-1)!.id).toBe(rows.length - 1);
+    },
+  );
+
+  it('is labelled as a small answer is, and says the same as the REST body, in JSON and on an event stream', async () => {
+    const small = await postToolCall(gw.url, 'list_few');
+    const large = await postToolCall(gw.url, 'list_large');
+    expect(large.status).toBe(200);
+    expect(large.headers.get('content-type')).toBe(small.headers.get('content-type'));
+    expect(large.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const rest = await postJson(`${gw.url}/api/list_large`, {});
+    const answer = large.json as { result: { structuredContent: unknown } };
+    expect(answer.result.structuredContent).toEqual(rest.json);
+    expect(Number(large.headers.get('content-length'))).toBe(Buffer.byteLength(large.text));
+
+    const streamed = await postToolCall(
+      gw.url,
+      'list_large',
+      {},
+      {
+        headers: { accept: 'text/event-stream' },
+      },
+    );
+    expect(streamed.headers.get('content-type')).toBe('text/event-stream');
+    expect(streamed.text).toBe(`event: message\ndata: ${large.text}\n\n`);
+  });
 });

@@ -3,13 +3,13 @@ import { callArguments } from '../../engine/call-arguments.js';
 import { isRpcError } from './rpc-codes.js';
 import { connectElicitation } from './connect-elicitation.js';
 import { rpcError, type RpcReply } from './rpc-reply.js';
-import { resultBytes, resultText } from '../../mcp-wire/json-rpc.js';
+import { resultBytes, resultFromParts, resultText } from '../../mcp-wire/json-rpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
 import { completeArgument } from './completion-method.js';
 import { requestScopeOf, callRefusal } from './method-support.js';
 import { getPrompt, listPrompts } from './prompt-methods.js';
 import { listResources, listTemplates, readResource } from './resource-methods.js';
-import { toolResultText, type ResultTail } from './tool-result-text.js';
+import { toolResultParts, toolResultText, type ResultTail } from './tool-result-text.js';
 import {
   inputRequiredText,
   missingCapabilityReply,
@@ -196,6 +196,13 @@ async function answerToolsCall(
   return callReply(req, deps, era, out);
 }
 
+/**
+ * Past this many characters of envelope, a result's answer is written as bytes from its
+ * parts (mcp-wire/json-rpc.ts `resultFromParts`): with its text copy it would be a string
+ * of over 128 KB, which V8 keeps in its large-object space. Below it, text costs the same.
+ */
+const LARGE_RESULT_CHARS = 64 * 1024;
+
 /** A call's outcome as the response to its tools/call. */
 function callReply(req: RpcRequest, deps: McpDeps, era: Era, out: Done | Failed): RpcReply {
   if (!out.ok) {
@@ -207,7 +214,14 @@ function callReply(req: RpcRequest, deps: McpDeps, era: Era, out: Done | Failed)
       if (missing) return missing;
     }
   }
-  const body = resultText(req.id, toolResultText(out, resultTail(deps, era)));
+  const tail = resultTail(deps, era);
+  if (out.ok && out.envelope.json.length > LARGE_RESULT_CHARS)
+    return {
+      status: 200,
+      body: resultFromParts(req.id, toolResultParts(out, tail)),
+      jsonText: true,
+    };
+  const body = resultText(req.id, toolResultText(out, tail));
   return out.ok ? { status: 200, body } : { status: 200, body, errorType: out.error.code };
 }
 

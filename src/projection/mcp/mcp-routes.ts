@@ -382,15 +382,22 @@ export function sendRpcReply(
         'cache-control': 'no-cache',
         'x-accel-buffering': 'no',
       })
-      .send(`event: message\ndata: ${out.body}\n\n`);
+      .send(
+        typeof out.body === 'string'
+          ? `event: message\ndata: ${out.body}\n\n`
+          : Buffer.concat([EVENT_HEAD, out.body, EVENT_END]),
+      );
   }
   // A text body is sent as fastify would label it, given the charset already: without it
   // fastify parsed the type and appended `; charset=utf-8` on every answer. Bytes (the
   // prepared lists) are labelled as before, without a charset.
   return reply
     .code(out.status)
-    .type(typeof out.body === 'string' ? JSON_TEXT : 'application/json')
+    .type(typeof out.body === 'string' || out.jsonText ? JSON_TEXT : 'application/json')
     .send(out.body);
 }
 
 const JSON_TEXT = 'application/json; charset=utf-8';
+/** An event-stream answer around a body of bytes (not decoded to text to be framed). */
+const EVENT_HEAD = Buffer.from('event: message\ndata: ');
+const EVENT_END = Buffer.from('\n\n');

@@ -10,6 +10,8 @@ import type { ConfirmAnswer, QuestionTicket } from './open-questions.js';
 export interface RpcReply {
   readonly status: number;
   readonly body: string | Buffer;
+  /** Bytes of an answer otherwise sent as text (a large tools/call result): labelled as text is, with its charset. */
+  readonly jsonText?: true;
   readonly headers?: Readonly<Record<string, string>>;
   /**
    * A refusal's or failure's code (a JSON-RPC error's catalogue or protocol code, an

@@ -31,10 +31,7 @@ export interface ResultTail {
 
 /** The text of a tools/call result, ending with the era's tail. */
 export function toolResultText(out: Done | Failed, tail: ResultTail): string {
-  if (out.ok) {
-    const { json, withinBudget } = out.envelope;
-    return `{"content":[{"type":"text","text":${textBlock(json, withinBudget())}}],"structuredContent":${json},"isError":false${tailText(tail, tail.modern ? tail.meta : undefined)}}`;
-  }
+  if (out.ok) return toolResultParts(out, tail).join('');
   const approval = approvalOf(out.error);
   let text = actionableMessage(out.error);
   let meta = tail.modern ? tail.meta : undefined;
@@ -47,12 +44,28 @@ export function toolResultText(out: Done | Failed, tail: ResultTail): string {
   return `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"isError":true${tailText(tail, meta)}}`;
 }
 
+/**
+ * A successful call's result text in its parts, the envelope's JSON one of them: for an
+ * answer written as bytes (dispatch.ts, a large result), never assembled as one string.
+ */
+export function toolResultParts(out: Done, tail: ResultTail): string[] {
+  const { json, withinBudget } = out.envelope;
+  return [
+    '{"content":[{"type":"text","text":',
+    textBlock(json, withinBudget()),
+    '}],"structuredContent":',
+    json,
+    `,"isError":false${tailText(tail, tail.modern ? tail.meta : undefined)}}`,
+  ];
+}
+
 /** Characters that would make V8 hold the text, and the answer around it, as two-byte. */
 const WIDE = /[\u0100-\uffff]/g;
 
 /**
  * The text block as a JSON string. When it is the cut envelope, characters past
- * U+00FF (the cut's `…` marker, to begin with) are written as `\u` escapes: one such
+ * U+00FF (from the result's own text: the cut's `…` marker is already written as an
+ * escape, envelope/truncate.ts) are written as `\u` escapes: one such
  * character in a 40 KB text would turn the concatenated answer, 1 MB of one-byte
  * structuredContent included, into a two-byte string, which doubled the cost of
  * assembling and encoding it (measured: 6 → 15 ms a 1 MB answer). Same parsed text.
