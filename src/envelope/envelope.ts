@@ -49,6 +49,12 @@ export interface BuiltEnvelope {
   /** The envelope as JSON, coverage first. */
   readonly json: string;
   /**
+   * `json` in the parts it is made of (the coverage and `"result":`, the result's JSON,
+   * the closing brace), for an answer written as bytes without assembling the whole
+   * string first (json/text-parts.ts).
+   */
+  readonly jsonParts: readonly string[];
+  /**
    * The envelope cut to budget-bytes, as JSON: `json` itself while it is within them,
    * else a second envelope by the same rules (coverage first, `truncated`, `kept`) whose
    * JSON is at most budget-bytes when its coverage leaves room. For a copy meant for
@@ -164,7 +170,8 @@ export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): Bui
     ...(census.omitted > 0 && { items_omitted: census.omitted }),
     ...(input.rows !== undefined && { rows: input.rows }),
   };
-  const json = `{"coverage":${h}${overBudget}${t},"result":${resultJson}}`;
+  const opening = `{"coverage":${h}${overBudget}${t},"result":`;
+  const json = `${opening}${resultJson}}`;
   const withinBudget = (): string => {
     if (!overBudget) return json;
     // The census's entries as they were before the max-bytes cut counted what it kept.
@@ -178,5 +185,10 @@ export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): Bui
     const over = frame(cutH, cutT) + byteLength(resultText) > limits.budgetBytes;
     return `{"coverage":${cutH}${over}${cutT},"result":${resultText}}`;
   };
-  return { envelope: { coverage, result }, json, withinBudget };
+  return {
+    envelope: { coverage, result },
+    json,
+    jsonParts: [opening, resultJson, '}'],
+    withinBudget,
+  };
 }

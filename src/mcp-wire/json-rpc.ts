@@ -2,6 +2,7 @@
  * JSON-RPC 2.0 as MCP uses it, for both sides: ids, and the response framing written as
  * text (result payloads are often precompiled JSON).
  */
+import { bytesOfParts } from '../json/text-parts.js';
 
 /** A request's id: a string or a number (the protocol never sends null in a request). */
 export type RpcId = string | number;
@@ -23,21 +24,9 @@ export function resultBytes(id: ReplyId, result: Buffer): Buffer {
   ]);
 }
 
-/**
- * `resultText` of a result given in parts, written straight into one Buffer. For large
- * answers: assembled whole, an answer past 128 KB is one string in V8's large-object
- * space, copied there to be measured and then encoded again to be sent; here each part
- * is measured and encoded once (bench/RESULTS.md, "A large result's answer").
- */
+/** `resultText` of a result given in parts (a large one), written as bytes from them. */
 export function resultFromParts(id: ReplyId, parts: readonly string[]): Buffer {
-  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
-  let size = Buffer.byteLength(head) + 1;
-  for (const part of parts) size += Buffer.byteLength(part);
-  const out = Buffer.allocUnsafe(size);
-  let at = out.write(head, 0);
-  for (const part of parts) at += out.write(part, at);
-  out.write('}', at);
-  return out;
+  return bytesOfParts([`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`, ...parts, '}']);
 }
 
 export function errorText(id: ReplyId, code: number, message: string, data?: unknown): string {

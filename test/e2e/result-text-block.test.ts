@@ -191,7 +191,11 @@ describe('a result past 64 K characters, whose answer is written as bytes from i
     expect(large.status).toBe(200);
     expect(large.headers.get('content-type')).toBe(small.headers.get('content-type'));
     expect(large.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    // The REST body of a large result is written from its parts too.
     const rest = await postJson(`${gw.url}/api/list_large`, {});
+    expect(rest.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(Number(rest.headers.get('content-length'))).toBe(Buffer.byteLength(rest.text));
+    expect((rest.json as Envelope).result).toEqual(LARGE);
     const answer = large.json as { result: { structuredContent: unknown } };
     expect(answer.result.structuredContent).toEqual(rest.json);
     expect(Number(large.headers.get('content-length'))).toBe(Buffer.byteLength(large.text));

@@ -3,6 +3,7 @@ import { callArguments } from '../../engine/call-arguments.js';
 import { isRpcError } from './rpc-codes.js';
 import { connectElicitation } from './connect-elicitation.js';
 import { rpcError, type RpcReply } from './rpc-reply.js';
+import { LARGE_ANSWER_CHARS } from '../../json/text-parts.js';
 import { resultBytes, resultFromParts, resultText } from '../../mcp-wire/json-rpc.js';
 import type { McpDeps, RpcRequest } from './mcp-request.js';
 import { completeArgument } from './completion-method.js';
@@ -196,13 +197,6 @@ async function answerToolsCall(
   return callReply(req, deps, era, out);
 }
 
-/**
- * Past this many characters of envelope, a result's answer is written as bytes from its
- * parts (mcp-wire/json-rpc.ts `resultFromParts`): with its text copy it would be a string
- * of over 128 KB, which V8 keeps in its large-object space. Below it, text costs the same.
- */
-const LARGE_RESULT_CHARS = 64 * 1024;
-
 /** A call's outcome as the response to its tools/call. */
 function callReply(req: RpcRequest, deps: McpDeps, era: Era, out: Done | Failed): RpcReply {
   if (!out.ok) {
@@ -215,7 +209,7 @@ function callReply(req: RpcRequest, deps: McpDeps, era: Era, out: Done | Failed)
     }
   }
   const tail = resultTail(deps, era);
-  if (out.ok && out.envelope.json.length > LARGE_RESULT_CHARS)
+  if (out.ok && out.envelope.json.length > LARGE_ANSWER_CHARS)
     return {
       status: 200,
       body: resultFromParts(req.id, toolResultParts(out, tail)),

@@ -49,12 +49,12 @@ export function toolResultText(out: Done | Failed, tail: ResultTail): string {
  * answer written as bytes (dispatch.ts, a large result), never assembled as one string.
  */
 export function toolResultParts(out: Done, tail: ResultTail): string[] {
-  const { json, withinBudget } = out.envelope;
+  const { json, jsonParts, withinBudget } = out.envelope;
   return [
     '{"content":[{"type":"text","text":',
     textBlock(json, withinBudget()),
     '}],"structuredContent":',
-    json,
+    ...jsonParts,
     `,"isError":false${tailText(tail, tail.modern ? tail.meta : undefined)}}`,
   ];
 }
