@@ -15,7 +15,8 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${MCP_BEAVER_VERSION}\n`);
     return 0;
   }
-  return main(argv, { help: mainHelp({ binary: true }) });
+  // scripts/lib/sea-bundle.mjs stubs these two (scripts/sea-stubs/).
+  return main(argv, { help: mainHelp({ binary: true }), stubbed: ['demo', 'import'] });
 }
 
 run(process.argv.slice(2)).then(

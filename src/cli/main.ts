@@ -5,6 +5,12 @@ import { flagNamed, parseCommand, type CommandSpec, type FlagTable } from './fla
 export interface MainOptions {
   /** The main help of this build (the single executable's names only what it has). */
   readonly help?: string;
+  /**
+   * Commands this build has only as a stub saying where they are (the single
+   * executable's `demo` and `import`): run as they are, not answered from their flag
+   * table first, so their --help says where the command is rather than teach it.
+   */
+  readonly stubbed?: readonly string[];
 }
 
 interface Command {
@@ -90,6 +96,7 @@ export async function main(argv: string[], opts: MainOptions = {}): Promise<numb
     process.stderr.write(`mcp-beaver: unknown command ${JSON.stringify(name)}\n\n${help}`);
     return 2;
   }
+  if (opts.stubbed?.includes(name)) return command.run(rest);
   // Help, or a flag the command does not take: answered from the table alone.
   const early = parseCommand(await command.spec(), rest);
   if (typeof early === 'number') return early;

@@ -142,6 +142,12 @@ describe('the single executable (npm run build:binary)', () => {
     const importedMcp = await run(['import', 'mcp', 'http://127.0.0.1:9/mcp']);
     expect(importedMcp.code).toBe(1);
     expect(importedMcp.stderr).toContain('npx mcp-beaver import mcp <url>');
+    // Not the help of a command the executable does not have: where it is instead.
+    for (const name of ['demo', 'import']) {
+      const help = await run([name, '--help']);
+      expect(help.code).toBe(1);
+      expect(help.stderr).toContain('not available in the single executable');
+    }
     const embedded = await run(['serve', 'embedded.mcp.kdl', '--http', '127.0.0.1:0']);
     expect(embedded.code).toBe(1);
     expect(embedded.stderr).toContain('mcp-beaver serve: embedded databases');
