@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the end-to-end and protocol tests, and the package, install and image checks, on Node 24
 # (the Node of the image), with the project's own node_modules:  npm run test:node24
+# CI runs these files here only: .ci/run excludes the same list from its first pass.
 #
 # Node 24 is the repository's pinned one (scripts/node24.sh); it goes first on PATH, so
 # everything the tests start (the gateway, npm) runs on it too. Extra arguments go to
