@@ -176,7 +176,7 @@ export function shortenString(s: string, budget: number): Fitted | undefined {
     const more = total - count(end);
     // Text with nothing JSON escapes is its own JSON between quotes; one scan for that
     // costs a third of what JSON.stringify does over the same text (bench/RESULTS.md,
-    // "A string cut to budget-bytes").
+    // "A large result's answer").
     const json = NOTHING_TO_ESCAPE.test(prefix)
       ? `"${prefix}${markerJson(more)}"`
       : `${JSON.stringify(prefix).slice(0, -1)}${markerJson(more)}"`;
