@@ -49,11 +49,12 @@ export interface BuiltEnvelope {
   /** The envelope as JSON, coverage first. */
   readonly json: string;
   /**
-   * `json` in the parts it is made of (the coverage and `"result":`, the result's JSON,
-   * the closing brace), for an answer written as bytes without assembling the whole
-   * string first (json/text-parts.ts).
+   * `json` is these two and a closing brace: the coverage with `"result":`, and the
+   * result's JSON. For an answer written as bytes from its parts without assembling the
+   * whole string first (json/text-parts.ts, `envelopeParts`).
    */
-  readonly jsonParts: readonly string[];
+  readonly jsonOpening: string;
+  readonly resultJson: string;
   /**
    * The envelope cut to budget-bytes, as JSON: `json` itself while it is within them,
    * else a second envelope by the same rules (coverage first, `truncated`, `kept`) whose
@@ -188,7 +189,13 @@ export function buildEnvelope(input: EnvelopeInput, limits: EnvelopeLimits): Bui
   return {
     envelope: { coverage, result },
     json,
-    jsonParts: [opening, resultJson, '}'],
+    jsonOpening: opening,
+    resultJson,
     withinBudget,
   };
+}
+
+/** The envelope's JSON in the parts it is made of, for an answer written from them. */
+export function envelopeParts(built: BuiltEnvelope): string[] {
+  return [built.jsonOpening, built.resultJson, '}'];
 }

@@ -17,6 +17,7 @@
  * the text, so a host can show the person what is being asked without parsing prose.
  */
 import type { EngineError } from '../../engine/error-catalogue.js';
+import { envelopeParts } from '../../envelope/envelope.js';
 import type { Done, Failed } from '../../engine/execute.js';
 
 /** The `_meta` key of the approval a waiting call's result carries. */
@@ -31,7 +32,10 @@ export interface ResultTail {
 
 /** The text of a tools/call result, ending with the era's tail. */
 export function toolResultText(out: Done | Failed, tail: ResultTail): string {
-  if (out.ok) return toolResultParts(out, tail).join('');
+  if (out.ok) {
+    const { json, withinBudget } = out.envelope;
+    return `${OK_OPENING}${textBlock(json, withinBudget())}${OK_STRUCTURED}${json}${okTail(tail)}`;
+  }
   const approval = approvalOf(out.error);
   let text = actionableMessage(out.error);
   let meta = tail.modern ? tail.meta : undefined;
@@ -49,14 +53,22 @@ export function toolResultText(out: Done | Failed, tail: ResultTail): string {
  * answer written as bytes (dispatch.ts, a large result), never assembled as one string.
  */
 export function toolResultParts(out: Done, tail: ResultTail): string[] {
-  const { json, jsonParts, withinBudget } = out.envelope;
+  const { json, withinBudget } = out.envelope;
   return [
-    '{"content":[{"type":"text","text":',
+    OK_OPENING,
     textBlock(json, withinBudget()),
-    '}],"structuredContent":',
-    ...jsonParts,
-    `,"isError":false${tailText(tail, tail.modern ? tail.meta : undefined)}}`,
+    OK_STRUCTURED,
+    ...envelopeParts(out.envelope),
+    okTail(tail),
   ];
+}
+
+/** A successful result's text around its text block and its envelope. */
+const OK_OPENING = '{"content":[{"type":"text","text":';
+const OK_STRUCTURED = '}],"structuredContent":';
+
+function okTail(tail: ResultTail): string {
+  return `,"isError":false${tailText(tail, tail.modern ? tail.meta : undefined)}}`;
 }
 
 /** Characters that would make V8 hold the text, and the answer around it, as two-byte. */

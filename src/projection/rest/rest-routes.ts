@@ -36,6 +36,7 @@ import { traceRestCall } from './rest-call-span.js';
 import type { ErrorCode } from '../../engine/error-catalogue.js';
 import type { OperationHistograms } from '../../telemetry/operation-histograms.js';
 import { observeRefusal } from '../refusal-telemetry.js';
+import { envelopeParts } from '../../envelope/envelope.js';
 import { bytesOfParts, LARGE_ANSWER_CHARS } from '../../json/text-parts.js';
 
 export type { RestListing, RestRuntime } from './rest-runtime.js';
@@ -264,12 +265,12 @@ export async function restProjection(scope: FastifyInstance, opts: RestOptions):
         sendRestError(reply, out.error, challengeOf(access, req, out.error)),
         out.error.code,
       );
-    const { json, jsonParts } = out.envelope;
+    const { json } = out.envelope;
     return answered(
       reply
         .code(200)
         .type('application/json; charset=utf-8')
-        .send(json.length > LARGE_ANSWER_CHARS ? bytesOfParts(jsonParts) : json),
+        .send(json.length > LARGE_ANSWER_CHARS ? bytesOfParts(envelopeParts(out.envelope)) : json),
     );
   }
 
